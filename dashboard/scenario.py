@@ -1,0 +1,171 @@
+"""The Explore scenario: every setting of the page as one frozen value, and its URL form.
+
+The URL (``st.query_params``) is the shareable copy of the scenario, so only settings that
+differ from the defaults are written, and a malformed link never breaks the page: each bad
+parameter is dropped with a warning and its default is used.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from simcore.model import SimConfig, parse_knob
+
+SOURCES = ("sample", "generate", "upload")
+CLUSTER_MODES = ("workload", "custom", "upload")
+DEFAULT_POLICIES = ("fifo", "priority", "k8s", "fitgpp")
+KNOB_NAMES: tuple[str, ...] = tuple(f.name for f in fields(SimConfig) if f.name != "policy")
+MAX_SEEDS = 10
+
+# URL prefixes for open-ended option groups (generator parameters, upload adapter options).
+GEN_PREFIX = "g."
+UPLOAD_PREFIX = "u."
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything Explore needs to reproduce a run, except the bytes of an uploaded file."""
+
+    source: str = "sample"  # sample | generate | upload
+    sample: str = "demo"  # file stem in sample_workloads/
+    preset: str = "demo"
+    gen: tuple[tuple[str, str], ...] = ()  # generator overrides, as the CLI's --set KEY=VALUE
+    seeds: int = 1  # generated workloads only: seeds knobs.seed .. knobs.seed + seeds - 1
+    upload_opts: tuple[tuple[str, str], ...] = ()  # loader options for an uploaded file
+    cluster: str = "workload"  # workload (the source's own) | custom (uniform) | upload (node list)
+    nodes: int = 4
+    node_cpu: float = 64.0
+    node_mem_gb: float = 512.0
+    node_gpu: float = 8.0
+    policies: tuple[str, ...] = DEFAULT_POLICIES
+    baseline: str = "fifo"
+    knobs: SimConfig = field(default_factory=SimConfig)
+    gantt_policy: str = ""  # "" = the first preemptive policy chosen
+    gantt_window: tuple[float, float] | None = None  # hours; None = the first hours of the run
+    gantt_nodes: tuple[str, ...] = ()  # () = the first nodes
+
+    def config(self, policy: str) -> SimConfig:
+        return replace(self.knobs, policy=policy)
+
+    def to_query(self) -> dict[str, str | list[str]]:
+        """The URL parameters that differ from the defaults."""
+        base = Scenario()
+        q: dict[str, str | list[str]] = {}
+        for name in ("source", "sample", "preset", "cluster", "baseline", "gantt_policy"):
+            if getattr(self, name) != getattr(base, name):
+                q[name] = str(getattr(self, name))
+        if self.seeds != base.seeds:
+            q["seeds"] = str(self.seeds)
+        if self.cluster == "custom":
+            for name in ("nodes", "node_cpu", "node_mem_gb", "node_gpu"):
+                q[name] = _num(getattr(self, name))
+        if self.policies != base.policies:
+            q["policies"] = ",".join(self.policies)
+        default_knobs = SimConfig().knobs()
+        for name, value in self.knobs.knobs().items():
+            if value != default_knobs[name]:
+                q[name] = _num(value)
+        for k, v in self.gen:
+            q[GEN_PREFIX + k] = v
+        for k, v in self.upload_opts:
+            q[UPLOAD_PREFIX + k] = v
+        if self.gantt_window is not None:
+            q["gantt_window"] = f"{_num(self.gantt_window[0])},{_num(self.gantt_window[1])}"
+        if self.gantt_nodes:
+            q["gantt_nodes"] = ",".join(self.gantt_nodes)
+        return q
+
+    @classmethod
+    def from_query(cls, query: Mapping[str, Any]) -> tuple[Scenario, list[str]]:
+        """A scenario from URL parameters, and one warning per parameter that was ignored."""
+        warnings: list[str] = []
+        values: dict[str, Any] = {}
+        knob_text: dict[str, str] = {}
+        gen: list[tuple[str, str]] = []
+        upload: list[tuple[str, str]] = []
+        for key, raw in query.items():
+            text = (raw[-1] if isinstance(raw, list | tuple) and raw else str(raw)).strip()
+            try:
+                if key.startswith(GEN_PREFIX) and len(key) > len(GEN_PREFIX):
+                    gen.append((key[len(GEN_PREFIX) :], text))
+                elif key.startswith(UPLOAD_PREFIX) and len(key) > len(UPLOAD_PREFIX):
+                    upload.append((key[len(UPLOAD_PREFIX) :], text))
+                elif key in KNOB_NAMES:
+                    parse_knob(key, text)  # reject early, so one bad knob does not void the others
+                    knob_text[key] = text
+                else:
+                    values[key] = _parse_field(key, text)
+            except ValueError as exc:
+                warnings.append(f"link parameter {key}={text!r} ignored: {exc}")
+        try:
+            knobs = SimConfig().with_knobs(knob_text)
+        except ValueError as exc:
+            warnings.append(f"link knobs ignored: {exc}")
+            knobs = SimConfig()
+        scenario = cls(knobs=knobs, gen=tuple(sorted(gen)), upload_opts=tuple(sorted(upload)), **values)
+        if scenario.baseline not in scenario.policies:
+            warnings.append(f"baseline {scenario.baseline!r} is not among the policies; using {scenario.policies[0]!r}")
+            scenario = replace(scenario, baseline=scenario.policies[0])
+        return scenario, warnings
+
+
+def _parse_field(key: str, text: str) -> Any:
+    if key == "source":
+        return _choice(text, SOURCES)
+    if key == "cluster":
+        return _choice(text, CLUSTER_MODES)
+    if key in ("sample", "preset", "baseline", "gantt_policy"):
+        if key != "gantt_policy" and not text:
+            raise ValueError("must not be empty")
+        return text
+    if key == "seeds":
+        n = _int(text)
+        if not 1 <= n <= MAX_SEEDS:
+            raise ValueError(f"must be between 1 and {MAX_SEEDS}")
+        return n
+    if key == "nodes":
+        n = _int(text)
+        if n < 1:
+            raise ValueError("must be at least 1")
+        return n
+    if key in ("node_cpu", "node_mem_gb", "node_gpu"):
+        x = float(text)
+        if not (math.isfinite(x) and x >= 0):
+            raise ValueError("must be a finite number >= 0")
+        return x
+    if key == "policies":
+        names = tuple(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
+        if not names:
+            raise ValueError("needs at least one policy")
+        return names
+    if key == "gantt_window":
+        lo, hi = (float(x) for x in text.split(","))
+        if not (math.isfinite(lo) and math.isfinite(hi) and 0 <= lo < hi):
+            raise ValueError("must be two hours 'start,end' with 0 <= start < end")
+        return (lo, hi)
+    if key == "gantt_nodes":
+        return tuple(n for n in text.split(",") if n)
+    raise ValueError("unknown parameter")
+
+
+def _choice(text: str, options: tuple[str, ...]) -> str:
+    if text not in options:
+        raise ValueError(f"must be one of {', '.join(options)}")
+    return text
+
+
+def _int(text: str) -> int:
+    x = float(text)
+    if not x.is_integer():
+        raise ValueError("must be a whole number")
+    return int(x)
+
+
+def _num(value: Any) -> str:
+    """Short text for a number (8 rather than 8.0), kept as is for other values."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

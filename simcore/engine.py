@@ -1,0 +1,401 @@
+"""The event loop: one SimPy environment per run, driving the job life cycle.
+
+One SimPy process advances the clock from instant to instant. At each instant it applies,
+in order, finishes, releases (end of a grace period) and arrivals, then runs exactly one
+scheduling pass (DESIGN.md section 3). Domain state lives in :class:`ClusterState` and in
+per-job arrays; the policy only chooses victims. Finish times live in a heap because a
+preemption invalidates them (SimPy timeouts cannot be cancelled); each job carries a token
+that a stale heap entry no longer matches.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time as wallclock
+from array import array
+
+import numpy as np
+import simpy
+
+from simcore.cluster import EPS, ClusterState
+from simcore.model import ClusterSpec, JobTable, SimConfig
+from simcore.policies import Candidates, Preemption, PreemptionView, get_policy
+from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
+
+PENDING, RUNNING, PREEMPTING, DONE = 1, 2, 3, 4
+_FINISH_KIND, _RELEASE_KIND = 0, 1
+_RESCAN_AFTER = 32  # skipped queue entries before re-filtering the rest of the queue vectorised
+
+
+def job_order(jobs: JobTable, te_first: bool) -> np.ndarray:
+    """Queue position of each job (rule 2): [class,] submit time, then job_id.
+
+    job_id compares numerically when every id is an integer, else as a string.
+    """
+    ids = jobs.job_id.astype(str)
+    try:
+        id_key = ids.astype(np.int64)
+    except (ValueError, OverflowError):
+        id_key = ids
+    keys = [id_key, jobs.submit_time]
+    if te_first:
+        keys.append(~jobs.is_te)
+    order = np.lexsort(keys)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank
+
+
+class _Run:
+    """State of one run. Arrays are indexed by job (position in the simulated table)."""
+
+    def __init__(self, jobs: JobTable, cluster: ClusterSpec, config: SimConfig) -> None:
+        self.cfg = config
+        self.policy = get_policy(config.policy)
+        self.jobs = jobs
+        n = len(jobs)
+        self.cl = ClusterState(cluster, config.placement)
+        self.req = jobs.request
+        self.req_list = [tuple(r) for r in jobs.request.tolist()]
+        self.dur = jobs.duration
+        self.is_te = jobs.is_te
+        self.rank = job_order(jobs, te_first=not self.policy.fifo_order)
+        self.order_rank = job_order(jobs, te_first=False)  # "job order" for policies' ties
+        self.job_of_rank = np.empty(n, dtype=np.int64)
+        self.job_of_rank[self.rank] = np.arange(n)
+        self.req_by_rank = self.req[self.job_of_rank]
+        self.preemptive = self.policy.preemptive
+        # jobs the pass must look at even when nothing could fit them: TE jobs that may preempt
+        self.exempt_by_rank = self.is_te[self.job_of_rank] & self.preemptive
+        self.arrivals = np.argsort(self.order_rank)  # submit time, then job_id
+        self.state = np.zeros(n, dtype=np.int8)
+        self.node = np.full(n, -1, dtype=np.int64)
+        self.first_start = np.full(n, np.nan)
+        self.finish = np.full(n, np.nan)
+        self.preemptions = np.zeros(n, dtype=np.int64)
+        self.lost = np.zeros(n)
+        self.kept = np.zeros(n)  # work saved before the current segment
+        self.seg_start = np.zeros(n)
+        self.seg_restore = np.zeros(n)
+        self.token = np.zeros(n, dtype=np.int64)
+        self.nominated: dict[int, int] = {}  # TE job -> node
+        self.reservation: dict[int, np.ndarray] = {}  # TE job -> reserved vector
+        self.victim_of: dict[int, int] = {}  # BE job in grace -> TE job it makes room for
+        self.heap: list[tuple[float, int, int, int, int]] = []
+        self.pending = np.empty(0, dtype=np.int64)  # ranks, sorted
+        self.rng = np.random.default_rng(config.seed)
+        self.ev_time = array("d")
+        self.ev_job = array("q")
+        self.ev_code = array("b")
+        self.ev_node = array("q")
+        self._init_running_be_table(n)
+        self.now = 0.0
+
+    # -- running BE jobs: a slot table the policies see as compact arrays -----------------
+    def _init_running_be_table(self, n: int) -> None:
+        size = 64
+        self.rb_job = np.full(size, -1, dtype=np.int64)
+        self.rb_free = list(range(size - 1, -1, -1))
+        self.slot_of = np.full(n, -1, dtype=np.int64)
+
+    def _rb_add(self, j: int) -> None:
+        if not self.rb_free:
+            old = len(self.rb_job)
+            self.rb_job = np.concatenate([self.rb_job, np.full(old, -1, dtype=np.int64)])
+            self.rb_free = list(range(2 * old - 1, old - 1, -1))
+        s = self.rb_free.pop()
+        self.rb_job[s] = j
+        self.slot_of[j] = s
+
+    def _rb_remove(self, j: int) -> None:
+        s = self.slot_of[j]
+        self.rb_job[s] = -1
+        self.slot_of[j] = -1
+        self.rb_free.append(int(s))
+
+    def _candidates(self) -> Candidates:
+        jobs = self.rb_job[self.rb_job >= 0]
+        jobs = jobs[np.argsort(self.order_rank[jobs])]
+        progress = np.maximum(0.0, self.now - self.seg_start[jobs] - self.seg_restore[jobs])
+        total = self.kept[jobs] + progress
+        return Candidates(
+            job=jobs,
+            node=self.node[jobs],
+            req=self.req[jobs],
+            seg_start=self.seg_start[jobs],
+            remaining=self.dur[jobs] - total,
+            lost_now=self._lost_if_signalled(total),
+            preemptions=self.preemptions[jobs],
+            rank=self.order_rank[jobs],
+        )
+
+    def _lost_if_signalled(self, total: np.ndarray) -> np.ndarray:
+        mode = self.cfg.checkpoint
+        if mode == "on_preempt":
+            return np.zeros_like(total)
+        if mode == "none":
+            return total.copy()
+        c = self.cfg.checkpoint_interval
+        return total - np.floor(total / c) * c
+
+    # -- records --------------------------------------------------------------------------
+    def _log(self, j: int, code: int, k: int) -> None:
+        self.ev_time.append(self.now)
+        self.ev_job.append(j)
+        self.ev_code.append(code)
+        self.ev_node.append(k)
+
+    # -- life cycle -----------------------------------------------------------------------
+    def _start(self, j: int, k: int) -> None:
+        self.cl.allocate(k, self.req[j])
+        self.state[j] = RUNNING
+        self.node[j] = k
+        restore = self.cfg.restore if self.preemptions[j] > 0 else 0.0
+        self.seg_start[j] = self.now
+        self.seg_restore[j] = restore
+        if math.isnan(self.first_start[j]):
+            self.first_start[j] = self.now
+        end = self.now + restore + (self.dur[j] - self.kept[j])
+        heapq.heappush(self.heap, (end, _FINISH_KIND, int(self.order_rank[j]), j, int(self.token[j])))
+        if not self.is_te[j]:
+            self._rb_add(j)
+        self._log(j, START, k)
+
+    def _signal(self, j: int, te: int) -> None:
+        progress = max(0.0, self.now - self.seg_start[j] - self.seg_restore[j])
+        total = self.kept[j] + progress
+        kept = total - float(self._lost_if_signalled(np.array([total]))[0])
+        self.lost[j] += total - kept
+        self.kept[j] = kept
+        self.preemptions[j] += 1
+        self.state[j] = PREEMPTING
+        self.token[j] += 1
+        self.victim_of[j] = te
+        self._rb_remove(j)
+        self._log(j, PREEMPT, int(self.node[j]))
+        if self.cfg.grace > 0:  # with grace 0 the pass releases it at once
+            heapq.heappush(self.heap, (self.now + self.cfg.grace, _RELEASE_KIND, int(self.order_rank[j]), j, 0))
+
+    def _release(self, j: int) -> None:
+        """End of grace: free the node, top up the TE job's reservation, back to pending."""
+        k = int(self.node[j])
+        self.cl.release(k, self.req[j])
+        te = self.victim_of.pop(j)
+        if self.nominated.get(te) == k:
+            res = self.reservation[te]
+            top = np.minimum(np.maximum(self.req[te] - res, 0.0), self.req[j])
+            top = np.minimum(top, np.maximum(self.cl.avail[k], 0.0))
+            self.reservation[te] = res + top
+            self.cl.reserve(k, top)
+        self.state[j] = PENDING
+        self._log(j, RELEASE, k)
+
+    def _finish(self, j: int) -> None:
+        k = int(self.node[j])
+        self.cl.release(k, self.req[j])
+        self.state[j] = DONE
+        self.finish[j] = self.now
+        if not self.is_te[j]:
+            self._rb_remove(j)
+        self._log(j, FINISH, k)
+
+    def _nominate(self, te: int, pre: Preemption, cands: Candidates) -> list[int]:
+        k = pre.node
+        res = np.minimum(np.maximum(self.cl.avail[k], 0.0), self.req[te])
+        self.nominated[te] = k
+        self.reservation[te] = res
+        self.cl.reserve(k, res)
+        victims = [int(cands.job[p]) for p in pre.victims]
+        for v in victims:
+            self._signal(v, te)
+        return victims
+
+    def _drop_nomination(self, te: int) -> None:
+        k = self.nominated.pop(te)
+        self.cl.unreserve(k, self.reservation.pop(te))
+
+    # -- the pass -------------------------------------------------------------------------
+    def _try_job(self, j: int) -> tuple[bool, bool]:
+        """Handle one pending job. Returns (placed, blocks) where blocks means "did not fit"
+        in the sense that stops a strict (backfill=none) pass."""
+        cl = self.cl
+        req = self.req[j]
+        k = self.nominated.get(j)
+        if k is not None:
+            if (cl.avail[k] + self.reservation[j] >= req - EPS).all():
+                self._drop_nomination(j)
+                self._start(j, k)
+                return True, False
+            other = cl.choose(req)
+            if other >= 0:
+                self._drop_nomination(j)
+                self._start(j, other)
+                return True, False
+            return False, False
+        k = cl.choose(req)
+        if k >= 0:
+            self._start(j, k)
+            return True, False
+        if self.preemptive and self.is_te[j]:
+            cands = self._candidates()
+            view = PreemptionView(self.now, req, cl.cap, cl.inv_cap, _ro(cl.avail), cands, self.cfg, self.rng)
+            pre = self.policy.victims(view)
+            if pre is not None:
+                victims = self._nominate(j, pre, cands)
+                if self.cfg.grace == 0:
+                    for v in victims:
+                        self._release(v)
+                        self.released_now.append(v)
+                    self._drop_nomination(j)
+                    self._start(j, pre.node)
+                    return True, False
+                return False, False
+        return False, True
+
+    def _pass(self) -> None:
+        pend = self.pending
+        if len(pend) == 0:
+            return
+        strict = self.cfg.backfill == "none"
+        cl = self.cl
+        placed: list[int] = []
+        pos = 0
+        n = len(pend)
+        while pos < n:
+            maxavail = cl.avail.max(axis=0) + EPS
+            sub = pend[pos:]
+            maybe = (self.req_by_rank[sub] <= maxavail).all(axis=1) | self.exempt_by_rank[sub]
+            idx = np.flatnonzero(maybe)
+            stop_at = n
+            if strict:
+                bad = np.flatnonzero(~maybe)
+                if len(bad):
+                    stop_at = pos + int(bad[0])
+            m0, m1, m2 = maxavail.tolist()
+            restart = False
+            skipped = 0
+            for i in idx.tolist():
+                p = pos + i
+                if p >= stop_at:
+                    self.pending = np.delete(pend, placed)
+                    return
+                r = int(pend[p])
+                j = int(self.job_of_rank[r])
+                if not self.exempt_by_rank[r]:
+                    c0, c1, c2 = self.req_list[j]
+                    if c0 > m0 or c1 > m1 or c2 > m2:
+                        if strict:
+                            self.pending = np.delete(pend, placed)
+                            return
+                        skipped += 1
+                        if skipped > _RESCAN_AFTER:
+                            pos, restart = p + 1, True
+                            break
+                        continue
+                skipped = 0
+                before = cl.version
+                ok, blocks = self._try_job(j)
+                if ok:
+                    placed.append(p)
+                if blocks and strict:
+                    self.pending = np.delete(pend, placed)
+                    return
+                if cl.version != before:  # room was given back: re-filter the rest
+                    pos, restart = p + 1, True
+                    break
+                if ok:
+                    m0, m1, m2 = (cl.avail.max(axis=0) + EPS).tolist()
+            if not restart:
+                break
+        self.pending = np.delete(pend, placed)
+
+    # -- the clock ------------------------------------------------------------------------
+    def process(self, env: simpy.Environment):
+        arrivals = self.arrivals.tolist()
+        submit = self.jobs.submit_time
+        a = 0
+        heap = self.heap
+        while True:
+            while heap and heap[0][1] == _FINISH_KIND and heap[0][4] != self.token[heap[0][3]]:
+                heapq.heappop(heap)  # a finish made stale by a preemption
+            t_heap = heap[0][0] if heap else math.inf
+            t_arr = submit[arrivals[a]] if a < len(arrivals) else math.inf
+            t = min(t_heap, t_arr)
+            if t == math.inf:
+                return
+            yield env.timeout(t - env.now if t > env.now else 0)
+            self.now = t
+            new: list[int] = []
+            while heap and heap[0][0] == t:
+                _, kind, _, j, tok = heapq.heappop(heap)
+                if kind == _FINISH_KIND:
+                    if tok == self.token[j]:
+                        self._finish(j)
+                else:
+                    self._release(j)
+                    new.append(j)
+            while a < len(arrivals) and submit[arrivals[a]] == t:
+                j = arrivals[a]
+                a += 1
+                self.state[j] = PENDING
+                self._log(j, SUBMIT, -1)
+                new.append(j)
+            if new:
+                self._enqueue(new)
+            self.released_now: list[int] = []
+            self._pass()
+            if self.released_now:
+                self._enqueue(self.released_now)
+
+    def _enqueue(self, jobs: list[int]) -> None:
+        ranks = np.sort(self.rank[jobs])
+        self.pending = np.insert(self.pending, np.searchsorted(self.pending, ranks), ranks)
+
+
+def _ro(a: np.ndarray) -> np.ndarray:
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+def simulate(jobs: JobTable, cluster: ClusterSpec, config: SimConfig) -> SimResult:
+    """Run one simulation. Jobs that fit on no node are left out and listed."""
+    t0 = wallclock.perf_counter()
+    cap = cluster.capacity_matrix()
+    shapes, inverse = np.unique(jobs.request.reshape(-1, 3), axis=0, return_inverse=True)
+    shape_fits = (cap[None, :, :] >= shapes[:, None, :] - EPS).all(axis=2).any(axis=1)
+    fits_somewhere = shape_fits[inverse.reshape(-1)]
+    unschedulable = tuple(str(x) for x in jobs.job_id[~fits_somewhere])
+    sim_jobs = _subset(jobs, fits_somewhere) if len(unschedulable) else jobs
+    run = _Run(sim_jobs, cluster, config)
+    env = simpy.Environment()
+    env.process(run.process(env))
+    env.run()
+    return SimResult(
+        config=config,
+        cluster=cluster,
+        jobs=sim_jobs,
+        first_start=run.first_start,
+        finish=run.finish,
+        preemptions=run.preemptions,
+        lost_work=run.lost,
+        node=run.node,
+        ev_time=np.frombuffer(run.ev_time, dtype=float) if len(run.ev_time) else np.zeros(0),
+        ev_job=np.frombuffer(run.ev_job, dtype=np.int64) if len(run.ev_job) else np.zeros(0, np.int64),
+        ev_code=np.frombuffer(run.ev_code, dtype=np.int8) if len(run.ev_code) else np.zeros(0, np.int8),
+        ev_node=np.frombuffer(run.ev_node, dtype=np.int64) if len(run.ev_node) else np.zeros(0, np.int64),
+        unschedulable=unschedulable,
+        wall_seconds=wallclock.perf_counter() - t0,
+    )
+
+
+def _subset(jobs: JobTable, mask: np.ndarray) -> JobTable:
+    return JobTable(
+        job_id=jobs.job_id[mask],
+        submit_time=jobs.submit_time[mask],
+        duration=jobs.duration[mask],
+        request=jobs.request[mask],
+        is_te=jobs.is_te[mask],
+        extra={k: v[mask] for k, v in jobs.extra.items()},
+    )

@@ -1,0 +1,189 @@
+"""Pure functions from a run's records to the numbers of DESIGN.md section 5.
+
+Percentiles use numpy's default (linear) method everywhere. A class with no jobs gets
+nulls. The trio compares a policy with a baseline as percent changes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
+
+STATS = ("mean", "p50", "p90", "p95", "p99")
+TRIO = {
+    "TE_p95_slowdown_pct": ("TE", "p95"),
+    "BE_p50_slowdown_pct": ("BE", "p50"),
+    "BE_p95_slowdown_pct": ("BE", "p95"),
+}
+
+
+def describe(values: np.ndarray) -> dict[str, float | None]:
+    if len(values) == 0:
+        return dict.fromkeys(STATS)
+    p50, p90, p95, p99 = np.percentile(values, [50, 90, 95, 99])
+    return {"mean": float(np.mean(values)), "p50": float(p50), "p90": float(p90), "p95": float(p95), "p99": float(p99)}
+
+
+def class_summary(result: SimResult, mask: np.ndarray) -> dict[str, Any]:
+    j = result.jobs
+    wait = result.first_start[mask] - j.submit_time[mask]
+    jct = result.finish[mask] - j.submit_time[mask]
+    return {
+        "count": int(mask.sum()),
+        "slowdown": describe(result.slowdown[mask]),
+        "wait": describe(wait),
+        "jct": describe(jct),
+    }
+
+
+def utilization(result: SimResult) -> dict[str, float | None]:
+    """Allocated resource-seconds (restore and grace included) / (capacity x makespan)."""
+    j = result.jobs
+    if len(j) == 0:
+        return {"makespan": 0.0, "gpu_utilization": None, "gpu_useful_utilization": None, "cpu_utilization": None}
+    makespan = float(np.max(result.finish) - np.min(j.submit_time))
+    held = _held_seconds(result)  # per job, seconds holding resources
+    total = result.cluster.capacity_matrix().sum(axis=0)
+
+    def ratio(used: float, dim: int) -> float | None:
+        denom = total[dim] * makespan
+        return float(used / denom) if denom > 0 else None
+
+    return {
+        "makespan": makespan,
+        "gpu_utilization": ratio(float((held * j.request[:, 2]).sum()), 2),
+        "gpu_useful_utilization": ratio(float((j.duration * j.request[:, 2]).sum()), 2),
+        "cpu_utilization": ratio(float((held * j.request[:, 0]).sum()), 0),
+    }
+
+
+def _held_seconds(result: SimResult) -> np.ndarray:
+    """Seconds each job held its resources: sum over (start -> preempt-release | finish)."""
+    code, t, job = result.ev_code, result.ev_time, result.ev_job
+    sign = np.zeros(len(code))
+    sign[code == START] = -1.0
+    sign[(code == RELEASE) | (code == FINISH)] = 1.0
+    return np.bincount(job, weights=sign * t, minlength=len(result.jobs))
+
+
+def summarize(result: SimResult) -> dict[str, Any]:
+    """The summary JSON of DESIGN.md section 6."""
+    te = result.jobs.is_te
+    out: dict[str, Any] = {
+        "policy": result.config.policy,
+        "classes": {
+            "TE": class_summary(result, te),
+            "BE": class_summary(result, ~te),
+            "all": class_summary(result, np.ones(len(te), dtype=bool)),
+        },
+        "preemptions": int(result.preemptions.sum()),
+        "lost_work": float(result.lost_work.sum()),
+    }
+    out.update(utilization(result))
+    out["unschedulable"] = list(result.unschedulable)
+    out["knobs"] = result.config.knobs()
+    out["wall_seconds"] = float(result.wall_seconds)
+    order = ["policy", "classes", "preemptions", "lost_work", "gpu_utilization", "gpu_useful_utilization",
+             "cpu_utilization", "makespan", "unschedulable", "knobs", "wall_seconds"]  # fmt: skip
+    return {k: out[k] for k in order}
+
+
+def pct_change(value: float | None, base: float | None) -> float | None:
+    if value is None or base is None or base == 0 or math.isnan(base) or math.isnan(value):
+        return None
+    return (value - base) / base * 100.0
+
+
+def trio(summary: Mapping[str, Any], baseline: Mapping[str, Any]) -> dict[str, float | None]:
+    """The paper's three numbers: percent change against the baseline's summary."""
+    out = {}
+    for key, (cls, stat) in TRIO.items():
+        out[key] = pct_change(summary["classes"][cls]["slowdown"][stat], baseline["classes"][cls]["slowdown"][stat])
+    return out
+
+
+def compare_summaries(summaries: Mapping[str, Mapping[str, Any]], baseline: str) -> dict[str, Any]:
+    """The compare JSON: every summary and the trio of each against the baseline."""
+    if baseline not in summaries:
+        raise ValueError(f"baseline {baseline!r} is not among the compared policies ({', '.join(summaries)})")
+    base = summaries[baseline]
+    return {
+        "baseline": baseline,
+        "policies": dict(summaries),
+        "vs_baseline": {name: trio(s, base) for name, s in summaries.items()},
+    }
+
+
+def utilization_over_time(result: SimResult) -> pd.DataFrame:
+    """Allocated GPU and CPU after each instant where they change (a step function)."""
+    code, job = result.ev_code, result.ev_job
+    sign = np.zeros(len(code))
+    sign[code == START] = 1.0
+    sign[(code == RELEASE) | (code == FINISH)] = -1.0
+    keep = sign != 0
+    req = result.jobs.request[job[keep]]
+    df = pd.DataFrame({"time": result.ev_time[keep], "gpu": sign[keep] * req[:, 2], "cpu": sign[keep] * req[:, 0]})
+    df = df.groupby("time", sort=True).sum().cumsum().reset_index()
+    total = result.cluster.capacity_matrix().sum(axis=0)
+    out = pd.DataFrame({"time": df["time"], "gpu_alloc": df["gpu"].clip(lower=0), "cpu_alloc": df["cpu"].clip(lower=0)})
+    out["gpu_util"] = out["gpu_alloc"] / total[2] if total[2] > 0 else np.nan
+    out["cpu_util"] = out["cpu_alloc"] / total[0] if total[0] > 0 else np.nan
+    return out
+
+
+def queue_length_over_time(result: SimResult) -> pd.DataFrame:
+    """Pending jobs (TE, BE, all) after each instant where the count changes."""
+    code, job = result.ev_code, result.ev_job
+    delta = np.zeros(len(code))
+    delta[(code == SUBMIT) | (code == RELEASE)] = 1.0
+    delta[code == START] = -1.0
+    keep = delta != 0
+    te = result.jobs.is_te[job[keep]]
+    d = delta[keep]
+    df = pd.DataFrame({"time": result.ev_time[keep], "pending_TE": np.where(te, d, 0.0), "pending_BE": np.where(te, 0.0, d)})
+    df = df.groupby("time", sort=True).sum().cumsum().reset_index()
+    df["pending"] = df["pending_TE"] + df["pending_BE"]
+    return df[["time", "pending", "pending_TE", "pending_BE"]].astype({"pending": int, "pending_TE": int, "pending_BE": int})
+
+
+def segments(result: SimResult) -> pd.DataFrame:
+    """Intervals each job held a node: ``restore``, ``run`` and ``grace`` pieces (for Gantt charts)."""
+    ev = pd.DataFrame({"t": result.ev_time, "job": result.ev_job, "code": result.ev_code, "node": result.ev_node})
+    ev = ev[ev["code"] != SUBMIT]
+    rows: list[tuple[int, int, float, float, str]] = []
+    restore = result.config.restore
+    open_start: dict[int, tuple[float, bool]] = {}
+    started_once: set[int] = set()
+    for t, j, c, k in ev.itertuples(index=False):
+        if c == START:
+            open_start[j] = (t, j in started_once)
+            started_once.add(j)
+        elif c in (PREEMPT, FINISH):
+            s, resumed = open_start.pop(j)
+            r_end = min(s + restore, t) if resumed and restore > 0 else s
+            if r_end > s:
+                rows.append((j, k, s, r_end, "restore"))
+            if t > r_end or c == FINISH:
+                rows.append((j, k, r_end, t, "run"))
+            if c == PREEMPT:
+                open_start[j] = (t, True)
+        elif c == RELEASE:
+            s, _ = open_start.pop(j)
+            rows.append((j, k, s, t, "grace"))
+    df = pd.DataFrame(rows, columns=["job", "node_idx", "start", "end", "kind"])
+    names = np.array(result.cluster.names, dtype=object)
+    return pd.DataFrame(
+        {
+            "job_id": result.jobs.job_id[df["job"].to_numpy(dtype=np.int64)],
+            "job_class": np.where(result.jobs.is_te[df["job"].to_numpy(dtype=np.int64)], "TE", "BE"),
+            "node": names[df["node_idx"].to_numpy(dtype=np.int64)],
+            "start": df["start"].to_numpy(dtype=float),
+            "end": df["end"].to_numpy(dtype=float),
+            "kind": df["kind"].to_numpy(dtype=object),
+        }
+    )

@@ -1,0 +1,80 @@
+"""What a policy sees and returns.
+
+A policy is a queue order (DESIGN.md rule 2) plus a victim rule. It gets a read-only
+:class:`PreemptionView` of the cluster when a TE job fits nowhere, and returns a
+:class:`Preemption` (one node, the running BE jobs to signal) or ``None``. The engine
+owns every mechanism: grace, reservation, checkpoint, restore.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from simcore.cluster import EPS
+from simcore.model import SimConfig
+
+
+@dataclass(frozen=True, eq=False)
+class Candidates:
+    """Running (not preempting) BE jobs, one entry each, sorted by job order."""
+
+    job: np.ndarray  # job index in the engine
+    node: np.ndarray
+    req: np.ndarray  # (m x 3)
+    seg_start: np.ndarray  # start of the current run segment
+    remaining: np.ndarray  # run time still needed if signalled now (progress kept)
+    lost_now: np.ndarray  # work that a signal now would lose (checkpoint mode)
+    preemptions: np.ndarray
+    rank: np.ndarray  # job order: submit time, then job_id
+
+    def __len__(self) -> int:
+        return len(self.job)
+
+    def on_node(self, k: int) -> np.ndarray:
+        """Positions (into these arrays) of the candidates on node k, in job order."""
+        return np.flatnonzero(self.node == k)
+
+
+@dataclass(frozen=True, eq=False)
+class PreemptionView:
+    now: float
+    te_req: np.ndarray
+    cap: np.ndarray  # read-only
+    inv_cap: np.ndarray  # read-only, 0 where capacity is 0
+    avail: np.ndarray  # read-only: free minus other TE jobs' reservations
+    candidates: Candidates
+    config: SimConfig
+    rng: np.random.Generator  # the run's generator (seeded from config.seed)
+
+    def fits(self, total: np.ndarray) -> bool:
+        """Does the TE job fit in `total` resources (rule 4)?"""
+        return bool((total >= self.te_req - EPS).all())
+
+    def nodes_feasible_without_all(self, pos: np.ndarray | None = None) -> list[int]:
+        """Nodes (ascending) where removing every candidate in `pos` makes the TE job fit."""
+        c = self.candidates
+        sel = np.arange(len(c)) if pos is None else pos
+        total = self.avail.copy()
+        np.add.at(total, c.node[sel], c.req[sel])
+        has = np.zeros(len(self.avail), dtype=bool)
+        has[c.node[sel]] = True
+        ok = has & (total >= self.te_req - EPS).all(axis=1)
+        return [int(k) for k in np.flatnonzero(ok)]
+
+
+@dataclass(frozen=True)
+class Preemption:
+    node: int
+    victims: tuple[int, ...]  # positions into view.candidates
+
+
+class Policy(Protocol):
+    name: str
+    preemptive: bool
+    fifo_order: bool  # queue by submit time only (else TE first)
+    help: str
+
+    def victims(self, view: PreemptionView) -> Preemption | None: ...

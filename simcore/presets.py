@@ -1,0 +1,379 @@
+"""Synthetic workload presets (DESIGN.md section 7): ``paper``, ``demo`` and ``mmc``.
+
+A preset is a named set of parameters plus a generator. Every parameter can be overridden by
+name (``--set jobs=8000 --set be_gpu_w=0.3,0.3,0.25,0.15``); values are checked and a bad one
+raises :class:`~simcore.errors.UserError` naming the parameter, the value and the rule.
+
+Generation is deterministic: numpy ``default_rng(seed)`` drawn in a fixed order, so the same
+preset, parameters and seed always give the same table and the same file bytes.
+
+``paper`` / ``demo`` draw, in this order: which jobs are TE (exactly ``round(te_share x jobs)``
+of them, at random positions), the GPU count of TE then BE jobs (weighted choice), their
+lognormal durations (given by median and sigma, clipped, rounded to whole seconds), CPUs per
+GPU ``U{cpu_per_gpu_min..cpu_per_gpu_max}`` and GiB per GPU ``U{mem_per_gpu_min..max}``
+(integers, so no job exceeds a node), and finally exponential inter-arrival gaps: the first job
+arrives at 0 and the rate is ``load x cluster GPUs / mean(gpu x duration)`` over the sampled jobs,
+so the offered GPU load equals ``load`` in expectation. Submit times are rounded to seconds.
+
+``mmc`` is M/M/c-shaped for the Erlang-C check: ``nodes`` one-GPU nodes (1 CPU, 1 GiB), all jobs
+BE asking for 1 GPU, 1 CPU and 1 GiB, exponential durations of mean ``mean_s`` and Poisson
+arrivals at ``load`` (rate = load x nodes / mean sampled duration); nothing is rounded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from simcore.errors import UserError
+from simcore.model import ClusterSpec, JobTable
+from simcore.workload import offered_load, write_workload
+
+Value = int | float | tuple[float, ...] | None
+
+
+@dataclass(frozen=True)
+class Param:
+    """One preset parameter: its default, how to read it, its rule and a one-line help."""
+
+    name: str
+    default: Value
+    kind: str  # "int", "float" or "list" (comma-separated numbers)
+    help: str
+    minimum: float | None = None  # inclusive lower bound (for lists: of every element)
+    exclusive: bool = False  # the bound is exclusive (> rather than >=)
+    maximum: float | None = None  # inclusive upper bound
+
+
+def _params(*ps: Param) -> dict[str, Param]:
+    return {p.name: p for p in ps}
+
+
+_DAY = 86400.0
+
+#: Parameters of the ``paper`` regime; ``demo`` is the same with fewer nodes and jobs.
+PAPER_PARAMS: dict[str, Param] = _params(
+    Param("nodes", 16, "int", "number of identical nodes", 1),
+    Param("node_gpu", 8, "float", "GPUs per node", 0, True),
+    Param("node_cpu", 64, "float", "CPU cores per node", 0, True),
+    Param("node_mem_gb", 512, "float", "memory per node, GiB", 0, True),
+    Param("jobs", 4000, "int", "number of jobs", 1),
+    Param("te_share", 0.3, "float", "fraction of jobs that are TE", 0, False, 1),
+    Param("load", 1.0, "float", "target offered GPU load (arrival rate follows from it)", 0, True),
+    Param("te_gpu", (1, 2), "list", "GPU counts of TE jobs", 0, True),
+    Param("te_gpu_w", (0.8, 0.2), "list", "weights of te_gpu (sum 1)", 0),
+    Param("te_median_s", 1200, "float", "TE lognormal duration median, s", 0, True),
+    Param("te_sigma", 1.0, "float", "TE lognormal sigma", 0),
+    Param("te_min_s", 30, "float", "TE duration clip, lower, s", 1),
+    Param("te_max_s", 7200, "float", "TE duration clip, upper, s", 1),
+    Param("be_gpu", (1, 2, 4, 8), "list", "GPU counts of BE jobs", 0, True),
+    Param("be_gpu_w", (0.05, 0.0, 0.05, 0.9), "list", "weights of be_gpu (sum 1)", 0),
+    Param("be_median_s", 28800, "float", "BE lognormal duration median, s", 0, True),
+    Param("be_sigma", 0.8, "float", "BE lognormal sigma", 0),
+    Param("be_min_s", 300, "float", "BE duration clip, lower, s", 1),
+    Param("be_max_s", None, "float", "BE duration clip, upper, s (default max(3 d, 6 x be_median_s))", 1),
+    Param("cpu_per_gpu_min", 4, "int", "CPU cores per GPU, lower end of the uniform integer draw", 0),
+    Param("cpu_per_gpu_max", 8, "int", "CPU cores per GPU, upper end (inclusive)", 0),
+    Param("mem_per_gpu_min", 16, "int", "GiB per GPU, lower end of the uniform integer draw", 0),
+    Param("mem_per_gpu_max", 64, "int", "GiB per GPU, upper end (inclusive)", 0),
+)
+
+DEMO_PARAMS: dict[str, Param] = {
+    **PAPER_PARAMS,
+    "nodes": Param("nodes", 4, "int", "number of identical nodes", 1),
+    "jobs": Param("jobs", 400, "int", "number of jobs", 1),
+}
+
+MMC_PARAMS: dict[str, Param] = _params(
+    Param("nodes", 64, "int", "number of one-GPU nodes (1 CPU, 1 GiB each): the c of M/M/c", 1),
+    Param("jobs", 200000, "int", "number of jobs", 1),
+    Param("load", 0.9, "float", "target utilisation rho = arrival rate x mean_s / nodes", 0, True),
+    Param("mean_s", 1000, "float", "mean of the exponential durations, s", 0, True),
+)
+
+
+@dataclass(frozen=True, eq=False)
+class GeneratedWorkload:
+    """A generated workload with the cluster it was made for.
+
+    ``offered_load`` is the realised value (see :func:`simcore.workload.offered_load`):
+    requested GPU-seconds / (cluster GPUs x (last submit - first submit)).
+    ``params`` holds every parameter actually used, overrides applied (JSON-ready).
+    """
+
+    preset: str
+    seed: int
+    table: JobTable
+    cluster: ClusterSpec
+    params: dict[str, Any]
+    offered_load: float
+
+    def summary(self) -> str:
+        """One line for the CLI: job counts and the realised offered load."""
+        te = int(self.table.is_te.sum())
+        return (
+            f"preset {self.preset}, seed {self.seed}: {len(self.table)} jobs ({te} TE, {len(self.table) - te} BE) "
+            f"on {len(self.cluster.nodes)} nodes; realised offered GPU load {self.offered_load:.3f} "
+            f"(target {self.params['load']})"
+        )
+
+
+def _generate_paper(p: Mapping[str, Any], rng: np.random.Generator) -> tuple[JobTable, ClusterSpec]:
+    n = p["jobs"]
+    n_te = int(round(p["te_share"] * n))
+    is_te = np.zeros(n, dtype=bool)
+    is_te[rng.permutation(n)[:n_te]] = True
+
+    gpu = np.empty(n)
+    gpu[is_te] = rng.choice(np.asarray(p["te_gpu"], float), size=n_te, p=_normalised(p["te_gpu_w"]))
+    gpu[~is_te] = rng.choice(np.asarray(p["be_gpu"], float), size=n - n_te, p=_normalised(p["be_gpu_w"]))
+
+    duration = np.empty(n)
+    for mask, cls in ((is_te, "te"), (~is_te, "be")):
+        raw = rng.lognormal(math.log(p[f"{cls}_median_s"]), p[f"{cls}_sigma"], size=int(mask.sum()))
+        duration[mask] = np.rint(np.clip(raw, p[f"{cls}_min_s"], p[f"{cls}_max_s"]))
+
+    cpu = gpu * rng.integers(p["cpu_per_gpu_min"], p["cpu_per_gpu_max"] + 1, size=n)
+    mem = gpu * rng.integers(p["mem_per_gpu_min"], p["mem_per_gpu_max"] + 1, size=n)
+
+    cluster = ClusterSpec.uniform(p["nodes"], p["node_cpu"], p["node_mem_gb"], p["node_gpu"])
+    rate = p["load"] * p["nodes"] * p["node_gpu"] / float(np.mean(gpu * duration))
+    submit = np.rint(_arrivals(rng, rate, n))
+    return _table(submit, duration, np.column_stack([cpu, mem, gpu]), is_te), cluster
+
+
+def _generate_mmc(p: Mapping[str, Any], rng: np.random.Generator) -> tuple[JobTable, ClusterSpec]:
+    n = p["jobs"]
+    duration = rng.exponential(p["mean_s"], size=n)
+    rate = p["load"] * p["nodes"] / float(np.mean(duration))
+    submit = _arrivals(rng, rate, n)
+    cluster = ClusterSpec.uniform(p["nodes"], 1, 1, 1)
+    return _table(submit, duration, np.ones((n, 3)), np.zeros(n, dtype=bool)), cluster
+
+
+def _arrivals(rng: np.random.Generator, rate: float, n: int) -> np.ndarray:
+    """Poisson arrival times, the first at 0 (n - 1 exponential gaps of mean 1 / rate)."""
+    return np.concatenate([[0.0], np.cumsum(rng.exponential(1.0 / rate, size=n - 1))])
+
+
+def _table(submit: np.ndarray, duration: np.ndarray, request: np.ndarray, is_te: np.ndarray) -> JobTable:
+    return JobTable(
+        job_id=np.array([str(i) for i in range(len(submit))], dtype=object),
+        submit_time=submit.astype(float),
+        duration=duration.astype(float),
+        request=request.astype(float),
+        is_te=is_te,
+    )
+
+
+def _normalised(weights: Sequence[float]) -> np.ndarray:
+    w = np.asarray(weights, dtype=float)
+    return w / w.sum()
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    description: str
+    params: dict[str, Param]
+    build: Callable[[Mapping[str, Any], np.random.Generator], tuple[JobTable, ClusterSpec]]
+
+
+PRESETS: dict[str, Preset] = {
+    "paper": Preset(
+        "paper",
+        "busy 16-node cluster whose BE work is mostly whole-node training (the paper's regime)",
+        PAPER_PARAMS,
+        _generate_paper,
+    ),
+    "demo": Preset("demo", "the paper regime on 4 nodes with 400 jobs: instant in the dashboard", DEMO_PARAMS, _generate_paper),
+    "mmc": Preset("mmc", "M/M/c-shaped: one-GPU nodes, exponential durations, for the Erlang-C check", MMC_PARAMS, _generate_mmc),
+}
+
+
+def resolve_params(preset: str, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The preset's parameters with ``overrides`` applied (strings are parsed), all checked.
+
+    Raises :class:`UserError` for an unknown preset or parameter and for any bad value."""
+    if preset not in PRESETS:
+        raise UserError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
+    spec = PRESETS[preset].params
+    values: dict[str, Any] = {name: param.default for name, param in spec.items()}
+    for name, raw in (overrides or {}).items():
+        if name not in spec:
+            raise UserError(f"preset {preset}: unknown parameter {name!r} (known: {', '.join(spec)})")
+        values[name] = _parse(spec[name], raw)
+    for name, param in spec.items():
+        if values[name] is not None:
+            _check_bounds(param, values[name])
+    if "be_max_s" in values and values["be_max_s"] is None:
+        values["be_max_s"] = max(3 * _DAY, 6 * values["be_median_s"])
+    if preset != "mmc":
+        _check_paper(values)
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
+
+
+def _parse(param: Param, raw: Any) -> Value:
+    """Read one value: numbers as given or from text; lists from sequences or ``"1,2,4"``."""
+    try:
+        if param.kind == "list":
+            items = raw.split(",") if isinstance(raw, str) else list(raw)
+            return tuple(float(str(x).strip()) for x in items)
+        if isinstance(raw, bool):
+            raise ValueError
+        number = float(str(raw).strip())
+        if param.kind == "int":
+            if not number.is_integer():
+                raise ValueError
+            return int(number)
+        return number
+    except (ValueError, TypeError):
+        what = {"int": "a whole number", "float": "a number", "list": "a comma-separated list of numbers"}[param.kind]
+        raise UserError(f"parameter {param.name}: {raw!r} is not {what}") from None
+
+
+def _check_bounds(param: Param, value: Value) -> None:
+    items = value if isinstance(value, tuple) else (value,)
+    if param.kind == "list" and not items:
+        raise UserError(f"parameter {param.name}: the list is empty")
+    for x in items:
+        assert x is not None
+        if not math.isfinite(x):
+            raise UserError(f"parameter {param.name}: {x} is not a finite number")
+        if param.minimum is not None and (x < param.minimum or (param.exclusive and x == param.minimum)):
+            rule = f"> {param.minimum:g}" if param.exclusive else f">= {param.minimum:g}"
+            raise UserError(f"parameter {param.name}: {x:g} is out of range (must be {rule})")
+        if param.maximum is not None and x > param.maximum:
+            raise UserError(f"parameter {param.name}: {x:g} is out of range (must be <= {param.maximum:g})")
+
+
+def _check_paper(v: Mapping[str, Any]) -> None:
+    """Rules that tie parameters together."""
+    for cls in ("te", "be"):
+        gpus, weights = v[f"{cls}_gpu"], v[f"{cls}_gpu_w"]
+        if len(gpus) != len(weights):
+            raise UserError(
+                f"parameter {cls}_gpu_w: {len(weights)} weights for {len(gpus)} GPU counts in {cls}_gpu (lengths must match)"
+            )
+        if not math.isclose(sum(weights), 1.0, abs_tol=1e-6):
+            raise UserError(f"parameter {cls}_gpu_w: weights {_fmt(weights)} sum to {sum(weights):g} (they must sum to 1)")
+        if v[f"{cls}_min_s"] > v[f"{cls}_max_s"]:
+            raise UserError(
+                f"parameter {cls}_min_s: {v[f'{cls}_min_s']:g} is above {cls}_max_s = {v[f'{cls}_max_s']:g} "
+                "(the clip range is empty)"
+            )
+        biggest = max(g for g, w in zip(gpus, weights, strict=True) if w > 0)
+        for what, per, cap in (
+            ("GPUs", 1, "node_gpu"),
+            ("CPU cores", v["cpu_per_gpu_max"], "node_cpu"),
+            ("GiB", v["mem_per_gpu_max"], "node_mem_gb"),
+        ):
+            if biggest * per > v[cap]:
+                raise UserError(
+                    f"parameter {cls}_gpu: a {biggest:g}-GPU job asks for up to {biggest * per:g} {what}, "
+                    f"more than {cap} = {v[cap]:g} (no node could run it)"
+                )
+    for dim in ("cpu", "mem"):
+        lo, hi = v[f"{dim}_per_gpu_min"], v[f"{dim}_per_gpu_max"]
+        if lo > hi:
+            raise UserError(f"parameter {dim}_per_gpu_min: {lo} is above {dim}_per_gpu_max = {hi} (the range is empty)")
+
+
+def _fmt(xs: Sequence[float]) -> str:
+    return ",".join(f"{x:g}" for x in xs)
+
+
+def generate(preset: str, seed: int, overrides: Mapping[str, Any] | None = None) -> GeneratedWorkload:
+    """Generate the workload of ``preset`` with ``seed`` and parameter ``overrides``.
+
+    Same preset, parameters and seed give the same table (and the same file bytes through
+    :func:`simcore.workload.write_workload`)."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise UserError(f"seed: {seed!r} is not a whole number >= 0")
+    params = resolve_params(preset, overrides)
+    table, cluster = PRESETS[preset].build(params, np.random.default_rng(int(seed)))
+    return GeneratedWorkload(preset, int(seed), table, cluster, params, offered_load(table, cluster))
+
+
+# --- the sample workloads shipped in sample_workloads/ ---------------------------------------
+
+#: (file name, preset, seed, overrides): the files of sample_workloads/, regenerated byte-identically.
+SAMPLES: tuple[tuple[str, str, int, dict[str, Any]], ...] = (
+    ("demo.csv", "demo", 0, {}),
+    ("demo_seed1.csv", "demo", 1, {}),
+    ("demo_seed2.csv", "demo", 2, {}),
+    ("paper_1000.csv", "paper", 0, {"jobs": 1000}),
+    ("mmc_small.csv", "mmc", 0, {"nodes": 8, "jobs": 2000}),
+)
+
+DEMO_CLUSTER_YAML = """\
+# The cluster of the demo preset: 4 nodes x (64 CPU cores, 512 GiB, 8 GPUs), named demo-0 .. demo-3.
+nodes:
+  - {name: demo, count: 4, cpu: 64, mem_gb: 512, gpu: 8}
+"""
+
+
+def write_samples(directory: str | Path) -> list[Path]:
+    """(Re)write every file of sample_workloads/ into ``directory``, README table included."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    rows = []
+    written = []
+    for file_name, preset, seed, overrides in SAMPLES:
+        gen = generate(preset, seed, overrides)
+        write_workload(gen.table, directory / file_name)
+        written.append(directory / file_name)
+        sets = " ".join(f"--set {k}={v}" for k, v in overrides.items())
+        te = int(gen.table.is_te.sum())
+        cluster = f"{len(gen.cluster.nodes)} x {_cluster_shape(gen.cluster)}"
+        rows.append(
+            f"| `{file_name}` | `{preset}` | {seed} | {sets or '(defaults)'} | {cluster} | "
+            f"{len(gen.table)} ({te} TE) | {gen.offered_load:.3f} |"
+        )
+    (directory / "demo_cluster.yaml").write_text(DEMO_CLUSTER_YAML, encoding="utf-8")
+    (directory / "README.md").write_text(_SAMPLES_README.format(rows="\n".join(rows)), encoding="utf-8")
+    return [*written, directory / "demo_cluster.yaml", directory / "README.md"]
+
+
+def _cluster_shape(cluster: ClusterSpec) -> str:
+    cap = cluster.nodes[0].capacity
+    return f"({cap.cpu:g} CPU, {cap.mem_gb:g} GiB, {cap.gpu:g} GPU)"
+
+
+_SAMPLES_README = """\
+# Sample workloads
+
+Small synthetic workloads made by the presets of `simcore generate` (see docs/workloads.md).
+Every file here is generated; regenerate them all byte-identically with
+
+    python -m simcore.presets --regenerate-samples sample_workloads
+
+(a test checks that this reproduces the committed bytes). The offered load is the realised
+one: requested GPU-seconds / (cluster GPUs x (last submit - first submit)).
+
+| file | preset | seed | parameters | cluster (nodes x shape) | jobs | offered load |
+|---|---|---:|---|---|---|---:|
+{rows}
+
+`demo_cluster.yaml` is the cluster of the demo preset (4 nodes x 64 CPU, 512 GiB, 8 GPUs) as a
+cluster file: `simcore run sample_workloads/demo.csv --cluster sample_workloads/demo_cluster.yaml`.
+"""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m simcore.presets", description="Regenerate sample_workloads/.")
+    parser.add_argument("--regenerate-samples", metavar="DIR", required=True, help="directory to (re)write")
+    args = parser.parse_args(argv)
+    for path in write_samples(args.regenerate_samples):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
