@@ -169,3 +169,124 @@ def _num(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+# --- widgets <-> scenario -------------------------------------------------------------------
+# Widget state is keyed "x_<name>"; knobs are "x_k_<knob>", loader options "x_u_<option>".
+# The generator's three main parameters get their own inputs, the rest are KEY=VALUE lines.
+
+MAIN_GEN_PARAMS = ("jobs", "load", "te_share")
+
+
+def gen_defaults(preset: str) -> dict[str, Any]:
+    """Default values of a preset's parameters ({} for an unknown preset)."""
+    from simcore.presets import PRESETS
+
+    spec = PRESETS.get(preset)
+    return {name: p.default for name, p in spec.params.items()} if spec else {}
+
+
+def widget_values(s: Scenario) -> dict[str, Any]:
+    """The initial state of every Explore widget for a scenario."""
+    gen = dict(s.gen)
+    defaults = gen_defaults(s.preset)
+    values: dict[str, Any] = {
+        "x_source": s.source,
+        "x_sample": s.sample,
+        "x_preset": s.preset,
+        "x_seeds": s.seeds,
+        "x_gen_more": "\n".join(f"{k}={v}" for k, v in s.gen if k not in MAIN_GEN_PARAMS),
+        "x_cluster": s.cluster,
+        "x_nodes": s.nodes,
+        "x_node_cpu": s.node_cpu,
+        "x_node_mem_gb": s.node_mem_gb,
+        "x_node_gpu": s.node_gpu,
+        "x_policies": list(s.policies),
+        "x_baseline": s.baseline,
+    }
+    for name in MAIN_GEN_PARAMS:
+        if name in defaults:
+            values[f"x_gen_{name}"] = _as_number(gen.get(name, defaults[name]))
+    for name, value in s.knobs.knobs().items():
+        values[f"x_k_{name}"] = str(value) if name == "s" else value
+    for name, value in s.upload_opts:
+        values[f"x_u_{name}"] = value
+    return values
+
+
+def from_widgets(
+    values: Mapping[str, Any], base: Scenario, upload_defaults: Mapping[str, str]
+) -> tuple[Scenario, list[str]]:
+    """The scenario the widgets show, and the problems found (each leaves its default).
+
+    Loader options equal to ``upload_defaults`` are left out, so they stay out of the URL."""
+    problems: list[str] = []
+    preset = str(values.get("x_preset", base.preset))
+    defaults = gen_defaults(preset)
+    gen: dict[str, str] = {}
+    for name in MAIN_GEN_PARAMS:
+        key = f"x_gen_{name}"
+        if key in values and name in defaults and _as_number(values[key]) != _as_number(defaults[name]):
+            gen[name] = _num(_as_number(values[key]))
+    for line in str(values.get("x_gen_more", "")).splitlines():
+        if not line.strip():
+            continue
+        key, sep, value = line.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            problems.append(f"generator parameter line {line.strip()!r} is not KEY=VALUE")
+            continue
+        gen[key.strip()] = value.strip()
+    knobs: dict[str, Any] = {}
+    for name in KNOB_NAMES:
+        if f"x_k_{name}" in values:
+            knobs[name] = values[f"x_k_{name}"]
+    try:
+        config = SimConfig().with_knobs(knobs)
+    except ValueError as exc:
+        problems.append(str(exc))
+        config = SimConfig().with_knobs({k: v for k, v in knobs.items() if _knob_ok(k, v)})
+    policies = tuple(values.get("x_policies") or ())
+    if not policies:
+        problems.append("choose at least one policy; using the defaults")
+        policies = DEFAULT_POLICIES
+    baseline = str(values.get("x_baseline", base.baseline))
+    if baseline not in policies:
+        baseline = policies[0]
+    upload = tuple(
+        sorted(
+            (k[4:], str(v))
+            for k, v in values.items()
+            if k.startswith("x_u_") and str(v) != upload_defaults.get(k[4:])
+        )
+    )
+    scenario = replace(
+        base,
+        source=str(values.get("x_source", base.source)),
+        sample=str(values.get("x_sample", base.sample)),
+        preset=preset,
+        gen=tuple(sorted(gen.items())),
+        seeds=int(values.get("x_seeds", base.seeds)),
+        upload_opts=upload,
+        cluster=str(values.get("x_cluster", base.cluster)),
+        nodes=int(values.get("x_nodes", base.nodes)),
+        node_cpu=float(values.get("x_node_cpu", base.node_cpu)),
+        node_mem_gb=float(values.get("x_node_mem_gb", base.node_mem_gb)),
+        node_gpu=float(values.get("x_node_gpu", base.node_gpu)),
+        policies=policies,
+        baseline=baseline,
+        knobs=config,
+    )
+    return scenario, problems
+
+
+def _knob_ok(name: str, value: Any) -> bool:
+    try:
+        SimConfig().with_knobs({name: value})
+    except ValueError:
+        return False
+    return True
+
+
+def _as_number(value: Any) -> float | int:
+    x = float(value)
+    return int(x) if x.is_integer() else x

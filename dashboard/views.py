@@ -46,17 +46,6 @@ def cluster_key(cluster: ClusterSpec) -> str:
     return ";".join(f"{n.name}:{n.capacity.cpu:g},{n.capacity.mem_gb:g},{n.capacity.gpu:g}" for n in cluster.nodes)
 
 
-def offered_load(table: JobTable, cluster: ClusterSpec) -> float | None:
-    """GPU work submitted per GPU-second of capacity over the arrival span (None when undefined)."""
-    if len(table) < 2:
-        return None
-    span = float(table.submit_time.max() - table.submit_time.min())
-    gpus = float(cluster.capacity_matrix()[:, 2].sum())
-    if span <= 0 or gpus <= 0:
-        return None
-    return float((table.request[:, 2] * table.duration).sum() / (gpus * span))
-
-
 def workload_overview(table: JobTable) -> pd.DataFrame:
     """One row per class (TE, BE, all): jobs, GPU-hours, median duration and GPUs."""
     rows = []

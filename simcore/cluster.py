@@ -36,13 +36,12 @@ class ClusterState:
 
     def choose(self, req: np.ndarray) -> int:
         """The node the placement rule picks among those that fit, or -1."""
-        ok = self.fit_mask(req)
-        if self.placement == "first_fit":
-            k = int(ok.argmax())
+        d = self.avail - req
+        ok = d.min(axis=1) >= -EPS
+        k = int(ok.argmax())
+        if not ok[k] or self.placement == "first_fit":
             return k if ok[k] else -1
-        if not ok.any():
-            return -1
-        slack = np.round(((self.avail - req) * self.inv_cap).max(axis=1), 9)
+        slack = np.round((d * self.inv_cap).max(axis=1), 9)
         if self.placement == "best_fit":
             return int(np.where(ok, slack, np.inf).argmin())
         return int(np.where(ok, slack, -np.inf).argmax())

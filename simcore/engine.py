@@ -25,7 +25,7 @@ from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
 
 PENDING, RUNNING, PREEMPTING, DONE = 1, 2, 3, 4
 _FINISH_KIND, _RELEASE_KIND = 0, 1
-_RESCAN_AFTER = 32  # skipped queue entries before re-filtering the rest of the queue vectorised
+_RESCAN_AFTER = 8  # skipped queue entries before re-filtering the rest of the queue vectorised
 
 
 def job_order(jobs: JobTable, te_first: bool) -> np.ndarray:
@@ -78,7 +78,7 @@ class _Run:
         self.kept = np.zeros(n)  # work saved before the current segment
         self.seg_start = np.zeros(n)
         self.seg_restore = np.zeros(n)
-        self.token = np.zeros(n, dtype=np.int64)
+        self.token = [0] * n  # a list: read on every heap pop
         self.nominated: dict[int, int] = {}  # TE job -> node
         self.reservation: dict[int, np.ndarray] = {}  # TE job -> reserved vector
         self.victim_of: dict[int, int] = {}  # BE job in grace -> TE job it makes room for
@@ -91,6 +91,10 @@ class _Run:
         self.ev_node = array("q")
         self._init_running_be_table(n)
         self.now = 0.0
+        self.strict = config.backfill == "none"
+        self.n_exempt = int(self.is_te.sum())  # TE jobs take the first ranks when they may preempt
+        self.version_seen = -1
+        self.placed: list[int] = []
 
     # -- running BE jobs: a slot table the policies see as compact arrays -----------------
     def _init_running_be_table(self, n: int) -> None:
@@ -157,7 +161,7 @@ class _Run:
         if math.isnan(self.first_start[j]):
             self.first_start[j] = self.now
         end = self.now + restore + (self.dur[j] - self.kept[j])
-        heapq.heappush(self.heap, (end, _FINISH_KIND, int(self.order_rank[j]), j, int(self.token[j])))
+        heapq.heappush(self.heap, (end, _FINISH_KIND, int(self.order_rank[j]), j, self.token[j]))
         if not self.is_te[j]:
             self._rb_add(j)
         self._log(j, START, k)
@@ -253,32 +257,80 @@ class _Run:
                 return False, False
         return False, True
 
-    def _pass(self) -> None:
+    def _pass(self, new: list[int]) -> None:
+        """One scheduling pass over the pending queue (rule 3).
+
+        Only jobs that could change state are looked at; skipping the others is exact:
+        a job that did not fit when last looked at still does not fit while no room has
+        been given back since (finishes, releases and returned reservations bump
+        ``cluster.version``), and a job that cannot fit has no effect on the pass.
+        """
         pend = self.pending
-        if len(pend) == 0:
+        n = len(pend)
+        if n == 0:
             return
-        strict = self.cfg.backfill == "none"
         cl = self.cl
-        placed: list[int] = []
-        pos = 0
+        v0 = cl.version
+        self.placed = []
+        if v0 == self.version_seen:
+            self._walk_changed(pend, new)
+        else:
+            self._walk(pend, 0)
+        if len(self.placed) == 1:
+            i = self.placed[0]
+            self.pending = np.concatenate((pend[:i], pend[i + 1 :]))
+        elif self.placed:
+            self.pending = np.delete(pend, self.placed)
+        # a pass during which room was given back looked at some jobs before it: look again next time
+        self.version_seen = cl.version if cl.version == v0 else -1
+
+    def _walk_changed(self, pend: np.ndarray, new: list[int]) -> None:
+        """The pass when no room was given back: only new arrivals and TE jobs that may preempt."""
+        cut = int(np.searchsorted(pend, self.n_exempt)) if self.preemptive else 0
+        pos = set(range(cut))
+        if new:
+            pos.update(np.searchsorted(pend, self.rank[new]).tolist())
+        order = sorted(pos)
+        if self.strict:  # the first old job that is neither new nor exempt still blocks
+            stop = 0
+            while stop < len(order) and order[stop] == stop:
+                stop += 1
+            order = order[:stop]
+        cl = self.cl
+        for p in order:
+            before = cl.version
+            placed, blocks = self._try_job(int(self.job_of_rank[pend[p]]))
+            if placed:
+                self.placed.append(p)
+            if blocks and self.strict:
+                return
+            if cl.version != before:
+                self._walk(pend, p + 1)
+                return
+
+    def _walk(self, pend: np.ndarray, pos: int) -> None:
+        """The pass from queue position `pos` on, skipping jobs no node could fit."""
+        strict = self.strict
+        cl = self.cl
         n = len(pend)
         while pos < n:
             maxavail = cl.avail.max(axis=0) + EPS
             sub = pend[pos:]
-            maybe = (self.req_by_rank[sub] <= maxavail).all(axis=1) | self.exempt_by_rank[sub]
-            idx = np.flatnonzero(maybe)
-            stop_at = n
-            if strict:
-                bad = np.flatnonzero(~maybe)
-                if len(bad):
-                    stop_at = pos + int(bad[0])
+            if n - pos > 16:
+                maybe = (self.req_by_rank[sub] <= maxavail).all(axis=1) | self.exempt_by_rank[sub]
+                idx = np.flatnonzero(maybe).tolist()
+                stop_at = n
+                if strict and not maybe.all():
+                    stop_at = pos + int(np.argmin(maybe))
+            else:
+                idx = list(range(n - pos))
+                stop_at = n
             m0, m1, m2 = maxavail.tolist()
             restart = False
             skipped = 0
-            for i in idx.tolist():
+            for i in idx:
                 p = pos + i
                 if p >= stop_at:
-                    self.pending = np.delete(pend, placed)
                     return
                 r = int(pend[p])
                 j = int(self.job_of_rank[r])
@@ -286,7 +338,6 @@ class _Run:
                     c0, c1, c2 = self.req_list[j]
                     if c0 > m0 or c1 > m1 or c2 > m2:
                         if strict:
-                            self.pending = np.delete(pend, placed)
                             return
                         skipped += 1
                         if skipped > _RESCAN_AFTER:
@@ -295,20 +346,18 @@ class _Run:
                         continue
                 skipped = 0
                 before = cl.version
-                ok, blocks = self._try_job(j)
-                if ok:
-                    placed.append(p)
+                placed, blocks = self._try_job(j)
+                if placed:
+                    self.placed.append(p)
                 if blocks and strict:
-                    self.pending = np.delete(pend, placed)
                     return
                 if cl.version != before:  # room was given back: re-filter the rest
                     pos, restart = p + 1, True
                     break
-                if ok:
+                if placed:
                     m0, m1, m2 = (cl.avail.max(axis=0) + EPS).tolist()
             if not restart:
-                break
-        self.pending = np.delete(pend, placed)
+                return
 
     # -- the clock ------------------------------------------------------------------------
     def process(self, env: simpy.Environment):
@@ -344,13 +393,19 @@ class _Run:
             if new:
                 self._enqueue(new)
             self.released_now: list[int] = []
-            self._pass()
+            self._pass(new)
             if self.released_now:
                 self._enqueue(self.released_now)
 
     def _enqueue(self, jobs: list[int]) -> None:
+        pend = self.pending
+        if len(jobs) == 1:  # the common case, without np.insert's overhead
+            r = self.rank[jobs[0]]
+            i = int(pend.searchsorted(r))
+            self.pending = np.concatenate((pend[:i], (r,), pend[i:]))
+            return
         ranks = np.sort(self.rank[jobs])
-        self.pending = np.insert(self.pending, np.searchsorted(self.pending, ranks), ranks)
+        self.pending = np.insert(pend, np.searchsorted(pend, ranks), ranks)
 
 
 def _ro(a: np.ndarray) -> np.ndarray:

@@ -329,12 +329,13 @@ def write_samples(directory: str | Path) -> list[Path]:
         gen = generate(preset, seed, overrides)
         write_workload(gen.table, directory / file_name)
         written.append(directory / file_name)
-        sets = " ".join(f"--set {k}={v}" for k, v in overrides.items())
+        sets = "".join(f" --set {k}={v}" for k, v in overrides.items())
         te = int(gen.table.is_te.sum())
         cluster = f"{len(gen.cluster.nodes)} x {_cluster_shape(gen.cluster)}"
         rows.append(
-            f"| `{file_name}` | `{preset}` | {seed} | {sets or '(defaults)'} | {cluster} | "
-            f"{len(gen.table)} ({te} TE) | {gen.offered_load:.3f} |"
+            f"| `{file_name}` | `{preset}` | {seed} | {', '.join(f'{k}={v}' for k, v in overrides.items()) or '(defaults)'} | "
+            f"{cluster} | {len(gen.table)} ({te} TE) | {gen.offered_load:.3f} | "
+            f"`simcore generate --preset {preset} --seed {seed}{sets} --out {file_name}` |"
         )
     (directory / "demo_cluster.yaml").write_text(DEMO_CLUSTER_YAML, encoding="utf-8")
     (directory / "README.md").write_text(_SAMPLES_README.format(rows="\n".join(rows)), encoding="utf-8")
@@ -357,8 +358,8 @@ Every file here is generated; regenerate them all byte-identically with
 (a test checks that this reproduces the committed bytes). The offered load is the realised
 one: requested GPU-seconds / (cluster GPUs x (last submit - first submit)).
 
-| file | preset | seed | parameters | cluster (nodes x shape) | jobs | offered load |
-|---|---|---:|---|---|---|---:|
+| file | preset | seed | parameters | cluster (nodes x shape) | jobs | offered load | command |
+|---|---|---:|---|---|---|---:|---|
 {rows}
 
 `demo_cluster.yaml` is the cluster of the demo preset (4 nodes x 64 CPU, 512 GiB, 8 GPUs) as a

@@ -360,9 +360,10 @@ def _check_point(source: Source, params: Mapping[str, Any]) -> None:
 
         resolve_params(source.name, workload)
     else:
-        from simcore import alibaba_recipes
-
-        alibaba_recipes.check_params(workload)
+        _alibaba_params(workload)
+        for name in (POD_FILE, NODE_FILE):
+            if not (Path(source.name) / name).is_file():
+                raise UserError(f"alibaba source: {Path(source.name) / name} not found")
 
 
 # --- running one task ----------------------------------------------------------------------
@@ -403,9 +404,7 @@ def _load_workload(source: Source, params: Mapping[str, Any], seed: int) -> tupl
 
         gen = generate(source.name, seed, params)
         return gen.table, gen.cluster, gen.params, gen.offered_load
-    from simcore import alibaba_recipes
-
-    return alibaba_recipes.load(source.name, params)
+    return _load_alibaba(source.name, params)
 
 
 def _flatten(summary: Mapping[str, Any], result: Any) -> dict[str, Any]:
@@ -582,7 +581,8 @@ def run_sweep(
     finally:
         bar.close()
     wall = time.perf_counter() - start
-    merged = pd.concat([stored, pd.DataFrame(new_rows)], ignore_index=True) if new_rows else stored
+    fresh = pd.DataFrame(new_rows)
+    merged = stored if not new_rows else fresh if stored.empty else pd.concat([stored, fresh], ignore_index=True)
     merged = merged.drop_duplicates(subset=list(ID_COLUMNS), keep="last")
     merged = _sort(merged, spec)
     if out_path is not None and (new_rows or (parts is not None and parts.is_dir())):
@@ -622,8 +622,21 @@ def _sort(df: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
 
 def _write_atomic(df: pd.DataFrame, path: Path) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    df.to_parquet(tmp, index=False)
+    _arrow_safe(df).to_parquet(tmp, index=False)
     os.replace(tmp, path)
+
+
+def _arrow_safe(df: pd.DataFrame) -> pd.DataFrame:
+    """Parameter columns mixing text and numbers (``max_duration: [3600, 1d]``) become text:
+    Parquet columns have one type."""
+    out = df
+    for col in [c for c in df.columns if pd.api.types.is_object_dtype(df[c])]:
+        kinds = {type(v) for v in df[col] if v is not None and not (isinstance(v, float) and math.isnan(v))}
+        if len(kinds) > 1:
+            if out is df:
+                out = df.copy()
+            out[col] = [v if v is None else str(v) for v in df[col]]
+    return out
 
 
 # --- aggregation -----------------------------------------------------------------------------
@@ -689,7 +702,10 @@ def metric_columns(df: pd.DataFrame) -> list[str]:
 
 
 def varying_columns(df: pd.DataFrame) -> list[str]:
-    """Parameter columns whose value differs between points (the grid's axes)."""
+    """Parameter columns whose value differs between points (the grid's axes).
+
+    Read from each point's first row, so a knob set by one policy label (``fitgpp:P=1``) does
+    not count as an axis."""
     skip = set(ID_COLUMNS) | set(metric_columns(df))
     first = df.drop_duplicates("point_id")
     return [c for c in df.columns if c not in skip and first[c].astype(str).nunique() > 1]
@@ -698,42 +714,131 @@ def varying_columns(df: pd.DataFrame) -> list[str]:
 def aggregate(
     rows: pd.DataFrame, metrics: Sequence[str] | None = None, over: str = "seed", level: float = 0.95
 ) -> pd.DataFrame:
-    """Mean and CI over ``over`` (seeds) for each point, policy and metric, in long form:
-    ``point_id, <grid axes>, policy, metric, n, mean, sd, ci_low, ci_high``."""
+    """Mean and CI over the replicates for each setting, policy and metric, in long form:
+    ``<grid axes>, policy, metric, n, mean, sd, ci_low, ci_high``.
+
+    The replicates are the seeds; ``over`` may name a grid axis instead (the trace windows of
+    a real-trace study), which is then averaged over like the seeds."""
     metrics = list(metrics) if metrics is not None else metric_columns(rows)
     axes = [c for c in varying_columns(rows) if c != over]
     records = []
-    for (pid, policy), g in rows.groupby(["point_id", "policy"], sort=False):
-        head = {"point_id": pid, **{a: g[a].iloc[0] for a in axes}, "policy": policy}
+    for key, g in rows.groupby([*axes, "policy"], sort=False, dropna=False):
+        head = dict(zip([*axes, "policy"], key, strict=True))
         for m in metrics:
             n, mean, sd, lo, hi = mean_ci(g[m].to_numpy(dtype=float), level)
             records.append({**head, "metric": m, "n": n, "mean": mean, "sd": sd, "ci_low": lo, "ci_high": hi})
-    return pd.DataFrame.from_records(
-        records, columns=["point_id", *axes, "policy", "metric", "n", "mean", "sd", "ci_low", "ci_high"]
-    )
+    return pd.DataFrame.from_records(records, columns=[*axes, "policy", "metric", "n", "mean", "sd", "ci_low", "ci_high"])
 
 
 def paired_differences(
     rows: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = None, over: str = "seed", level: float = 0.95
 ) -> pd.DataFrame:
-    """Policy minus ``baseline`` on the same workload (same point and seed), mean and CI over seeds.
+    """Policy minus ``baseline`` on the same workload (same point and seed), mean and CI over
+    the replicates (``over`` as in :func:`aggregate`).
 
     Pairing removes the workload-to-workload noise that dominates single runs, so a CI that
     excludes 0 says the policies differ on this kind of workload."""
     metrics = list(metrics) if metrics is not None else [m for m in metric_columns(rows) if "_vs_" not in m]
     axes = [c for c in varying_columns(rows) if c != over]
-    base = rows[rows["policy"] == baseline].set_index(["point_id", over])
+    base = rows[rows["policy"] == baseline].set_index(["point_id", "seed"])
     if base.empty:
         raise UserError(f"paired differences: no rows for the baseline policy {baseline!r}")
     records = []
-    for (pid, policy), g in rows[rows["policy"] != baseline].groupby(["point_id", "policy"], sort=False):
-        g = g.set_index(["point_id", over])
+    for key, g in rows[rows["policy"] != baseline].groupby([*axes, "policy"], sort=False, dropna=False):
+        g = g.set_index(["point_id", "seed"])
         common = g.index.intersection(base.index)
-        head = {"point_id": pid, **{a: g[a].iloc[0] for a in axes}, "policy": policy, "baseline": baseline}
+        head = {**dict(zip([*axes, "policy"], key, strict=True)), "baseline": baseline}
         for m in metrics:
             diff = g.loc[common, m].to_numpy(dtype=float) - base.loc[common, m].to_numpy(dtype=float)
             n, mean, sd, lo, hi = mean_ci(diff, level)
             records.append({**head, "metric": m, "n": n, "mean_diff": mean, "sd": sd, "ci_low": lo, "ci_high": hi})
     return pd.DataFrame.from_records(
-        records, columns=["point_id", *axes, "policy", "baseline", "metric", "n", "mean_diff", "sd", "ci_low", "ci_high"]
+        records, columns=[*axes, "policy", "baseline", "metric", "n", "mean_diff", "sd", "ci_low", "ci_high"]
     )
+
+
+# --- the real trace ----------------------------------------------------------------------------
+
+POD_FILE = "openb_pod_list_default.csv"
+NODE_FILE = "openb_node_list_gpu_node.csv"
+
+#: Workload parameters of the ``alibaba`` source and their defaults (None = not set).
+ALIBABA_PARAMS: dict[str, Any] = {
+    "window_start": 0,  # trace time: seconds, or days with a d suffix ("137d")
+    "window_days": None,  # window length in days (None = to the end of the trace)
+    "max_duration": None,  # leave out pods that ran longer: seconds or "1d"
+    "compress": 1.0,  # divide arrival times by this
+    "include_running": 1,  # pods running at the window start enter at t = 0 (1) or not (0)
+    "class_map": "size",
+    "te_max_gpu": 1.0,
+    "te_max_hours": 1.0,
+    "gpu_accounting": "whole",
+    "nodes": 8,  # the first N nodes of the trace's node list with gpu_per_node GPUs
+    "gpu_per_node": 8,
+}
+
+#: Recipes A and B of the workloads issue (trace README: loaded small clusters, whole GPUs).
+ALIBABA_RECIPES: dict[str, dict[str, Any]] = {
+    "A": {"window_start": "137d", "nodes": 7},
+    "B": {"window_start": "115d", "max_duration": "1d", "nodes": 8, "compress": 8.09},
+}
+ALIBABA_RECIPE_DOC = {
+    "A": "the last 12.3 days of the trace (from day 137, pods already running at day 137 enter at t = 0 with "
+    "their remaining time), real time, on the first 7 of the trace's 8-GPU nodes (offered GPU load about 0.87)",
+    "B": "GPU pods from day 115 on that ran at most one day, arrival times divided by k = 8.09 "
+    "(= 0.9 x 8 x 8 / 7.12: offered load about 0.9 on average) on the first 8 of the trace's 8-GPU nodes, "
+    "cut into consecutive windows of equal length",
+}
+TRACE_END_DAY = 149.34  # last timestamp of the pod list (12902960 s)
+
+
+def recipe_b_windows(count: int, first_day: float = 115.0) -> list[str]:
+    """Start days of ``count`` equal consecutive windows from ``first_day`` to the trace's end."""
+    length = (TRACE_END_DAY - first_day) / count
+    return [f"{first_day + i * length:.4g}d" for i in range(count)]
+
+
+def recipe_b_window_days(count: int, first_day: float = 115.0) -> float:
+    return round((TRACE_END_DAY - first_day) / count, 4)
+
+
+def _alibaba_params(params: Mapping[str, Any]) -> tuple[Any, int, float, dict[str, Any]]:
+    """(AlibabaOptions, nodes, GPUs per node, resolved parameters) for the ``alibaba`` source."""
+    from simcore.alibaba import DAY, AlibabaOptions, parse_trace_time
+
+    unknown = [k for k in params if k not in ALIBABA_PARAMS]
+    if unknown:
+        raise UserError(f"alibaba source: unknown parameter(s) {', '.join(unknown)} (known: {', '.join(ALIBABA_PARAMS)})")
+    p = {**ALIBABA_PARAMS, **params}
+    try:
+        start = parse_trace_time(p["window_start"], "window_start")
+        end = None if p["window_days"] is None else start + float(p["window_days"]) * DAY
+        longest = None if p["max_duration"] is None else parse_trace_time(p["max_duration"], "max_duration")
+        options = AlibabaOptions(
+            class_map=str(p["class_map"]),
+            te_max_gpu=float(p["te_max_gpu"]),
+            te_max_hours=float(p["te_max_hours"]),
+            gpu_accounting=str(p["gpu_accounting"]),
+            window_start=start,
+            window_end=end,
+            include_running=bool(int(p["include_running"])),
+            compress=float(p["compress"]),
+            max_duration=longest,
+        )
+        nodes, per_node = int(p["nodes"]), float(p["gpu_per_node"])
+    except (TypeError, ValueError) as e:
+        raise UserError(f"alibaba source: {e}") from None
+    if nodes < 1:
+        raise UserError(f"alibaba source: nodes {nodes} must be at least 1")
+    resolved = {k: (str(v) if k in ("window_start", "max_duration") and v is not None else v) for k, v in p.items()}
+    return options, nodes, per_node, resolved
+
+
+def _load_alibaba(trace_dir: str, params: Mapping[str, Any]) -> tuple[Any, Any, dict[str, Any], float]:
+    from simcore.workload import load_cluster, load_workload, offered_load
+
+    options, nodes, per_node, resolved = _alibaba_params(params)
+    base = Path(trace_dir)
+    jobs = load_workload(base / POD_FILE, fmt="alibaba", alibaba_options=options).table
+    cluster = load_cluster(base / NODE_FILE, gpu_per_node=per_node, first_n=nodes).cluster
+    return jobs, cluster, resolved, offered_load(jobs, cluster)

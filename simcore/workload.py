@@ -1,22 +1,620 @@
-"""Workload files: the canonical CSV writer and the offered-load measure.
+"""Workload and cluster files: read, validate, adapt; plus the canonical CSV writer.
 
-(The validated loaders are added below this part.)
+Workloads come as CSV, JSON records (a list of objects, or JSON Lines) or Parquet with the
+columns of DESIGN.md section 6 (``job_id, submit_time, duration, cpu, mem_gb, gpu, job_class``,
+optional ``user, name``), or as the Alibaba GPU trace 2023 pod list (see :mod:`simcore.alibaba`).
+The format comes from the ``fmt`` argument, else the file extension, else the content.
+
+Validation is declared once, in :data:`JOB_SCHEMA` (pydantic field types with their constraints);
+a cross-row rule (unique ``job_id``) is applied after it. Every problem is reported with the
+file, the row *as a spreadsheet shows it* (the header is row 1, so the first job is row 2;
+JSON records are numbered from 1), the column and the reason. Bad rows either refuse the whole
+file (default, :class:`WorkloadError` listing the first problems and the count) or, with
+``drop_invalid=True``, are left out and listed exactly in :attr:`LoadedWorkload.dropped`.
+
+Safety: files are size-capped (``max_bytes``) before they are read; nothing is unpickled or
+evaluated (CSV/JSON parsers, pyarrow for Parquet, ``yaml`` safe loading without aliases).
 """
 
 from __future__ import annotations
 
 import csv
+import io
+import json
 import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import pandas as pd
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
 
-from simcore.model import DIMS, ClusterSpec, JobTable
+from simcore import alibaba
+from simcore.errors import UserError
+from simcore.model import DIMS, ClusterSpec, JobTable, Node, Resources
 
 #: Canonical columns of a workload file, in the order the writer uses (DESIGN.md section 6).
 REQUIRED_COLUMNS: tuple[str, ...] = ("job_id", "submit_time", "duration", *DIMS, "job_class")
 OPTIONAL_COLUMNS: tuple[str, ...] = ("user", "name")
+
+DEFAULT_MAX_BYTES = 200_000_000  # 200 MB: far above any real trace here, low enough to refuse a mistake
+MAX_LISTED = 20  # problems listed in an error message; the rest are counted
+MAX_NODES = 100_000  # a cluster file asking for more nodes is a mistake, not a cluster to build
+FORMATS = ("auto", "csv", "json", "parquet", "alibaba")
+ROW_CONVENTION = "rows are numbered as a spreadsheet shows them: the header is row 1, the first job is row 2"
+
+
+# --- errors and results -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One refused value or row: where (``row`` label such as "row 5", ``column``) and why."""
+
+    row: str
+    column: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.row}, column {self.column}: {self.reason}" if self.column else f"{self.row}: {self.reason}"
+
+
+class WorkloadError(UserError):
+    """A workload or cluster file that cannot be used; ``problems`` lists what was wrong."""
+
+    def __init__(self, message: str, problems: Sequence[Problem] = ()) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)
+
+
+@dataclass(frozen=True, eq=False)
+class LoadedWorkload:
+    """A validated workload. ``notes`` say what was adapted, ignored or dropped (show them);
+    ``dropped`` lists every row left out by ``drop_invalid`` with its reason."""
+
+    table: JobTable
+    fmt: str
+    notes: list[str] = field(default_factory=list)
+    dropped: tuple[Problem, ...] = ()
+    counts: dict[str, int] = field(default_factory=dict)  # the Alibaba adapter's counts, else empty
+
+
+@dataclass(frozen=True, eq=False)
+class LoadedCluster:
+    cluster: ClusterSpec
+    notes: list[str] = field(default_factory=list)
+
+
+# --- the schema: one place for every per-value rule -------------------------------------------
+
+
+def _no_bool(value: Any) -> Any:
+    # pydantic would read true/false as 1/0; a boolean in a numeric column is a mistake.
+    if isinstance(value, bool):
+        raise ValueError("true/false is not a number")
+    return value
+
+
+def _blank_to_none(value: Any) -> Any:
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+def _upper(value: Any) -> Any:
+    return value.strip().upper() if isinstance(value, str) else value
+
+
+Text = Annotated[str, Field(min_length=1)]
+OptionalText = Annotated[str | None, BeforeValidator(_blank_to_none)]
+NonNegative = Annotated[float, BeforeValidator(_no_bool), Field(ge=0, allow_inf_nan=False)]
+Positive = Annotated[float, BeforeValidator(_no_bool), Field(gt=0, allow_inf_nan=False)]
+JobClassText = Annotated[Literal["TE", "BE"], BeforeValidator(_upper)]
+
+#: Column -> pydantic type with its constraints. The single declaration of the per-value rules.
+JOB_SCHEMA: dict[str, Any] = {
+    "job_id": Text,  # unique, checked across rows
+    "submit_time": NonNegative,  # seconds
+    "duration": Positive,  # seconds of run time when never interrupted
+    "cpu": NonNegative,  # cores
+    "mem_gb": NonNegative,  # GiB
+    "gpu": NonNegative,  # GPUs (fractions allowed)
+    "job_class": JobClassText,  # TE or BE, case-insensitive
+    "user": OptionalText,
+    "name": OptionalText,
+}
+NODE_SCHEMA: dict[str, Any] = {"name": Text, "cpu": NonNegative, "mem_gb": NonNegative, "gpu": NonNegative}
+
+_CONFIG = ConfigDict(coerce_numbers_to_str=True, str_strip_whitespace=True)
+
+
+def _adapter(kind: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(list[kind], config=_CONFIG)  # type: ignore[valid-type]
+
+
+# --- raw tables: what a reader gives before validation -----------------------------------------
+
+
+@dataclass
+class RawTable:
+    """Columns of untyped values from one file, with the label of every data row."""
+
+    source: str
+    columns: dict[str, list[Any]]
+    labels: list[str]  # "row 2", "record 1", ... per data row
+    problems: list[tuple[int, Problem]] = field(default_factory=list)  # rows refused while reading
+    row_convention: str = ROW_CONVENTION
+    noun: str = "rows"
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+
+def _decode(data: bytes, source: str) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise WorkloadError(f"{source}: the file is UTF-16 encoded; save it as UTF-8")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        row = data.count(b"\n", 0, exc.start) + 1
+        byte = data[exc.start : exc.start + 1].hex()
+        raise WorkloadError(
+            f"{source}: row {row}: byte 0x{byte} (offset {exc.start}) is not valid UTF-8; save the file as UTF-8"
+        ) from None
+
+
+def read_csv_raw(data: bytes, source: str) -> RawTable:
+    """Split a CSV file into columns of strings; rows with the wrong number of values are refused."""
+    text = _decode(data, source)
+    if not text.strip():
+        raise WorkloadError(f"{source}: the file is empty")
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header: list[str] | None = None
+    rows: list[list[str]] = []
+    labels: list[str] = []
+    problems: list[tuple[int, Problem]] = []
+    record = 0
+    try:
+        for fields in reader:
+            record += 1
+            if not fields or (len(fields) == 1 and not fields[0].strip()):
+                continue  # blank line: ignored, but it keeps its row number
+            if header is None:
+                header = _header(fields, record, source)
+                continue
+            if len(fields) != len(header):
+                problems.append(
+                    (len(rows), Problem(f"row {record}", "", f"has {len(fields)} values but the header has {len(header)} columns"))
+                )
+                fields = [""] * len(header)  # placeholder; the row is refused whatever it holds
+            rows.append(fields)
+            labels.append(f"row {record}")
+    except csv.Error as exc:
+        raise WorkloadError(f"{source}: row {record + 1}: not readable as CSV ({exc})") from None
+    if header is None:
+        raise WorkloadError(f"{source}: the file is empty")
+    columns = {name: [r[i] for r in rows] for i, name in enumerate(header)}
+    return RawTable(source, columns, labels, problems)
+
+
+def _header(fields: list[str], record: int, source: str) -> list[str]:
+    names = [f.strip().lower() for f in fields]
+    if len(names) == 1:
+        for sep, sep_name in ((";", "semicolons (;)"), ("\t", "tabs"), ("|", "bars (|)")):
+            if sep in names[0]:
+                raise WorkloadError(
+                    f"{source}: row {record} (the header) is separated by {sep_name}, not commas; "
+                    "save the file as comma-separated CSV"
+                )
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise WorkloadError(f"{source}: row {record} (the header): column {name!r} appears twice")
+        seen.add(name)
+    return names
+
+
+def read_json_raw(data: bytes, source: str) -> RawTable:
+    """A list of job objects (``[{...}, ...]``, or ``{"jobs": [...]}``), or JSON Lines."""
+    text = _decode(data, source)
+    if not text.strip():
+        raise WorkloadError(f"{source}: the file is empty")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg != "Extra data":
+            raise WorkloadError(f"{source}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+        doc = _json_lines(text, source)
+    except (RecursionError, ValueError) as exc:
+        raise WorkloadError(f"{source}: not usable JSON ({type(exc).__name__}: nested too deeply or a number too long)") from None
+    if isinstance(doc, dict) and isinstance(doc.get("jobs"), list):
+        doc = doc["jobs"]
+    if not isinstance(doc, list):
+        raise WorkloadError(f"{source}: expected a list of job records (JSON objects), got a JSON {type(doc).__name__}")
+    if not doc:
+        raise WorkloadError(f"{source}: the file holds no job records")
+    names: dict[str, None] = {}
+    problems: list[tuple[int, Problem]] = []
+    for i, rec in enumerate(doc):
+        if isinstance(rec, dict):
+            names.update(dict.fromkeys(str(k).strip().lower() for k in rec))
+        else:
+            problems.append((i, Problem(f"record {i + 1}", "", f"is a JSON {type(rec).__name__}, not an object")))
+    records = [{str(k).strip().lower(): v for k, v in rec.items()} if isinstance(rec, dict) else {} for rec in doc]
+    columns = {name: [rec.get(name) for rec in records] for name in names}
+    if not names:
+        raise WorkloadError(f"{source}: expected job records as JSON objects ({{\"job_id\": ..., ...}}); none of the {len(doc)} items is one")
+    labels = [f"record {i + 1}" for i in range(len(doc))]
+    return RawTable(source, columns, labels, problems, "JSON records are numbered from 1", "records")
+
+
+def _json_lines(text: str, source: str) -> list[Any]:
+    out = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except (json.JSONDecodeError, RecursionError, ValueError):
+                raise WorkloadError(f"{source}: line {lineno} is not valid JSON (JSON Lines: one object per line)") from None
+    return out
+
+
+def read_parquet_raw(data: bytes, source: str) -> RawTable:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(io.BytesIO(data))
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise WorkloadError(f"{source}: not a readable Parquet file ({exc})") from None
+    columns: dict[str, list[Any]] = {}
+    for name, col in zip(table.column_names, table.columns, strict=True):
+        key = str(name).strip().lower()
+        if key in columns:
+            raise WorkloadError(f"{source}: column {key!r} appears twice")
+        try:
+            columns[key] = col.to_pylist()
+        except (pa.ArrowException, ValueError, OverflowError) as exc:
+            raise WorkloadError(f"{source}: column {key!r} cannot be read ({exc})") from None
+    if table.num_rows == 0:
+        raise WorkloadError(f"{source}: the file has columns but no job rows")
+    return RawTable(source, columns, [f"row {i + 2}" for i in range(table.num_rows)])
+
+
+# --- validation --------------------------------------------------------------------------------
+
+
+def _reason(err: Mapping[str, Any], column: str) -> str:
+    """A short reason in words, with the offending value."""
+    value = err.get("input")
+    shown = repr(value) if not isinstance(value, str) or len(value) <= 40 else repr(value[:37] + "...")
+    kind = err["type"]
+    ctx = err.get("ctx") or {}
+    if value is None or kind == "missing":
+        return "missing value"
+    if kind in ("float_parsing", "float_type") and isinstance(value, str) and not value.strip():
+        return "empty (a number is required)"
+    if kind in ("float_parsing", "float_type"):
+        return f"not a number: {shown}"
+    if kind == "finite_number":
+        return f"must be a finite number (got {shown})"
+    if kind == "greater_than":
+        return f"must be > {ctx['gt']:g} (got {shown})"
+    if kind == "greater_than_equal":
+        return f"must be >= {ctx['ge']:g} (got {shown})"
+    if kind == "less_than_equal":
+        return f"must be <= {ctx['le']:g} (got {shown})"
+    if kind == "literal_error" and column == "job_class":
+        return f"must be TE or BE, case-insensitive (got {shown})"
+    if kind == "string_too_short":
+        return "empty (a non-empty text is required)"
+    if kind == "value_error":
+        return str(ctx.get("error", err["msg"]))
+    return f"{err['msg']} (got {shown})"
+
+
+def validate_columns(
+    raw: RawTable, schema: Mapping[str, Any], required: Sequence[str], unique: str | None = None
+) -> tuple[dict[str, list[Any]], list[tuple[int, Problem]]]:
+    """Check ``raw`` against ``schema``: the parsed columns (bad values as None) and the problems
+    as (row index, Problem), in row order. Missing required columns raise :class:`WorkloadError`."""
+    missing = [c for c in required if c not in raw.columns]
+    if missing:
+        found = ", ".join(c for c in raw.columns) or "none"
+        hint = ""
+        if alibaba.is_pod_header(raw.columns) or alibaba.is_node_header(raw.columns):
+            hint = " (this looks like the Alibaba GPU trace: use --format alibaba, or --cluster-trace for a node list)"
+        raise WorkloadError(f"{raw.source}: missing required column(s) {', '.join(missing)}; columns found: {found}{hint}")
+    problems = list(raw.problems)
+    unreadable = {i for i, _ in raw.problems}  # rows refused as a whole: their values are not checked
+    parsed: dict[str, list[Any]] = {}
+    for column, kind in schema.items():
+        if column not in raw.columns:
+            continue
+        values = raw.columns[column]
+        try:
+            parsed[column] = _adapter(kind).validate_python(values)
+        except ValidationError as exc:
+            out: list[Any] = [None] * len(values)
+            bad: set[int] = set()
+            for err in exc.errors():
+                i = err["loc"][0]
+                assert isinstance(i, int)
+                bad.add(i)
+                if i not in unreadable:
+                    problems.append((i, Problem(raw.labels[i], column, _reason(err, column))))
+            good = [i for i in range(len(values)) if i not in bad]
+            ok = _adapter(kind).validate_python([values[i] for i in good])
+            for i, v in zip(good, ok, strict=True):
+                out[i] = v
+            parsed[column] = out
+    if unique is not None:
+        problems.extend(_duplicates(parsed[unique], raw.labels, unique, {i for i, _ in problems}))
+    problems.sort(key=lambda p: p[0])
+    return parsed, problems
+
+
+def _duplicates(values: list[Any], labels: list[str], column: str, bad: set[int]) -> list[tuple[int, Problem]]:
+    """Later occurrences of a value already seen (on a row not refused for other reasons)."""
+    first: dict[Any, int] = {}
+    out = []
+    for i, v in enumerate(values):
+        if i in bad or v is None:
+            continue
+        if v in first:
+            out.append((i, Problem(labels[i], column, f"duplicate {column} {v!r} (first at {labels[first[v]]})")))
+        else:
+            first[v] = i
+    return out
+
+
+def _refuse_or_drop(
+    raw: RawTable, problems: list[tuple[int, Problem]], drop_invalid: bool, notes: list[str]
+) -> tuple[np.ndarray, tuple[Problem, ...]]:
+    """The mask of rows to keep, or :class:`WorkloadError` when rows are bad and not droppable."""
+    n = len(raw)
+    keep = np.ones(n, dtype=bool)
+    keep[[i for i, _ in problems]] = False
+    bad_rows = int(n - keep.sum())
+    listed = [p for _, p in problems]
+    if bad_rows and not drop_invalid:
+        raise WorkloadError(
+            f"{raw.source}: refused: {bad_rows} of {n} {raw.noun} are invalid ({raw.row_convention}); nothing was simulated. "
+            "Fix them, or drop invalid rows (--drop-invalid) to use only the valid ones.\n" + _listing(listed),
+            listed,
+        )
+    if bad_rows and keep.sum() == 0:
+        raise WorkloadError(f"{raw.source}: all {n} {raw.noun} are invalid; nothing left to simulate.\n" + _listing(listed), listed)
+    if bad_rows:
+        notes.append(f"{raw.source}: dropped {bad_rows} invalid {raw.noun} of {n} ({raw.row_convention}):\n" + _listing(listed))
+    return keep, tuple(listed)
+
+
+def _listing(problems: Sequence[Problem]) -> str:
+    lines = [f"  {p}" for p in problems[:MAX_LISTED]]
+    if len(problems) > MAX_LISTED:
+        lines.append(f"  ... and {len(problems) - MAX_LISTED} more problems")
+    return "\n".join(lines)
+
+
+# --- loading workloads ------------------------------------------------------------------------
+
+
+def read_source(source: str | Path | bytes, name: str | None, max_bytes: int) -> tuple[bytes, str]:
+    """The bytes of a file (or uploaded bytes) and its display name, after the size cap."""
+    if isinstance(source, bytes | bytearray):
+        label = name or "uploaded file"
+        size = len(source)
+        data: bytes | None = bytes(source)
+    else:
+        path = Path(source)
+        label = name or str(path)
+        try:
+            size = path.stat().st_size
+        except OSError as exc:
+            raise WorkloadError(f"{label}: cannot read the file ({exc.strerror or exc})") from None
+        if path.is_dir():
+            raise WorkloadError(f"{label}: is a directory, not a file")
+        data = None
+    if size > max_bytes:
+        raise WorkloadError(
+            f"{label}: the file is {_mb(size)}, above the size cap of {_mb(max_bytes)} "
+            "(raise it with --max-bytes if the file is right)"
+        )
+    if data is None:
+        try:
+            data = Path(source).read_bytes()  # type: ignore[arg-type]
+        except OSError as exc:
+            raise WorkloadError(f"{label}: cannot read the file ({exc.strerror or exc})") from None
+    return data, label
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB ({n} bytes)"
+
+
+def detect_format(data: bytes, name: str) -> str:
+    """``parquet``, ``json`` or ``csv`` from the extension, else from the first bytes."""
+    suffix = Path(name).suffix.lower()
+    by_ext = {".csv": "csv", ".txt": "csv", ".json": "json", ".jsonl": "json", ".parquet": "parquet", ".pq": "parquet"}
+    if suffix in by_ext:
+        return by_ext[suffix]
+    if data.startswith(b"PAR1"):
+        return "parquet"
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"[", b"{"):
+        return "json"
+    return "csv"
+
+
+_READERS: dict[str, Callable[[bytes, str], RawTable]] = {
+    "csv": read_csv_raw,
+    "json": read_json_raw,
+    "parquet": read_parquet_raw,
+    "alibaba": read_csv_raw,
+}
+
+
+def load_workload(
+    source: str | Path | bytes,
+    *,
+    name: str | None = None,
+    fmt: str = "auto",
+    drop_invalid: bool = False,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    alibaba_options: alibaba.AlibabaOptions | None = None,
+) -> LoadedWorkload:
+    """Read and validate a workload file (a path, or uploaded ``bytes`` with its ``name``).
+
+    ``fmt`` is ``auto`` (extension, then content; an Alibaba pod-list header selects the
+    adapter), ``csv``, ``json``, ``parquet`` or ``alibaba``. Raises :class:`WorkloadError`."""
+    if fmt not in FORMATS:
+        raise WorkloadError(f"unknown workload format {fmt!r} (known: {', '.join(FORMATS)})")
+    data, label = read_source(source, name, max_bytes)
+    kind = detect_format(data, label) if fmt == "auto" else fmt
+    raw = _READERS[kind](data, label)
+    if kind == "alibaba" or (fmt == "auto" and kind == "csv" and alibaba.is_pod_header(raw.columns)):
+        return _load_alibaba(raw, drop_invalid, alibaba_options or alibaba.AlibabaOptions())
+    if not len(raw):
+        raise WorkloadError(f"{label}: the file has a header but no job rows")
+    notes: list[str] = []
+    extra = [c for c in raw.columns if c not in JOB_SCHEMA]
+    if extra:
+        notes.append(f"{label}: extra columns ignored: {', '.join(repr(c) for c in extra)}")
+    parsed, problems = validate_columns(raw, JOB_SCHEMA, REQUIRED_COLUMNS, unique="job_id")
+    keep, dropped = _refuse_or_drop(raw, problems, drop_invalid, notes)
+    frame = pd.DataFrame({c: pd.Series(v, dtype=object)[keep].tolist() for c, v in parsed.items()})
+    return LoadedWorkload(_table_from_parsed(frame), kind, notes, dropped)
+
+
+def _table_from_parsed(frame: pd.DataFrame) -> JobTable:
+    extra = {c: frame[c].to_numpy(dtype=object) for c in OPTIONAL_COLUMNS if c in frame.columns}
+    return JobTable(
+        job_id=frame["job_id"].to_numpy(dtype=object),
+        submit_time=frame["submit_time"].to_numpy(dtype=float),
+        duration=frame["duration"].to_numpy(dtype=float),
+        request=frame[list(DIMS)].to_numpy(dtype=float).reshape(-1, 3),
+        is_te=(frame["job_class"] == "TE").to_numpy(dtype=bool),
+        extra=extra,
+    )
+
+
+def _load_alibaba(raw: RawTable, drop_invalid: bool, options: alibaba.AlibabaOptions) -> LoadedWorkload:
+    if not len(raw):
+        raise WorkloadError(f"{raw.source}: the file has a header but no pod rows")
+    notes: list[str] = []
+    parsed, problems = validate_columns(raw, alibaba.POD_SCHEMA, alibaba.POD_COLUMNS, unique="name")
+    problems.extend((i, Problem(raw.labels[i], col, why)) for i, col, why in alibaba.row_problems(parsed))
+    problems.sort(key=lambda p: p[0])
+    keep, dropped = _refuse_or_drop(raw, problems, drop_invalid, notes)
+    columns = {c: np.asarray(pd.Series(v, dtype=object)[keep].tolist(), dtype=object) for c, v in parsed.items()}
+    conversion = alibaba.convert_pods(columns, options)
+    notes.extend(f"{raw.source}: {n}" for n in conversion.notes)
+    if not len(conversion.table):
+        listing = "\n".join(f"  {n}" for n in conversion.notes)
+        raise WorkloadError(f"{raw.source}: no pods left after the adapter's filters\n{listing}")
+    return LoadedWorkload(conversion.table, "alibaba", notes, dropped, conversion.counts)
+
+
+# --- clusters ----------------------------------------------------------------------------------
+
+
+class _Pool(BaseModel):
+    """One pool of identical nodes in a cluster file."""
+
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+    count: Annotated[int, BeforeValidator(_no_bool), Field(ge=1, le=MAX_NODES)] = 1
+    cpu: NonNegative
+    mem_gb: NonNegative
+    gpu: NonNegative
+    name: Text | None = None
+
+
+class _ClusterFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    nodes: Annotated[list[_Pool], Field(min_length=1)]
+
+
+class _NoAliasLoader:
+    """yaml SafeLoader that refuses anchors and aliases (an alias bomb expands without bound)."""
+
+    @staticmethod
+    def load(text: str) -> Any:
+        import yaml
+
+        class Loader(yaml.SafeLoader):
+            def compose_node(self, parent: Any, index: Any) -> Any:
+                if self.check_event(yaml.AliasEvent):
+                    raise yaml.YAMLError("anchors and aliases (*name) are not allowed in cluster files")
+                return super().compose_node(parent, index)
+
+        return yaml.load(text, Loader=Loader)  # noqa: S506 - a SafeLoader subclass
+
+
+def load_cluster(
+    source: str | Path | bytes,
+    *,
+    name: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    gpu_nodes_only: bool = False,
+    first_n: int | None = None,
+    gpu_per_node: float | None = None,
+) -> LoadedCluster:
+    """A cluster from a YAML/JSON pool file, a node-list CSV (``name, cpu, mem_gb, gpu``) or the
+    Alibaba node list (detected from its header; ``gpu_nodes_only``, ``gpu_per_node`` and
+    ``first_n`` filter it, in that order). Raises :class:`WorkloadError`."""
+    data, label = read_source(source, name, max_bytes)
+    suffix = Path(label).suffix.lower()
+    if suffix in (".yaml", ".yml", ".json") or data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):
+        return LoadedCluster(_cluster_from_pools(data, label))
+    raw = read_csv_raw(data, label)
+    if alibaba.is_node_header(raw.columns):
+        parsed, problems = validate_columns(raw, alibaba.NODE_SCHEMA, alibaba.NODE_COLUMNS, unique="sn")
+        _refuse_or_drop(raw, problems, False, [])
+        try:
+            cluster, notes = alibaba.nodes_to_cluster(parsed, gpu_nodes_only, first_n, gpu_per_node)
+        except UserError as exc:
+            raise WorkloadError(f"{label}: {exc}") from None
+        return LoadedCluster(cluster, [f"{label}: {n}" for n in notes])
+    if not len(raw):
+        raise WorkloadError(f"{label}: the file has a header but no node rows")
+    parsed, problems = validate_columns(raw, NODE_SCHEMA, tuple(NODE_SCHEMA), unique="name")
+    _refuse_or_drop(raw, problems, False, [])
+    if len(raw) > MAX_NODES:
+        raise WorkloadError(f"{label}: {len(raw)} nodes, more than the limit of {MAX_NODES}")
+    nodes = tuple(
+        Node(str(n), Resources(float(c), float(m), float(g)))
+        for n, c, m, g in zip(parsed["name"], parsed["cpu"], parsed["mem_gb"], parsed["gpu"], strict=True)
+    )
+    extra = [c for c in raw.columns if c not in NODE_SCHEMA]
+    return LoadedCluster(ClusterSpec(nodes), [f"{label}: extra columns ignored: {', '.join(extra)}"] if extra else [])
+
+
+def _cluster_from_pools(data: bytes, label: str) -> ClusterSpec:
+    text = _decode(data, label)
+    try:
+        doc = _NoAliasLoader.load(text)  # JSON is YAML too
+    except Exception as exc:  # yaml raises many error types; all mean "not a readable file"
+        raise WorkloadError(f"{label}: not readable as YAML/JSON ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+    if not isinstance(doc, dict) or "nodes" not in doc:
+        raise WorkloadError(f"{label}: expected a mapping with a 'nodes' list, e.g. nodes: [{{count: 4, cpu: 64, mem_gb: 512, gpu: 8}}]")
+    try:
+        spec = _ClusterFile.model_validate(doc)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors()[:MAX_LISTED]:
+            loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
+            reason = "unknown key" if err["type"] == "extra_forbidden" else _reason(err, str(err["loc"][-1]))
+            lines.append(f"  {loc}: {reason}")
+        raise WorkloadError(f"{label}: invalid cluster file:\n" + "\n".join(lines)) from None
+    if sum(p.count for p in spec.nodes) > MAX_NODES:
+        raise WorkloadError(f"{label}: {sum(p.count for p in spec.nodes)} nodes, more than the limit of {MAX_NODES}")
+    try:
+        return ClusterSpec.from_pools([p.model_dump() for p in spec.nodes])
+    except ValueError as exc:
+        raise WorkloadError(f"{label}: {exc} (pool names must differ)") from None
+
+
+# --- writing and measuring ----------------------------------------------------------------------
 
 
 def format_numbers(values: np.ndarray) -> list[str]:
@@ -54,6 +652,15 @@ def write_workload(table: JobTable, path: str | Path) -> None:
 def _text_or_empty(value: object) -> str:
     missing = value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA
     return "" if missing else str(value)
+
+
+def write_cluster_csv(cluster: ClusterSpec, path: str | Path) -> None:
+    """Write a cluster as a node-list CSV (``name, cpu, mem_gb, gpu``), which keeps node names."""
+    caps = cluster.capacity_matrix()
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(NODE_SCHEMA)
+        writer.writerows(zip(cluster.names, *(format_numbers(caps[:, i]) for i in range(3)), strict=True))
 
 
 def offered_load(table: JobTable, cluster: ClusterSpec) -> float:

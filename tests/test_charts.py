@@ -11,7 +11,7 @@ import pytest
 
 from dashboard import charts, views
 from dashboard.scenario import Scenario
-from simcore.model import ClusterSpec, JobTable, SimConfig
+from simcore.model import JobTable, SimConfig
 
 
 def _summary(te_p95: float, be_p50: float, be_p95: float) -> dict:
@@ -58,14 +58,12 @@ def test_workload_key_depends_on_content_only() -> None:
     assert views.workload_key(a) != views.workload_key(c)
 
 
-def test_offered_load_and_overview() -> None:
+def test_workload_overview() -> None:
     table = JobTable.from_frame(
         pd.DataFrame(
             {"job_id": ["a", "b"], "submit_time": [0, 100], "duration": [100, 100], "cpu": [1, 1], "mem_gb": [1, 1], "gpu": [2, 2], "job_class": ["TE", "BE"]}
         )
     )
-    cluster = ClusterSpec.uniform(1, 8, 64, 4)
-    assert views.offered_load(table, cluster) == pytest.approx(400 / (4 * 100))
     overview = views.workload_overview(table)
     assert list(overview["class"]) == ["TE", "BE", "all"]
     assert list(overview["jobs"]) == [1, 1, 2]

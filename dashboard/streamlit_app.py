@@ -1,0 +1,23 @@
+"""Entry point of the what-if explorer: page config and navigation (`streamlit run` this file)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import streamlit as st
+
+# Streamlit puts this file's folder on sys.path, not the project root: make `dashboard` and
+# `simcore` importable when the project is not pip-installed (Streamlit Community Cloud).
+ROOT = str(Path(__file__).resolve().parent.parent)
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+st.set_page_config(page_title="TE/BE preemption explorer", page_icon=":material/memory:", layout="wide")
+
+pages = [
+    st.Page("app_pages/explore.py", title="Explore", icon=":material/compare_arrows:", default=True),
+    st.Page("app_pages/sweep.py", title="Sweep", icon=":material/show_chart:", url_path="sweep"),
+    st.Page("app_pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
+]
+st.navigation(pages).run()

@@ -1,0 +1,173 @@
+"""The Sweep page's settings (one knob over a list of values) and its result frames; pure.
+
+The sweep itself is :mod:`simcore.sweep`: this module only turns the page's settings into a
+:class:`~simcore.sweep.SweepSpec` and the rows it returns into the frames the charts draw.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import pandas as pd
+
+from simcore import sweep
+from simcore.errors import UserError
+
+#: knob -> (default values, help). Workload parameters (nodes, load, te_share) and SimConfig knobs.
+SWEEP_KNOBS: dict[str, tuple[str, str]] = {
+    "nodes": ("2,4,8", "cluster size: number of nodes (the preset's node shape)"),
+    "load": ("0.6,0.8,1.0,1.2", "offered GPU load of the generated workload"),
+    "te_share": ("0.1,0.3,0.5", "fraction of jobs that are TE"),
+    "P": ("0,1,2,4", "fitgpp: max preemptions per BE job"),
+    "s": ("1,2,4,inf", "fitgpp: victim dominant share at most s x the TE job's"),
+    "grace": ("0,30,120,600", "seconds a preempted job keeps its resources to checkpoint"),
+    "restore": ("0,60,300,900", "seconds of restoring on every start after a preemption"),
+}
+MAX_POINTS = 12
+MAX_SEEDS = 10
+
+
+@dataclass(frozen=True)
+class SweepSettings:
+    preset: str = "demo"
+    jobs: str = ""  # "" = the preset's default
+    knob: str = "P"
+    values: str = SWEEP_KNOBS["P"][0]
+    policies: tuple[str, ...] = ("fifo", "priority", "k8s", "fitgpp")
+    baseline: str = "fifo"
+    seeds: int = 3
+    workers: int = 0  # 0 = one per core
+    dask: str = ""  # "" = local processes; "local" or tcp://host:port = Dask
+    run: bool = False  # compute on load (set once the user has run it, so a shared link shows results)
+
+    def to_query(self) -> dict[str, str | list[str]]:
+        base = SweepSettings()
+        q: dict[str, str | list[str]] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value == getattr(base, f.name):
+                continue
+            q[f.name] = ",".join(value) if isinstance(value, tuple) else ("1" if value is True else str(value))
+        if "knob" in q and "values" not in q:  # the default values belong to the default knob
+            q["values"] = self.values
+        return q
+
+    @classmethod
+    def from_query(cls, query: Mapping[str, Any]) -> tuple[SweepSettings, list[str]]:
+        values: dict[str, Any] = {}
+        warnings: list[str] = []
+        for key, raw in query.items():
+            text = (raw[-1] if isinstance(raw, list | tuple) and raw else str(raw)).strip()
+            try:
+                values[key] = _parse(key, text)
+            except ValueError as exc:
+                warnings.append(f"link parameter {key}={text!r} ignored: {exc}")
+        if "knob" in values and "values" not in values:
+            values["values"] = SWEEP_KNOBS[values["knob"]][0]
+        settings = cls(**values)
+        if settings.baseline not in settings.policies:
+            settings = replace(settings, baseline=settings.policies[0])
+        return settings, warnings
+
+    def effective_workers(self) -> int:
+        return self.workers or os.cpu_count() or 1
+
+    def spec(self) -> sweep.SweepSpec:
+        """The sweep to run; raises UserError for a bad value list or parameter."""
+        grid_values = [sweep.parse_value(v) for v in self.values.split(",") if v.strip()]
+        if not grid_values:
+            raise UserError(f"{self.knob}: give at least one value")
+        if len(grid_values) > MAX_POINTS:
+            raise UserError(f"{self.knob}: at most {MAX_POINTS} values in the dashboard (use `simcore sweep` for more)")
+        fixed = {"jobs": self.jobs} if self.jobs.strip() else {}
+        return sweep.build_spec(
+            preset=self.preset,
+            fixed=fixed,
+            grids={self.knob: grid_values},
+            seeds=self.seeds,
+            policies=list(self.policies),
+            baseline=self.baseline,
+        )
+
+
+def _parse(key: str, text: str) -> Any:
+    if key == "knob":
+        if text not in SWEEP_KNOBS:
+            raise ValueError(f"must be one of {', '.join(SWEEP_KNOBS)}")
+        return text
+    if key in ("preset", "values", "baseline", "jobs", "dask"):
+        return text
+    if key == "policies":
+        names = tuple(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
+        if not names:
+            raise ValueError("needs at least one policy")
+        return names
+    if key in ("seeds", "workers"):
+        x = float(text)
+        if not x.is_integer() or x < (1 if key == "seeds" else 0) or (key == "seeds" and x > MAX_SEEDS):
+            raise ValueError("out of range" if x.is_integer() else "must be a whole number")
+        return int(x)
+    if key == "run":
+        return text in ("1", "true", "yes")
+    raise ValueError("unknown parameter")
+
+
+def widget_values(s: SweepSettings) -> dict[str, Any]:
+    return {
+        "s_preset": s.preset,
+        "s_jobs": s.jobs,
+        "s_knob": s.knob,
+        "s_values": s.values,
+        "s_policies": list(s.policies),
+        "s_baseline": s.baseline,
+        "s_seeds": s.seeds,
+        "s_workers": s.workers,
+        "s_dask": s.dask,
+        "_sweep_ran_for": replace(s, run=False) if s.run else None,
+    }
+
+
+def from_widgets(values: Mapping[str, Any]) -> SweepSettings:
+    policies = tuple(values.get("s_policies") or ("fifo",))
+    baseline = values.get("s_baseline")
+    return SweepSettings(
+        preset=str(values.get("s_preset", "demo")),
+        jobs=str(values.get("s_jobs", "")).strip(),
+        knob=str(values.get("s_knob", "P")),
+        values=str(values.get("s_values", "")).strip(),
+        policies=policies,
+        baseline=baseline if baseline in policies else policies[0],
+        seeds=int(values.get("s_seeds", 3)),
+        workers=int(values.get("s_workers", 0)),
+        dask=str(values.get("s_dask", "")).strip(),
+    )
+
+
+def metric_frame(rows: pd.DataFrame, knob: str, metrics: Sequence[str]) -> pd.DataFrame:
+    """Mean and 95% CI over seeds per (knob value, policy, metric): columns value, policy,
+    metric, n, mean, lo, hi (lo = hi = mean when a single seed gives no interval)."""
+    records = []
+    for (value, policy), group in rows.groupby([knob, "policy"], sort=False):
+        for metric in metrics:
+            n, mean, _sd, lo, hi = sweep.mean_ci(group[metric].to_numpy(dtype=float))
+            if math.isnan(lo):
+                lo = hi = mean
+            records.append({"value": value, "policy": policy, "metric": metric, "n": n, "mean": mean, "lo": lo, "hi": hi})
+    return pd.DataFrame.from_records(records, columns=["value", "policy", "metric", "n", "mean", "lo", "hi"])
+
+
+def pareto_points(rows: pd.DataFrame, knob: str) -> pd.DataFrame:
+    """Mean TE and BE p95 slowdown over seeds per (policy, knob value)."""
+    grouped = rows.groupby(["policy", knob], sort=False)[["TE_slowdown_p95", "BE_slowdown_p95"]].mean().reset_index()
+    return pd.DataFrame(
+        {
+            "policy": grouped["policy"],
+            "value": grouped[knob].to_numpy(dtype=float),
+            "te_p95": grouped["TE_slowdown_p95"].to_numpy(dtype=float),
+            "be_p95": grouped["BE_slowdown_p95"].to_numpy(dtype=float),
+        }
+    )

@@ -1,0 +1,171 @@
+"""The ``simcore`` command line: run, compare, generate, convert, sweep, reproduce.
+
+Every subcommand builds the same frozen :class:`SimConfig` from ``--set KEY=VALUE``. User
+errors print ``error: ...`` and exit 2; nothing prints a traceback for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from simcore import cli_sweep, cli_workload
+from simcore.compare import compare_results, parse_policy_list, parse_policy_spec, run_policies
+from simcore.errors import UserError
+from simcore.metrics import summarize
+from simcore.model import KNOB_HELP, SimConfig
+from simcore.policies import POLICY_HELP
+
+
+def knob_epilog() -> str:
+    lines = ["knobs for --set KEY=VALUE:"] + [f"  {k:<20} {v}" for k, v in KNOB_HELP.items()]
+    lines += ["", "policies:"] + [f"  {k:<9} {v}" for k, v in POLICY_HELP.items()]
+    lines += ["", "fitgpp is our reconstruction of the paper's approach (arXiv 1902.01613), not its exact algorithm."]
+    return "\n".join(lines)
+
+
+def add_set_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", dest="knobs", action="append", default=[], metavar="KEY=VALUE",
+                   help="set a policy or mechanics knob (repeatable; see the list below)")  # fmt: skip
+
+
+def config_from_args(args: argparse.Namespace, policy: str = "fifo") -> SimConfig:
+    knobs: dict[str, str] = {}
+    for item in args.knobs:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise UserError(f"--set {item!r}: expected KEY=VALUE")
+        knobs[key.strip()] = value
+    try:
+        return SimConfig(policy=policy).with_knobs(knobs)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+
+
+def _load(args: argparse.Namespace):
+    jobs, notes = cli_workload.workload_from_args(args)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    return jobs, cli_workload.cluster_from_args(args)
+
+
+def _warn_unschedulable(ids: Sequence[str]) -> None:
+    if ids:
+        shown = ", ".join(ids[:20]) + (f", ... ({len(ids) - 20} more)" if len(ids) > 20 else "")
+        print(f"warning: {len(ids)} job(s) fit on no node and were not simulated: {shown}", file=sys.stderr)
+
+
+def _fmt(x: Any, pct: bool = False) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{x:+.1f}%" if pct else (f"{x:.3g}" if isinstance(x, float) else str(x))
+
+
+def _write_json(path: str, data: Any) -> None:
+    Path(path).write_text(json.dumps(data, indent=2, allow_nan=False) + "\n")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    spec = parse_policy_spec(args.policy, config_from_args(args))
+    jobs, cluster = _load(args)
+    (result,) = run_policies(jobs, cluster, [spec]).values()
+    _warn_unschedulable(result.unschedulable)
+    summary = summarize(result)
+    if args.jobs_out:
+        result.jobs_frame.to_csv(args.jobs_out, index=False)
+    if args.events_out:
+        result.events_frame.to_csv(args.events_out, index=False)
+    if args.summary_json:
+        _write_json(args.summary_json, summary)
+    c = summary["classes"]
+    print(f"policy {spec.label}: {c['all']['count']} jobs ({c['TE']['count']} TE, {c['BE']['count']} BE) "
+          f"on {len(cluster.nodes)} nodes in {summary['wall_seconds']:.2f} s")  # fmt: skip
+    print(f"{'class':<5} {'count':>6} {'slowdown p50':>13} {'p95':>9} {'p99':>9} {'wait mean s':>12} {'wait p95 s':>11}")
+    for name in ("TE", "BE", "all"):
+        s, w = c[name]["slowdown"], c[name]["wait"]
+        print(f"{name:<5} {c[name]['count']:>6} {_fmt(s['p50']):>13} {_fmt(s['p95']):>9} {_fmt(s['p99']):>9} "
+              f"{_fmt(w['mean']):>12} {_fmt(w['p95']):>11}")  # fmt: skip
+    print(f"preemptions {summary['preemptions']}, lost work {summary['lost_work']:.0f} s, "
+          f"GPU utilisation {_fmt(summary['gpu_utilization'])}, makespan {summary['makespan']:.0f} s")  # fmt: skip
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    specs = parse_policy_list(args.policies, config_from_args(args))
+    labels = [s.label for s in specs]
+    if args.baseline not in labels:
+        raise UserError(f"--baseline {args.baseline!r} is not in --policies ({', '.join(labels)})")
+    jobs, cluster = _load(args)
+    results = run_policies(jobs, cluster, specs)
+    _warn_unschedulable(next(iter(results.values())).unschedulable)
+    out = compare_results(results, args.baseline)
+    width = max(8, *(len(x) for x in labels))
+    print(f"{len(jobs)} jobs on {len(cluster.nodes)} nodes; trio in % vs {args.baseline}")
+    head = (f"{'policy':<{width}} {'TE p95 sd':>10} {'BE p50 sd':>10} {'BE p95 sd':>10} {'TE p95 %':>9} "
+            f"{'BE p50 %':>9} {'BE p95 %':>9} {'preempt':>8} {'GPU util':>9} {'wall s':>7}")  # fmt: skip
+    print(head)
+    for label in labels:
+        s, t = out["policies"][label], out["vs_baseline"][label]
+        te, be = s["classes"]["TE"]["slowdown"], s["classes"]["BE"]["slowdown"]
+        print(f"{label:<{width}} {_fmt(te['p95']):>10} {_fmt(be['p50']):>10} {_fmt(be['p95']):>10} "
+              f"{_fmt(t['TE_p95_slowdown_pct'], True):>9} {_fmt(t['BE_p50_slowdown_pct'], True):>9} "
+              f"{_fmt(t['BE_p95_slowdown_pct'], True):>9} {s['preemptions']:>8} {_fmt(s['gpu_utilization']):>9} "
+              f"{s['wall_seconds']:>7.2f}")  # fmt: skip
+    if args.json:
+        _write_json(args.json, out)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="simcore",
+        description="Simulate TE/BE job scheduling with preemption on a GPU cluster (DESIGN.md).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    fmt = argparse.RawDescriptionHelpFormatter
+
+    run = sub.add_parser("run", help="simulate one policy on a workload", epilog=knob_epilog(), formatter_class=fmt)
+    cli_workload.add_workload_options(run)
+    run.add_argument("--policy", default="fifo", help="policy name, optionally with knobs: fitgpp:P=1 (default fifo)")
+    cli_workload.add_cluster_options(run)
+    add_set_option(run)
+    run.add_argument("--jobs-out", metavar="FILE", help="write the per-job CSV")
+    run.add_argument("--events-out", metavar="FILE", help="write the events CSV")
+    run.add_argument("--summary-json", metavar="FILE", help="write the summary JSON")
+    run.set_defaults(func=cmd_run)
+
+    cmp_ = sub.add_parser("compare", help="several policies on one workload", epilog=knob_epilog(), formatter_class=fmt)
+    cli_workload.add_workload_options(cmp_)
+    cmp_.add_argument("--policies", default="fifo,priority,k8s,fitgpp",
+                      help="comma-separated policies, each optionally with knobs (fitgpp:P=1:s=4)")  # fmt: skip
+    cmp_.add_argument("--baseline", default="fifo", help="the policy the trio is measured against (default fifo)")
+    cli_workload.add_cluster_options(cmp_)
+    add_set_option(cmp_)
+    cmp_.add_argument("--json", metavar="FILE", help="write the compare JSON")
+    cmp_.set_defaults(func=cmd_compare)
+
+    cli_workload.add_generate_command(sub)
+    cli_workload.add_convert_command(sub)
+    cli_sweep.add_sweep_command(sub)
+    cli_sweep.add_reproduce_command(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except UserError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"error: {e.strerror or e}: {e.filename}" if e.filename else f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,228 @@
+"""The ``sweep`` and ``reproduce`` subcommands (argparse); simcore.cli registers them.
+
+Each ``add_*_command`` adds a subparser whose ``func(args) -> int`` runs the command. Errors
+meant for users are raised as :class:`~simcore.errors.UserError`; the main CLI prints them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from simcore.errors import UserError
+
+SWEEP_EPILOG = """\
+examples:
+  simcore sweep --preset demo --grid load=0.8,1.0 --grid P=1,2 --seeds 5 \\
+      --policies fifo,priority,k8s,fitgpp --out demo_sweep.parquet
+  simcore sweep grid.yaml --workers 2 --csv rows.csv --summary-csv summary.csv
+  simcore sweep grid.yaml --dask local            # a Dask LocalCluster with --workers processes
+  simcore sweep grid.yaml --dask tcp://10.0.0.5:8786   # an existing Dask cluster
+
+grid file (YAML or JSON; every key optional, command-line options override it):
+  preset: paper                 # or  alibaba: ../shared/traces/alibaba-gpu-2023
+  set: {jobs: 2000}             # fixed values for every point
+  grid: {load: [0.8, 1.0], P: [1, 2, 3]}   # cartesian product; a list of such mappings = union
+  seeds: 10                     # 10 = seeds 0..9; or "3-7" or [1, 4, 9]
+  policies: [fifo, priority, "fitgpp:P=1:s=4"]
+  baseline: fifo                # or [fifo, priority]
+
+Keys are SimConfig knobs (grace, checkpoint, checkpoint_interval, restore, backfill, placement,
+P, s, tau) or workload parameters (the preset's, e.g. jobs, load, te_share, nodes). Re-running
+with the same --out skips the (point, seed) tasks already stored there.
+"""
+
+
+def add_sweep_command(subparsers: Any) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "sweep",
+        help="run a grid of knobs x workload parameters x seeds x policies (local processes or Dask)",
+        description="Run every (grid point, seed) task: generate its workload once, run every policy on it, "
+        "and store one row per policy (knobs, metrics, trio vs the baseline) in Parquet.",
+        epilog=SWEEP_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("grid_file", nargs="?", help="YAML or JSON grid file (format below)")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--preset", help="synthetic workload preset (paper, demo, mmc; default paper)")
+    src.add_argument("--alibaba", metavar="DIR", help="the Alibaba GPU trace directory as the workload source")
+    p.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...",
+                   help="a grid axis (repeatable); use ';' between values that contain commas")  # fmt: skip
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a fixed value for every point (repeatable)")
+    p.add_argument("--seeds", help="10 = seeds 0..9 (default 3); or a range 3-7; or a list 1,4,9")
+    p.add_argument("--policies", help="comma-separated, with per-policy knobs as fitgpp:P=1:s=4 (default fifo,priority,fitgpp)")
+    p.add_argument("--baseline", help="baseline policy label(s) for the trio, comma-separated (default fifo)")
+    p.add_argument("--out", default="sweep.parquet", help="Parquet file of rows; re-running resumes it (default sweep.parquet)")
+    p.add_argument("--csv", metavar="FILE", help="also write every row as CSV")
+    p.add_argument("--summary-csv", metavar="FILE", help="write mean and 95%% CI over seeds per point, policy and metric")
+    p.add_argument("--paired-csv", metavar="FILE", help="write paired differences vs the baseline (mean and 95%% CI)")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: the number of cores)")
+    p.add_argument("--dask", metavar="local|tcp://HOST:PORT", help="run on Dask: a LocalCluster, or an existing scheduler")
+    p.add_argument("--limit", type=int, metavar="K", help="run at most K tasks now (the rest on a later run)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run_sweep_command)
+    return p
+
+
+def _pairs(items: list[str], option: str) -> dict[str, str]:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UserError(f"{option} {item!r}: expected KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def spec_from_args(args: argparse.Namespace) -> Any:
+    from simcore import sweep
+
+    kw: dict[str, Any] = sweep.load_spec_file(args.grid_file) if args.grid_file else {}
+    if args.preset:
+        kw.pop("alibaba", None)
+        kw["preset"] = args.preset
+    if args.alibaba:
+        kw.pop("preset", None)
+        kw["alibaba"] = args.alibaba
+    kw["fixed"] = {**kw.get("fixed", {}), **_pairs(args.set, "--set")}
+    axes = dict(sweep.parse_grid_arg(g) for g in args.grid)
+    grids = kw.get("grids") or [{}]
+    for g in grids:
+        clash = sorted(set(g) & set(axes))
+        if clash:
+            raise UserError(f"--grid {', '.join(clash)}: already an axis in the grid file")
+    kw["grids"] = [{**g, **axes} for g in grids]
+    for name in ("seeds", "policies", "baseline"):
+        if getattr(args, name) is not None:
+            kw[name] = getattr(args, name)
+    return sweep.build_spec(**kw)
+
+
+def run_sweep_command(args: argparse.Namespace) -> int:
+    from simcore import sweep
+
+    if args.workers < 1:
+        raise UserError("--workers must be at least 1")
+    spec = spec_from_args(args)
+    executor = f"dask {args.dask}" if args.dask else f"{args.workers} local process(es)"
+    print(
+        f"sweep: {len(spec.points)} point(s) x {len(spec.seeds)} seed(s) = {len(spec.tasks())} task(s), "
+        f"{len(spec.policies)} policies each ({spec.n_simulations} simulations); source {spec.source.describe()}; "
+        f"executor {executor}"
+    )
+    report = sweep.run_sweep(
+        spec, args.out, workers=args.workers, dask=args.dask, progress=not args.no_progress, csv=args.csv, limit=args.limit
+    )
+    sims = report.ran_tasks * len(spec.policies)
+    rate = f"{sims / report.wall_seconds:.2f} simulations/s" if report.wall_seconds > 0 and sims else "nothing to run"
+    print(
+        f"ran {report.ran_tasks} task(s) ({sims} simulations) in {report.wall_seconds:.1f} s: {rate}; "
+        f"{report.skipped_tasks} task(s) already in {args.out}; rows in {args.out}" + (f" and {args.csv}" if args.csv else "")
+    )
+    rows = report.rows
+    missing = len(spec.tasks()) - report.skipped_tasks - report.ran_tasks
+    if missing:
+        print(f"{missing} task(s) still to run: run the same command again to resume")
+    if rows.empty:
+        return 0
+    agg = sweep.aggregate(rows)
+    if args.summary_csv:
+        agg.to_csv(args.summary_csv, index=False, lineterminator="\n")
+    if args.paired_csv:
+        paired = sweep.paired_differences(rows, spec.baselines[0])
+        paired.to_csv(args.paired_csv, index=False, lineterminator="\n")
+    print(format_summary(agg, spec.baselines[0]))
+    return 0
+
+
+def format_summary(agg: Any, baseline: str) -> str:
+    """A text table: per setting and policy, seeds, TE p95 / BE p50 / BE p95 slowdown and the trio."""
+    cols = [c for c in agg.columns if c not in ("policy", "metric", "n", "mean", "sd", "ci_low", "ci_high")]
+    shown = [
+        ("TE_slowdown_p95", "TE p95 sd"),
+        ("BE_slowdown_p50", "BE p50 sd"),
+        ("BE_slowdown_p95", "BE p95 sd"),
+        (f"TE_p95_slowdown_pct_vs_{baseline}", f"TE p95 % vs {baseline}"),
+        (f"BE_p50_slowdown_pct_vs_{baseline}", f"BE p50 % vs {baseline}"),
+        (f"BE_p95_slowdown_pct_vs_{baseline}", f"BE p95 % vs {baseline}"),
+    ]
+    header = [*cols, "policy", "seeds", *(label for _, label in shown)]
+    lines = []
+    for key, g in agg.groupby([*cols, "policy"], sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        by = g.set_index("metric")
+        cells = [_fmt(v) for v in key]
+        cells.append(str(int(by["n"].max())))
+        for metric, _ in shown:
+            cells.append(_mean_ci(by.loc[metric]) if metric in by.index else "")
+        lines.append(cells)
+    widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(header)]
+    out = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in lines]
+    return "mean ± 95% CI half-width over seeds (sd = slowdown)\n" + "\n".join(out)
+
+
+def _mean_ci(rec: Any) -> str:
+    if not math.isfinite(rec["mean"]):
+        return "n/a"
+    if not math.isfinite(rec["ci_high"]):
+        return f"{rec['mean']:.3g}"
+    return f"{rec['mean']:.3g} ± {(rec['ci_high'] - rec['ci_low']) / 2:.2g}"
+
+
+def _fmt(v: Any) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def add_reproduce_command(subparsers: Any) -> argparse.ArgumentParser:
+    from simcore import reproduce
+
+    p = subparsers.add_parser(
+        "reproduce",
+        help="re-measure the paper's claim over many seeds and regimes and regenerate docs/RESULTS.md",
+        description=reproduce.DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--quick", action="store_true", help="a small version (few seeds and jobs) for tests and a first look")
+    p.add_argument("--seeds", type=int, help=f"seeds of the main study (default {reproduce.FULL.main_seeds}; quick {reproduce.QUICK.main_seeds})")
+    p.add_argument("--curve-seeds", type=int, help=f"seeds per sensitivity point (default {reproduce.FULL.curve_seeds})")
+    p.add_argument("--jobs", type=int, help=f"jobs per synthetic workload (default {reproduce.FULL.jobs})")
+    p.add_argument("--trace", default=None, help=f"Alibaba trace directory (default {reproduce.DEFAULT_TRACE}, relative to the repo root)")
+    p.add_argument("--out-dir", default="docs", help="where RESULTS.md and results/ go (default docs)")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: the number of cores)")
+    p.add_argument("--dask", metavar="local|tcp://HOST:PORT", help="run the sweeps on Dask")
+    p.add_argument("--resume", action="store_true", help="keep the rows of an interrupted run (default: start afresh)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(func=run_reproduce_command)
+    return p
+
+
+def run_reproduce_command(args: argparse.Namespace) -> int:
+    from simcore import reproduce
+
+    if args.workers < 1:
+        raise UserError("--workers must be at least 1")
+    plan = reproduce.QUICK if args.quick else reproduce.FULL
+    plan = plan.with_overrides(main_seeds=args.seeds, curve_seeds=args.curve_seeds, jobs=args.jobs)
+    given = [
+        ("--quick", args.quick), ("--seeds", args.seeds), ("--curve-seeds", args.curve_seeds), ("--jobs", args.jobs),
+        ("--trace", args.trace), ("--out-dir", None if args.out_dir == "docs" else args.out_dir),
+        ("--workers", args.workers), ("--dask", args.dask),
+    ]  # fmt: skip
+    command = " ".join(["simcore reproduce", *(k if v is True else f"{k} {v}" for k, v in given if v not in (None, False))])
+    doc = reproduce.reproduce(
+        plan,
+        out_dir=Path(args.out_dir),
+        trace=Path(args.trace) if args.trace else None,
+        workers=args.workers,
+        dask=args.dask,
+        progress=not args.no_progress,
+        resume=args.resume,
+        command=command,
+        log=print,
+    )
+    print(f"wrote {doc}")
+    return 0
