@@ -27,7 +27,7 @@ POLICY_COLORS = {
     "fitgpp": "#2CA02C",
 }
 SPARE_COLORS = ("#1F77B4", "#FF7F0E", "#D62728", "#BCBD22", "#393B79", "#637939")
-STAT_OPACITY = {"p50": 0.45, "p95": 0.75, "p99": 1.0}
+STAT_COLORS = {"p50": "#A6BDDB", "p95": "#3690C0", "p99": "#034E7B"}  # light to dark: further into the tail
 KIND_STYLE = {  # Gantt segment kinds: (opacity, pattern) on top of the class colour
     "run": (0.9, ""),
     "restore": (0.55, "."),
@@ -44,8 +44,8 @@ def _layout(fig: go.Figure, height: int, **kwargs: object) -> go.Figure:
     fig.update_layout(
         template=TEMPLATE,
         height=height,
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.04, "x": 0},
+        margin={"l": 10, "r": 10, "t": 80, "b": 10},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.1, "x": 0},
         hoverlabel={"namelength": -1},
         **kwargs,
     )
@@ -93,7 +93,7 @@ def percentile_figure(pct: pd.DataFrame) -> go.Figure:
                     name=stat,
                     legendgroup=stat,
                     showlegend=col == 1,
-                    marker={"color": CLASS_COLORS[cls], "opacity": STAT_OPACITY[stat]},
+                    marker={"color": STAT_COLORS[stat]},
                     text=[_short(v) for v in bars["value"]],
                     textposition="outside",
                     hovertemplate=f"%{{x}} {cls} {stat}: %{{y:.4g}}<extra></extra>",

@@ -23,6 +23,7 @@ from simcore import metrics, presets
 from simcore.engine import simulate
 from simcore.errors import UserError
 from simcore.model import ClusterSpec, JobTable, SimConfig
+from simcore.workload import load_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "sample_workloads"
@@ -63,13 +64,17 @@ def sample_names() -> list[str]:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def sample_workload(name: str) -> Workload:
-    """A bundled sample with the cluster of the preset that generated it."""
+    """A bundled sample with the cluster of the preset that generated it (its cluster file if shipped)."""
     entry = next(((f, p, s, o) for f, p, s, o in presets.SAMPLES if Path(f).stem == name), None)
     if entry is None or not (SAMPLE_DIR / entry[0]).is_file():
         raise UserError(f"sample {name!r} not found (available: {', '.join(sample_names())})")
     file_name, preset, seed, overrides = entry
     table, notes = uploads.read_workload_file(SAMPLE_DIR / file_name)
-    cluster = presets.generate(preset, seed, overrides).cluster
+    cluster_file = SAMPLE_DIR / f"{preset}_cluster.yaml"  # shipped for the demo preset
+    if cluster_file.is_file():
+        cluster = load_cluster(cluster_file).cluster
+    else:
+        cluster = presets.generate(preset, seed, overrides).cluster
     label = f"sample {file_name} (preset {preset}, seed {seed})"
     return Workload(table, cluster, label, tuple(notes), views.workload_key(table))
 
@@ -110,7 +115,9 @@ def run(workload_key: str, _table: JobTable, cluster_key: str, _cluster: Cluster
 
 
 @st.cache_data(show_spinner=False, max_entries=1024)
-def run_summary(workload_key: str, _table: JobTable, cluster_key: str, _cluster: ClusterSpec, config_json: str) -> dict[str, Any]:
+def run_summary(
+    workload_key: str, _table: JobTable, cluster_key: str, _cluster: ClusterSpec, config_json: str
+) -> dict[str, Any]:
     """Only the summary of one config (extra seeds need no frames); same key as :func:`run`."""
     config = SimConfig(**json.loads(config_json))
     return metrics.summarize(simulate(_table, _cluster, config))
@@ -148,7 +155,7 @@ def load_workload(scenario: Scenario, upload: tuple[str, bytes] | None, seed: in
     if scenario.source == "generate":
         return generated_workload(scenario.preset, scenario.knobs.seed if seed is None else seed, scenario.gen)
     if upload is None:
-        raise UserError("upload a workload file (CSV, JSON records or Parquet, or an Alibaba pod trace) in the sidebar")
+        raise UserError("upload a workload file in the sidebar")
     return uploaded_workload(upload[0], upload[1], scenario.upload_opts)
 
 
@@ -160,7 +167,7 @@ def resolve_cluster(scenario: Scenario, workload: Workload, upload: tuple[str, b
             raise UserError(f"cluster: {exc}") from None
     if scenario.cluster == "upload":
         if upload is None:
-            raise UserError("upload a cluster file (YAML/JSON pools or a node list CSV) in the sidebar")
+            raise UserError("upload a cluster file in the sidebar")
         return uploaded_cluster(upload[0], upload[1])
     return workload.cluster or DEFAULT_CLUSTER
 
@@ -195,4 +202,6 @@ def compare(
 
 def trios(comparison: Comparison, baseline: str) -> list[dict[str, dict[str, float | None]]]:
     """Per seed, the trio of every policy against the baseline."""
-    return [{p: metrics.trio(s, per_seed[baseline]) for p, s in per_seed.items()} for per_seed in comparison.seed_summaries]
+    return [
+        {p: metrics.trio(s, per_seed[baseline]) for p, s in per_seed.items()} for per_seed in comparison.seed_summaries
+    ]

@@ -46,6 +46,7 @@ class Scenario:
     gantt_policy: str = ""  # "" = the first preemptive policy chosen
     gantt_window: tuple[float, float] | None = None  # hours; None = the first hours of the run
     gantt_nodes: tuple[str, ...] = ()  # () = the first nodes
+    tab: str = "Slowdown"  # the result tab shown
 
     def config(self, policy: str) -> SimConfig:
         return replace(self.knobs, policy=policy)
@@ -54,7 +55,7 @@ class Scenario:
         """The URL parameters that differ from the defaults."""
         base = Scenario()
         q: dict[str, str | list[str]] = {}
-        for name in ("source", "sample", "preset", "cluster", "baseline", "gantt_policy"):
+        for name in ("source", "sample", "preset", "cluster", "baseline", "gantt_policy", "tab"):
             if getattr(self, name) != getattr(base, name):
                 q[name] = str(getattr(self, name))
         if self.seeds != base.seeds:
@@ -117,7 +118,7 @@ def _parse_field(key: str, text: str) -> Any:
         return _choice(text, SOURCES)
     if key == "cluster":
         return _choice(text, CLUSTER_MODES)
-    if key in ("sample", "preset", "baseline", "gantt_policy"):
+    if key in ("sample", "preset", "baseline", "gantt_policy", "tab"):
         if key != "gantt_policy" and not text:
             raise ValueError("must not be empty")
         return text
@@ -203,6 +204,7 @@ def widget_values(s: Scenario) -> dict[str, Any]:
         "x_node_gpu": s.node_gpu,
         "x_policies": list(s.policies),
         "x_baseline": s.baseline,
+        "x_tab": s.tab,
     }
     for name in MAIN_GEN_PARAMS:
         if name in defaults:
@@ -254,9 +256,7 @@ def from_widgets(
         baseline = policies[0]
     upload = tuple(
         sorted(
-            (k[4:], str(v))
-            for k, v in values.items()
-            if k.startswith("x_u_") and str(v) != upload_defaults.get(k[4:])
+            (k[4:], str(v)) for k, v in values.items() if k.startswith("x_u_") and str(v) != upload_defaults.get(k[4:])
         )
     )
     scenario = replace(
@@ -275,6 +275,7 @@ def from_widgets(
         policies=policies,
         baseline=baseline,
         knobs=config,
+        tab=str(values.get("x_tab", base.tab)),
     )
     return scenario, problems
 

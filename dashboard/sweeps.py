@@ -156,7 +156,9 @@ def metric_frame(rows: pd.DataFrame, knob: str, metrics: Sequence[str]) -> pd.Da
             n, mean, _sd, lo, hi = sweep.mean_ci(group[metric].to_numpy(dtype=float))
             if math.isnan(lo):
                 lo = hi = mean
-            records.append({"value": value, "policy": policy, "metric": metric, "n": n, "mean": mean, "lo": lo, "hi": hi})
+            records.append(
+                {"value": value, "policy": policy, "metric": metric, "n": n, "mean": mean, "lo": lo, "hi": hi}
+            )
     return pd.DataFrame.from_records(records, columns=["value", "policy", "metric", "n", "mean", "lo", "hi"])
 
 

@@ -7,6 +7,7 @@ seconds axis is unreadable.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -121,7 +122,9 @@ def percentile_frame(summaries: Mapping[str, Mapping[str, Any]], metric: str = "
             stats = summary["classes"][cls][metric]
             for stat in PERCENTILES:
                 value = stats.get(stat)
-                rows.append({"policy": policy, "job_class": cls, "stat": stat, "value": np.nan if value is None else value})
+                rows.append(
+                    {"policy": policy, "job_class": cls, "stat": stat, "value": np.nan if value is None else value}
+                )
     return pd.DataFrame(rows, columns=["policy", "job_class", "stat", "value"])
 
 
@@ -196,6 +199,31 @@ def gantt_view(
     return GanttView(seg, pre, tuple(nodes), (t0, t1), total, total > max_bars)
 
 
+def gantt_default_policy(policies: Sequence[str], preemptive: Mapping[str, bool]) -> str:
+    """The policy a Gantt chart shows first: fitgpp, else the first that preempts, else the first."""
+    if "fitgpp" in policies:
+        return "fitgpp"
+    return next((p for p in policies if preemptive.get(p)), policies[0])
+
+
+def gantt_default_window(
+    segments: pd.DataFrame, events: pd.DataFrame, hours: float
+) -> tuple[float, tuple[float, float]]:
+    """(span of the run in whole hours, default window): ``hours`` long from an hour before the
+    first preemption, where the interesting part starts (or from 0 without preemptions)."""
+    span = float(max(math.ceil(segments["end"].max() / HOUR) if len(segments) else 1, 1))
+    preempts = events.loc[events["event"] == "preempt", "time"]
+    start = float(max(math.floor(preempts.min() / HOUR) - 1, 0)) if len(preempts) else 0.0
+    start = min(start, max(span - hours, 0.0))
+    return span, (start, min(start + hours, span))
+
+
+def clamp_window(window: Sequence[float], span: float) -> tuple[float, float] | None:
+    """``window`` cut to [0, span], or None when nothing of it is left."""
+    lo, hi = max(float(window[0]), 0.0), min(float(window[1]), span)
+    return (lo, hi) if lo < hi else None
+
+
 def resample_steps(frame: pd.DataFrame, columns: Sequence[str], bins: int = 400) -> pd.DataFrame:
     """Time-weighted mean of step functions over ``bins`` equal bins (time in hours).
 
@@ -224,7 +252,9 @@ def timeline_frame(
     parts = []
     for policy, frame in util.items():
         r = resample_steps(frame, ["gpu_util"], bins)
-        parts.append(pd.DataFrame({"policy": policy, "series": "GPU utilisation", "time_h": r["time_h"], "value": r["gpu_util"]}))
+        parts.append(
+            pd.DataFrame({"policy": policy, "series": "GPU utilisation", "time_h": r["time_h"], "value": r["gpu_util"]})
+        )
     for policy, frame in queue.items():
         r = resample_steps(frame, ["pending_TE", "pending_BE"], bins)
         for col, name in (("pending_TE", "pending TE"), ("pending_BE", "pending BE")):

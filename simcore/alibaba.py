@@ -108,9 +108,24 @@ class AlibabaOptions:
     def __post_init__(self) -> None:
         checks = [
             (self.class_map in ("size", "qos"), "--class-map", self.class_map, "must be size or qos"),
-            (self.gpu_accounting in ("whole", "shared"), "--gpu-accounting", self.gpu_accounting, "must be whole or shared"),
-            (_finite(self.te_max_gpu) and self.te_max_gpu >= 0, "--te-max-gpu", self.te_max_gpu, "must be a number >= 0"),
-            (_finite(self.te_max_hours) and self.te_max_hours > 0, "--te-max-hours", self.te_max_hours, "must be a number > 0"),
+            (
+                self.gpu_accounting in ("whole", "shared"),
+                "--gpu-accounting",
+                self.gpu_accounting,
+                "must be whole or shared",
+            ),
+            (
+                _finite(self.te_max_gpu) and self.te_max_gpu >= 0,
+                "--te-max-gpu",
+                self.te_max_gpu,
+                "must be a number >= 0",
+            ),
+            (
+                _finite(self.te_max_hours) and self.te_max_hours > 0,
+                "--te-max-hours",
+                self.te_max_hours,
+                "must be a number > 0",
+            ),
             (_finite(self.compress) and self.compress > 0, "--compress", self.compress, "must be a number > 0"),
         ]
         for ok, option, value, why in checks:
@@ -180,7 +195,9 @@ def convert_pods(columns: Mapping[str, np.ndarray], options: AlibabaOptions) -> 
     counts["never_scheduled"] = int((~scheduled_mask).sum())
     if counts["never_scheduled"]:
         pending = int(((~scheduled_mask) & (phase == "Pending")).sum())
-        notes.append(f"skipped {counts['never_scheduled']} never-scheduled pods (no scheduled_time; {pending} of them Pending)")
+        notes.append(
+            f"skipped {counts['never_scheduled']} never-scheduled pods (no scheduled_time; {pending} of them Pending)"
+        )
 
     cpu_only = keep & (num_gpu == 0)
     counts["cpu_only"] = int(cpu_only.sum())
@@ -202,7 +219,9 @@ def convert_pods(columns: Mapping[str, np.ndarray], options: AlibabaOptions) -> 
         too_long = keep & (run_time > options.max_duration)
         counts["too_long"] = int(too_long.sum())
         keep &= ~too_long
-        notes.append(f"left out {counts['too_long']} pods that ran longer than {_when(options.max_duration)} (--max-duration)")
+        notes.append(
+            f"left out {counts['too_long']} pods that ran longer than {_when(options.max_duration)} (--max-duration)"
+        )
 
     start = options.window_start or 0.0
     end = math.inf if options.window_end is None else options.window_end
@@ -223,7 +242,9 @@ def convert_pods(columns: Mapping[str, np.ndarray], options: AlibabaOptions) -> 
                 f"(holding {_gpus(num_gpu[running])} GPUs; --no-include-running leaves them out)"
             )
         else:
-            notes.append(f"left out {counts['running_at_start']} pods running at the window start (--no-include-running)")
+            notes.append(
+                f"left out {counts['running_at_start']} pods running at the window start (--no-include-running)"
+            )
             running[:] = False
     selected = in_window | running
 
@@ -236,7 +257,9 @@ def convert_pods(columns: Mapping[str, np.ndarray], options: AlibabaOptions) -> 
     last = float(deleted.max()) if n else 0.0
     censored = int((selected & (deleted == last) & (phase == "Running")).sum())
     if censored:
-        notes.append(f"{censored} pods were still running at the end of the trace ({_when(last)}): their run times are cut off")
+        notes.append(
+            f"{censored} pods were still running at the end of the trace ({_when(last)}): their run times are cut off"
+        )
 
     if options.gpu_accounting == "shared":
         gpu = np.where(num_gpu == 1, gpu_milli / 1000.0, num_gpu)
@@ -302,5 +325,7 @@ def nodes_to_cluster(
         raise UserError("no node left after the filters (--gpu-nodes-only, --gpu-per-node)")
     nodes = tuple(Node(str(sn), Resources(cpu / 1000.0, mem / 1024.0, float(gpu))) for sn, cpu, mem, gpu in rows)
     gpus = sum(r[3] for r in rows)
-    notes.insert(0, f"Alibaba node list: {len(nodes)} nodes, {gpus:g} GPUs (cpu_milli / 1000 cores, memory_mib / 1024 GiB)")
+    notes.insert(
+        0, f"Alibaba node list: {len(nodes)} nodes, {gpus:g} GPUs (cpu_milli / 1000 cores, memory_mib / 1024 GiB)"
+    )
     return ClusterSpec(nodes), notes

@@ -51,16 +51,26 @@ def add_sweep_command(subparsers: Any) -> argparse.ArgumentParser:
     src.add_argument("--alibaba", metavar="DIR", help="the Alibaba GPU trace directory as the workload source")
     p.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...",
                    help="a grid axis (repeatable); use ';' between values that contain commas")  # fmt: skip
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a fixed value for every point (repeatable)")
+    p.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="a fixed value for every point (repeatable)"
+    )
     p.add_argument("--seeds", help="10 = seeds 0..9 (default 3); or a range 3-7; or a list 1,4,9")
-    p.add_argument("--policies", help="comma-separated, with per-policy knobs as fitgpp:P=1:s=4 (default fifo,priority,fitgpp)")
+    p.add_argument(
+        "--policies", help="comma-separated, with per-policy knobs as fitgpp:P=1:s=4 (default fifo,priority,fitgpp)"
+    )
     p.add_argument("--baseline", help="baseline policy label(s) for the trio, comma-separated (default fifo)")
-    p.add_argument("--out", default="sweep.parquet", help="Parquet file of rows; re-running resumes it (default sweep.parquet)")
+    p.add_argument(
+        "--out", default="sweep.parquet", help="Parquet file of rows; re-running resumes it (default sweep.parquet)"
+    )
     p.add_argument("--csv", metavar="FILE", help="also write every row as CSV")
-    p.add_argument("--summary-csv", metavar="FILE", help="write mean and 95%% CI over seeds per point, policy and metric")
+    p.add_argument(
+        "--summary-csv", metavar="FILE", help="write mean and 95%% CI over seeds per point, policy and metric"
+    )
     p.add_argument("--paired-csv", metavar="FILE", help="write paired differences vs the baseline (mean and 95%% CI)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: the number of cores)")
-    p.add_argument("--dask", metavar="local|tcp://HOST:PORT", help="run on Dask: a LocalCluster, or an existing scheduler")
+    p.add_argument(
+        "--dask", metavar="local|tcp://HOST:PORT", help="run on Dask: a LocalCluster, or an existing scheduler"
+    )
     p.add_argument("--limit", type=int, metavar="K", help="run at most K tasks now (the rest on a later run)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_sweep_command)
@@ -114,18 +124,23 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         f"executor {executor}"
     )
     report = sweep.run_sweep(
-        spec, args.out, workers=args.workers, dask=args.dask, progress=not args.no_progress, csv=args.csv, limit=args.limit
+        spec,
+        args.out,
+        workers=args.workers,
+        dask=args.dask,
+        progress=not args.no_progress,
+        csv=args.csv,
+        limit=args.limit,
     )
-    sims = report.ran_tasks * len(spec.policies)
-    rate = f"{sims / report.wall_seconds:.2f} simulations/s" if report.wall_seconds > 0 and sims else "nothing to run"
+    rate = f"{report.simulations_per_second:.2f} simulations/s" if report.simulations else "nothing to run"
     print(
-        f"ran {report.ran_tasks} task(s) ({sims} simulations) in {report.wall_seconds:.1f} s: {rate}; "
-        f"{report.skipped_tasks} task(s) already in {args.out}; rows in {args.out}" + (f" and {args.csv}" if args.csv else "")
+        f"ran {report.ran_tasks} task(s) ({report.simulations} simulations) in {report.wall_seconds:.1f} s: {rate}; "
+        f"{report.skipped_tasks} task(s) already stored; rows in {args.out}" + (f" and {args.csv}" if args.csv else "")
     )
-    rows = report.rows
     missing = len(spec.tasks()) - report.skipped_tasks - report.ran_tasks
     if missing:
         print(f"{missing} task(s) still to run: run the same command again to resume")
+    rows = report.rows
     if rows.empty:
         return 0
     agg = sweep.aggregate(rows)
@@ -186,11 +201,23 @@ def add_reproduce_command(subparsers: Any) -> argparse.ArgumentParser:
         description=reproduce.DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--quick", action="store_true", help="a small version (few seeds and jobs) for tests and a first look")
-    p.add_argument("--seeds", type=int, help=f"seeds of the main study (default {reproduce.FULL.main_seeds}; quick {reproduce.QUICK.main_seeds})")
-    p.add_argument("--curve-seeds", type=int, help=f"seeds per sensitivity point (default {reproduce.FULL.curve_seeds})")
+    p.add_argument(
+        "--quick", action="store_true", help="a small version (few seeds and jobs) for tests and a first look"
+    )
+    p.add_argument(
+        "--seeds",
+        type=int,
+        help=f"seeds of the main study (default {reproduce.FULL.main_seeds}; quick {reproduce.QUICK.main_seeds})",
+    )
+    p.add_argument(
+        "--curve-seeds", type=int, help=f"seeds per sensitivity point (default {reproduce.FULL.curve_seeds})"
+    )
     p.add_argument("--jobs", type=int, help=f"jobs per synthetic workload (default {reproduce.FULL.jobs})")
-    p.add_argument("--trace", default=None, help=f"Alibaba trace directory (default {reproduce.DEFAULT_TRACE}, relative to the repo root)")
+    p.add_argument(
+        "--trace",
+        default=None,
+        help=f"Alibaba trace directory (default {reproduce.DEFAULT_TRACE}, relative to the repo root)",
+    )
     p.add_argument("--out-dir", default="docs", help="where RESULTS.md and results/ go (default docs)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: the number of cores)")
     p.add_argument("--dask", metavar="local|tcp://HOST:PORT", help="run the sweeps on Dask")
@@ -212,7 +239,9 @@ def run_reproduce_command(args: argparse.Namespace) -> int:
         ("--trace", args.trace), ("--out-dir", None if args.out_dir == "docs" else args.out_dir),
         ("--workers", args.workers), ("--dask", args.dask),
     ]  # fmt: skip
-    command = " ".join(["simcore reproduce", *(k if v is True else f"{k} {v}" for k, v in given if v not in (None, False))])
+    command = " ".join(
+        ["simcore reproduce", *(k if v is True else f"{k} {v}" for k, v in given if v not in (None, False))]
+    )
     doc = reproduce.reproduce(
         plan,
         out_dir=Path(args.out_dir),

@@ -74,7 +74,9 @@ def _time(option: str) -> Callable[[str], float]:
 
 def add_workload_options(parser: argparse.ArgumentParser, metavar: str = "WORKLOAD") -> None:
     """The positional workload file (``args.workload``) and the options for reading it."""
-    parser.add_argument("workload", metavar=metavar, help="workload file: CSV, JSON records, Parquet, or the Alibaba pod list")
+    parser.add_argument(
+        "workload", metavar=metavar, help="workload file: CSV, JSON records, Parquet, or the Alibaba pod list"
+    )
     group = parser.add_argument_group("workload file")
     group.add_argument(
         "--format", choices=FORMATS, default="auto",
@@ -84,7 +86,9 @@ def add_workload_options(parser: argparse.ArgumentParser, metavar: str = "WORKLO
         "--drop-invalid", action="store_true",
         help="simulate only the valid rows and report every dropped row and why (default: refuse the whole file)",
     )  # fmt: skip
-    group.add_argument("--dropped-out", metavar="FILE", help="with --drop-invalid: write the dropped rows (row, column, reason) as CSV")
+    group.add_argument(
+        "--dropped-out", metavar="FILE", help="with --drop-invalid: write the dropped rows (row, column, reason) as CSV"
+    )
     group.add_argument(
         "--max-bytes", type=_arg_type(parse_byte_size), default=DEFAULT_MAX_BYTES, metavar="SIZE",
         help=f"refuse files larger than this (default {DEFAULT_MAX_BYTES // 10**6}M; K/M/G suffixes allowed)",
@@ -95,17 +99,26 @@ def add_workload_options(parser: argparse.ArgumentParser, metavar: str = "WORKLO
         help="size (default): TE = at most --te-max-gpu GPUs and at most --te-max-hours, else BE; qos: QoS BE -> BE, other QoS -> TE",
     )  # fmt: skip
     ali.add_argument("--te-max-gpu", type=float, default=1.0, help="size class map: most GPUs of a TE job (default 1)")
-    ali.add_argument("--te-max-hours", type=float, default=1.0, help="size class map: longest run of a TE job, hours (default 1)")
+    ali.add_argument(
+        "--te-max-hours", type=float, default=1.0, help="size class map: longest run of a TE job, hours (default 1)"
+    )
     ali.add_argument(
         "--gpu-accounting", choices=("whole", "shared"), default="whole",
         help="whole (default): num_gpu GPUs; shared: gpu_milli/1000 of a GPU when num_gpu = 1",
     )  # fmt: skip
-    ali.add_argument("--keep-cpu-only", action="store_true", help="keep CPU-only pods (num_gpu = 0; dropped and counted by default)")
+    ali.add_argument(
+        "--keep-cpu-only", action="store_true", help="keep CPU-only pods (num_gpu = 0; dropped and counted by default)"
+    )
     ali.add_argument(
         "--window-start", type=_arg_type(_time("--window-start")), metavar="T",
         help="trace time where the workload starts, seconds or days with a d suffix (137d); shifted to 0",
     )  # fmt: skip
-    ali.add_argument("--window-end", type=_arg_type(_time("--window-end")), metavar="T", help="pods created at or after T are left out")
+    ali.add_argument(
+        "--window-end",
+        type=_arg_type(_time("--window-end")),
+        metavar="T",
+        help="pods created at or after T are left out",
+    )
     ali.add_argument(
         "--no-include-running", dest="include_running", action="store_false",
         help="leave out pods running at the window start (default: include them at t=0 with their remaining time)",
@@ -171,15 +184,30 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
         f"default: {DEFAULT_NODES} nodes x ({DEFAULT_NODE_CPU:g} CPU, {DEFAULT_NODE_MEM_GB:g} GiB, {DEFAULT_NODE_GPU:g} GPU), "
         "named n0 .. n15",
     )
-    group.add_argument("--nodes", type=_arg_type(_positive(int)), help=f"number of identical nodes n0 .. n(N-1) (default {DEFAULT_NODES})")
+    group.add_argument(
+        "--nodes",
+        type=_arg_type(_positive(int)),
+        help=f"number of identical nodes n0 .. n(N-1) (default {DEFAULT_NODES})",
+    )
     group.add_argument("--node-cpu", type=float, help=f"CPU cores per node (default {DEFAULT_NODE_CPU:g})")
     group.add_argument("--node-mem-gb", type=float, help=f"memory per node, GiB (default {DEFAULT_NODE_MEM_GB:g})")
     group.add_argument("--node-gpu", type=float, help=f"GPUs per node (default {DEFAULT_NODE_GPU:g})")
-    group.add_argument("--cluster", metavar="FILE", help="cluster file: YAML/JSON pools (nodes: [{count, cpu, mem_gb, gpu, name}]) or node-list CSV")
+    group.add_argument(
+        "--cluster",
+        metavar="FILE",
+        help="cluster file: YAML/JSON pools (nodes: [{count, cpu, mem_gb, gpu, name}]) or node-list CSV",
+    )
     group.add_argument("--cluster-trace", metavar="FILE", help="Alibaba GPU trace 2023 node list as the cluster")
     group.add_argument("--gpu-nodes-only", action="store_true", help="--cluster-trace: keep only nodes with GPUs")
-    group.add_argument("--gpu-per-node", type=float, metavar="G", help="--cluster-trace: keep only nodes with exactly G GPUs (e.g. 8)")
-    group.add_argument("--first-n", type=_arg_type(_positive(int)), metavar="N", help="--cluster-trace: keep the first N nodes (after the filters)")
+    group.add_argument(
+        "--gpu-per-node", type=float, metavar="G", help="--cluster-trace: keep only nodes with exactly G GPUs (e.g. 8)"
+    )
+    group.add_argument(
+        "--first-n",
+        type=_arg_type(_positive(int)),
+        metavar="N",
+        help="--cluster-trace: keep the first N nodes (after the filters)",
+    )
 
 
 def cluster_from_args(args: argparse.Namespace, notes: list[str] | None = None) -> ClusterSpec:
@@ -218,7 +246,10 @@ def cluster_from_args(args: argparse.Namespace, notes: list[str] | None = None) 
 
 
 def _cluster_given(args: argparse.Namespace) -> bool:
-    return any(v is not None for v in (args.nodes, args.node_cpu, args.node_mem_gb, args.node_gpu, args.cluster, args.cluster_trace))
+    return any(
+        v is not None
+        for v in (args.nodes, args.node_cpu, args.node_mem_gb, args.node_gpu, args.cluster, args.cluster_trace)
+    )
 
 
 # --- convert -----------------------------------------------------------------------------------
@@ -282,7 +313,9 @@ def add_generate_command(subparsers: Any) -> None:
         "--set", dest="params", action="append", default=[], metavar="KEY=VALUE",
         help="override a preset parameter (repeatable), e.g. --set jobs=8000 --set be_gpu_w=0.3,0.3,0.25,0.15",
     )  # fmt: skip
-    parser.add_argument("--cluster-out", metavar="FILE", help="also write the preset's cluster as a node-list CSV (name,cpu,mem_gb,gpu)")
+    parser.add_argument(
+        "--cluster-out", metavar="FILE", help="also write the preset's cluster as a node-list CSV (name,cpu,mem_gb,gpu)"
+    )
     parser.set_defaults(func=run_generate)
 
 

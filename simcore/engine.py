@@ -20,12 +20,12 @@ import simpy
 
 from simcore.cluster import EPS, ClusterState
 from simcore.model import ClusterSpec, JobTable, SimConfig
+from simcore.pending import PendingQueue
 from simcore.policies import Candidates, Preemption, PreemptionView, get_policy
 from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
 
-PENDING, RUNNING, PREEMPTING, DONE = 1, 2, 3, 4
 _FINISH_KIND, _RELEASE_KIND = 0, 1
-_RESCAN_AFTER = 8  # skipped queue entries before re-filtering the rest of the queue vectorised
+_UNBOUNDED = (np.inf, np.inf, np.inf)
 
 
 def job_order(jobs: JobTable, te_first: bool) -> np.ndarray:
@@ -61,15 +61,12 @@ class _Run:
         self.dur = jobs.duration
         self.is_te = jobs.is_te
         self.rank = job_order(jobs, te_first=not self.policy.fifo_order)
+        self.rank_list = self.rank.tolist()
         self.order_rank = job_order(jobs, te_first=False)  # "job order" for policies' ties
         self.job_of_rank = np.empty(n, dtype=np.int64)
         self.job_of_rank[self.rank] = np.arange(n)
-        self.req_by_rank = self.req[self.job_of_rank]
         self.preemptive = self.policy.preemptive
-        # jobs the pass must look at even when nothing could fit them: TE jobs that may preempt
-        self.exempt_by_rank = self.is_te[self.job_of_rank] & self.preemptive
         self.arrivals = np.argsort(self.order_rank)  # submit time, then job_id
-        self.state = np.zeros(n, dtype=np.int8)
         self.node = np.full(n, -1, dtype=np.int64)
         self.first_start = np.full(n, np.nan)
         self.finish = np.full(n, np.nan)
@@ -83,7 +80,7 @@ class _Run:
         self.reservation: dict[int, np.ndarray] = {}  # TE job -> reserved vector
         self.victim_of: dict[int, int] = {}  # BE job in grace -> TE job it makes room for
         self.heap: list[tuple[float, int, int, int, int]] = []
-        self.pending = np.empty(0, dtype=np.int64)  # ranks, sorted
+        self.queue = PendingQueue(self.req[self.job_of_rank])
         self.rng = np.random.default_rng(config.seed)
         self.ev_time = array("d")
         self.ev_job = array("q")
@@ -94,7 +91,6 @@ class _Run:
         self.strict = config.backfill == "none"
         self.n_exempt = int(self.is_te.sum())  # TE jobs take the first ranks when they may preempt
         self.version_seen = -1
-        self.placed: list[int] = []
 
     # -- running BE jobs: a slot table the policies see as compact arrays -----------------
     def _init_running_be_table(self, n: int) -> None:
@@ -153,7 +149,6 @@ class _Run:
     # -- life cycle -----------------------------------------------------------------------
     def _start(self, j: int, k: int) -> None:
         self.cl.allocate(k, self.req[j])
-        self.state[j] = RUNNING
         self.node[j] = k
         restore = self.cfg.restore if self.preemptions[j] > 0 else 0.0
         self.seg_start[j] = self.now
@@ -173,7 +168,6 @@ class _Run:
         self.lost[j] += total - kept
         self.kept[j] = kept
         self.preemptions[j] += 1
-        self.state[j] = PREEMPTING
         self.token[j] += 1
         self.victim_of[j] = te
         self._rb_remove(j)
@@ -192,13 +186,11 @@ class _Run:
             top = np.minimum(top, np.maximum(self.cl.avail[k], 0.0))
             self.reservation[te] = res + top
             self.cl.reserve(k, top)
-        self.state[j] = PENDING
         self._log(j, RELEASE, k)
 
     def _finish(self, j: int) -> None:
         k = int(self.node[j])
         self.cl.release(k, self.req[j])
-        self.state[j] = DONE
         self.finish[j] = self.now
         if not self.is_te[j]:
             self._rb_remove(j)
@@ -265,112 +257,77 @@ class _Run:
         been given back since (finishes, releases and returned reservations bump
         ``cluster.version``), and a job that cannot fit has no effect on the pass.
         """
-        pend = self.pending
-        n = len(pend)
-        if n == 0:
+        if len(self.queue) == 0:
             return
         cl = self.cl
         v0 = cl.version
-        self.placed = []
-        if v0 == self.version_seen:
-            self._walk_changed(pend, new)
+        if self.strict:
+            self._walk_strict()
         else:
-            self._walk(pend, 0)
-        if len(self.placed) == 1:
-            i = self.placed[0]
-            self.pending = np.concatenate((pend[:i], pend[i + 1 :]))
-        elif self.placed:
-            self.pending = np.delete(pend, self.placed)
+            self._walk_greedy(new if v0 == self.version_seen else None)
         # a pass during which room was given back looked at some jobs before it: look again next time
         self.version_seen = cl.version if cl.version == v0 else -1
 
-    def _walk_changed(self, pend: np.ndarray, new: list[int]) -> None:
-        """The pass when no room was given back: only new arrivals and TE jobs that may preempt."""
-        cut = int(np.searchsorted(pend, self.n_exempt)) if self.preemptive else 0
-        pos = set(range(cut))
-        if new:
-            pos.update(np.searchsorted(pend, self.rank[new]).tolist())
-        order = sorted(pos)
-        if self.strict:  # the first old job that is neither new nor exempt still blocks
-            stop = 0
-            while stop < len(order) and order[stop] == stop:
-                stop += 1
-            order = order[:stop]
-        cl = self.cl
-        for p in order:
-            before = cl.version
-            placed, blocks = self._try_job(int(self.job_of_rank[pend[p]]))
+    def _walk_strict(self) -> None:
+        """backfill = none: in queue order until the first job that waits."""
+        q = self.queue
+        r = q.next_within(0, _UNBOUNDED)
+        while r >= 0:
+            placed, blocks = self._try_job(int(self.job_of_rank[r]))
             if placed:
-                self.placed.append(p)
-            if blocks and self.strict:
+                q.remove(r)
+            if blocks:
                 return
-            if cl.version != before:
-                self._walk(pend, p + 1)
-                return
+            r = q.next_within(r + 1, _UNBOUNDED)
 
-    def _walk(self, pend: np.ndarray, pos: int) -> None:
-        """The pass from queue position `pos` on, skipping jobs no node could fit."""
-        strict = self.strict
-        cl = self.cl
-        n = len(pend)
-        while pos < n:
-            maxavail = cl.avail.max(axis=0) + EPS
-            sub = pend[pos:]
-            if n - pos > 16:
-                maybe = (self.req_by_rank[sub] <= maxavail).all(axis=1) | self.exempt_by_rank[sub]
-                idx = np.flatnonzero(maybe).tolist()
-                stop_at = n
-                if strict and not maybe.all():
-                    stop_at = pos + int(np.argmin(maybe))
-            else:
-                idx = list(range(n - pos))
-                stop_at = n
-            m0, m1, m2 = maxavail.tolist()
-            restart = False
-            skipped = 0
-            for i in idx:
-                p = pos + i
-                if p >= stop_at:
-                    return
-                r = int(pend[p])
-                j = int(self.job_of_rank[r])
-                if not self.exempt_by_rank[r]:
-                    c0, c1, c2 = self.req_list[j]
-                    if c0 > m0 or c1 > m1 or c2 > m2:
-                        if strict:
-                            return
-                        skipped += 1
-                        if skipped > _RESCAN_AFTER:
-                            pos, restart = p + 1, True
-                            break
-                        continue
-                skipped = 0
+    def _walk_greedy(self, only: list[int] | None) -> None:
+        """backfill = greedy. TE jobs that may preempt are always looked at; of the others,
+        only `only` (this instant's arrivals) when no room was given back, else every job
+        that could fit somewhere."""
+        q, cl = self.queue, self.cl
+        exempt_end = self.n_exempt if self.preemptive else 0
+        r = q.next_within(0, _UNBOUNDED, exempt_end)
+        while r >= 0:
+            before = cl.version
+            if self._try_job(int(self.job_of_rank[r]))[0]:
+                q.remove(r)
+            if cl.version != before:
+                only = None
+            r = q.next_within(r + 1, _UNBOUNDED, exempt_end)
+        pos = exempt_end
+        if only is not None:
+            for r in sorted(int(x) for x in self.rank[only] if x >= exempt_end):
                 before = cl.version
-                placed, blocks = self._try_job(j)
-                if placed:
-                    self.placed.append(p)
-                if blocks and strict:
-                    return
-                if cl.version != before:  # room was given back: re-filter the rest
-                    pos, restart = p + 1, True
+                if self._try_job(int(self.job_of_rank[r]))[0]:
+                    q.remove(r)
+                if cl.version != before:  # room was given back: every later job may fit now
+                    pos = r + 1
                     break
-                if placed:
-                    m0, m1, m2 = (cl.avail.max(axis=0) + EPS).tolist()
-            if not restart:
+            else:
                 return
+        bound = tuple((cl.avail.max(axis=0) + EPS).tolist())
+        r = q.next_within(pos, bound)
+        while r >= 0:
+            before = cl.version
+            if self._try_job(int(self.job_of_rank[r]))[0]:
+                q.remove(r)
+                bound = tuple((cl.avail.max(axis=0) + EPS).tolist())
+            elif cl.version != before:
+                bound = tuple((cl.avail.max(axis=0) + EPS).tolist())
+            r = q.next_within(r + 1, bound)
 
     # -- the clock ------------------------------------------------------------------------
     def process(self, env: simpy.Environment):
         arrivals = self.arrivals.tolist()
-        submit = self.jobs.submit_time
+        times = self.jobs.submit_time[self.arrivals].tolist() + [math.inf]
         a = 0
         heap = self.heap
+        token = self.token
         while True:
-            while heap and heap[0][1] == _FINISH_KIND and heap[0][4] != self.token[heap[0][3]]:
+            while heap and heap[0][1] == _FINISH_KIND and heap[0][4] != token[heap[0][3]]:
                 heapq.heappop(heap)  # a finish made stale by a preemption
             t_heap = heap[0][0] if heap else math.inf
-            t_arr = submit[arrivals[a]] if a < len(arrivals) else math.inf
-            t = min(t_heap, t_arr)
+            t = min(t_heap, times[a])
             if t == math.inf:
                 return
             yield env.timeout(t - env.now if t > env.now else 0)
@@ -379,15 +336,14 @@ class _Run:
             while heap and heap[0][0] == t:
                 _, kind, _, j, tok = heapq.heappop(heap)
                 if kind == _FINISH_KIND:
-                    if tok == self.token[j]:
+                    if tok == token[j]:
                         self._finish(j)
                 else:
                     self._release(j)
                     new.append(j)
-            while a < len(arrivals) and submit[arrivals[a]] == t:
+            while times[a] == t:
                 j = arrivals[a]
                 a += 1
-                self.state[j] = PENDING
                 self._log(j, SUBMIT, -1)
                 new.append(j)
             if new:
@@ -398,14 +354,8 @@ class _Run:
                 self._enqueue(self.released_now)
 
     def _enqueue(self, jobs: list[int]) -> None:
-        pend = self.pending
-        if len(jobs) == 1:  # the common case, without np.insert's overhead
-            r = self.rank[jobs[0]]
-            i = int(pend.searchsorted(r))
-            self.pending = np.concatenate((pend[:i], (r,), pend[i:]))
-            return
-        ranks = np.sort(self.rank[jobs])
-        self.pending = np.insert(pend, np.searchsorted(pend, ranks), ranks)
+        for j in jobs:
+            self.queue.add(self.rank_list[j])
 
 
 def _ro(a: np.ndarray) -> np.ndarray:

@@ -7,7 +7,8 @@ nulls. The trio compares a policy with a baseline as percent changes.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd

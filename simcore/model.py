@@ -8,16 +8,17 @@ traces). Resource vectors are always ordered as :data:`DIMS`.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from enum import Enum
-from typing import Any, Iterable, Mapping, Sequence
+from enum import StrEnum
+from typing import Any
 
 import numpy as np
 
 DIMS: tuple[str, str, str] = ("cpu", "mem_gb", "gpu")
 
 
-class JobClass(str, Enum):
+class JobClass(StrEnum):
     TE = "TE"
     BE = "BE"
 
@@ -52,7 +53,7 @@ class ClusterSpec:
             raise ValueError("node names must be unique")
 
     @classmethod
-    def uniform(cls, count: int, cpu: float, mem_gb: float, gpu: float) -> "ClusterSpec":
+    def uniform(cls, count: int, cpu: float, mem_gb: float, gpu: float) -> ClusterSpec:
         """The ``--nodes`` shorthand: nodes ``n0 .. n{count-1}``."""
         if count < 1:
             raise ValueError("the number of nodes must be at least 1")
@@ -60,7 +61,7 @@ class ClusterSpec:
         return cls(tuple(Node(f"n{i}", cap) for i in range(count)))
 
     @classmethod
-    def from_pools(cls, pools: Sequence[Mapping[str, Any]]) -> "ClusterSpec":
+    def from_pools(cls, pools: Sequence[Mapping[str, Any]]) -> ClusterSpec:
         """Pools ``{count, cpu, mem_gb, gpu, name}``; pool X gives nodes ``X-0 .. X-(k-1)``."""
         nodes: list[Node] = []
         for i, pool in enumerate(pools):
@@ -109,7 +110,7 @@ class JobTable:
         return len(self.job_id)
 
     @classmethod
-    def from_jobs(cls, jobs: Iterable[Job]) -> "JobTable":
+    def from_jobs(cls, jobs: Iterable[Job]) -> JobTable:
         jobs = list(jobs)
         return cls(
             job_id=np.array([str(j.job_id) for j in jobs], dtype=object),
@@ -120,7 +121,7 @@ class JobTable:
         )
 
     @classmethod
-    def from_frame(cls, df: Any) -> "JobTable":
+    def from_frame(cls, df: Any) -> JobTable:
         """From a frame with the canonical columns (already validated)."""
         cls_col = df["job_class"].astype(str).str.upper().to_numpy()
         extra = {c: df[c].to_numpy(dtype=object) for c in ("user", "name") if c in df.columns}
@@ -213,7 +214,7 @@ class SimConfig:
             out[f.name] = "inf" if isinstance(v, float) and math.isinf(v) else v
         return out
 
-    def with_knobs(self, values: Mapping[str, Any]) -> "SimConfig":
+    def with_knobs(self, values: Mapping[str, Any]) -> SimConfig:
         """A copy with knobs set from strings or values; unknown names raise ValueError."""
         return replace(self, **{k: parse_knob(k, v) for k, v in values.items()})
 

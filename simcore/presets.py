@@ -192,8 +192,12 @@ PRESETS: dict[str, Preset] = {
         PAPER_PARAMS,
         _generate_paper,
     ),
-    "demo": Preset("demo", "the paper regime on 4 nodes with 400 jobs: instant in the dashboard", DEMO_PARAMS, _generate_paper),
-    "mmc": Preset("mmc", "M/M/c-shaped: one-GPU nodes, exponential durations, for the Erlang-C check", MMC_PARAMS, _generate_mmc),
+    "demo": Preset(
+        "demo", "the paper regime on 4 nodes with 400 jobs: instant in the dashboard", DEMO_PARAMS, _generate_paper
+    ),
+    "mmc": Preset(
+        "mmc", "M/M/c-shaped: one-GPU nodes, exponential durations, for the Erlang-C check", MMC_PARAMS, _generate_mmc
+    ),
 }
 
 
@@ -262,7 +266,9 @@ def _check_paper(v: Mapping[str, Any]) -> None:
                 f"parameter {cls}_gpu_w: {len(weights)} weights for {len(gpus)} GPU counts in {cls}_gpu (lengths must match)"
             )
         if not math.isclose(sum(weights), 1.0, abs_tol=1e-6):
-            raise UserError(f"parameter {cls}_gpu_w: weights {_fmt(weights)} sum to {sum(weights):g} (they must sum to 1)")
+            raise UserError(
+                f"parameter {cls}_gpu_w: weights {_fmt(weights)} sum to {sum(weights):g} (they must sum to 1)"
+            )
         if v[f"{cls}_min_s"] > v[f"{cls}_max_s"]:
             raise UserError(
                 f"parameter {cls}_min_s: {v[f'{cls}_min_s']:g} is above {cls}_max_s = {v[f'{cls}_max_s']:g} "

@@ -90,7 +90,7 @@ def parse_policy(text: str) -> PolicySpec:
     if not name:
         raise UserError(f"policy {text!r}: empty policy name")
     known = _policy_names()
-    if known is not None and name not in known:
+    if name not in known:
         raise UserError(f"policy {text!r}: unknown policy {name!r} (known: {', '.join(known)})")
     knobs = []
     for part in parts[1:]:
@@ -118,11 +118,9 @@ def parse_policies(value: str | Sequence[str]) -> tuple[PolicySpec, ...]:
     return specs
 
 
-def _policy_names() -> list[str] | None:
-    try:
-        from simcore.policies import POLICIES
-    except ImportError:  # the registry is optional for spec parsing; the run itself needs it
-        return None
+def _policy_names() -> list[str]:
+    from simcore.policies import POLICIES
+
     return list(POLICIES)
 
 
@@ -244,7 +242,7 @@ def parse_seeds(value: Any) -> tuple[int, ...]:
                 return parse_seeds(int(text))
     except ValueError:
         raise UserError(
-            f"seeds {value!r}: expected a count (10 = seeds 0..9), a range (3-7) or a list (1,4,9) of whole numbers >= 0"
+            f"seeds {value!r}: expected a count >= 1 (10 = seeds 0..9), a range (3-7) or a list (1,4,9) of whole numbers >= 0"
         ) from None
     if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
         raise UserError(f"seeds {value!r}: seeds must be distinct whole numbers >= 0")
@@ -268,7 +266,9 @@ def build_spec(
 
     ``grids`` is one mapping (a cartesian product) or a list of them (the union of their
     products, duplicates dropped: one-at-a-time sensitivity curves share their centre point).
-    ``fixed`` values apply to every point; a grid key overrides a fixed one."""
+    ``fixed`` values apply to every point; a grid key overrides a fixed one. Values equal to
+    their default are dropped from a point, so ``grace=30`` and no grace at all are one point
+    (one resume key, and never two copies of the same workloads in an average)."""
     if preset and alibaba:
         raise UserError("choose one workload source: a preset or the alibaba trace, not both")
     source = Source("alibaba", str(alibaba)) if alibaba else Source("preset", preset or "paper")
@@ -283,11 +283,9 @@ def build_spec(
         keys = list(grid)
         for combo in itertools.product(*(grid[k] for k in keys)):
             params = {**fixed, **{k: parse_value(v) for k, v in zip(keys, combo, strict=True)}}
-            point = tuple(sorted(params.items()))
+            point = _canonical_point(source, params)
             if point not in points:
                 points.append(point)
-    for point in points:
-        _check_point(source, dict(point))
     pols = parse_policies(policies)
     bases = tuple(b.strip() for b in (baseline.split(",") if isinstance(baseline, str) else baseline) if b.strip())
     labels = [p.label for p in pols]
@@ -345,25 +343,31 @@ def _split(params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return knobs, workload
 
 
-def _check_point(source: Source, params: Mapping[str, Any]) -> None:
+def _canonical_point(source: Source, params: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """Check a point and drop the values that equal their defaults; sorted (name, value) pairs."""
     if "seed" in params:
-        raise UserError("'seed' cannot be a grid or set key: give the seeds with --seeds (or 'seeds:' in the grid file)")
+        raise UserError(
+            "'seed' cannot be a grid or set key: give the seeds with --seeds (or 'seeds:' in the grid file)"
+        )
     if "policy" in params:
         raise UserError("'policy' cannot be a grid or set key: give the policies with --policies")
     knobs, workload = _split(params)
     try:
-        SimConfig().with_knobs(knobs)
+        config, default = SimConfig().with_knobs(knobs), SimConfig()
     except ValueError as e:
         raise UserError(str(e)) from None
+    kept = {k: v for k, v in knobs.items() if getattr(config, k) != getattr(default, k)}
     if source.kind == "preset":
         from simcore.presets import resolve_params
 
-        resolve_params(source.name, workload)
+        resolved, base = resolve_params(source.name, workload), resolve_params(source.name)
     else:
-        _alibaba_params(workload)
+        resolved, base = _alibaba_params(workload)[3], _alibaba_params({})[3]
         for name in (POD_FILE, NODE_FILE):
             if not (Path(source.name) / name).is_file():
                 raise UserError(f"alibaba source: {Path(source.name) / name} not found")
+    kept.update({k: v for k, v in workload.items() if resolved[k] != base[k]})
+    return tuple(sorted(kept.items()))
 
 
 # --- running one task ----------------------------------------------------------------------
@@ -509,12 +513,12 @@ class SweepReport:
     rows: pd.DataFrame  # this spec's rows (all of them, resumed ones included), in spec order
     ran_tasks: int
     skipped_tasks: int
-    wall_seconds: float
+    simulations: int  # run now (ran_tasks x policies)
+    wall_seconds: float  # of the tasks run now, executor start-up included
 
     @property
     def simulations_per_second(self) -> float:
-        sims = self.ran_tasks * (self.rows["policy"].nunique() if len(self.rows) else 0)
-        return sims / self.wall_seconds if self.wall_seconds > 0 else math.nan
+        return self.simulations / self.wall_seconds if self.simulations and self.wall_seconds > 0 else math.nan
 
 
 def parts_dir(out: Path) -> Path:
@@ -593,7 +597,7 @@ def run_sweep(
         merged.to_csv(csv, index=False, lineterminator="\n")
     mine = merged[merged["point_id"].isin({t.point_id for t in tasks}) & merged["policy"].isin(labels)]
     mine = mine[mine["seed"].isin(spec.seeds)].reset_index(drop=True)
-    return SweepReport(mine, len(todo), skipped, wall)
+    return SweepReport(mine, len(todo), skipped, len(todo) * len(labels), wall)
 
 
 def _done_tasks(stored: pd.DataFrame, labels: Sequence[str]) -> set[tuple[str, int]]:
@@ -727,7 +731,9 @@ def aggregate(
         for m in metrics:
             n, mean, sd, lo, hi = mean_ci(g[m].to_numpy(dtype=float), level)
             records.append({**head, "metric": m, "n": n, "mean": mean, "sd": sd, "ci_low": lo, "ci_high": hi})
-    return pd.DataFrame.from_records(records, columns=[*axes, "policy", "metric", "n", "mean", "sd", "ci_low", "ci_high"])
+    return pd.DataFrame.from_records(
+        records, columns=[*axes, "policy", "metric", "n", "mean", "sd", "ci_low", "ci_high"]
+    )
 
 
 def paired_differences(
@@ -808,7 +814,9 @@ def _alibaba_params(params: Mapping[str, Any]) -> tuple[Any, int, float, dict[st
 
     unknown = [k for k in params if k not in ALIBABA_PARAMS]
     if unknown:
-        raise UserError(f"alibaba source: unknown parameter(s) {', '.join(unknown)} (known: {', '.join(ALIBABA_PARAMS)})")
+        raise UserError(
+            f"alibaba source: unknown parameter(s) {', '.join(unknown)} (known: {', '.join(ALIBABA_PARAMS)})"
+        )
     p = {**ALIBABA_PARAMS, **params}
     try:
         start = parse_trace_time(p["window_start"], "window_start")

@@ -71,7 +71,9 @@ _PRE_PASS = ("finish", "release", "submit")
 
 def events_of(result) -> list[Event]:
     ev = result.events_frame
-    return [(float(t), str(j), str(e), "" if n is None else str(n)) for t, j, e, n in ev.itertuples(index=False, name=None)]
+    return [
+        (float(t), str(j), str(e), "" if n is None else str(n)) for t, j, e, n in ev.itertuples(index=False, name=None)
+    ]
 
 
 def canonical(events: list[Event]) -> list[Event]:
@@ -101,10 +103,10 @@ def assert_events(result, expected: list[Event]) -> None:
     actual = canonical(events_of(result))
     exp = canonical([(float(t), str(j), e, n) for t, j, e, n in expected])
     if actual != exp:
-        first = next((i for i, (a, b) in enumerate(zip(actual, exp, strict=False)) if a != b), min(len(actual), len(exp)))
-        raise AssertionError(
-            f"event logs differ from row {first}\nexpected:\n{_fmt(exp)}\nactual:\n{_fmt(actual)}"
+        first = next(
+            (i for i, (a, b) in enumerate(zip(actual, exp, strict=False)) if a != b), min(len(actual), len(exp))
         )
+        raise AssertionError(f"event logs differ from row {first}\nexpected:\n{_fmt(exp)}\nactual:\n{_fmt(actual)}")
 
 
 def assert_jobs(result, expected: dict[str, tuple]) -> None:
@@ -145,8 +147,11 @@ class Replay:
     first_start: dict[str, float] = field(default_factory=dict)
     max_overuse: float = 0.0
     errors: list[str] = field(default_factory=list)
-    # per instant (time), the set of (job index) pending right after the pass, and free per node
-    after_pass: list[tuple[float, list[str], np.ndarray]] = field(default_factory=list)
+    # per instant: (time, jobs pending right after the pass, free per node, indexes of the
+    # nodes holding a preempting job, whether a release was logged at that instant)
+    after_pass: list[tuple[float, list[str], np.ndarray, set[int], bool]] = field(default_factory=list)
+    # per preempt event: (time, victim, node, TE jobs pending at that moment)
+    preempt_context: list[tuple[float, str, str, list[str]]] = field(default_factory=list)
 
 
 def replay(result, *, tol: float = 1e-9, track_passes: bool = False) -> Replay:
@@ -164,28 +169,27 @@ def replay(result, *, tol: float = 1e-9, track_passes: bool = False) -> Replay:
     restarted: dict[str, bool] = {}
     rp = Replay()
     last_t = -math.inf
+    released_now = False
     ev = events_of(result)
+    te = {str(j): bool(x) for j, x in zip(jobs.job_id, jobs.is_te, strict=True)}
     for k, (t, j, e, n) in enumerate(ev):
         if t < last_t:
             rp.errors.append(f"row {k}: time goes back {last_t} -> {t}")
         last_t = t
+        st = state.get(j, "new")
+        i = idx.get(n, -1)
         if j not in req:
             rp.errors.append(f"row {k}: unknown job {j}")
-            continue
-        st = state.get(j, "new")
-        if e == "submit":
+        elif e == "submit":
             if st != "new":
                 rp.errors.append(f"row {k}: second submit of {j}")
             if n != "":
                 rp.errors.append(f"row {k}: submit with node {n!r}")
             state[j] = "pending"
             rp.submit_time[j] = t
-            continue
-        if n not in idx:
+        elif i < 0:
             rp.errors.append(f"row {k}: {e} of {j} on unknown node {n!r}")
-            continue
-        i = idx[n]
-        if e == "start":
+        elif e == "start":
             if st != "pending":
                 rp.errors.append(f"row {k}: start of {j} in state {st}")
             used[i] += req[j]
@@ -198,6 +202,7 @@ def replay(result, *, tol: float = 1e-9, track_passes: bool = False) -> Replay:
             seg_start[j] = t
             rp.first_start.setdefault(j, t)
         elif e == "preempt":
+            rp.preempt_context.append((t, j, n, [x for x, s in state.items() if s == "pending" and te[x]]))
             if st != "running" or node_of.get(j) != n:
                 rp.errors.append(f"row {k}: preempt of {j} in state {st} on {n} (runs on {node_of.get(j)})")
             else:
@@ -209,6 +214,7 @@ def replay(result, *, tol: float = 1e-9, track_passes: bool = False) -> Replay:
                 rp.errors.append(f"row {k}: release of {j} in state {st} on {n}")
             used[i] -= req[j]
             rp.release_times[j].append(t)
+            released_now = True
             state[j] = "pending"
             restarted[j] = True
         elif e == "finish":
@@ -222,9 +228,12 @@ def replay(result, *, tol: float = 1e-9, track_passes: bool = False) -> Replay:
             rp.finish_node[j] = n
         else:
             rp.errors.append(f"row {k}: unknown event {e!r}")
-        if track_passes and (k + 1 == len(ev) or ev[k + 1][0] != t):
-            pending = [x for x, s in state.items() if s == "pending"]
-            rp.after_pass.append((t, pending, cap - used))
+        if k + 1 == len(ev) or ev[k + 1][0] != t:  # the instant is over: its pass is done
+            if track_passes:
+                pending = [x for x, s in state.items() if s == "pending"]
+                preempting = {idx[node_of[x]] for x, s in state.items() if s == "preempting"}
+                rp.after_pass.append((t, pending, cap - used, preempting, released_now))
+            released_now = False
     for j in req:
         if state.get(j) != "done":
             rp.errors.append(f"job {j} ends in state {state.get(j, 'never submitted')}")

@@ -49,7 +49,15 @@ def _jobs(slowdowns_te: list[float], slowdowns_be: list[float]) -> pd.DataFrame:
 def test_workload_key_depends_on_content_only() -> None:
     a = JobTable.from_frame(
         pd.DataFrame(
-            {"job_id": ["1", "2"], "submit_time": [0, 5], "duration": [10, 20], "cpu": [1, 2], "mem_gb": [1, 1], "gpu": [1, 0], "job_class": ["TE", "be"]}
+            {
+                "job_id": ["1", "2"],
+                "submit_time": [0, 5],
+                "duration": [10, 20],
+                "cpu": [1, 2],
+                "mem_gb": [1, 1],
+                "gpu": [1, 0],
+                "job_class": ["TE", "be"],
+            }
         )
     )
     b = JobTable.from_frame(a.to_frame())
@@ -61,7 +69,15 @@ def test_workload_key_depends_on_content_only() -> None:
 def test_workload_overview() -> None:
     table = JobTable.from_frame(
         pd.DataFrame(
-            {"job_id": ["a", "b"], "submit_time": [0, 100], "duration": [100, 100], "cpu": [1, 1], "mem_gb": [1, 1], "gpu": [2, 2], "job_class": ["TE", "BE"]}
+            {
+                "job_id": ["a", "b"],
+                "submit_time": [0, 100],
+                "duration": [100, 100],
+                "cpu": [1, 1],
+                "mem_gb": [1, 1],
+                "gpu": [2, 2],
+                "job_class": ["TE", "BE"],
+            }
         )
     )
     overview = views.workload_overview(table)
@@ -130,7 +146,9 @@ def _segments() -> tuple[pd.DataFrame, pd.DataFrame]:
             "kind": ["run", "run", "grace", "restore", "run", "run"],
         }
     )
-    ev = pd.DataFrame({"time": [1.9 * h, 0.0], "job_id": ["b1", "t1"], "event": ["preempt", "submit"], "node": ["n0", ""]})
+    ev = pd.DataFrame(
+        {"time": [1.9 * h, 0.0], "job_id": ["b1", "t1"], "event": ["preempt", "submit"], "node": ["n0", ""]}
+    )
     return seg, ev
 
 
@@ -173,7 +191,11 @@ def test_resample_steps_is_a_time_weighted_mean() -> None:
 
 def test_timeline_figure_has_three_panels() -> None:
     util = {"fifo": pd.DataFrame({"time": [0.0, 100.0, 200.0], "gpu_util": [0.5, 1.0, 0.0]})}
-    queue = {"fifo": pd.DataFrame({"time": [0.0, 50.0, 200.0], "pending": [1, 3, 0], "pending_TE": [0, 1, 0], "pending_BE": [1, 2, 0]})}
+    queue = {
+        "fifo": pd.DataFrame(
+            {"time": [0.0, 50.0, 200.0], "pending": [1, 3, 0], "pending_TE": [0, 1, 0], "pending_BE": [1, 2, 0]}
+        )
+    }
     tl = views.timeline_frame(util, queue, bins=10)
     assert set(tl["series"]) == {"GPU utilisation", "pending TE", "pending BE"}
     fig = charts.timeline_figure(tl)
@@ -194,7 +216,15 @@ def test_preemption_frame() -> None:
 def test_workload_figure_histograms() -> None:
     table = JobTable.from_frame(
         pd.DataFrame(
-            {"job_id": ["1", "2", "3"], "submit_time": [0, 1, 2], "duration": [60, 3600, 36000], "cpu": [1] * 3, "mem_gb": [1] * 3, "gpu": [1, 8, 8], "job_class": ["TE", "BE", "BE"]}
+            {
+                "job_id": ["1", "2", "3"],
+                "submit_time": [0, 1, 2],
+                "duration": [60, 3600, 36000],
+                "cpu": [1] * 3,
+                "mem_gb": [1] * 3,
+                "gpu": [1, 8, 8],
+                "job_class": ["TE", "BE", "BE"],
+            }
         )
     )
     fig = charts.workload_figure(views.workload_jobs(table))
@@ -216,7 +246,9 @@ def test_sweep_and_pareto_figures() -> None:
     fig = charts.sweep_figure(sweep, "P", [("te_p95", "TE p95 slowdown")])
     assert len(fig.data) == 2 and fig.layout.xaxis.title.text == "P"
     assert list(fig.data[0].error_y.array) == [0.5, 0.5]
-    points = pd.DataFrame({"policy": ["a", "a", "b"], "value": [1, 2, 1], "te_p95": [1.0, 2.0, 3.0], "be_p95": [5.0, 1.0, 6.0]})
+    points = pd.DataFrame(
+        {"policy": ["a", "a", "b"], "value": [1, 2, 1], "te_p95": [1.0, 2.0, 3.0], "be_p95": [5.0, 1.0, 6.0]}
+    )
     assert list(views.pareto_mask(points["te_p95"], points["be_p95"])) == [True, True, False]
     pfig = charts.pareto_figure(points, "P")
     assert [t.name for t in pfig.data] == ["a", "b", "Pareto front"]
@@ -256,3 +288,15 @@ def test_scenario_from_a_bad_url_keeps_the_good_parts() -> None:
     assert len(warnings) == 4 and any("P" in w for w in warnings)
     s2, w2 = Scenario.from_query({"policies": "k8s,fitgpp"})
     assert s2.baseline == "k8s" and len(w2) == 1
+
+
+def test_gantt_defaults() -> None:
+    seg, ev = _segments()
+    span, window = views.gantt_default_window(seg, ev, 8.0)
+    assert span == 60.0 and window == (0.0, 8.0)  # first preemption at 1.9 h: start an hour before, at 0
+    late = ev.assign(time=ev["time"] + 20 * views.HOUR)
+    assert views.gantt_default_window(seg, late, 8.0)[1] == (20.0, 28.0)
+    assert views.clamp_window((50, 90), 60.0) == (50.0, 60.0) and views.clamp_window((70, 90), 60.0) is None
+    assert views.gantt_default_policy(["fifo", "k8s", "fitgpp"], {"k8s": True, "fitgpp": True}) == "fitgpp"
+    assert views.gantt_default_policy(["fifo", "k8s"], {"k8s": True}) == "k8s"
+    assert views.gantt_default_policy(["fifo"], {}) == "fifo"

@@ -85,7 +85,9 @@ def test_be_max_follows_median_unless_set() -> None:
 
 
 def test_clip_bounds_hold_with_wide_sigma() -> None:
-    gen = generate("demo", 0, {"te_sigma": 4, "be_sigma": 4, "te_min_s": 60, "te_max_s": 600, "be_min_s": 700, "be_max_s": 900})
+    gen = generate(
+        "demo", 0, {"te_sigma": 4, "be_sigma": 4, "te_min_s": 60, "te_max_s": 600, "be_min_s": 700, "be_max_s": 900}
+    )
     t = gen.table
     assert t.duration[t.is_te].min() == 60 and t.duration[t.is_te].max() == 600
     assert t.duration[~t.is_te].min() == 700 and t.duration[~t.is_te].max() == 900
@@ -107,12 +109,24 @@ def test_te_share_extremes() -> None:
         ("paper", {"load": "inf"}, "parameter load: inf is not a finite number"),
         ("paper", {"load": "abc"}, "parameter load: 'abc' is not a number"),
         ("paper", {"te_share": 1.5}, "parameter te_share: 1.5 is out of range (must be <= 1)"),
-        ("paper", {"be_gpu_w": "0.5,0.5"}, "parameter be_gpu_w: 2 weights for 4 GPU counts in be_gpu (lengths must match)"),
-        ("paper", {"be_gpu_w": "0.5,0.5,0.5,0"}, "parameter be_gpu_w: weights 0.5,0.5,0.5,0 sum to 1.5 (they must sum to 1)"),
+        (
+            "paper",
+            {"be_gpu_w": "0.5,0.5"},
+            "parameter be_gpu_w: 2 weights for 4 GPU counts in be_gpu (lengths must match)",
+        ),
+        (
+            "paper",
+            {"be_gpu_w": "0.5,0.5,0.5,0"},
+            "parameter be_gpu_w: weights 0.5,0.5,0.5,0 sum to 1.5 (they must sum to 1)",
+        ),
         ("paper", {"te_gpu_w": "1.2,-0.2"}, "parameter te_gpu_w: -0.2 is out of range (must be >= 0)"),
         ("paper", {"te_gpu": "1,x"}, "parameter te_gpu: '1,x' is not a comma-separated list of numbers"),
         ("paper", {"te_gpu": ""}, "parameter te_gpu: '' is not a comma-separated list of numbers"),
-        ("paper", {"te_min_s": 100, "te_max_s": 50}, "parameter te_min_s: 100 is above te_max_s = 50 (the clip range is empty)"),
+        (
+            "paper",
+            {"te_min_s": 100, "te_max_s": 50},
+            "parameter te_min_s: 100 is above te_max_s = 50 (the clip range is empty)",
+        ),
         ("paper", {"node_gpu": 4}, "parameter be_gpu: a 8-GPU job asks for up to 8 GPUs, more than node_gpu = 4"),
         ("paper", {"node_cpu": 32}, "a 8-GPU job asks for up to 64 CPU cores, more than node_cpu = 32"),
         ("paper", {"cpu_per_gpu_min": 9}, "parameter cpu_per_gpu_min: 9 is above cpu_per_gpu_max = 8"),

@@ -707,7 +707,9 @@ def test_queue_order_string_ids():
     assert _starts(r) == ["1", "10", "100", "9", "a"]
 
 
-@pytest.mark.parametrize(("policy", "order"), [("fifo", ["1", "9", "10", "100"]), ("priority", ["1", "100", "9", "10"])])
+@pytest.mark.parametrize(
+    ("policy", "order"), [("fifo", ["1", "9", "10", "100"]), ("priority", ["1", "100", "9", "10"])]
+)
 def test_queue_order_class_first_except_fifo(policy, order):
     # "100" is TE: priority puts it first (class, then submit, then id); fifo does not.
     jobs = [job(1, 0, 100, 1), job(10, 5, 10, 1), job(9, 5, 10, 1), te(100, 5, 10, 1)]
@@ -756,3 +758,188 @@ def test_worst_fit_tie_rounded_to_1e9():
     r = run(jobs, prop_cluster(1, 1), placement="worst_fit")
     placed = {j: n for _, j, e, n in events_of(r) if e == "start"}
     assert placed == {"a": "n0", "b1": "n1", "b2": "n1", "J": "n0"}
+
+
+# --------------------------------------------------------------------------- more preemption rules
+
+
+@pytest.mark.parametrize("policy", ["k8s", "fitgpp"])
+def test_two_te_jobs_in_one_pass_pick_distinct_victims(policy):
+    # One node of 4: B1 (2, start 0), B2 (2, start 1). T1 (TE, 2, 50 s) and T2 (TE, 2, 60 s)
+    # arrive at 100; queue T1, T2 (same class and time, id order).
+    # T1: k8s removes both, reprieves B1 (earliest start; free 2 fits), B2 cannot come back
+    #   -> {B2}; fitgpp: {B1} and {B2} tie on slack, lost work and past preemptions, the latest
+    #   start wins -> {B2}. T1 reserves min(0, 2) = 0.
+    # T2: B2 is preempting: not a candidate and its resources count as used (rule 4). Removing
+    #   B1 gives 2 free, T1 reserves nothing yet -> {B1}.
+    # t=130: both release; T1 and T2 start. t=180 T1 ends: B1 (submit 0) restarts
+    #   180 + 60 + 900 = 1140. t=190 T2 ends: B2 restarts 190 + 60 + 901 = 1151.
+    jobs = [job("B1", 0, 1000, 2), job("B2", 1, 1000, 2), te("T1", 100, 50, 2), te("T2", 100, 60, 2)]
+    r = run(jobs, prop_cluster(4), policy=policy)
+    assert_events(r, [
+        (0, "B1", "submit", ""), (0, "B1", "start", "n0"),
+        (1, "B2", "submit", ""), (1, "B2", "start", "n0"),
+        (100, "T1", "submit", ""), (100, "T2", "submit", ""),
+        (100, "B2", "preempt", "n0"), (100, "B1", "preempt", "n0"),
+        (130, "B1", "release", "n0"), (130, "B2", "release", "n0"),
+        (130, "T1", "start", "n0"), (130, "T2", "start", "n0"),
+        (180, "T1", "finish", "n0"), (180, "B1", "start", "n0"),
+        (190, "T2", "finish", "n0"), (190, "B2", "start", "n0"),
+        (1140, "B1", "finish", "n0"),
+        (1151, "B2", "finish", "n0"),
+    ])  # fmt: skip
+
+
+@pytest.mark.parametrize("policy", ["k8s", "fitgpp", "lrtp", "random"])
+def test_preempting_job_is_not_a_candidate_for_a_second_te(policy):
+    # One node of 4: B (4). T1 and T2 (TE, 2 each) at 100. T1 takes B as victim (reserves 0).
+    # T2: the only BE job is preempting -> no victims, T2 simply waits (not nominated).
+    # t=130: B releases; T1's reservation is topped up to 2 and T1 starts; the other 2 GPUs
+    # are free and unreserved, so T2 starts too. B waits for T1 and T2 (ends 180 and 190):
+    # 190 + 60 + 900 = 1150.
+    jobs = [job("B", 0, 1000, 4), te("T1", 100, 50, 2), te("T2", 100, 60, 2)]
+    r = run(jobs, prop_cluster(4), policy=policy)
+    assert_events(r, [
+        (0, "B", "submit", ""), (0, "B", "start", "n0"),
+        (100, "T1", "submit", ""), (100, "T2", "submit", ""), (100, "B", "preempt", "n0"),
+        (130, "B", "release", "n0"), (130, "T1", "start", "n0"), (130, "T2", "start", "n0"),
+        (180, "T1", "finish", "n0"),
+        (190, "T2", "finish", "n0"), (190, "B", "start", "n0"),
+        (1150, "B", "finish", "n0"),
+    ])  # fmt: skip
+
+
+@pytest.mark.parametrize("policy", ["k8s", "fitgpp", "lrtp", "random"])
+def test_nominated_te_triggers_no_further_preemption(policy):
+    # Two nodes of 4: B1 (4) on n0 from 0, B2 (4) on n1 from 1. T (TE, 4) at 100 takes one
+    # victim. At 110 C (BE, 1) arrives and a pass runs: T is nominated and waiting, so it must
+    # not preempt the other BE job. Exactly one preemption; T starts at 130.
+    jobs = [job("B1", 0, 1000, 4), job("B2", 1, 1000, 4), te("T", 100, 50, 4), job("C", 110, 5, 1)]
+    r = run(jobs, prop_cluster(4, 4), policy=policy)
+    ev = events_of(r)
+    pre = [(t, j) for t, j, e, _ in ev if e == "preempt"]
+    assert len(pre) == 1 and pre[0][0] == 100.0, pre
+    assert r.jobs_frame.set_index("job_id").loc["T", "first_start"] == 130.0
+
+
+@pytest.mark.parametrize(("backfill", "b_start"), [("none", 100), ("greedy", 20)])
+def test_te_without_victims_blocks_under_backfill_none(backfill, b_start):
+    # One node of 4, k8s. X (TE, 3) runs 0..100. T (TE, 2) at 10: does not fit, and the node
+    # holds only TE work -> no victims; T waits. B (BE, 1) at 20 would fit in the free GPU:
+    # backfill=none stops the pass at T, so B waits until 100 (then T and B start);
+    # backfill=greedy skips T and starts B at 20.
+    jobs = [te("X", 0, 100, 3), te("T", 10, 50, 2), job("B", 20, 5, 1)]
+    r = run(jobs, prop_cluster(4), policy="k8s", backfill=backfill)
+    jf = r.jobs_frame.set_index("job_id")
+    assert jf.loc["T", "first_start"] == 100.0
+    assert jf.loc["B", "first_start"] == b_start
+    assert "preempt" not in {e for _, _, e, _ in events_of(r)}
+
+
+@pytest.mark.parametrize("policy", PREEMPTIVE)
+def test_finish_at_arrival_instant_avoids_preemption(policy):
+    # One node of 4: B (4) ends exactly at 100 when T (TE, 4) arrives. Finishes are processed
+    # before arrivals, so the pass finds the node free: T starts at 100, nobody is preempted.
+    r = run([job("B", 0, 100, 4), te("T", 100, 50, 4)], prop_cluster(4), policy=policy)
+    assert_events(r, [
+        (0, "B", "submit", ""), (0, "B", "start", "n0"),
+        (100, "B", "finish", "n0"), (100, "T", "submit", ""), (100, "T", "start", "n0"),
+        (150, "T", "finish", "n0"),
+    ])  # fmt: skip
+
+
+def _two_victim_jobs():
+    # One node of 8: J1 (1, start 0), J2 (2, start 1), J3 (3, start 2), J4 (2, start 3), all
+    # 1000 s; T (TE, 4) at 100. No single job frees 4: two victims are needed.
+    return [
+        job("J1", 0, 1000, 1),
+        job("J2", 1, 1000, 2),
+        job("J3", 2, 1000, 3),
+        job("J4", 3, 1000, 2),
+        te("T", 100, 50, 4),
+    ]
+
+
+def _preempted(r):
+    return sorted(j for _, j, e, _ in events_of(r) if e == "preempt")
+
+
+def test_fitgpp_two_victim_set_tightest_then_latest_start():
+    # fitgpp pairs freeing >= 4: {J1,J3} = 4 and {J2,J4} = 4 (slack 0), {J2,J3}, {J3,J4} = 5
+    # (slack 1/8 per dim). The two exact ones tie on lost work and past preemptions; the
+    # latest earliest start: {J1,J3} -> 0, {J2,J4} -> 1 -> {J2, J4}.
+    # Both release at 130; T runs 130..180; J2 (submit 1) and J4 (submit 3) restart at 180:
+    # J2 180 + 60 + 901 = 1141, J4 180 + 60 + 903 = 1143.
+    r = run(_two_victim_jobs(), prop_cluster(8), policy="fitgpp")
+    assert _preempted(r) == ["J2", "J4"]
+    assert_jobs(r, {
+        "J1": (0, 1000, 0, 0, "n0"), "J2": (1, 1141, 1, 0, "n0"), "J3": (2, 1002, 0, 0, "n0"),
+        "J4": (3, 1143, 1, 0, "n0"), "T": (130, 180, 0, 0, "n0"),
+    })  # fmt: skip
+
+
+def test_k8s_two_victims_by_reprieve_order():
+    # k8s: remove all (free 8); reprieve J1 (free 7), J2 (free 5); J3 cannot come back
+    # (free 2), nor J4 (free 3) -> {J3, J4}. T 130..180 (1 GPU left over); J3 (3) restarts at
+    # 180 (180 + 60 + 902 = 1142), then J4 (2) fits too (1143).
+    r = run(_two_victim_jobs(), prop_cluster(8), policy="k8s")
+    assert _preempted(r) == ["J3", "J4"]
+    assert_jobs(r, {
+        "J1": (0, 1000, 0, 0, "n0"), "J2": (1, 1001, 0, 0, "n0"), "J3": (2, 1142, 1, 0, "n0"),
+        "J4": (3, 1143, 1, 0, "n0"), "T": (130, 180, 0, 0, "n0"),
+    })  # fmt: skip
+
+
+def test_fitgpp_more_than_two_victims_greedy():
+    # One node of 8 with eight 1-GPU BE jobs; T (TE, 3) needs three victims: no 1- or 2-set is
+    # feasible, the greedy build (then reprieve) gives exactly 3; T starts when they release.
+    jobs = [job(f"b{i}", i, 1000, 1) for i in range(8)] + [te("T", 100, 50, 3)]
+    r = run(jobs, prop_cluster(8), policy="fitgpp")
+    assert len(_preempted(r)) == 3
+    assert r.jobs_frame.set_index("job_id").loc["T", "first_start"] == 130.0
+
+
+@pytest.mark.parametrize(
+    ("checkpoint", "victim", "a_finish", "b_finish", "lost"),
+    [
+        # periodic (interval 100) at t=210: A attained 210 -> would lose 10; B attained 190 ->
+        # would lose 90. Criterion 3 (least lost work) -> A. A: release 240, T 240..290,
+        # A restarts 290 + 60 + 800 = 1150; B ends 1020.
+        ("periodic", "A", 1150, 1020, 10),
+        # on_preempt: no loss either way; past preemptions tie; the latest start -> B:
+        # B restarts 290 + 60 + 810 = 1160; A ends 1000.
+        ("on_preempt", "B", 1000, 1160, 0),
+        # none: A would lose 210, B 190 -> B: 290 + 60 + 1000 = 1350, lost 190.
+        ("none", "B", 1000, 1350, 190),
+    ],
+)
+def test_fitgpp_least_lost_work(checkpoint, victim, a_finish, b_finish, lost):
+    # One node of 4 (prop): A (2) from 0, B (2) from 20, both 1000 s. T (TE, 2) at 210.
+    # {A} and {B} tie on victims (1) and slack (0).
+    jobs = [job("A", 0, 1000, 2), job("B", 20, 1000, 2), te("T", 210, 50, 2)]
+    r = run(jobs, prop_cluster(4), policy="fitgpp", checkpoint=checkpoint, checkpoint_interval=100)
+    assert _preempted(r) == [victim]
+    exp = {"A": (0, a_finish, 0, 0, "n0"), "B": (20, b_finish, 0, 0, "n0"), "T": (240, 290, 0, 0, "n0")}
+    s0, f, _, _, n = exp[victim]
+    exp[victim] = (s0, f, 1, lost, n)
+    assert_jobs(r, exp)
+
+
+def test_fewest_victims_node_wins():
+    # Two nodes of 4 (best_fit): A1 (2) -> n0 at 0, A2 (2) -> n0 at 1 (tighter), C (4) -> n1 at 2.
+    # T (TE, 4) at 100: n0 needs both A1 and A2 (2 victims), n1 only C (1) -> C, for every
+    # deterministic preemptive policy (fewest victims is the first node criterion of each).
+    jobs = [job("A1", 0, 1000, 2), job("A2", 1, 1000, 2), job("C", 2, 1000, 4), te("T", 100, 50, 4)]
+    for policy in ("k8s", "fitgpp", "lrtp"):
+        r = run(jobs, prop_cluster(4, 4), policy=policy)
+        assert _preempted(r) == ["C"], policy
+
+
+def test_fewest_victims_beats_latest_start():
+    # Two nodes of 4, first_fit: C (4) -> n0 at 0; A1 (2), A2 (2) -> n1 at 1 and 2.
+    # T (TE, 4) at 100: n0 {C} (1 victim, start 0) vs n1 {A1, A2} (2 victims, later starts).
+    # Fewest victims comes before the start-time tie-breaks -> C.
+    jobs = [job("C", 0, 1000, 4), job("A1", 1, 1000, 2), job("A2", 2, 1000, 2), te("T", 100, 50, 4)]
+    for policy in ("k8s", "fitgpp", "lrtp"):
+        r = run(jobs, prop_cluster(4, 4), policy=policy, placement="first_fit")
+        assert _preempted(r) == ["C"], policy

@@ -35,7 +35,13 @@ with st.sidebar:
     if st.session_state.get("s_baseline") not in chosen:
         st.session_state["s_baseline"] = chosen[0]
     st.selectbox("Baseline", chosen, key="s_baseline")
-    st.number_input("Seeds", 1, sweeps.MAX_SEEDS, key="s_seeds", help="workloads per knob value; the lines show the mean and its 95% CI")
+    st.number_input(
+        "Seeds",
+        1,
+        sweeps.MAX_SEEDS,
+        key="s_seeds",
+        help="workloads per knob value; the lines show the mean and its 95% CI",
+    )
     st.number_input("Local worker processes", 0, 64, key="s_workers", help="0 = one per core")
     st.text_input(
         "Dask scheduler (optional)",
@@ -106,7 +112,9 @@ st.plotly_chart(charts.sweep_figure(frame, settings.knob, trio_metrics), config=
 st.subheader("TE and BE p95 slowdown")
 st.plotly_chart(charts.sweep_figure(frame, settings.knob, p95_metrics), config=PLOT_CONFIG, key="sweep_p95")
 st.subheader("Trade-off: TE p95 against BE p95")
-st.plotly_chart(charts.pareto_figure(sweeps.pareto_points(rows, settings.knob), settings.knob), config=PLOT_CONFIG, key="pareto")
+st.plotly_chart(
+    charts.pareto_figure(sweeps.pareto_points(rows, settings.knob), settings.knob), config=PLOT_CONFIG, key="pareto"
+)
 st.caption("Each point is one policy at one knob value (labelled), mean over seeds. Lower-left is better on both.")
 with st.expander("All rows"):
     st.dataframe(rows, hide_index=True)

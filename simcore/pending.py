@@ -1,0 +1,89 @@
+"""The pending queue, indexed by queue rank, with a fast "next job that could fit" query.
+
+Queue order (DESIGN.md rule 2) is a total order fixed before the run, so a job's place in
+the queue is its rank, and the queue is the set of pending ranks. A short queue is a sorted
+list scanned directly. A long one is searched by blocks of ranks: each block keeps a lower
+bound of its pending requests per dimension, so finding the next pending job whose request
+is within given bounds scans block bounds (vectorised), then the few candidate blocks, and a
+pass costs far less than the length of the queue. Bounds go stale only downwards (a removal
+can only raise a block's true minimum), so they never hide a job; a block found to hold no
+candidate gets its bound recomputed.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+
+import numpy as np
+
+BLOCK = 256
+SHORT = 128  # up to this many pending jobs, a sorted list beats the block search
+
+
+class PendingQueue:
+    def __init__(self, req_by_rank: np.ndarray) -> None:
+        n = len(req_by_rank)
+        self.req_list = [tuple(r) for r in req_by_rank.tolist()]
+        self.nblocks = max(1, -(-n // BLOCK))
+        self.mask = np.zeros(self.nblocks * BLOCK, dtype=bool)
+        pad = np.full((self.nblocks * BLOCK - n, 3), np.inf)
+        # Fortran order: the per-row "all dimensions within bound" checks run much faster
+        self.req_pad = np.asfortranarray(np.vstack([req_by_rank.reshape(-1, 3), pad]))
+        self.bmin = np.full((self.nblocks, 3), np.inf, order="F")
+        self.bcount = np.zeros(self.nblocks, dtype=np.int64)
+        self.count = 0
+        self.short: list[int] | None = []  # the sorted ranks while the queue is short
+
+    def __len__(self) -> int:
+        return self.count
+
+    def add(self, r: int) -> None:
+        self.mask[r] = True
+        b = r // BLOCK
+        np.minimum(self.bmin[b], self.req_pad[r], out=self.bmin[b])
+        self.bcount[b] += 1
+        self.count += 1
+        if self.short is not None:
+            if self.count > SHORT:
+                self.short = None
+            else:
+                insort(self.short, r)
+
+    def remove(self, r: int) -> None:
+        self.mask[r] = False
+        self.bcount[r // BLOCK] -= 1
+        self.count -= 1
+        if self.short is not None:
+            self.short.remove(r)
+        elif self.count <= SHORT // 2:
+            self.short = np.flatnonzero(self.mask).tolist()
+
+    def next_within(self, start: int, bound: tuple[float, float, float], stop: int | None = None) -> int:
+        """The smallest pending rank >= start (and < stop) whose request is <= bound, or -1."""
+        if self.count == 0:
+            return -1
+        end = len(self.mask) if stop is None else stop
+        if start >= end:
+            return -1
+        if self.short is not None:
+            m0, m1, m2 = bound
+            short, req = self.short, self.req_list
+            for i in range(bisect_left(short, start), len(short)):
+                r = short[i]
+                if r >= end:
+                    return -1
+                c0, c1, c2 = req[r]
+                if c0 <= m0 and c1 <= m1 and c2 <= m2:
+                    return r
+            return -1
+        b0, b1 = start // BLOCK, (end - 1) // BLOCK + 1
+        blocks = np.flatnonzero((self.bcount[b0:b1] > 0) & (self.bmin[b0:b1] <= bound).all(axis=1))
+        for b in (blocks + b0).tolist():
+            lo, hi = max(start, b * BLOCK), min(end, (b + 1) * BLOCK)
+            ok = self.mask[lo:hi] & (self.req_pad[lo:hi] <= bound).all(axis=1)
+            i = int(ok.argmax())
+            if ok[i]:
+                return lo + i
+            if lo == b * BLOCK and hi == (b + 1) * BLOCK:  # the whole block: tighten its bound
+                self.bmin[b] = self.req_pad[lo:hi][self.mask[lo:hi]].min(axis=0)
+        return -1

@@ -1,0 +1,187 @@
+"""The dashboard through Streamlit's AppTest (every page from the entry point), plus the pure
+upload handling it relies on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import uploads
+from dashboard.learn_content import REGIME_FACTS
+from dashboard.scenario import Scenario
+from simcore.errors import UserError
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "dashboard" / "streamlit_app.py")
+DEMO = (ROOT / "sample_workloads" / "demo.csv").read_bytes()
+BAD_ROW = b"job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n1,0,60,1,1,1,TE\n2,5,-3,1,1,1,BE\n"
+
+
+def app(**query: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(query)
+    return at.run()
+
+
+def cards(at: AppTest) -> dict[tuple[int, str], tuple[str, str]]:
+    """(card index, label) -> (value, delta) of the trio metric cards."""
+    return {(i // 3, m.label): (m.value, m.delta) for i, m in enumerate(at.metric)}
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_default_run_shows_the_trio_and_every_chart() -> None:
+    at = app()
+    assert_clean(at)
+    assert len(at.metric) == 4 * 3  # fifo, priority, k8s, fitgpp x the trio
+    trio = cards(at)
+    assert trio[(0, "TE p95 slowdown")][1] in ("", None)  # the baseline has no delta
+    assert trio[(3, "TE p95 slowdown")][1].startswith("-")  # fitgpp cuts TE p95 against fifo
+    assert len(at.get("plotly_chart")) == 2  # CDF and percentiles: only the open tab is drawn
+    assert at.dataframe  # the percentile table
+    assert any("sample demo.csv" in c.value for c in at.caption)
+    assert any("One run" in c.value for c in at.caption)  # single runs are flagged as chaotic
+    assert dict(at.query_params) == {}  # the default scenario keeps the URL clean
+
+
+def test_changing_a_knob_changes_the_result_and_the_url() -> None:
+    at = app()
+    before = cards(at)
+    at.selectbox(key="x_k_backfill").set_value("none").run()
+    assert_clean(at)
+    assert cards(at) != before
+    assert at.query_params["backfill"] == ["none"] or at.query_params["backfill"] == "none"
+
+
+def test_url_restores_the_scenario() -> None:
+    at = app(
+        source="generate", preset="demo", **{"g.jobs": "150"}, policies="fifo,fitgpp", P="1", seeds="2", grace="10"
+    )
+    assert_clean(at)
+    assert at.radio(key="x_source").value == "generate"
+    assert at.number_input(key="x_gen_jobs").value == 150
+    assert at.multiselect(key="x_policies").value == ["fifo", "fitgpp"]
+    assert at.number_input(key="x_k_P").value == 1 and at.number_input(key="x_k_grace").value == 10
+    assert len(at.metric) == 2 * 3
+    assert any("Mean over 2 seeds" in c.value for c in at.caption)
+    assert any("150 jobs" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize(
+    ("tab", "what"),
+    [("Gantt", "gantt"), ("Utilisation and queue", "timeline"), ("Preemptions", None), ("Jobs and downloads", None)],
+)
+def test_each_result_tab_opens_from_the_url(tab: str, what: str | None) -> None:
+    at = app(tab=tab, gantt_window="100,110", gantt_policy="k8s")
+    assert_clean(at)
+    charts = at.get("plotly_chart")
+    assert len(charts) == (1 if what else 0)
+    if tab == "Gantt":
+        assert at.slider(key="x_gantt_window").value == (100.0, 110.0)
+        assert at.selectbox(key="x_gantt_policy").value == "k8s"
+        at.slider(key="x_gantt_window").set_value((0.0, 24.0)).run()
+        assert_clean(at)
+        assert at.query_params["gantt_window"] in ("0,24", ["0,24"])
+    if tab == "Jobs and downloads":
+        assert len(at.get("download_button")) == 3 and at.dataframe
+    if tab == "Preemptions":
+        assert at.dataframe
+
+
+def test_workload_details_open_on_request() -> None:
+    at = app()
+    at.session_state["workload_details"] = True
+    at.run()
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == 3  # the histograms join the open tab's two charts
+
+
+def test_a_bad_url_is_ignored_with_a_notice() -> None:
+    at = app(P="many", seeds="99", grace="5")
+    assert_clean(at)
+    assert at.number_input(key="x_k_P").value == 2 and at.number_input(key="x_k_grace").value == 5
+    assert len(at.toast) == 2
+
+
+def test_uploading_a_bad_then_a_good_workload() -> None:
+    at = app(source="upload")
+    assert_clean(at)
+    assert at.info and not at.metric
+    at.file_uploader(key="upload_workload").set_value(("broken.csv", BAD_ROW, "text/csv")).run()
+    assert not at.exception
+    message = at.error[0].value
+    assert "broken" in message and "row 3" in message and "duration" in message
+    assert not at.metric
+    at.file_uploader(key="upload_workload").set_value(("demo.csv", DEMO, "text/csv")).run()
+    assert_clean(at)
+    assert len(at.metric) == 12
+    assert any("upload demo.csv" in c.value for c in at.caption)
+
+
+def test_uploading_a_cluster_file() -> None:
+    at = app(cluster="upload")
+    at.file_uploader(key="upload_cluster").set_value(
+        ("c.yaml", b"nodes: [{count: 2, cpu: 64, mem_gb: 512, gpu: 8}]", "text/yaml")
+    ).run()
+    assert_clean(at)
+    assert any("2 nodes, 16 GPUs" in c.value for c in at.caption)
+    at.file_uploader(key="upload_cluster").set_value(("c.yaml", b"nodes: [{count: -1}]", "text/yaml")).run()
+    assert not at.exception and "c.yaml" in at.error[0].value
+
+
+def test_parse_workload_upload_directly() -> None:
+    table, notes = uploads.parse_workload_upload("demo.csv", DEMO, {})
+    assert len(table) == 400 and notes == []
+    with pytest.raises(UserError, match="row 3"):
+        uploads.parse_workload_upload("broken.csv", BAD_ROW, {})
+    table, notes = uploads.parse_workload_upload("broken.csv", BAD_ROW, {"bad_rows": "drop"})
+    assert len(table) == 1 and notes
+    with pytest.raises(UserError, match="compress arrivals"):
+        uploads.parse_workload_upload("demo.csv", DEMO, {"compress": "fast"})
+    with pytest.raises(UserError):
+        uploads.parse_workload_upload("x.bin", b"\xff\xfe\x00garbage", {})
+
+
+def test_error_markdown_lists_problems_and_escapes() -> None:
+    text = uploads.error_markdown(UserError("f_1.csv: 2 rows refused\n  row 2, column gpu: *bad*\n  row 3: x"))
+    assert text.splitlines()[0] == r"f\_1.csv: 2 rows refused"
+    assert r"- row 2, column gpu: \*bad\*" in text and text.count("\n- ") == 2
+
+
+def test_learn_page_links_each_regime_fact_to_explore() -> None:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("app_pages/learn.py").run()
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown) + " ".join(i.value for i in at.info)
+    assert "reconstruction of the paper's approach" in text and "1902.01613" in text
+    assert len(at.get("page_link")) == len(REGIME_FACTS)
+    for fact in REGIME_FACTS:
+        scenario, warnings = Scenario.from_query(fact.query)
+        assert warnings == [] and scenario == fact.scenario
+
+
+def test_sweep_page_waits_for_the_button_then_runs_from_a_link() -> None:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page("app_pages/sweep.py").run()
+    assert_clean(at)
+    assert at.info and not at.get("plotly_chart")
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(
+        run="1", knob="grace", values="0,600", seeds="2", workers="1", policies="fifo,k8s", jobs="120"
+    )
+    at.switch_page("app_pages/sweep.py").run()
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == 3  # trio lines, p95 lines, Pareto
+    assert at.text_input(key="s_values").value == "0,600"
+
+
+def test_sweep_page_reports_bad_values() -> None:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(knob="load", values="0.5,-1")
+    at.switch_page("app_pages/sweep.py").run()
+    assert not at.exception and at.error

@@ -1,0 +1,77 @@
+"""Metrics: summaries against a direct recomputation, utilisation by hand, the trio, time series."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import job, prop_cluster, run, te
+
+from simcore import metrics
+from simcore.engine import simulate
+from simcore.model import SimConfig
+from simcore.presets import generate
+
+
+def _small():
+    # one 4-GPU node. A (BE, 4 GPUs) 0..100; T (TE, 2 GPUs) arrives at 10, preempts A under k8s
+    # (grace 30 -> released at 40), runs 40..60; A restarts at 60 with 60 s restore -> ends 60+60+90=210.
+    return run([job("A", 0, 100, 4), te("T", 10, 20, 2)], prop_cluster(4), policy="k8s")
+
+
+def test_summary_matches_recomputation_on_demo():
+    wl = generate("demo", 3)
+    r = simulate(wl.table, wl.cluster, SimConfig(policy="fitgpp"))
+    s = metrics.summarize(r)
+    jf = r.jobs_frame
+    for cls, frame in (("TE", jf[jf.job_class == "TE"]), ("BE", jf[jf.job_class == "BE"]), ("all", jf)):
+        assert s["classes"][cls]["count"] == len(frame)
+        for col in ("slowdown", "wait", "jct"):
+            got = s["classes"][cls][col]
+            assert got["mean"] == pytest.approx(frame[col].mean())
+            for q in (50, 90, 95, 99):
+                assert got[f"p{q}"] == pytest.approx(np.percentile(frame[col], q))
+    assert s["preemptions"] == int(jf.preemptions.sum()) and s["lost_work"] == pytest.approx(jf.lost_work.sum())
+    assert list(s) == ["policy", "classes", "preemptions", "lost_work", "gpu_utilization", "gpu_useful_utilization",
+                       "cpu_utilization", "makespan", "unschedulable", "knobs", "wall_seconds"]  # fmt: skip
+
+
+def test_utilisation_counts_restore_and_grace_by_hand():
+    r = _small()
+    s = metrics.summarize(r)
+    # A holds 4 GPUs 0..40 (incl. grace) and 60..210; T holds 2 GPUs 40..60. Makespan 210.
+    held = 4 * 40 + 4 * 150 + 2 * 20
+    assert s["makespan"] == 210
+    assert s["gpu_utilization"] == pytest.approx(held / (4 * 210))
+    assert s["gpu_useful_utilization"] == pytest.approx((4 * 100 + 2 * 20) / (4 * 210))
+    assert s["preemptions"] == 1 and s["classes"]["TE"]["wait"]["mean"] == 30
+
+
+def test_time_series_by_hand():
+    r = _small()
+    u = metrics.utilization_over_time(r)
+    assert u[["time", "gpu_alloc"]].values.tolist() == [[0, 4], [40, 2], [60, 4], [210, 0]]
+    q = metrics.queue_length_over_time(r)
+    assert q[["time", "pending", "pending_TE", "pending_BE"]].values.tolist() == [
+        [0, 0, 0, 0], [10, 1, 1, 0], [40, 1, 0, 1], [60, 0, 0, 0]]  # fmt: skip
+    seg = metrics.segments(r)
+    rows = seg[["job_id", "start", "end", "kind"]].values.tolist()
+    assert rows == [["A", 0, 10, "run"], ["A", 10, 40, "grace"], ["T", 40, 60, "run"],
+                    ["A", 60, 120, "restore"], ["A", 120, 210, "run"]]  # fmt: skip
+
+
+def test_trio_and_nulls():
+    base = {"classes": {"TE": {"slowdown": {"p95": 10.0}}, "BE": {"slowdown": {"p50": 2.0, "p95": 0.0}}}}
+    pol = {"classes": {"TE": {"slowdown": {"p95": 1.0}}, "BE": {"slowdown": {"p50": 3.0, "p95": 5.0}}}}
+    assert metrics.trio(pol, base) == {"TE_p95_slowdown_pct": -90.0, "BE_p50_slowdown_pct": 50.0,
+                                       "BE_p95_slowdown_pct": None}  # fmt: skip
+    empty = metrics.describe(np.array([]))
+    assert empty == dict.fromkeys(("mean", "p50", "p90", "p95", "p99"))
+    with pytest.raises(ValueError, match="baseline 'x'"):
+        metrics.compare_summaries({"fifo": base}, "x")
+
+
+def test_bounded_slowdown_tau():
+    r = run([job("A", 0, 5, 1), job("B", 0, 100, 1)], prop_cluster(1), policy="fifo", tau=10)
+    jf = r.jobs_frame.set_index("job_id")
+    # A: jct 5 -> max(1, 5/max(5,10)) = 1; B waits 5: jct 105 -> 105/100.
+    assert jf.loc["A", "slowdown"] == 1.0 and jf.loc["B", "slowdown"] == pytest.approx(1.05)

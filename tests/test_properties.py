@@ -1,0 +1,310 @@
+"""Property tests: random small workloads and clusters, every policy, many knob settings.
+
+Each run is replayed from its events frame (helpers.replay) and checked against the rules
+of DESIGN.md sections 2-4 that hold for any workload: capacity, life cycle, progress and
+lost work, TE never preempted, the P cap, no start before submit, within-instant event
+order, jobs frame consistent with the events, unschedulable jobs, determinism; plus the
+backfill rules for the non-preemptive policies.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from helpers import Replay, expected_lost_work, progress, queue_key, replay
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from simcore.engine import simulate
+from simcore.model import ClusterSpec, JobTable, Node, Resources, SimConfig
+
+POLICIES = ["fifo", "priority", "k8s", "lrtp", "random", "fitgpp"]
+NON_PREEMPTIVE = {"fifo", "priority"}
+
+# Resource values are integers or binary fractions, so that sums and differences of them are
+# exact in floating point and "fits" has no rounding ambiguity in the checks below.
+GPU_CAPS = [0, 0.5, 1, 2, 4, 8]
+CPU_CAPS = [1, 2, 4, 8, 16]
+MEM_CAPS = [1, 4, 16, 64]
+GPU_REQ = [0, 0.25, 0.5, 1, 1, 2, 4, 8]
+CPU_REQ = [0, 0.5, 1, 2, 4, 8, 16]
+MEM_REQ = [0, 1, 2, 8, 32]
+
+
+@st.composite
+def clusters(draw) -> ClusterSpec:
+    n = draw(st.integers(1, 4))
+    if draw(st.booleans()):  # homogeneous
+        caps = [(draw(st.sampled_from(CPU_CAPS)), draw(st.sampled_from(MEM_CAPS)), draw(st.sampled_from(GPU_CAPS)))] * n
+    else:
+        caps = [
+            (draw(st.sampled_from(CPU_CAPS)), draw(st.sampled_from(MEM_CAPS)), draw(st.sampled_from(GPU_CAPS)))
+            for _ in range(n)
+        ]
+    return ClusterSpec(tuple(Node(f"n{i}", Resources(*map(float, c))) for i, c in enumerate(caps)))
+
+
+@st.composite
+def workloads(draw, cluster: ClusterSpec) -> JobTable:
+    """Jobs for `cluster`: most requests are clipped to some node's capacity (so that they
+    are schedulable), a few are left as drawn (often unschedulable)."""
+    caps = cluster.capacity_matrix()
+    n = draw(st.integers(1, 14))
+    int_times = draw(st.booleans())
+    if int_times:
+        # a small range of integer times: many ties at equal times
+        submits = draw(st.lists(st.integers(0, 30), min_size=n, max_size=n))
+        durations = draw(st.lists(st.integers(1, 60), min_size=n, max_size=n))
+    else:
+        fl = st.floats(0, 40, allow_nan=False, allow_infinity=False, allow_subnormal=False)
+        submits = draw(st.lists(fl, min_size=n, max_size=n))
+        durations = draw(st.lists(st.floats(0.25, 60, allow_nan=False, allow_subnormal=False), min_size=n, max_size=n))
+    id_mode = draw(st.sampled_from(["int", "str"]))
+    if id_mode == "int":
+        ids = [str(x) for x in draw(st.lists(st.integers(0, 500), min_size=n, max_size=n, unique=True))]
+    else:
+        ids = draw(
+            st.lists(st.text("ab19", min_size=1, max_size=3), min_size=n, max_size=n, unique=True).filter(
+                lambda xs: not all(x.isdigit() for x in xs)
+            )
+        )
+    req = np.array(
+        [
+            (draw(st.sampled_from(CPU_REQ)), draw(st.sampled_from(MEM_REQ)), draw(st.sampled_from(GPU_REQ)))
+            for _ in range(n)
+        ],
+        dtype=float,
+    ).reshape(-1, 3)
+    for i in range(n):
+        if draw(st.integers(0, 9)) > 0:
+            req[i] = np.minimum(req[i], caps[draw(st.integers(0, len(caps) - 1))])
+    is_te = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    return JobTable(
+        job_id=np.array(ids, dtype=object),
+        submit_time=np.array(submits, dtype=float),
+        duration=np.array(durations, dtype=float),
+        request=req,
+        is_te=is_te,
+    )
+
+
+@st.composite
+def configs(draw, policy: str) -> SimConfig:
+    return SimConfig(
+        policy=policy,
+        grace=draw(st.sampled_from([0.0, 5.0, 30.0])),
+        checkpoint=draw(st.sampled_from(["on_preempt", "periodic", "none"])),
+        checkpoint_interval=draw(st.sampled_from([10.0, 25.0])),
+        restore=draw(st.sampled_from([0.0, 7.0, 60.0])),
+        backfill=draw(st.sampled_from(["greedy", "none"])),
+        placement=draw(st.sampled_from(["best_fit", "first_fit", "worst_fit"])),
+        P=draw(st.sampled_from([0, 1, 2, 3])),
+        s=draw(st.sampled_from([math.inf, 1.0, 2.5, 8.0])),
+        seed=draw(st.integers(0, 5)),
+    )
+
+
+# --------------------------------------------------------------------------- checks
+
+TOL = 1e-6
+
+
+def _rank(event: str, grace: float) -> int:
+    # within an instant: finishes, releases (end of grace), submits, then the pass's decisions
+    # (starts, preempts, and with grace = 0 the releases made inside the pass)
+    if event == "finish":
+        return 0
+    if event == "release":
+        return 3 if grace == 0 else 1
+    if event == "submit":
+        return 2
+    return 3
+
+
+def check_run(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, r) -> Replay:
+    cap = cluster.capacity_matrix()
+    # unschedulable: exactly the jobs that fit on no empty node
+    fits_somewhere = (jobs.request[:, None, :] <= cap[None, :, :]).all(axis=2).any(axis=1)
+    assert sorted(r.unschedulable) == sorted(jobs.job_id[~fits_somewhere].tolist())
+    jf = r.jobs_frame
+    assert sorted(jf["job_id"]) == sorted(jobs.job_id[fits_somewhere].tolist())
+    assert set(r.events_frame["job_id"]) <= set(jf["job_id"])
+
+    rp = replay(r, tol=1e-9, track_passes=True)
+    assert not rp.errors, "\n".join(rp.errors[:20])
+    assert rp.max_overuse <= 1e-9
+
+    sub = dict(zip(jobs.job_id, jobs.submit_time, strict=True))
+    dur = dict(zip(jobs.job_id, jobs.duration, strict=True))
+    te = dict(zip(jobs.job_id, jobs.is_te, strict=True))
+    ev = r.events_frame
+    # within-instant order of event kinds
+    ranks = [_rank(e, config.grace) for e in ev["event"]]
+    times = ev["time"].to_numpy()
+    for k in range(1, len(ev)):
+        if times[k] == times[k - 1]:
+            assert ranks[k] >= ranks[k - 1], f"row {k}: {ev.iloc[k - 1].tolist()} before {ev.iloc[k].tolist()}"
+
+    for row in jf.itertuples(index=False):
+        j = row.job_id
+        segs = rp.segments[j]
+        assert rp.submit_time[j] == pytest.approx(sub[j], abs=1e-12)
+        assert rp.first_start[j] >= sub[j] - 1e-12, f"{j} starts before its submit"
+        # jobs frame consistent with the events
+        assert row.first_start == pytest.approx(rp.first_start[j], abs=1e-12)
+        assert row.finish == pytest.approx(rp.finish_time[j], abs=1e-12)
+        assert row.node == rp.finish_node[j]
+        npre = len(rp.preempt_times[j])
+        assert row.preemptions == npre
+        assert len(rp.release_times[j]) == npre
+        if te[j]:
+            assert npre == 0, f"TE job {j} preempted"
+        if config.policy in NON_PREEMPTIVE:
+            assert npre == 0
+        if config.policy == "fitgpp":
+            assert npre <= config.P
+        # the grace period: release exactly `grace` after the signal
+        for tp, tr in zip(rp.preempt_times[j], rp.release_times[j], strict=True):
+            assert tr == pytest.approx(tp + config.grace, abs=TOL)
+        # progress adds up, and lost work follows the checkpoint mode
+        done = sum(progress(s, config.restore) for s in segs)
+        assert done == pytest.approx(dur[j] + row.lost_work, abs=TOL), (j, segs, row)
+        lost, _ = expected_lost_work(segs, config)
+        assert row.lost_work == pytest.approx(lost, abs=TOL), (j, segs, config.checkpoint)
+        if config.checkpoint == "on_preempt":
+            assert row.lost_work == 0
+    return rp
+
+
+def dominant_share(req: np.ndarray, cap: np.ndarray) -> float:
+    """DESIGN rule 7: max over dimensions of request / capacity, skipping dimensions where
+    both are zero."""
+    out = 0.0
+    for q, c in zip(req, cap, strict=True):
+        if c == 0:
+            if q > 0:
+                return math.inf
+            continue
+        out = max(out, q / c)
+    return out
+
+
+def check_pass_rules(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, r, rp: Replay) -> None:
+    ids = list(jobs.job_id)
+    req = dict(zip(ids, jobs.request, strict=True))
+    cap = cluster.capacity_matrix()
+    names = list(cluster.names)
+    if config.backfill == "greedy":
+        # Greedy passes place every job that fits. After the pass of an instant, a node that
+        # holds no preempting job carries no reservation (a nominated job's node holds its
+        # victims until they release, and then the job fits there at once), so no pending
+        # job may fit on it. Skipped: instants with an in-pass release (grace 0), which can
+        # free room for a job the pass had already walked past.
+        for t, pending, free, preempting, released_now in rp.after_pass:
+            if config.grace == 0 and released_now:
+                continue
+            for j in pending:
+                fits = (free - req[j][None, :] >= -1e-12).all(axis=1)
+                fits[list(preempting)] = False
+                assert not fits.any(), f"t={t}: pending {j} fits on node {int(np.argmax(fits))} after a greedy pass"
+    elif config.policy in NON_PREEMPTIVE:
+        # strict head-of-line: when a job starts, no job still waiting is ahead of it
+        keys = dict(
+            zip(ids, queue_key(ids, jobs.submit_time, jobs.is_te, te_first=config.policy != "fifo"), strict=True)
+        )
+        pending: set[str] = set()
+        for t, j, e in zip(r.events_frame["time"], r.events_frame["job_id"], r.events_frame["event"], strict=True):
+            if e == "submit":
+                pending.add(j)
+            elif e == "start":
+                pending.discard(j)
+                ahead = [k for k in pending if keys[k] < keys[j]]
+                assert not ahead, f"t={t}: {j} started while {ahead} waited ahead of it (backfill=none)"
+    # preemptions happen only for a waiting TE job; fitgpp's s cap holds for some such job
+    for t, victim, node, pending_te in rp.preempt_context:
+        assert pending_te, f"t={t}: {victim} preempted while no TE job waits"
+        if config.policy == "fitgpp" and math.isfinite(config.s):
+            c = cap[names.index(node)]
+            share_v = dominant_share(req[victim], c)
+            best_te = max(dominant_share(req[x], c) for x in pending_te)
+            assert share_v <= config.s * best_te + 1e-9, f"t={t}: {victim} share {share_v} > s x {best_te}"
+
+
+def _run_and_check(jobs, cluster, config):
+    r = simulate(jobs, cluster, config)
+    rp = check_run(jobs, cluster, config, r)
+    check_pass_rules(jobs, cluster, config, r, rp)
+    # determinism: the same inputs give identical frames
+    r2 = simulate(jobs, cluster, config)
+    assert r.events_frame.equals(r2.events_frame)
+    assert r.jobs_frame.equals(r2.jobs_frame)
+    assert tuple(r.unschedulable) == tuple(r2.unschedulable)
+    return r
+
+
+SETTINGS = settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@SETTINGS
+@given(data=st.data())
+def test_invariants(policy, data):
+    cluster = data.draw(clusters())
+    jobs = data.draw(workloads(cluster))
+    config = data.draw(configs(policy))
+    _run_and_check(jobs, cluster, config)
+
+
+@st.composite
+def contended(draw):
+    """A busier case for the preemptive policies: one or two nodes, many BE jobs and TE
+    jobs arriving later, so that preemptions (and repeated ones) actually happen."""
+    g = draw(st.sampled_from([2, 4, 8]))
+    nodes = draw(st.integers(1, 2))
+    cluster = ClusterSpec(tuple(Node(f"n{i}", Resources(float(g), float(g), float(g))) for i in range(nodes)))
+    n_be = draw(st.integers(1, 6))
+    n_te = draw(st.integers(1, 6))
+    rows = []
+    for _ in range(n_be):
+        gg = draw(st.sampled_from([x for x in (0.5, 1, 2, 4, 8) if x <= g]))
+        rows.append((draw(st.integers(0, 10)), draw(st.integers(20, 200)), gg, False))
+    for _ in range(n_te):
+        gg = draw(st.sampled_from([x for x in (0.5, 1, 2, 4) if x <= g]))
+        rows.append((draw(st.integers(5, 150)), draw(st.integers(1, 40)), gg, True))
+    jobs = JobTable(
+        job_id=np.array([str(i) for i in range(len(rows))], dtype=object),
+        submit_time=np.array([r[0] for r in rows], dtype=float),
+        duration=np.array([r[1] for r in rows], dtype=float),
+        request=np.array([(r[2], r[2], r[2]) for r in rows], dtype=float).reshape(-1, 3),
+        is_te=np.array([r[3] for r in rows], dtype=bool),
+    )
+    return jobs, cluster
+
+
+@pytest.mark.parametrize("policy", ["k8s", "lrtp", "random", "fitgpp"])
+@SETTINGS
+@given(data=st.data())
+def test_invariants_under_contention(policy, data):
+    jobs, cluster = data.draw(contended())
+    config = data.draw(configs(policy))
+    _run_and_check(jobs, cluster, config)
+
+
+@pytest.mark.parametrize("policy", ["k8s", "lrtp", "random", "fitgpp"])
+def test_contention_strategy_does_preempt(policy):
+    """The contention strategy is not vacuous: a fixed instance of it preempts, repeatedly."""
+    rows = [(0, 200, 4, False), (1, 200, 4, False), (10, 30, 2, True), (60, 30, 4, True), (120, 30, 4, True)]
+    jobs = JobTable(
+        job_id=np.array([str(i) for i in range(len(rows))], dtype=object),
+        submit_time=np.array([r[0] for r in rows], dtype=float),
+        duration=np.array([r[1] for r in rows], dtype=float),
+        request=np.array([(r[2], r[2], r[2]) for r in rows], dtype=float),
+        is_te=np.array([r[3] for r in rows], dtype=bool),
+    )
+    cluster = ClusterSpec((Node("n0", Resources(4.0, 4.0, 4.0)), Node("n1", Resources(4.0, 4.0, 4.0))))
+    cfg = SimConfig(policy=policy, grace=5, checkpoint="periodic", checkpoint_interval=25, restore=7)
+    r = _run_and_check(jobs, cluster, cfg)
+    assert int(r.jobs_frame["preemptions"].sum()) >= 3
+    assert float(r.jobs_frame["lost_work"].sum()) > 0

@@ -1,0 +1,117 @@
+"""``simcore reproduce --quick``: the document has every required section, and its numbers are
+the rows' numbers (recomputed here independently: numpy mean, t-table critical values)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simcore import cli_sweep, reproduce
+
+TRACE = Path(__file__).resolve().parent.parent / reproduce.DEFAULT_TRACE
+T975 = {1: 12.7062047, 2: 4.3026527, 3: 3.1824463, 4: 2.7764451}  # two-sided 95% t critical values
+
+
+def run(args: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="simcore")
+    sub = p.add_subparsers(dest="command", required=True)
+    cli_sweep.add_reproduce_command(sub)
+    ns = p.parse_args(["reproduce", *args])
+    return ns.func(ns)
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("quick")
+    assert run(["--quick", "--out-dir", str(out), "--workers", "2", "--no-progress", "--trace", str(TRACE)]) == 0
+    return out
+
+
+def mean_ci_text(values: np.ndarray) -> str:
+    """'+x.x% [+lo, +hi]' computed from scratch."""
+    n = len(values)
+    mean = float(np.mean(values))
+    half = T975[n - 1] * float(np.std(values, ddof=1)) / math.sqrt(n)
+    return f"{mean:+.1f}% [{mean - half:+.1f}, {mean + half:+.1f}]"
+
+
+def test_document_sections_and_figures(quick):
+    doc = (quick / "RESULTS.md").read_text()
+    for heading in [
+        "## 1. The headline: trio against FIFO",
+        "## 2. Against priority",
+        "## 3. Tails, preemptions and lost work",
+        "## 4. FitGpp against the other preemptive policies",
+        "## 5. Sensitivity",
+        "### fitgpp `P`",
+        "### fitgpp `s`",
+        *(f"### `{key}`" for key in ("grace", "restore", "checkpoint", "backfill", "load", "te_share")),
+        "## 6. The real trace",
+        "## 7. Where FitGpp wins, where it does not, and why",
+        "## Reproduce",
+    ]:
+        assert heading in doc, heading
+    assert "reconstruction of the paper's approach" in doc and "not the paper's exact algorithm" in doc
+    for paper in ("-96.6%", "+18.0%", "+23.9%"):
+        assert paper in doc
+    assert "**300 jobs** per workload" in doc
+    assert "TE p99 slowdown" in doc and "TE max wait" in doc and "lost work" in doc
+    assert "simcore reproduce --quick" in doc
+    for policy in ("priority", "k8s", "lrtp", "random", "fitgpp"):
+        assert f"| {policy} |" in doc
+    figures = re.findall(r"!\[[^\]]*\]\((results/[^)]+\.png)\)", doc)
+    assert len(figures) >= 9
+    for fig in figures:
+        assert (quick / fig).stat().st_size > 1000
+        assert (quick / fig).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_numbers_equal_a_recomputation_from_the_rows(quick):
+    doc = (quick / "RESULTS.md").read_text()
+    rows = pd.read_parquet(quick / "results" / "rows_main.parquet")
+    assert rows["seed"].nunique() == 3 and (rows["jobs_simulated"] == 300).all()
+    for policy in ("fitgpp", "k8s", "priority"):
+        mine = rows[rows["policy"] == policy]
+        cells = [mean_ci_text(mine[f"{k}_vs_fifo"].to_numpy()) for k in reproduce.PAPER_TRIO]
+        assert f"| {policy} | {' | '.join(cells)} |" in doc
+        vs_prio = [mean_ci_text(mine[f"{k}_vs_priority"].to_numpy()) for k in reproduce.PAPER_TRIO]
+        if policy != "priority":
+            assert f"| {policy} | {' | '.join(vs_prio)} |" in doc
+    # the trio itself is the percent change against fifo on the same seed
+    fifo = rows[rows["policy"] == "fifo"].set_index("seed")["TE_slowdown_p95"]
+    fit = rows[rows["policy"] == "fitgpp"].set_index("seed")
+    assert np.allclose(fit["TE_p95_slowdown_pct_vs_fifo"], (fit["TE_slowdown_p95"] - fifo) / fifo * 100)
+    # a paired difference of section 4
+    diff = (rows[rows["policy"] == "fitgpp"].set_index("seed")["preemptions"]
+            - rows[rows["policy"] == "k8s"].set_index("seed")["preemptions"]).to_numpy(dtype=float)  # fmt: skip
+    assert reproduce.fmt_val(reproduce.Stat.of(diff)) in doc.split("## 4.")[1].split("## 5.")[0]
+
+
+def test_trace_part(quick):
+    doc = (quick / "RESULTS.md").read_text()
+    section = doc.split("## 6.")[1].split("## 7.")[0]
+    if not TRACE.is_dir():
+        assert "was not found" in section
+        return
+    assert "### Recipe A" in section and "### Recipe B" in section
+    rows = pd.read_parquet(quick / "results" / "rows_alibaba_A.parquet")
+    n = int(rows["jobs_simulated"].iloc[0])
+    assert f"One workload of **{n} jobs**" in section
+    fit = rows[rows["policy"] == "fitgpp"]["TE_p95_slowdown_pct_vs_fifo"].item()
+    assert f"| fitgpp | {fit:+.1f}% |" in section
+
+
+def test_missing_trace_is_skipped_with_a_message(tmp_path, capsys):
+    code = run(["--quick", "--seeds", "2", "--jobs", "80", "--out-dir", str(tmp_path), "--workers", "1",
+                "--no-progress", "--trace", str(tmp_path / "no-trace")])  # fmt: skip
+    assert code == 0
+    assert "was not found" in capsys.readouterr().out
+    doc = (tmp_path / "RESULTS.md").read_text()
+    assert "was not found" in doc.split("## 6.")[1] and "**80 jobs**" in doc
+    assert not list((tmp_path / "results").glob("rows_alibaba*"))

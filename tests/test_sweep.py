@@ -1,0 +1,324 @@
+"""Sweeps: executors agree byte for byte, resume completes without duplicates, aggregation is exact,
+bad grids get clear errors."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simcore import cli_sweep, sweep
+from simcore.errors import UserError
+
+SMALL = {"jobs": 60, "nodes": 2}
+
+
+def small_spec(**kw) -> sweep.SweepSpec:
+    args = {
+        "preset": "demo",
+        "fixed": SMALL,
+        "grids": {"load": [0.8, 1.0]},
+        "seeds": 2,
+        "policies": "fifo,priority,fitgpp,fitgpp:P=1",
+        "baseline": "fifo,priority",
+    }
+    args.update(kw)
+    return sweep.build_spec(**args)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> tuple[pd.DataFrame, bytes, bytes]:
+    """The small grid run in this process: rows, Parquet bytes, CSV bytes."""
+    d = tmp_path_factory.mktemp("ref")
+    report = sweep.run_sweep(small_spec(), d / "rows.parquet", workers=1, csv=d / "rows.csv")
+    return report.rows, (d / "rows.parquet").read_bytes(), (d / "rows.csv").read_bytes()
+
+
+def test_rows_shape_and_trio(reference):
+    rows, _, _ = reference
+    assert len(rows) == 2 * 2 * 4
+    assert list(rows["policy"][:4]) == ["fifo", "priority", "fitgpp", "fitgpp:P=1"]
+    assert rows.duplicated(list(sweep.ID_COLUMNS)).sum() == 0
+    assert "wall_seconds" not in rows.columns
+    assert (rows["jobs_simulated"] == 60).all()
+    # per-policy knobs land in the knob columns; the trio is recomputable from the same rows
+    assert set(rows.loc[rows["policy"] == "fitgpp:P=1", "P"]) == {1}
+    assert set(rows.loc[rows["policy"] == "fitgpp", "P"]) == {2}
+    for (_pid, _seed), g in rows.groupby(["point_id", "seed"]):
+        base = g.set_index("policy").loc["fifo", "TE_slowdown_p95"]
+        for _, r in g.iterrows():
+            expect = (r["TE_slowdown_p95"] - base) / base * 100
+            assert r["TE_p95_slowdown_pct_vs_fifo"] == pytest.approx(expect, rel=1e-12)
+        assert (g.loc[g["policy"] == "fifo", "BE_p50_slowdown_pct_vs_fifo"] == 0).all()
+
+
+@pytest.mark.parametrize("executor", [{"workers": 2}, {"workers": 2, "dask": "local"}], ids=["pool", "dask"])
+def test_executors_give_identical_rows(tmp_path, reference, executor):
+    rows, parquet, csv = reference
+    report = sweep.run_sweep(small_spec(), tmp_path / "rows.parquet", csv=tmp_path / "rows.csv", **executor)
+    pd.testing.assert_frame_equal(report.rows, rows)
+    assert (tmp_path / "rows.csv").read_bytes() == csv
+    assert (tmp_path / "rows.parquet").read_bytes() == parquet
+
+
+class Interrupted(Exception):
+    pass
+
+
+def test_resume_after_interruption_completes_without_duplicates(tmp_path, reference):
+    rows, parquet, _ = reference
+    out = tmp_path / "rows.parquet"
+    seen = []
+
+    def stop_after_three(task):
+        seen.append(task.key)
+        if len(seen) == 3:
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        sweep.run_sweep(small_spec(), out, workers=1, on_task=stop_after_three)
+    # the interrupted run left its finished tasks as part files, and no merged file
+    assert not out.exists()
+    assert len(list(sweep.parts_dir(out).glob("*.parquet"))) == 3
+    assert len(sweep.read_rows(out)) == 3 * 4
+
+    report = sweep.run_sweep(small_spec(), out, workers=2)
+    assert (report.skipped_tasks, report.ran_tasks) == (3, 1)
+    assert not sweep.parts_dir(out).exists()
+    stored = pd.read_parquet(out)
+    assert stored.duplicated(list(sweep.ID_COLUMNS)).sum() == 0
+    pd.testing.assert_frame_equal(stored, rows)
+    assert out.read_bytes() == parquet
+
+    again = sweep.run_sweep(small_spec(), out, workers=1)
+    assert (again.skipped_tasks, again.ran_tasks) == (4, 0)
+    assert out.read_bytes() == parquet
+
+
+def test_limit_then_extend_grid(tmp_path, reference):
+    out = tmp_path / "rows.parquet"
+    first = sweep.run_sweep(small_spec(), out, workers=1, limit=1)
+    assert first.ran_tasks == 1 and len(pd.read_parquet(out)) == 4
+    # a larger grid reuses the stored tasks and keeps one row per (point, seed, policy)
+    bigger = small_spec(grids={"load": [0.8, 1.0, 0.6]})
+    report = sweep.run_sweep(bigger, out, workers=1)
+    assert (report.skipped_tasks, report.ran_tasks) == (1, 5)
+    stored = pd.read_parquet(out)
+    assert len(stored) == 3 * 2 * 4 and stored.duplicated(list(sweep.ID_COLUMNS)).sum() == 0
+    pd.testing.assert_frame_equal(
+        report.rows[report.rows["load"] != 0.6].reset_index(drop=True), reference[0], check_dtype=False
+    )
+
+
+def test_t_quantiles_match_tables():
+    # two-sided 95% and 99% critical values from standard t tables
+    table = {(0.975, 1): 12.7062, (0.975, 2): 4.3027, (0.975, 4): 2.7764, (0.975, 9): 2.2622,
+             (0.975, 19): 2.0930, (0.975, 30): 2.0423, (0.995, 5): 4.0321, (0.995, 10): 3.1693}  # fmt: skip
+    for (p, df), value in table.items():
+        assert sweep.t_quantile(p, df) == pytest.approx(value, abs=5e-5)
+
+
+def hand_table() -> pd.DataFrame:
+    """Two policies on one point, three seeds; values chosen to make the arithmetic easy by hand."""
+    rows = []
+    for seed, (a, b) in enumerate([(1.0, 2.0), (2.0, 4.0), (3.0, 6.5)]):
+        for policy, value in (("a", a), ("b", b)):
+            rows.append({"point_id": "p", "seed": seed, "policy": policy, "load": 1.0, "TE_slowdown_p95": value})
+    return pd.DataFrame(rows)
+
+
+def test_aggregate_on_a_hand_made_table():
+    agg = sweep.aggregate(hand_table()).set_index("policy")
+    # a: 1, 2, 3 -> mean 2, sd 1, half-width t(0.975, 2) x 1 / sqrt(3) = 4.302653 / 1.732051 = 2.484138
+    a = agg.loc["a"]
+    assert a["metric"] == "TE_slowdown_p95" and a["n"] == 3
+    assert a["mean"] == pytest.approx(2.0) and a["sd"] == pytest.approx(1.0)
+    assert a["ci_low"] == pytest.approx(2 - 2.484138, abs=1e-6) and a["ci_high"] == pytest.approx(
+        2 + 2.484138, abs=1e-6
+    )
+    # b: 2, 4, 6.5 -> mean 4.166667, sd sqrt(((13/6)^2 + (1/6)^2 + (14/6)^2) / 2) = 2.254625, half 5.600799
+    b = agg.loc["b"]
+    assert b["mean"] == pytest.approx(25 / 6) and b["sd"] == pytest.approx(2.254625, abs=1e-6)
+    assert b["ci_high"] - b["mean"] == pytest.approx(5.600799, abs=1e-5)
+
+
+def test_paired_differences_on_a_hand_made_table():
+    paired = sweep.paired_differences(hand_table(), "a")
+    assert len(paired) == 1
+    r = paired.iloc[0]
+    # b - a: 1, 2, 3.5 -> mean 13/6, sd sqrt(57)/6 = 1.258306, half 4.302653 x 1.258306 / sqrt(3) = 3.125804
+    assert (r["policy"], r["baseline"], r["n"]) == ("b", "a", 3)
+    assert r["mean_diff"] == pytest.approx(13 / 6)
+    assert r["sd"] == pytest.approx(math.sqrt(57) / 6)
+    assert r["ci_low"] == pytest.approx(13 / 6 - 3.125804, abs=1e-5)
+    assert r["ci_high"] == pytest.approx(13 / 6 + 3.125804, abs=1e-5)
+
+
+def test_aggregate_skips_missing_values_and_single_seeds():
+    assert sweep.mean_ci([1.0, math.nan, None, 3.0])[:2] == (2, 2.0)
+    n, mean, sd, lo, hi = sweep.mean_ci([5.0])
+    assert (n, mean) == (1, 5.0) and all(math.isnan(x) for x in (sd, lo, hi))
+    assert sweep.mean_ci([])[0] == 0
+
+
+def test_aggregate_over_a_grid_axis():
+    t = hand_table()
+    t["window"] = t["seed"]  # three windows of one seed each, as in the real-trace study
+    t["point_id"] = "w" + t["window"].astype(str)
+    t["seed"] = 0
+    agg = sweep.aggregate(t, over="window").set_index("policy")
+    assert agg.loc["a", "n"] == 3 and agg.loc["a", "mean"] == pytest.approx(2.0)
+    assert "window" not in agg.columns
+    assert sweep.paired_differences(t, "a", over="window").iloc[0]["mean_diff"] == pytest.approx(13 / 6)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"grids": {"load": []}}, "grid load: expected a non-empty list"),
+        ({"grids": {"lod": [1.0]}}, "unknown parameter 'lod'"),
+        ({"grids": {"grace": [-1]}}, "knob grace: must be a finite number >= 0"),
+        ({"grids": {"checkpoint": ["sometimes"]}}, "knob checkpoint: must be one of"),
+        ({"grids": {"seed": [1, 2]}}, "'seed' cannot be a grid or set key"),
+        ({"fixed": {"te_share": "-1"}}, "parameter te_share"),
+        ({"seeds": "5-2"}, "seeds '5-2'"),
+        ({"seeds": "a,b"}, "seeds 'a,b'"),
+        ({"seeds": 0}, "seeds 0"),
+        ({"policies": "fifo,nope"}, "unknown policy 'nope'"),
+        ({"policies": "fitgpp:P"}, "'P' is not KNOB=VALUE"),
+        ({"policies": "fitgpp:P=x"}, "knob P"),
+        ({"policies": "fifo,fifo"}, "fifo listed twice"),
+        ({"baseline": "k8s"}, "baseline 'k8s' is not among the policies"),
+        ({"preset": "nosuch"}, "unknown preset 'nosuch'"),
+        ({"preset": None, "alibaba": "/nonexistent/trace", "fixed": {}, "grids": {"nodes": [4]}}, "not found"),
+        (
+            {"preset": None, "alibaba": "/nonexistent/trace", "fixed": {}, "grids": {"jobs": [4]}},
+            "unknown parameter(s) jobs",
+        ),
+        ({"preset": "demo", "alibaba": "/nonexistent/trace"}, "choose one workload source"),
+    ],
+)
+def test_bad_specs_are_user_errors(kwargs, message):
+    with pytest.raises(UserError) as err:
+        small_spec(**kwargs)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("arg", "message"),
+    [("load", "expected KEY=V1,V2"), ("load=", "empty value"), ("load=1,,2", "empty value"), ("=1,2", "expected KEY")],
+)
+def test_bad_grid_arguments(arg, message):
+    with pytest.raises(UserError) as err:
+        sweep.parse_grid_arg(arg)
+    assert message in str(err.value)
+
+
+def test_grid_argument_values():
+    assert sweep.parse_grid_arg("load=0.8,1,1.0") == ("load", [0.8, 1, 1])
+    assert sweep.parse_grid_arg("checkpoint=none,periodic") == ("checkpoint", ["none", "periodic"])
+    assert sweep.parse_grid_arg("be_gpu_w=0.1,0,0.1,0.8;0.05,0,0.05,0.9") == (
+        "be_gpu_w",
+        ["0.1,0,0.1,0.8", "0.05,0,0.05,0.9"],
+    )
+    assert sweep.parse_seeds(3) == (0, 1, 2) and sweep.parse_seeds("4-6") == (4, 5, 6)
+    assert sweep.parse_seeds("1,9") == (1, 9) and sweep.parse_seeds([2, 3]) == (2, 3)
+
+
+def test_grid_file_errors(tmp_path):
+    bad_key = tmp_path / "g.yaml"
+    bad_key.write_text("preset: demo\ngrids: {load: [1]}\n")
+    with pytest.raises(UserError, match="unknown key.*grids"):
+        sweep.load_spec_file(bad_key)
+    bad_yaml = tmp_path / "h.yaml"
+    bad_yaml.write_text("grid: {load: [1\n")
+    with pytest.raises(UserError, match="not valid YAML"):
+        sweep.load_spec_file(bad_yaml)
+    bad_json = tmp_path / "h.json"
+    bad_json.write_text("{")
+    with pytest.raises(UserError, match="not valid JSON"):
+        sweep.load_spec_file(bad_json)
+    with pytest.raises(UserError, match="grid file .*missing"):
+        sweep.load_spec_file(tmp_path / "missing.yaml")
+    not_list = tmp_path / "i.yaml"
+    not_list.write_text("grid: [1, 2]\n")
+    with pytest.raises(UserError, match="'grid' must be a mapping"):
+        sweep.load_spec_file(not_list)
+
+
+def test_union_of_grids_shares_the_centre():
+    spec = small_spec(grids=[{"grace": [30, 120]}, {"restore": [60, 300]}, {"load": ["1.0", 0.5]}])
+    # the centre (grace 30, restore 60, load 1 = the defaults, given explicitly in each curve) is one point
+    assert len(spec.points) == 4
+    assert len({sweep.point_id(spec.source, p) for p in spec.points}) == 4
+    assert dict(spec.points[0]) == SMALL
+    report = sweep.run_sweep(replace(spec, seeds=(0,), policies=spec.policies[:2]), None)
+    agg = sweep.aggregate(report.rows, ["TE_slowdown_p95"])
+    assert (agg["n"] == 1).all() and len(agg) == 4 * 2
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="simcore")
+    sub = p.add_subparsers(dest="command", required=True)
+    cli_sweep.add_sweep_command(sub)
+    return p
+
+
+def test_cli_sweep_with_grid_file_and_outputs(tmp_path, capsys):
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(
+        "preset: demo\nset: {jobs: 60, nodes: 2}\ngrid: {load: [0.8, 1.0]}\nseeds: 2\n"
+        "policies: [fifo, priority, fitgpp, 'fitgpp:P=1']\nbaseline: [fifo, priority]\n"
+    )
+    out = tmp_path / "rows.parquet"
+    args = parser().parse_args(
+        ["sweep", str(grid), "--out", str(out), "--workers", "1", "--no-progress",
+         "--summary-csv", str(tmp_path / "s.csv"), "--paired-csv", str(tmp_path / "p.csv")]
+    )  # fmt: skip
+    assert args.func(args) == 0
+    text = capsys.readouterr().out
+    assert "2 point(s) x 2 seed(s) = 4 task(s)" in text and "16 simulations" in text
+    assert "fitgpp:P=1" in text and "TE p95 % vs fifo" in text
+    summary = pd.read_csv(tmp_path / "s.csv")
+    assert set(summary["policy"]) == {"fifo", "priority", "fitgpp", "fitgpp:P=1"}
+    assert (summary["n"] == 2).all()
+    paired = pd.read_csv(tmp_path / "p.csv")
+    assert set(paired["baseline"]) == {"fifo"}
+    rows = pd.read_parquet(out)
+    # the printed mean is the mean of the stored rows
+    mean = rows.loc[(rows["policy"] == "fitgpp") & (rows["load"] == 1.0), "TE_p95_slowdown_pct_vs_fifo"].mean()
+    got = summary[(summary["policy"] == "fitgpp") & (summary["load"] == 1.0)
+                  & (summary["metric"] == "TE_p95_slowdown_pct_vs_fifo")]["mean"].item()  # fmt: skip
+    assert got == pytest.approx(mean)
+
+    # the same command again runs nothing; --grid on the command line adds an axis
+    args = parser().parse_args(["sweep", str(grid), "--out", str(out), "--workers", "1", "--no-progress"])
+    args.func(args)
+    assert "ran 0 task(s) (0 simulations)" in capsys.readouterr().out
+    args = parser().parse_args(["sweep", str(grid), "--grid", "load=0.5", "--out", str(out), "--workers", "1"])
+    with pytest.raises(UserError, match="already an axis"):
+        args.func(args)
+
+
+def test_cli_sweep_grid_options(tmp_path, capsys):
+    out = tmp_path / "rows.parquet"
+    args = parser().parse_args(
+        ["sweep", "--preset", "demo", "--set", "jobs=40", "--set", "nodes=2", "--grid", "grace=0,120",
+         "--grid", "te_share=0.2,0.4", "--seeds", "3-4", "--policies", "fifo,k8s", "--out", str(out),
+         "--workers", "1", "--no-progress", "--csv", str(tmp_path / "rows.csv")]
+    )  # fmt: skip
+    assert args.func(args) == 0
+    rows = pd.read_csv(tmp_path / "rows.csv")
+    assert len(rows) == 4 * 2 * 2
+    assert sorted(set(rows["seed"])) == [3, 4]
+    assert sorted(set(zip(rows["grace"], rows["te_share"], strict=True))) == [
+        (0, 0.2),
+        (0, 0.4),
+        (120, 0.2),
+        (120, 0.4),
+    ]
+    assert np.isfinite(rows["TE_p95_slowdown_pct_vs_fifo"]).all()
