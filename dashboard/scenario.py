@@ -118,7 +118,19 @@ def _parse_field(key: str, text: str) -> Any:
         return _choice(text, SOURCES)
     if key == "cluster":
         return _choice(text, CLUSTER_MODES)
-    if key in ("sample", "preset", "baseline", "gantt_policy", "tab"):
+    if key == "preset":
+        from simcore.presets import PRESETS
+
+        return _choice(text, tuple(PRESETS))
+    if key == "policies":
+        from simcore.policies import POLICIES
+
+        names = tuple(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
+        unknown = [p for p in names if p not in POLICIES]
+        if unknown or not names:
+            raise ValueError(f"unknown policy {', '.join(unknown)}" if unknown else "needs at least one policy")
+        return names
+    if key in ("sample", "baseline", "gantt_policy", "tab"):
         if key != "gantt_policy" and not text:
             raise ValueError("must not be empty")
         return text
@@ -137,11 +149,6 @@ def _parse_field(key: str, text: str) -> Any:
         if not (math.isfinite(x) and x >= 0):
             raise ValueError("must be a finite number >= 0")
         return x
-    if key == "policies":
-        names = tuple(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
-        if not names:
-            raise ValueError("needs at least one policy")
-        return names
     if key == "gantt_window":
         lo, hi = (float(x) for x in text.split(","))
         if not (math.isfinite(lo) and math.isfinite(hi) and 0 <= lo < hi):

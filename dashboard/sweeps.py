@@ -16,6 +16,8 @@ import pandas as pd
 
 from simcore import sweep
 from simcore.errors import UserError
+from simcore.policies import POLICIES
+from simcore.presets import PRESETS
 
 #: knob -> (default values, help). Workload parameters (nodes, load, te_share) and SimConfig knobs.
 SWEEP_KNOBS: dict[str, tuple[str, str]] = {
@@ -99,12 +101,17 @@ def _parse(key: str, text: str) -> Any:
         if text not in SWEEP_KNOBS:
             raise ValueError(f"must be one of {', '.join(SWEEP_KNOBS)}")
         return text
-    if key in ("preset", "values", "baseline", "jobs", "dask"):
+    if key == "preset":
+        if text not in PRESETS or text == "mmc":
+            raise ValueError(f"must be one of {', '.join(p for p in PRESETS if p != 'mmc')}")
+        return text
+    if key in ("values", "baseline", "jobs", "dask"):
         return text
     if key == "policies":
         names = tuple(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
-        if not names:
-            raise ValueError("needs at least one policy")
+        unknown = [p for p in names if p not in POLICIES]
+        if unknown or not names:
+            raise ValueError(f"unknown policy {', '.join(unknown)}" if unknown else "needs at least one policy")
         return names
     if key in ("seeds", "workers"):
         x = float(text)

@@ -38,14 +38,13 @@ class ClusterState:
     def choose(self, req: np.ndarray) -> int:
         """The node the placement rule picks among those that fit, or -1."""
         d = self.avail - req
-        ok = d.min(axis=1) >= -EPS
-        k = int(ok.argmax())
-        if not ok[k] or self.placement == "first_fit":
-            return k if ok[k] else -1
-        slack = np.round((d * self.inv_cap).max(axis=1), 9)
-        if self.placement == "best_fit":
-            return int(np.where(ok, slack, np.inf).argmin())
-        return int(np.where(ok, slack, -np.inf).argmax())
+        ok = np.flatnonzero(d.min(axis=1) >= -EPS)
+        if len(ok) == 0:
+            return -1
+        if len(ok) == 1 or self.placement == "first_fit":
+            return int(ok[0])
+        slack = np.round((d[ok] * self.inv_cap[ok]).max(axis=1), 9)
+        return int(ok[slack.argmin() if self.placement == "best_fit" else slack.argmax()])
 
     def allocate(self, k: int, req: np.ndarray) -> None:
         self.free[k] -= req

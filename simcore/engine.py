@@ -91,6 +91,7 @@ class _Run:
         self.strict = config.backfill == "none"
         self.n_exempt = int(self.is_te.sum())  # TE jobs take the first ranks when they may preempt
         self.version_seen = -1
+        self.te_pending = 0
 
     # -- running BE jobs: a slot table the policies see as compact arrays -----------------
     def _init_running_be_table(self, n: int) -> None:
@@ -275,7 +276,7 @@ class _Run:
         while r >= 0:
             placed, blocks = self._try_job(int(self.job_of_rank[r]))
             if placed:
-                q.remove(r)
+                self._dequeue(r)
             if blocks:
                 return
             r = q.next_within(r + 1, _UNBOUNDED)
@@ -286,20 +287,20 @@ class _Run:
         that could fit somewhere."""
         q, cl = self.queue, self.cl
         exempt_end = self.n_exempt if self.preemptive else 0
-        r = q.next_within(0, _UNBOUNDED, exempt_end)
+        r = q.next_within(0, _UNBOUNDED, exempt_end) if self.te_pending else -1
         while r >= 0:
             before = cl.version
             if self._try_job(int(self.job_of_rank[r]))[0]:
-                q.remove(r)
+                self._dequeue(r)
             if cl.version != before:
                 only = None
             r = q.next_within(r + 1, _UNBOUNDED, exempt_end)
         pos = exempt_end
         if only is not None:
-            for r in sorted(int(x) for x in self.rank[only] if x >= exempt_end):
+            for r in sorted(x for x in (self.rank_list[j] for j in only) if x >= exempt_end):
                 before = cl.version
                 if self._try_job(int(self.job_of_rank[r]))[0]:
-                    q.remove(r)
+                    self._dequeue(r)
                 if cl.version != before:  # room was given back: every later job may fit now
                     pos = r + 1
                     break
@@ -310,7 +311,7 @@ class _Run:
         while r >= 0:
             before = cl.version
             if self._try_job(int(self.job_of_rank[r]))[0]:
-                q.remove(r)
+                self._dequeue(r)
                 bound = tuple((cl.avail.max(axis=0) + EPS).tolist())
             elif cl.version != before:
                 bound = tuple((cl.avail.max(axis=0) + EPS).tolist())
@@ -356,6 +357,11 @@ class _Run:
     def _enqueue(self, jobs: list[int]) -> None:
         for j in jobs:
             self.queue.add(self.rank_list[j])
+            self.te_pending += int(self.is_te[j])
+
+    def _dequeue(self, r: int) -> None:
+        self.queue.remove(r)
+        self.te_pending -= int(self.is_te[self.job_of_rank[r]])
 
 
 def _ro(a: np.ndarray) -> np.ndarray:

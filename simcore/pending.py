@@ -17,7 +17,7 @@ from bisect import bisect_left, insort
 import numpy as np
 
 BLOCK = 256
-SHORT = 128  # up to this many pending jobs, a sorted list beats the block search
+SHORT = 32  # up to this many pending jobs, a sorted list beats the block search
 
 
 class PendingQueue:
@@ -31,6 +31,8 @@ class PendingQueue:
         self.req_pad = np.asfortranarray(np.vstack([req_by_rank.reshape(-1, 3), pad]))
         self.bmin = np.full((self.nblocks, 3), np.inf, order="F")
         self.bcount = np.zeros(self.nblocks, dtype=np.int64)
+        self.gmin = [np.inf, np.inf, np.inf]  # lower bound of every pending request
+        self.lo_block, self.hi_block = self.nblocks, -1  # blocks outside never hold a pending job
         self.count = 0
         self.short: list[int] | None = []  # the sorted ranks while the queue is short
 
@@ -40,9 +42,13 @@ class PendingQueue:
     def add(self, r: int) -> None:
         self.mask[r] = True
         b = r // BLOCK
+        self.lo_block, self.hi_block = min(self.lo_block, b), max(self.hi_block, b)
         np.minimum(self.bmin[b], self.req_pad[r], out=self.bmin[b])
         self.bcount[b] += 1
         self.count += 1
+        g, (c0, c1, c2) = self.gmin, self.req_list[r]
+        if c0 < g[0] or c1 < g[1] or c2 < g[2]:
+            self.gmin = [min(g[0], c0), min(g[1], c1), min(g[2], c2)]
         if self.short is not None:
             if self.count > SHORT:
                 self.short = None
@@ -76,7 +82,16 @@ class PendingQueue:
                 if c0 <= m0 and c1 <= m1 and c2 <= m2:
                     return r
             return -1
-        b0, b1 = start // BLOCK, (end - 1) // BLOCK + 1
+        g = self.gmin
+        if g[0] > bound[0] or g[1] > bound[1] or g[2] > bound[2]:
+            return -1  # no pending job is that small
+        lo = self.lo_block
+        if self.bcount[lo] == 0:
+            lo += int(np.argmax(self.bcount[lo : self.hi_block + 1] > 0))
+            self.lo_block = lo
+        b0, b1 = max(start // BLOCK, lo), min((end - 1) // BLOCK, self.hi_block) + 1
+        if b0 >= b1:
+            return -1
         blocks = np.flatnonzero((self.bcount[b0:b1] > 0) & (self.bmin[b0:b1] <= bound).all(axis=1))
         for b in (blocks + b0).tolist():
             lo, hi = max(start, b * BLOCK), min(end, (b + 1) * BLOCK)
@@ -86,4 +101,6 @@ class PendingQueue:
                 return lo + i
             if lo == b * BLOCK and hi == (b + 1) * BLOCK:  # the whole block: tighten its bound
                 self.bmin[b] = self.req_pad[lo:hi][self.mask[lo:hi]].min(axis=0)
+        if len(blocks):  # candidate blocks held nothing: tighten the global bound too
+            self.gmin = np.where(self.bcount[:, None] > 0, self.bmin, np.inf).min(axis=0).tolist()
         return -1

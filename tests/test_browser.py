@@ -111,6 +111,22 @@ def _wait_idle(page: object, charts: int = 0) -> None:
     )
 
 
+def _choose(page: object, label: str, option: str) -> None:
+    """Pick ``option`` in the select box ``label``; retried, as a rerun may close the list."""
+    box = page.get_by_role("combobox", name=label)
+    for attempt in range(3):
+        box.scroll_into_view_if_needed()
+        box.click()
+        try:
+            page.get_by_role("option", name=option, exact=True).click(timeout=5_000)
+            return
+        except sync_api.TimeoutError:
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")
+            _wait_idle(page)
+
+
 def _metrics(page: object) -> list[str]:
     return page.locator('[data-testid="stMetric"]').all_inner_texts()
 
@@ -148,8 +164,7 @@ def test_explore_end_to_end(server: str, browser: object) -> None:
 
     # change a knob: the results change, and so does the URL
     page.get_by_text("Knobs", exact=True).click()
-    page.get_by_role("combobox", name="backfill").click()
-    page.get_by_role("option", name="none", exact=True).click()
+    _choose(page, "backfill", "none")
     _wait_idle(page, charts=2)
     page.wait_for_function("() => location.search.includes('backfill=none')", timeout=TIMEOUT_MS)
     assert _metrics(page) != metrics

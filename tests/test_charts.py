@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dashboard import charts, views
-from dashboard.scenario import Scenario
+from dashboard import charts, sweeps, views
+from dashboard.scenario import Scenario, from_widgets, widget_values
 from simcore.model import JobTable, SimConfig
 
 
@@ -286,6 +286,8 @@ def test_scenario_from_a_bad_url_keeps_the_good_parts() -> None:
     assert s.knobs.grace == 5.0 and s.knobs.s == 4.0 and s.knobs.P == 2
     assert s.seeds == 1 and s.source == "sample"
     assert len(warnings) == 4 and any("P" in w for w in warnings)
+    s3, w3 = Scenario.from_query({"policies": "fifo,nope", "preset": "huge"})
+    assert s3.policies == Scenario().policies and s3.preset == "demo" and len(w3) == 2
     s2, w2 = Scenario.from_query({"policies": "k8s,fitgpp"})
     assert s2.baseline == "k8s" and len(w2) == 1
 
@@ -300,3 +302,50 @@ def test_gantt_defaults() -> None:
     assert views.gantt_default_policy(["fifo", "k8s", "fitgpp"], {"k8s": True, "fitgpp": True}) == "fitgpp"
     assert views.gantt_default_policy(["fifo", "k8s"], {"k8s": True}) == "k8s"
     assert views.gantt_default_policy(["fifo"], {}) == "fifo"
+
+
+def test_widget_values_round_trip_to_the_same_scenario() -> None:
+    s = Scenario(
+        source="generate",
+        preset="paper",
+        gen=(("be_sigma", "0.5"), ("jobs", "800")),
+        seeds=4,
+        policies=("fifo", "lrtp"),
+        baseline="lrtp",
+        knobs=SimConfig(s=4.0, backfill="none"),
+        upload_opts=(("format", "alibaba"),),
+        tab="Gantt",
+    )
+    values = widget_values(s)
+    assert values["x_gen_jobs"] == 800 and values["x_gen_load"] == 1 and values["x_gen_more"] == "be_sigma=0.5"
+    assert values["x_k_s"] == "4.0"
+    back, problems = from_widgets(values, Scenario(), {"format": "auto"})
+    assert problems == [] and back == s
+    values["x_gen_more"] = "nonsense"
+    values["x_k_P"] = -1
+    back, problems = from_widgets(values, Scenario(), {})
+    assert len(problems) == 2 and back.knobs.P == 2 and back.knobs.s == 4.0
+
+
+def test_sweep_settings_url_and_frames() -> None:
+    s = sweeps.SweepSettings(knob="load", values="0.8,1.0", policies=("fifo", "fitgpp"), seeds=2, run=True)
+    q = s.to_query()
+    assert q == {"knob": "load", "values": "0.8,1.0", "policies": "fifo,fitgpp", "seeds": "2", "run": "1"}
+    assert sweeps.SweepSettings.from_query(q) == (s, [])
+    assert sweeps.SweepSettings.from_query({"knob": "grace"})[0].values == sweeps.SWEEP_KNOBS["grace"][0]
+    assert len(sweeps.SweepSettings.from_query({"seeds": "0", "knob": "x", "policies": "zzz", "preset": "mmc"})[1]) == 4
+    rows = pd.DataFrame(
+        {
+            "load": [0.8, 0.8, 1.0, 1.0],
+            "policy": ["fitgpp"] * 4,
+            "seed": [0, 1, 0, 1],
+            "TE_slowdown_p95": [1.0, 3.0, 2.0, 2.0],
+            "BE_slowdown_p95": [5.0, 7.0, 6.0, 6.0],
+        }
+    )
+    frame = sweeps.metric_frame(rows, "load", ["TE_slowdown_p95"])
+    first = frame.iloc[0]
+    assert first["mean"] == 2.0 and first["n"] == 2 and first["lo"] < 2.0 < first["hi"]
+    assert frame.iloc[1]["lo"] == frame.iloc[1]["hi"] == 2.0  # no spread, no interval
+    points = sweeps.pareto_points(rows, "load")
+    assert list(points["te_p95"]) == [2.0, 2.0] and list(points["be_p95"]) == [6.0, 6.0]

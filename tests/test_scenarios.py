@@ -541,8 +541,8 @@ def test_lrtp_reprieves_unneeded_candidates():
 def test_k8s_reprieves_longest_running_first():
     # One node of 8: P1 (4, start 0), P2 (2, start 1), P3 (2, start 2). T (TE, 6) at 100.
     # Remove all: free 8. Reprieve P1 (earliest): free 4 < 6 -> victim. P2: free 6 -> reprieved.
-    # P3: free 4 -> victim. Victims {P1, P3} (fitgpp would take {P1, P2} or {P1, P3} too, but
-    # here the point is the reprieve order: P2 is kept, P3 goes).
+    # P3: free 4 -> victim. Victims {P1, P3}: the reprieve order keeps P2 (the earlier start)
+    # and lets P3 go, although both are the same size.
     jobs = [job("P1", 0, 1000, 4), job("P2", 1, 1000, 2), job("P3", 2, 1000, 2), te("T", 100, 50, 6)]
     r = run(jobs, prop_cluster(8), policy="k8s")
     ev = events_of(r)

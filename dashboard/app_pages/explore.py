@@ -187,8 +187,11 @@ except UserError as exc:
     st.error(uploads.error_markdown(exc), icon=":material/error:")
     st.stop()
 
-with st.spinner("Simulating..."):
-    comparison = data.compare(scenario, workload, cluster)
+progress = st.empty()
+comparison = data.compare(
+    scenario, workload, cluster, on_step=lambda done: progress.progress(done, text=f"Simulating... {done:.0%}")
+)
+progress.empty()
 runs = comparison.runs
 baseline = scenario.baseline
 
