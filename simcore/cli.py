@@ -35,12 +35,7 @@ def add_set_option(p: argparse.ArgumentParser) -> None:
 
 
 def config_from_args(args: argparse.Namespace, policy: str = "fifo") -> SimConfig:
-    knobs: dict[str, str] = {}
-    for item in args.knobs:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise UserError(f"--set {item!r}: expected KEY=VALUE")
-        knobs[key.strip()] = value
+    knobs = cli_workload.parse_assignments(args.knobs)
     try:
         return SimConfig(policy=policy).with_knobs(knobs)
     except ValueError as e:
