@@ -94,7 +94,7 @@ QUICK = Plan(
     curve_seeds=2,
     jobs=300,
     nodes=4,
-    p_values=(1, 2),
+    p_values=(1, 2, 3),
     s_values=(4, math.inf),
     curves=(
         ("grace", (30, 300)),
@@ -104,7 +104,7 @@ QUICK = Plan(
         ("load", (0.8, 1.0)),
         ("te_share", (0.3, 0.5)),
     ),
-    curve_policies=("fifo", "priority", "fitgpp"),
+    curve_policies=("fifo", "priority", "k8s", "fitgpp"),
     trace_windows=2,
     trace_window_days=1.5,
 )
@@ -229,6 +229,14 @@ def reproduce(
     doc = out_dir / "RESULTS.md"
     text = render(plan, main, curves, trace_rows, results, timings, command, workers, dask, trace_note)
     doc.write_text(text, encoding="utf-8")
+    from simcore.policies import POLICIES
+
+    log(
+        f"trio vs fifo, mean [95% CI] over {main['seed'].nunique()} seeds of {int(main['jobs_simulated'].iloc[0])} jobs:"
+    )
+    header = ["policy", *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO)]
+    for row in [header, *headline_rows(main, list(POLICIES))]:
+        log("  " + "  ".join(cell.replace("*", "").ljust(26) for cell in row).rstrip())
     return doc
 
 
@@ -378,10 +386,7 @@ def render(
     add("## 1. The headline: trio against FIFO\n")
     add(f"`paper` preset, {cfg}. Percent change of each policy's value against FIFO on the same workload, "
         "then the mean over seeds.\n")  # fmt: skip
-    rows = [["**paper (its own workloads)**", *(f"**{v:+.1f}%**" for v in PAPER_TRIO.values())]]
-    for p in (p for p in policies if p != "fifo"):
-        rows.append([p, *(fmt_pct(stat(main, p, f"{k}_vs_fifo")) for k in PAPER_TRIO)])
-    add(_table(["policy", *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO)], rows))
+    add(_table(["policy", *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO)], headline_rows(main, policies)))
     add(f"\n![trio vs fifo]({figs.trio(main, policies, 'fifo')})\n")
     add(headline_text(main, n_jobs, seeds))
 
@@ -424,6 +429,7 @@ def render(
         "brackets are 95% CIs.\n"
     )
     add(sensitivity_section(plan, main, curves, figs))
+    add(regime_section(plan, main, curves))
 
     add("## 6. The real trace: Alibaba GPU cluster trace 2023\n")
     if trace_rows:
@@ -460,6 +466,14 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
+
+
+def headline_rows(main: pd.DataFrame, policies: Sequence[str]) -> list[list[str]]:
+    """The paper's trio, then each policy's against fifo (mean [95% CI])."""
+    rows = [["**paper (its own workloads)**", *(f"**{v:+.1f}%**" for v in PAPER_TRIO.values())]]
+    for p in (p for p in policies if p != "fifo"):
+        rows.append([p, *(fmt_pct(stat(main, p, f"{k}_vs_fifo")) for k in PAPER_TRIO)])
+    return rows
 
 
 def headline_text(main: pd.DataFrame, n_jobs: int, seeds: int) -> str:
@@ -500,6 +514,60 @@ def curve_frame(plan: Plan, main: pd.DataFrame, curves: pd.DataFrame, key: str) 
     part = curves[mask]
     base = main[main["policy"].isin(plan.curve_policies) & main["seed"].isin(curves["seed"].unique())]
     return pd.concat([base, part], ignore_index=True)
+
+
+def regime_rows(plan: Plan, main: pd.DataFrame, curves: pd.DataFrame) -> list[tuple[str, Any, pd.DataFrame]]:
+    """(curve key, value, rows at that setting) for every point of every curve, the centre first."""
+    out = [("centre", "", main[main["policy"].isin(plan.curve_policies) & main["seed"].isin(curves["seed"].unique())])]
+    centre = _centre()
+    for key, values in plan.curves:
+        frame = curve_frame(plan, main, curves, key)
+        for v in values:
+            if not _same(v, centre[key]):
+                out.append((key, v, frame[frame[key].map(lambda x, v=v: _same(x, v))]))
+    return out
+
+
+def regime_verdict(at: pd.DataFrame, other: str) -> tuple[list[Stat], str]:
+    """Paired fitgpp minus ``other`` in points of BE p50 / p95 change vs fifo, and a one-word verdict."""
+    diffs = [paired(at, "fitgpp", other, f"{k}_vs_fifo") for k in ("BE_p50_slowdown_pct", "BE_p95_slowdown_pct")]
+    lower = any(d.hi < 0 for d in diffs)
+    higher = any(d.lo > 0 for d in diffs)
+    word = (
+        "mixed"
+        if lower and higher
+        else "fitgpp lower"
+        if lower
+        else "fitgpp higher"
+        if higher
+        else "no clear difference"
+    )
+    return diffs, word
+
+
+def regime_section(plan: Plan, main: pd.DataFrame, curves: pd.DataFrame) -> str:
+    others = [p for p in plan.curve_policies if p in NAIVE]
+    if not others:
+        return ""
+    header = ["setting"]
+    for o in others:
+        header += [f"BE p50, fitgpp - {o}", f"BE p95, fitgpp - {o}", f"vs {o}"]
+    rows = []
+    for key, value, at in regime_rows(plan, main, curves):
+        cells = ["centre (defaults)" if key == "centre" else f"{key} = {_text(value)}"]
+        for o in others:
+            diffs, word = regime_verdict(at, o)
+            cells += [*(fmt_val(d) for d in diffs), f"**{word}**" if word != "no clear difference" else word]
+        rows.append(cells)
+    n_jobs = int(main["jobs_simulated"].iloc[0])
+    return (
+        "### Across regimes: BE cost of fitgpp against the other preemptive policies\n\n"
+        "Paired on the same workloads: fitgpp's BE p50 and p95 change against fifo minus the other policy's, in "
+        f"percentage points, mean [95% CI] over {curves['seed'].nunique()} seeds, **{n_jobs} jobs** per workload. "
+        "Negative = fitgpp costs BE less; the verdict counts a difference only when its CI excludes 0.\n\n"
+        + _table(header, rows)
+        + "\n"
+    )
 
 
 def sensitivity_section(plan: Plan, main: pd.DataFrame, curves: pd.DataFrame, figs: Figures) -> str:
@@ -589,20 +657,17 @@ def trace_section(trace_rows: Mapping[str, pd.DataFrame], figs: Figures, plan: P
 
 
 def mechanism_text(main: pd.DataFrame, curves: pd.DataFrame, plan: Plan, trace_rows: Mapping[str, pd.DataFrame]) -> str:
-    """Where fitgpp wins and loses. Every claim quotes a measured number, and the ones that could go
-    either way are worded from the confidence intervals, so the text stays true when it is regenerated."""
+    """Where fitgpp wins and loses. Every claim quotes a measured number, and the claims that could go
+    either way are chosen from the confidence intervals, so the text stays true when it is regenerated."""
     cfg = SimConfig()
     n_jobs = int(main["jobs_simulated"].iloc[0])
-    have = set(main["policy"])
-    naive = [o for o in NAIVE if o in have]
+    naive = [o for o in NAIVE if o in set(main["policy"])]
     worst_wait = float(main.loc[main["policy"] == "fitgpp", "TE_wait_max"].max())
-    out = [
-        f"All statements are about the `paper` preset with {n_jobs} jobs per workload unless a real trace is named.\n"
-    ]
+    wins: list[str] = []
+    losses: list[str] = []
 
-    out.append("**Where fitgpp wins.**\n")
     bound = "never more than the grace period" if worst_wait <= cfg.grace + 1e-6 else f"at most {_dur(worst_wait)}"
-    out.append(
+    wins.append(
         f"- *TE latency, against fifo and priority.* A TE job that fits nowhere signals a running BE job and starts "
         f"when the victim's grace period ends, so its wait is bounded by `grace` ({cfg.grace:g} s) rather than by the "
         f"remaining run time of some BE job (BE median {PAPER_BE_MEDIAN_H:g} h). Worst TE wait measured under fitgpp: "
@@ -614,65 +679,88 @@ def mechanism_text(main: pd.DataFrame, curves: pd.DataFrame, plan: Plan, trace_r
     )
     sizes = ", ".join(f"{o} {fmt_val(stat(main, o, 'victim_gpu_mean'))}" for o in naive)
     counts = ", ".join(f"{o} {fmt_val(stat(main, o, 'preemptions'))}" for o in naive)
-    out.append(
-        "- *Which BE job pays.* fitgpp takes the fewest victims and then the tightest fit, so a 1-GPU TE job takes the "
-        "place of a 1- or 4-GPU BE job when one is running, rather than of a whole-node job. Mean GPUs of the jobs "
-        f"preempted: fitgpp {fmt_val(stat(main, 'fitgpp', 'victim_gpu_mean'))}, {sizes}. A small victim fits again "
-        "into the gaps of the cluster soon; a whole-node victim waits for a whole node to drain while the 7 GPUs the "
-        "TE job did not need are taken by others. The price is that a small victim frees less room, so fitgpp "
-        f"preempts more often: {fmt_val(stat(main, 'fitgpp', 'preemptions'))} preemptions per workload against "
-        f"{counts}. Its `P` cap ({cfg.P}) spreads them: most preemptions of one job "
-        f"{fmt_val(stat(main, 'fitgpp', 'max_preemptions_per_job'))} against "
-        + ", ".join(f"{o} {fmt_val(stat(main, o, 'max_preemptions_per_job'))}" for o in naive)
-        + " (lrtp picks the longest remaining job, the same one again and again)."
+    caps = ", ".join(f"{o} {fmt_val(stat(main, o, 'max_preemptions_per_job'))}" for o in naive)
+    diffs = [
+        (o, paired(main, "fitgpp", o, "BE_slowdown_p50"), paired(main, "fitgpp", o, "BE_slowdown_p95")) for o in naive
+    ]
+    detail = "; ".join(f"{o}: BE p50 {fmt_val(a)} ({_word(a)}), BE p95 {fmt_val(b)} ({_word(b)})" for o, a, b in diffs)
+    lower = [o for o, a, b in diffs if a.hi < 0 or b.hi < 0]
+    higher = [o for o, a, b in diffs if a.lo > 0 or b.lo > 0]
+    mechanism = (
+        "fitgpp takes the fewest victims and then the tightest fit, so a 1-GPU TE job takes the place of a 1- or "
+        "4-GPU BE job when one is running rather than of a whole-node job (mean GPUs of the jobs preempted: fitgpp "
+        f"{fmt_val(stat(main, 'fitgpp', 'victim_gpu_mean'))}, {sizes}). A small victim gets back in soon, through the "
+        "gaps that greedy backfill lets it use; a whole-node victim waits for a whole node to drain while the GPUs "
+        "the TE job did not need are taken by others. The price is that a small victim frees less room, so fitgpp "
+        f"preempts more often ({fmt_val(stat(main, 'fitgpp', 'preemptions'))} preemptions per workload against "
+        f"{counts}); its `P` cap ({cfg.P}) spreads them (most preemptions of one job "
+        f"{fmt_val(stat(main, 'fitgpp', 'max_preemptions_per_job'))} against {caps}; lrtp picks the longest remaining "
+        "job, the same one again and again)."
     )
-    diffs = []
-    for o in naive:
-        d50, d95 = paired(main, "fitgpp", o, "BE_slowdown_p50"), paired(main, "fitgpp", o, "BE_slowdown_p95")
-        diffs.append((o, d50, d95))
-    lines = "; ".join(
-        f"{o}: BE p50 {fmt_val(d50)} ({_word(d50)}), BE p95 {fmt_val(d95)} ({_word(d95)})" for o, d50, d95 in diffs
-    )
-    clear_better = [o for o, d50, d95 in diffs if d50.hi < 0 or d95.hi < 0]
-    clear_worse = [o for o, d50, d95 in diffs if d50.lo > 0 or d95.lo > 0]
-    if clear_better and not clear_worse:
-        verdict_text = f"fitgpp's BE slowdowns are measurably lower than {', '.join(clear_better)}'s"
-    elif clear_worse:
-        verdict_text = f"fitgpp's BE slowdowns are measurably higher than {', '.join(clear_worse)}'s"
+    bullet = f"- *BE cost against the naive preemptors* (paired, fitgpp minus the other, slowdown units): {detail}. "
+    if lower and not higher:
+        wins.append(
+            bullet + f"fitgpp's BE slowdowns are measurably lower than those of {', '.join(lower)}. Why: {mechanism}"
+        )
+    elif higher:
+        losses.append(
+            bullet + f"fitgpp's BE slowdowns are measurably higher than those of {', '.join(higher)}. {mechanism}"
+        )
     else:
-        verdict_text = "the BE differences are within the noise of these seeds, though all lean the same way"
-    out.append(
-        f"- *BE cost against the naive preemptors* (paired, fitgpp minus the other, slowdown units): {lines}. So "
-        f"{verdict_text}. A preemption costs one grace period plus one restore ({cfg.grace + cfg.restore:g} s) on BE "
-        "jobs that run for hours, so BE slowdowns are dominated by queueing, and the victim choice moves them by a few "
-        "percent at most.\n"
-    )
+        wins.append(bullet + f"The differences are within the noise of these seeds. By design: {mechanism}")
 
-    out.append("**Where it does not win, or wins nothing.**\n")
-    prio_parts = []
-    for p in ["fitgpp", *naive]:
-        d = stat(main, p, "BE_p50_slowdown_pct_vs_priority")
-        prio_parts.append(f"{p} {fmt_pct(d)}")
-    out.append(
-        "- *BE against priority (no preemption).* BE p50 slowdown change against priority: "
-        + ", ".join(prio_parts)
-        + ". Preemption gives TE jobs a node at once, and its BE price against TE-first ordering alone is small; "
-        "where a CI includes 0 it is not measurable at this number of seeds. Most of the BE penalty against fifo "
-        "(section 1) comes from TE-first ordering, which priority pays too: priority alone changes the BE p50 "
-        f"slowdown by {fmt_pct(stat(main, 'priority', 'BE_p50_slowdown_pct_vs_fifo'))} against fifo."
+    prio = stat(main, "fitgpp", "BE_p50_slowdown_pct_vs_priority")
+    naive_prio = ", ".join(f"{o} {fmt_pct(stat(main, o, 'BE_p50_slowdown_pct_vs_priority'))}" for o in naive)
+    prio_text = (
+        f"BE p50 slowdown against priority (no preemption): fitgpp {fmt_pct(prio)}, {naive_prio}. Most of the BE "
+        "penalty against fifo in section 1 comes from TE-first ordering, which priority pays too (priority alone: "
+        f"{fmt_pct(stat(main, 'priority', 'BE_p50_slowdown_pct_vs_fifo'))} against fifo)."
     )
-    for o in naive:
-        d = paired(main, "fitgpp", o, "TE_slowdown_p95")
-        if d.lo > 0:
-            out.append(
-                f"- *TE p95 against {o}*: fitgpp's is higher by {fmt_val(d)} (paired): tiny, since no TE job waits "
-                "longer than a grace period under either, but measurable. It follows from the small victims above: "
-                "fitgpp preempts more often, so more TE jobs wait a grace period instead of starting in room an "
-                "earlier, larger victim left free."
+    if prio.hi < 0:
+        wins.append(
+            f"- *BE, even against priority.* {prio_text} Our reading, not isolated by an experiment: under priority "
+            "the TE jobs queue at the head and take one or two GPUs of each node that frees up, so whole-node BE jobs "
+            "wait longer for a whole node; under fitgpp TE jobs hardly queue (they start after one grace period) and "
+            "its small victims get back in quickly, while the naive preemptors pay for their whole-node victims."
+        )
+    elif prio.lo > 0:
+        losses.append(f"- *BE against priority.* Preemption costs BE something: {prio_text}")
+    else:
+        wins.append(f"- *BE against priority.* fitgpp's preemptions cost BE nothing measurable: {prio_text}")
+
+    regimes = regime_rows(plan, main, curves)
+    if "k8s" in plan.curve_policies:
+        verdicts = {(key, _text(v)): regime_verdict(at, "k8s")[1] for key, v, at in regimes}
+        good = [
+            f"{k} = {v}" if k != "centre" else "the centre" for (k, v), w in verdicts.items() if w == "fitgpp lower"
+        ]
+        if good:
+            wins.append(
+                f"- *Across regimes* (table above), fitgpp's BE cost is measurably lower than k8s's at {', '.join(good)}."
             )
+        for (key, value), word in verdicts.items():
+            if word in ("fitgpp higher", "mixed"):
+                losses.append(regime_loss(key, value, regimes, main))
+        neutral = [f"{k} = {v}" for (k, v), w in verdicts.items() if w == "no clear difference"]
+        if neutral:
+            losses.append(
+                f"- *No measurable BE difference* against k8s at {', '.join(neutral)}. Where the load is low the queue is "
+                "short, few TE jobs need a victim and no victim waits long, so there is nothing to win."
+            )
+
+    te = [(o, paired(main, "fitgpp", o, "TE_slowdown_p95")) for o in naive]
+    te = [(o, d) for o, d in te if d.lo > 0]
+    if te:
+        losses.append(
+            "- *TE p95, by a hair.* fitgpp's is higher than "
+            + ", ".join(f"{o}'s by {fmt_val(d)}" for o, d in te)
+            + " (paired): no TE job waits longer than a grace period under any of them, but fitgpp preempts more "
+            "often, so more TE jobs wait one grace period instead of starting in room an earlier, larger victim left free."
+        )
+    losses.extend(cap_text(main, plan, cfg))
     p0 = _fitgpp_label("P", 0)
-    if p0 in have:
-        out.append(
+    if p0 in set(main["policy"]):
+        losses.append(
             f"- *`P` = 0* forbids preemption: fitgpp becomes priority (TE p95 vs fifo "
             f"{fmt_pct(stat(main, p0, 'TE_p95_slowdown_pct_vs_fifo'))}, priority "
             f"{fmt_pct(stat(main, 'priority', 'TE_p95_slowdown_pct_vs_fifo'))})."
@@ -680,65 +768,96 @@ def mechanism_text(main: pd.DataFrame, curves: pd.DataFrame, plan: Plan, trace_r
     small_s = [v for v in plan.s_values if math.isfinite(v)]
     if small_s:
         lab = _fitgpp_label("s", min(small_s))
-        out.append(
+        losses.append(
             f"- *Small `s`* protects BE jobs whose dominant share is more than s times the TE job's (a whole-node job "
             f"is 8 times a 1-GPU TE job's). With s = {min(small_s):g} most BE work of this regime is protected and "
             f"fitgpp falls back towards priority: TE p95 vs fifo {fmt_pct(stat(main, lab, 'TE_p95_slowdown_pct_vs_fifo'))}, "
             f"preemptions {fmt_val(stat(main, lab, 'preemptions'))}."
         )
-    for key, what in (("restore", "Longer restores"), ("checkpoint", "A checkpoint mode that loses work")):
-        values = dict(plan.curves).get(key)
-        if not values:
-            continue
-        frame = curve_frame(plan, main, curves, key)
-        centre = getattr(cfg, key)
-        base = frame[frame[key].map(lambda x, c=centre: _same(x, c))]
-        far = frame[frame[key].map(lambda x, w=values[-1]: _same(x, w))]
-        others = "; ".join(
-            f"{p} {fmt_pct(stat(far, p, 'BE_p95_slowdown_pct_vs_fifo'))}"
-            for p in plan.curve_policies
-            if p not in ("fifo", "fitgpp")
-        )
-        out.append(
-            f"- *{what}* ({key} = {_text(values[-1])} instead of {_text(centre)}): every preemption costs more. "
-            f"fitgpp's BE p95 slowdown vs fifo goes from {fmt_pct(stat(base, 'fitgpp', 'BE_p95_slowdown_pct_vs_fifo'))} "
-            f"to {fmt_pct(stat(far, 'fitgpp', 'BE_p95_slowdown_pct_vs_fifo'))} ({others}; fitgpp's lost work "
-            f"{fmt_val(stat(far, 'fitgpp', 'lost_work'))} s), while its TE p95 change stays at "
-            f"{fmt_pct(stat(far, 'fitgpp', 'TE_p95_slowdown_pct_vs_fifo'))}."
-        )
-    if "backfill" in dict(plan.curves):
-        frame = curve_frame(plan, main, curves, "backfill")
-        strict, greedy = frame[frame["backfill"] == "none"], frame[frame["backfill"] == "greedy"]
-        out.append(
-            "- *Strict head-of-line (`backfill = none`)* changes the baseline itself: FIFO then leaves the holes a "
-            f"blocked head job cannot use (fifo BE p50 slowdown {fmt_val(stat(strict, 'fifo', 'BE_slowdown_p50'))} against "
-            f"{fmt_val(stat(greedy, 'fifo', 'BE_slowdown_p50'))} with greedy backfill). Against that baseline the BE "
-            f"p50 change is {fmt_pct(stat(strict, 'priority', 'BE_p50_slowdown_pct_vs_fifo'))} for priority and "
-            f"{fmt_pct(stat(strict, 'fitgpp', 'BE_p50_slowdown_pct_vs_fifo'))} for fitgpp (greedy: "
-            f"{fmt_pct(stat(greedy, 'priority', 'BE_p50_slowdown_pct_vs_fifo'))} and "
-            f"{fmt_pct(stat(greedy, 'fitgpp', 'BE_p50_slowdown_pct_vs_fifo'))}): the size of the paper's BE penalty "
-            "depends on what the baseline does with idle resources."
-        )
     for recipe, rows in trace_rows.items():
-        uncapped = _fitgpp_label("P", TRACE_UNCAPPED_P)
-        if uncapped not in set(rows["policy"]):
-            continue
-        capped, free = stat(rows, "fitgpp", "TE_slowdown_p95"), stat(rows, uncapped, "TE_slowdown_p95")
-        facts = (
-            f"fitgpp's TE p95 slowdown is {fmt_val(capped)} against k8s's {fmt_val(stat(rows, 'k8s', 'TE_slowdown_p95'))} "
-            f"and {fmt_val(free)} with the cap lifted (`{uncapped}`, where one BE job is preempted up to "
-            f"{fmt_val(stat(rows, uncapped, 'max_preemptions_per_job'))} times)"
+        losses.append(trace_text(recipe, rows, cfg))
+
+    head = (
+        f"All statements are about the `paper` preset with {n_jobs} jobs per workload unless a real trace is named.\n"
+    )
+    return (
+        "\n".join(
+            [head, "**Where fitgpp wins.**\n", *wins, "", "**Where it does not win, or wins nothing.**\n", *losses]
         )
-        if capped.mean > 1.2 * free.mean:
-            out.append(
-                f"- *The real trace (recipe {recipe})* has few BE jobs (under the size mapping: over 1 h or over 1 GPU) "
-                f"and many TE jobs, so the BE jobs soon use up their `P` = {cfg.P} preemptions and TE jobs wait "
-                f"again: {facts}. The cap trades TE latency for BE protection; its right value depends on the ratio "
-                "of TE to BE work."
-            )
-        else:
-            out.append(f"- *The real trace (recipe {recipe})*: the `P` cap hardly binds here: {facts}.")
-    return "\n".join(out) + "\n"
+        + "\n"
+    )
+
+
+def cap_text(main: pd.DataFrame, plan: Plan, cfg: SimConfig) -> list[str]:
+    """What the P cap does to BE, from the fitgpp variants with the largest P (paired with the default)."""
+    bigger = [p for p in plan.p_values if p > cfg.P]
+    if not bigger:
+        return []
+    label = _fitgpp_label("P", max(bigger))
+    d50, d95 = paired(main, label, "fitgpp", "BE_slowdown_p50"), paired(main, label, "fitgpp", "BE_slowdown_p95")
+    sizes = ", ".join(
+        f"P = {p}: {fmt_val(stat(main, _fitgpp_label('P', p), 'victim_gpu_mean'))}" for p in plan.p_values if p > 0
+    )
+    facts = (
+        f"`{label}` minus fitgpp (P = {cfg.P}), paired: BE p50 slowdown {fmt_val(d50)}, BE p95 {fmt_val(d95)}; mean "
+        f"GPUs of the victims {sizes}"
+    )
+    if d50.hi < 0 or d95.hi < 0:
+        return [
+            f"- *The `P` cap costs BE here.* {facts}. Once the small jobs that fit a TE job best have used up their "
+            "preemptions, the cap sends fitgpp to larger victims, which take longer to get back in. The cap protects "
+            "each job (none is preempted more than P times), not the BE class as a whole."
+        ]
+    if d50.lo > 0 or d95.lo > 0:
+        return [f"- *A larger `P` costs BE here* ({facts}): the cap protects BE as a whole in this regime."]
+    return [f"- *The `P` cap* makes no measurable BE difference between P = {cfg.P} and P = {max(bigger)} ({facts})."]
+
+
+def regime_loss(key: str, value: str, regimes: Sequence[tuple[str, Any, pd.DataFrame]], main: pd.DataFrame) -> str:
+    """A regime where fitgpp's BE cost is higher than k8s's, with the mechanism we know for it."""
+    at = next(r for k, v, r in regimes if k == key and _text(v) == value)
+    diffs, _ = regime_verdict(at, "k8s")
+    facts = (
+        f"fitgpp minus k8s: BE p50 {fmt_val(diffs[0])}, BE p95 {fmt_val(diffs[1])} points of change vs fifo; "
+        f"preemptions {fmt_val(stat(at, 'fitgpp', 'preemptions'))} against {fmt_val(stat(at, 'k8s', 'preemptions'))}"
+    )
+    if key == "checkpoint":
+        text = (
+            f"- *checkpoint = {value}* ({facts}; lost work {fmt_val(stat(at, 'fitgpp', 'lost_work'))} s against "
+            f"{fmt_val(stat(at, 'k8s', 'lost_work'))} s). When a preemption loses the work since the last checkpoint, "
+            "the age of the victim matters most. k8s preempts the most recently started job, which has done the "
+            "least work; fitgpp ranks the tightest fit before lost work, so it preempts older small jobs and throws "
+            "away more."
+        )
+        if "lrtp" in set(at["policy"]):
+            text += f" lrtp, which picks the job with the most work left, loses the most: {fmt_val(stat(at, 'lrtp', 'lost_work'))} s."
+        return text
+    if key == "backfill":
+        return (
+            f"- *backfill = {value}* ({facts}). Under strict head-of-line no job starts out of queue order, so a small "
+            "victim cannot slip back into a gap and the advantage of fitgpp's small victims is gone; what is left is "
+            "a small difference in the other direction, whose cause we have not isolated."
+        )
+    return f"- *{key} = {value}*: {facts}."
+
+
+def trace_text(recipe: str, rows: pd.DataFrame, cfg: SimConfig) -> str:
+    uncapped = _fitgpp_label("P", TRACE_UNCAPPED_P)
+    capped, free = stat(rows, "fitgpp", "TE_slowdown_p95"), stat(rows, uncapped, "TE_slowdown_p95")
+    facts = (
+        f"fitgpp's TE p95 slowdown is {fmt_val(capped)} against k8s's {fmt_val(stat(rows, 'k8s', 'TE_slowdown_p95'))} "
+        f"and {fmt_val(free)} with the cap lifted (`{uncapped}`, where one BE job is preempted up to "
+        f"{fmt_val(stat(rows, uncapped, 'max_preemptions_per_job'))} times)"
+    )
+    if capped.mean > 1.2 * free.mean:
+        mix = f"{stat(rows, 'fifo', 'TE_count').mean:.0f} TE and {stat(rows, 'fifo', 'BE_count').mean:.0f} BE jobs"
+        return (
+            f"- *The real trace (recipe {recipe})* has few BE jobs (under the size mapping: over 1 h or over 1 GPU) "
+            f"and many TE jobs ({mix} per workload on average), so the BE jobs soon use up their `P` = {cfg.P} preemptions and TE jobs wait again: "
+            f"{facts}. The cap trades TE latency for BE protection; its right value depends on the ratio of TE to "
+            "BE work."
+        )
+    return f"- *The real trace (recipe {recipe})*: the `P` cap hardly binds here: {facts}."
 
 
 PAPER_BE_MEDIAN_H = 8  # the paper preset's BE duration median (be_median_s = 28800)

@@ -52,6 +52,7 @@ def test_document_sections_and_figures(quick):
         "### fitgpp `P`",
         "### fitgpp `s`",
         *(f"### `{key}`" for key in ("grace", "restore", "checkpoint", "backfill", "load", "te_share")),
+        "### Across regimes",
         "## 6. The real trace",
         "## 7. Where FitGpp wins, where it does not, and why",
         "## Reproduce",
@@ -61,6 +62,7 @@ def test_document_sections_and_figures(quick):
     for paper in ("-96.6%", "+18.0%", "+23.9%"):
         assert paper in doc
     assert "**300 jobs** per workload" in doc
+    assert "**Where fitgpp wins.**" in doc and "**Where it does not win, or wins nothing.**" in doc
     assert "TE p99 slowdown" in doc and "TE max wait" in doc and "lost work" in doc
     assert "simcore reproduce --quick" in doc
     for policy in ("priority", "k8s", "lrtp", "random", "fitgpp"):
@@ -111,7 +113,8 @@ def test_missing_trace_is_skipped_with_a_message(tmp_path, capsys):
     code = run(["--quick", "--seeds", "2", "--jobs", "80", "--out-dir", str(tmp_path), "--workers", "1",
                 "--no-progress", "--trace", str(tmp_path / "no-trace")])  # fmt: skip
     assert code == 0
-    assert "was not found" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "was not found" in printed and "trio vs fifo, mean [95% CI] over 2 seeds of 80 jobs" in printed
     doc = (tmp_path / "RESULTS.md").read_text()
     assert "was not found" in doc.split("## 6.")[1] and "**80 jobs**" in doc
     assert not list((tmp_path / "results").glob("rows_alibaba*"))
