@@ -123,13 +123,7 @@ def _parse_field(key: str, text: str) -> Any:
 
         return _choice(text, tuple(PRESETS))
     if key == "policies":
-        from simcore.policies import POLICIES
-
-        names = tuple(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
-        unknown = [p for p in names if p not in POLICIES]
-        if unknown or not names:
-            raise ValueError(f"unknown policy {', '.join(unknown)}" if unknown else "needs at least one policy")
-        return names
+        return parse_policy_names(text)
     if key in ("sample", "baseline", "gantt_policy", "tab"):
         if key != "gantt_policy" and not text:
             raise ValueError("must not be empty")
@@ -157,6 +151,17 @@ def _parse_field(key: str, text: str) -> Any:
     if key == "gantt_nodes":
         return tuple(n for n in text.split(",") if n)
     raise ValueError("unknown parameter")
+
+
+def parse_policy_names(text: str) -> tuple[str, ...]:
+    """A URL's comma-separated policy list: known names, each once, at least one."""
+    from simcore.policies import POLICIES
+
+    names = tuple(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
+    unknown = [p for p in names if p not in POLICIES]
+    if unknown or not names:
+        raise ValueError(f"unknown policy {', '.join(unknown)}" if unknown else "needs at least one policy")
+    return names
 
 
 def _choice(text: str, options: tuple[str, ...]) -> str:

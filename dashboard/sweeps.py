@@ -14,9 +14,9 @@ from typing import Any
 
 import pandas as pd
 
+from dashboard.scenario import parse_policy_names
 from simcore import sweep
 from simcore.errors import UserError
-from simcore.policies import POLICIES
 from simcore.presets import PRESETS
 
 #: knob -> (default values, help). Workload parameters (nodes, load, te_share) and SimConfig knobs.
@@ -108,11 +108,7 @@ def _parse(key: str, text: str) -> Any:
     if key in ("values", "baseline", "jobs", "dask"):
         return text
     if key == "policies":
-        names = tuple(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
-        unknown = [p for p in names if p not in POLICIES]
-        if unknown or not names:
-            raise ValueError(f"unknown policy {', '.join(unknown)}" if unknown else "needs at least one policy")
-        return names
+        return parse_policy_names(text)
     if key in ("seeds", "workers"):
         x = float(text)
         if not x.is_integer() or x < (1 if key == "seeds" else 0) or (key == "seeds" and x > MAX_SEEDS):

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from simcore.cli_workload import parse_assignments
 from simcore.errors import UserError
 
 SWEEP_EPILOG = """\
@@ -77,16 +78,6 @@ def add_sweep_command(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _pairs(items: list[str], option: str) -> dict[str, str]:
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise UserError(f"{option} {item!r}: expected KEY=VALUE")
-        out[key.strip()] = value.strip()
-    return out
-
-
 def spec_from_args(args: argparse.Namespace) -> Any:
     from simcore import sweep
 
@@ -97,7 +88,7 @@ def spec_from_args(args: argparse.Namespace) -> Any:
     if args.alibaba:
         kw.pop("preset", None)
         kw["alibaba"] = args.alibaba
-    kw["fixed"] = {**kw.get("fixed", {}), **_pairs(args.set, "--set")}
+    kw["fixed"] = {**kw.get("fixed", {}), **parse_assignments(args.set)}
     axes = dict(sweep.parse_grid_arg(g) for g in args.grid)
     grids = kw.get("grids") or [{}]
     for g in grids:
