@@ -1,4 +1,4 @@
-"""Free, reserved and capacity resources per node, as (nodes x 3) numpy arrays.
+"""Available and capacity resources per node, as (nodes x 3) numpy arrays.
 
 Answers "where does this request fit" (DESIGN.md rules 4 and 6) with checks vectorised
 over nodes. ``avail`` is free minus the reservations of nominated TE jobs: what any other
@@ -12,6 +12,8 @@ import numpy as np
 from simcore.model import ClusterSpec
 
 EPS = 1e-9
+# the ufuncs' own reductions: ndarray.all/max add a Python-level wrapper per call
+_all, _max = np.logical_and.reduce, np.maximum.reduce
 
 
 class ClusterState:
@@ -19,8 +21,6 @@ class ClusterState:
         # Fortran order: reductions over the 3 dimensions of every node run ~10x faster
         self.cap = np.asfortranarray(spec.capacity_matrix())
         self.cap.flags.writeable = False
-        self.free = np.array(self.cap, order="F")
-        self.reserved = np.zeros_like(self.cap, order="F")
         self.avail = np.array(self.cap, order="F")
         # 1/capacity, 0 where a dimension has no capacity (those dimensions are skipped)
         safe = np.where(self.cap > 0, self.cap, 1.0)
@@ -28,38 +28,62 @@ class ClusterState:
         self.placement = placement
         self.n = len(self.cap)
         self.version = 0  # bumped whenever room is given back, so a pass knows to look again
+        self._top: list[float] | None = None  # per-dimension max of avail, None when stale
 
-    def ever_fits(self, req: np.ndarray) -> bool:
-        return bool((self.cap >= req - EPS).all(axis=1).any())
+    def top(self) -> list[float]:
+        """Per dimension, the most any node has available (cached until room is taken)."""
+        if self._top is None:
+            self._top = _max(self.avail, 0).tolist()
+        return self._top
 
-    def fit_mask(self, req: np.ndarray) -> np.ndarray:
-        return (self.avail >= req - EPS).all(axis=1)
-
-    def choose(self, req: np.ndarray) -> int:
-        """The node the placement rule picks among those that fit, or -1."""
-        d = self.avail - req
-        ok = np.flatnonzero(d.min(axis=1) >= -EPS)
-        if len(ok) == 0:
+    def choose(self, req: np.ndarray, req_t: tuple[float, float, float]) -> int:
+        """The node the placement rule picks among those that fit `req` (also given as the
+        tuple `req_t`), or -1."""
+        top = self._top
+        # (top - r) bounds (avail - r) of every node in the same float arithmetic, so this
+        # rejects exactly what the vectorised test below would, without a numpy call
+        if top is not None and (top[0] - req_t[0] < -EPS or top[1] - req_t[1] < -EPS or top[2] - req_t[2] < -EPS):
             return -1
-        if len(ok) == 1 or self.placement == "first_fit":
-            return int(ok[0])
-        slack = np.round((d[ok] * self.inv_cap[ok]).max(axis=1), 9)
-        return int(ok[slack.argmin() if self.placement == "best_fit" else slack.argmax()])
+        d = self.avail - req
+        fits = d >= -EPS  # per node and dimension
+        if self.placement == "first_fit":
+            ok = _all(fits, 1)
+            k = int(ok.argmax())
+            return k if ok[k] else -1
+        # Slacks over all nodes rather than the feasible ones: gathering rows costs more.
+        # rint(x * 1e9) is np.round(x, 9) before its final division by 1e9, which keeps
+        # the order and the ties of slacks this small (|x| < 4e6), so argmin/argmax agree.
+        if self.placement == "best_fit":  # a dimension that does not fit makes the slack inf
+            slack = np.rint(_max(np.where(fits, d * self.inv_cap, np.inf), 1) * 1e9)
+            k = int(slack.argmin())
+        else:
+            slack = np.rint(np.where(_all(fits, 1), _max(d * self.inv_cap, 1), -np.inf) * 1e9)
+            k = int(slack.argmax())
+        return k if abs(slack[k]) != np.inf else -1
 
-    def allocate(self, k: int, req: np.ndarray) -> None:
-        self.free[k] -= req
-        self.avail[k] -= req
+    # Requests come as the (cpu, mem_gb, gpu) tuples the engine keeps per job.
+    def allocate(self, k: int, req: tuple[float, float, float]) -> None:
+        a = self.avail
+        a[k, 0] -= req[0]
+        a[k, 1] -= req[1]
+        a[k, 2] -= req[2]
+        self._top = None
 
-    def release(self, k: int, req: np.ndarray) -> None:
-        self.free[k] += req
-        self.avail[k] += req
-        self.version += 1
+    def release(self, k: int, req: tuple[float, float, float]) -> None:
+        self._give_back(k, req)
 
     def reserve(self, k: int, amount: np.ndarray) -> None:
-        self.reserved[k] += amount
-        self.avail[k] -= amount
+        self.allocate(k, amount.tolist())
 
     def unreserve(self, k: int, amount: np.ndarray) -> None:
-        self.reserved[k] -= amount
-        self.avail[k] += amount
+        self._give_back(k, amount.tolist())
+
+    def _give_back(self, k: int, amount: tuple[float, float, float]) -> None:
+        a = self.avail
+        a[k, 0] = a0 = float(a[k, 0]) + amount[0]
+        a[k, 1] = a1 = float(a[k, 1]) + amount[1]
+        a[k, 2] = a2 = float(a[k, 2]) + amount[2]
         self.version += 1
+        if self._top is not None:  # room only grew: the maximum stays exact
+            t0, t1, t2 = self._top
+            self._top = [max(t0, a0), max(t1, a1), max(t2, a2)]

@@ -14,6 +14,7 @@ import heapq
 import math
 import time as wallclock
 from array import array
+from bisect import insort
 
 import numpy as np
 import simpy
@@ -56,49 +57,55 @@ class _Run:
         self.jobs = jobs
         n = len(jobs)
         self.cl = ClusterState(cluster, config.placement)
+        # numpy arrays for what policies read vectorised; lists for scalars read per event
         self.req = jobs.request
         self.req_list = [tuple(r) for r in jobs.request.tolist()]
         self.dur = jobs.duration
         self.is_te = jobs.is_te
-        self.rank = job_order(jobs, te_first=not self.policy.fifo_order)
-        self.rank_list = self.rank.tolist()
+        self.is_te_list = jobs.is_te.tolist()
         self.order_rank = job_order(jobs, te_first=False)  # "job order" for policies' ties
-        self.job_of_rank = np.empty(n, dtype=np.int64)
-        self.job_of_rank[self.rank] = np.arange(n)
+        rank = self.order_rank if self.policy.fifo_order else job_order(jobs, te_first=True)
+        self.rank_list = rank.tolist()
+        self.order_rank_list = self.order_rank.tolist()
+        job_of_rank = np.empty(n, dtype=np.int64)
+        job_of_rank[rank] = np.arange(n)
+        self.job_of_rank = job_of_rank.tolist()
         self.preemptive = self.policy.preemptive
         self.arrivals = np.argsort(self.order_rank)  # submit time, then job_id
         self.node = np.full(n, -1, dtype=np.int64)
-        self.first_start = np.full(n, np.nan)
-        self.finish = np.full(n, np.nan)
+        self.first_start = [math.nan] * n
+        self.finish = [math.nan] * n
         self.preemptions = np.zeros(n, dtype=np.int64)
         self.lost = np.zeros(n)
         self.kept = np.zeros(n)  # work saved before the current segment
+        self.work_left = jobs.duration.tolist()  # duration - kept
         self.seg_start = np.zeros(n)
         self.seg_restore = np.zeros(n)
-        self.token = [0] * n  # a list: read on every heap pop
+        self.token = [0] * n
         self.nominated: dict[int, int] = {}  # TE job -> node
         self.reservation: dict[int, np.ndarray] = {}  # TE job -> reserved vector
         self.victim_of: dict[int, int] = {}  # BE job in grace -> TE job it makes room for
         self.heap: list[tuple[float, int, int, int, int]] = []
-        self.queue = PendingQueue(self.req[self.job_of_rank])
+        self.queue = PendingQueue(self.req[job_of_rank], [self.req_list[j] for j in self.job_of_rank])
         self.rng = np.random.default_rng(config.seed)
         self.ev_time = array("d")
         self.ev_job = array("q")
         self.ev_code = array("b")
         self.ev_node = array("q")
+        self._log_appends = (self.ev_time.append, self.ev_job.append, self.ev_code.append, self.ev_node.append)
         self._init_running_be_table(n)
         self.now = 0.0
         self.strict = config.backfill == "none"
         self.n_exempt = int(self.is_te.sum())  # TE jobs take the first ranks when they may preempt
         self.version_seen = -1
-        self.te_pending = 0
+        self.te_waiting: list[int] = []  # ranks of the pending TE jobs, sorted
 
     # -- running BE jobs: a slot table the policies see as compact arrays -----------------
     def _init_running_be_table(self, n: int) -> None:
         size = 64
         self.rb_job = np.full(size, -1, dtype=np.int64)
         self.rb_free = list(range(size - 1, -1, -1))
-        self.slot_of = np.full(n, -1, dtype=np.int64)
+        self.slot_of = [-1] * n
 
     def _rb_add(self, j: int) -> None:
         if not self.rb_free:
@@ -113,7 +120,7 @@ class _Run:
         s = self.slot_of[j]
         self.rb_job[s] = -1
         self.slot_of[j] = -1
-        self.rb_free.append(int(s))
+        self.rb_free.append(s)
 
     def _candidates(self) -> Candidates:
         jobs = self.rb_job[self.rb_job >= 0]
@@ -142,23 +149,25 @@ class _Run:
 
     # -- records --------------------------------------------------------------------------
     def _log(self, j: int, code: int, k: int) -> None:
-        self.ev_time.append(self.now)
-        self.ev_job.append(j)
-        self.ev_code.append(code)
-        self.ev_node.append(k)
+        at, aj, ac, ak = self._log_appends
+        at(self.now)
+        aj(j)
+        ac(code)
+        ak(k)
 
     # -- life cycle -----------------------------------------------------------------------
     def _start(self, j: int, k: int) -> None:
-        self.cl.allocate(k, self.req[j])
+        now = self.now
+        self.cl.allocate(k, self.req_list[j])
         self.node[j] = k
-        restore = self.cfg.restore if self.preemptions[j] > 0 else 0.0
-        self.seg_start[j] = self.now
-        self.seg_restore[j] = restore
+        restore = self.cfg.restore if self.token[j] else 0.0  # the token counts preemptions
         if math.isnan(self.first_start[j]):
-            self.first_start[j] = self.now
-        end = self.now + restore + (self.dur[j] - self.kept[j])
-        heapq.heappush(self.heap, (end, _FINISH_KIND, int(self.order_rank[j]), j, self.token[j]))
-        if not self.is_te[j]:
+            self.first_start[j] = now
+        end = now + restore + self.work_left[j]
+        heapq.heappush(self.heap, (end, _FINISH_KIND, self.order_rank_list[j], j, self.token[j]))
+        if self.preemptive and not self.is_te_list[j]:  # only preemption reads these
+            self.seg_start[j] = now
+            self.seg_restore[j] = restore
             self._rb_add(j)
         self._log(j, START, k)
 
@@ -168,18 +177,19 @@ class _Run:
         kept = total - float(self._lost_if_signalled(np.array([total]))[0])
         self.lost[j] += total - kept
         self.kept[j] = kept
+        self.work_left[j] = self.dur[j] - kept
         self.preemptions[j] += 1
         self.token[j] += 1
         self.victim_of[j] = te
         self._rb_remove(j)
         self._log(j, PREEMPT, int(self.node[j]))
         if self.cfg.grace > 0:  # with grace 0 the pass releases it at once
-            heapq.heappush(self.heap, (self.now + self.cfg.grace, _RELEASE_KIND, int(self.order_rank[j]), j, 0))
+            heapq.heappush(self.heap, (self.now + self.cfg.grace, _RELEASE_KIND, self.order_rank_list[j], j, 0))
 
     def _release(self, j: int) -> None:
         """End of grace: free the node, top up the TE job's reservation, back to pending."""
         k = int(self.node[j])
-        self.cl.release(k, self.req[j])
+        self.cl.release(k, self.req_list[j])
         te = self.victim_of.pop(j)
         if self.nominated.get(te) == k:
             res = self.reservation[te]
@@ -191,9 +201,9 @@ class _Run:
 
     def _finish(self, j: int) -> None:
         k = int(self.node[j])
-        self.cl.release(k, self.req[j])
+        self.cl.release(k, self.req_list[j])
         self.finish[j] = self.now
-        if not self.is_te[j]:
+        if self.preemptive and not self.is_te_list[j]:
             self._rb_remove(j)
         self._log(j, FINISH, k)
 
@@ -224,17 +234,17 @@ class _Run:
                 self._drop_nomination(j)
                 self._start(j, k)
                 return True, False
-            other = cl.choose(req)
+            other = cl.choose(req, self.req_list[j])
             if other >= 0:
                 self._drop_nomination(j)
                 self._start(j, other)
                 return True, False
             return False, False
-        k = cl.choose(req)
+        k = cl.choose(req, self.req_list[j])
         if k >= 0:
             self._start(j, k)
             return True, False
-        if self.preemptive and self.is_te[j]:
+        if self.preemptive and self.is_te_list[j]:
             cands = self._candidates()
             view = PreemptionView(self.now, req, cl.cap, cl.inv_cap, _ro(cl.avail), cands, self.cfg, self.rng)
             pre = self.policy.victims(view)
@@ -258,7 +268,7 @@ class _Run:
         been given back since (finishes, releases and returned reservations bump
         ``cluster.version``), and a job that cannot fit has no effect on the pass.
         """
-        if len(self.queue) == 0:
+        if self.queue.count == 0:
             return
         cl = self.cl
         v0 = cl.version
@@ -274,7 +284,7 @@ class _Run:
         q = self.queue
         r = q.next_within(0, _UNBOUNDED)
         while r >= 0:
-            placed, blocks = self._try_job(int(self.job_of_rank[r]))
+            placed, blocks = self._try_job(self.job_of_rank[r])
             if placed:
                 self._dequeue(r)
             if blocks:
@@ -285,57 +295,62 @@ class _Run:
         """backfill = greedy. TE jobs that may preempt are always looked at; of the others,
         only `only` (this instant's arrivals) when no room was given back, else every job
         that could fit somewhere."""
-        q, cl = self.queue, self.cl
-        exempt_end = self.n_exempt if self.preemptive else 0
-        r = q.next_within(0, _UNBOUNDED, exempt_end) if self.te_pending else -1
-        while r >= 0:
-            before = cl.version
-            if self._try_job(int(self.job_of_rank[r]))[0]:
-                self._dequeue(r)
-            if cl.version != before:
-                only = None
-            r = q.next_within(r + 1, _UNBOUNDED, exempt_end)
+        q, cl, job_of_rank = self.queue, self.cl, self.job_of_rank
+        exempt_end = 0
+        if self.preemptive:  # the TE jobs, which take the first ranks; none joins during a pass
+            exempt_end = self.n_exempt
+            for r in list(self.te_waiting):
+                before = cl.version
+                if self._try_job(job_of_rank[r])[0]:
+                    self._dequeue(r)
+                if cl.version != before:
+                    only = None
         pos = exempt_end
         if only is not None:
-            for r in sorted(x for x in (self.rank_list[j] for j in only) if x >= exempt_end):
+            for r in sorted([self.rank_list[j] for j in only]):
+                if r < exempt_end:
+                    continue
                 before = cl.version
-                if self._try_job(int(self.job_of_rank[r]))[0]:
+                if self._try_job(job_of_rank[r])[0]:
                     self._dequeue(r)
                 if cl.version != before:  # room was given back: every later job may fit now
                     pos = r + 1
                     break
             else:
                 return
-        bound = tuple((cl.avail.max(axis=0) + EPS).tolist())
-        r = q.next_within(pos, bound)
+        # jobs here have no side effect unless placed, and only a placement or a returned
+        # reservation changes avail, so the bound is always the current one
+        r = q.next_within(pos, self._bound())
         while r >= 0:
-            before = cl.version
-            if self._try_job(int(self.job_of_rank[r]))[0]:
+            if self._try_job(job_of_rank[r])[0]:
                 self._dequeue(r)
-                bound = tuple((cl.avail.max(axis=0) + EPS).tolist())
-            elif cl.version != before:
-                bound = tuple((cl.avail.max(axis=0) + EPS).tolist())
-            r = q.next_within(r + 1, bound)
+            r = q.next_within(r + 1, self._bound())
+
+    def _bound(self) -> tuple[float, float, float]:
+        """Per dimension, the largest request that may still fit somewhere."""
+        m0, m1, m2 = self.cl.top()
+        return (m0 + EPS, m1 + EPS, m2 + EPS)
 
     # -- the clock ------------------------------------------------------------------------
     def process(self, env: simpy.Environment):
         arrivals = self.arrivals.tolist()
         times = self.jobs.submit_time[self.arrivals].tolist() + [math.inf]
         a = 0
-        heap = self.heap
-        token = self.token
+        heap, token, heappop, timeout = self.heap, self.token, heapq.heappop, env.timeout
         while True:
             while heap and heap[0][1] == _FINISH_KIND and heap[0][4] != token[heap[0][3]]:
-                heapq.heappop(heap)  # a finish made stale by a preemption
-            t_heap = heap[0][0] if heap else math.inf
-            t = min(t_heap, times[a])
+                heappop(heap)  # a finish made stale by a preemption
+            t = heap[0][0] if heap else math.inf
+            if times[a] < t:
+                t = times[a]
             if t == math.inf:
                 return
-            yield env.timeout(t - env.now if t > env.now else 0)
+            now = env.now
+            yield timeout(t - now if t > now else 0)
             self.now = t
             new: list[int] = []
             while heap and heap[0][0] == t:
-                _, kind, _, j, tok = heapq.heappop(heap)
+                _, kind, _, j, tok = heappop(heap)
                 if kind == _FINISH_KIND:
                     if tok == token[j]:
                         self._finish(j)
@@ -356,12 +371,15 @@ class _Run:
 
     def _enqueue(self, jobs: list[int]) -> None:
         for j in jobs:
-            self.queue.add(self.rank_list[j])
-            self.te_pending += int(self.is_te[j])
+            r = self.rank_list[j]
+            self.queue.add(r)
+            if self.is_te_list[j]:
+                insort(self.te_waiting, r)
 
     def _dequeue(self, r: int) -> None:
         self.queue.remove(r)
-        self.te_pending -= int(self.is_te[self.job_of_rank[r]])
+        if self.is_te_list[self.job_of_rank[r]]:
+            self.te_waiting.remove(r)
 
 
 def _ro(a: np.ndarray) -> np.ndarray:
@@ -387,8 +405,8 @@ def simulate(jobs: JobTable, cluster: ClusterSpec, config: SimConfig) -> SimResu
         config=config,
         cluster=cluster,
         jobs=sim_jobs,
-        first_start=run.first_start,
-        finish=run.finish,
+        first_start=np.array(run.first_start, dtype=float),
+        finish=np.array(run.finish, dtype=float),
         preemptions=run.preemptions,
         lost_work=run.lost,
         node=run.node,

@@ -17,13 +17,15 @@ from bisect import bisect_left, insort
 import numpy as np
 
 BLOCK = 256
+_all = np.logical_and.reduce  # ndarray.all adds a Python-level wrapper per call
 SHORT = 32  # up to this many pending jobs, a sorted list beats the block search
 
 
 class PendingQueue:
-    def __init__(self, req_by_rank: np.ndarray) -> None:
+    def __init__(self, req_by_rank: np.ndarray, req_list: list[tuple[float, float, float]]) -> None:
+        """`req_by_rank`: the (n x 3) requests in rank order; `req_list`: the same as tuples."""
         n = len(req_by_rank)
-        self.req_list = [tuple(r) for r in req_by_rank.tolist()]
+        self.req_list = req_list
         self.nblocks = max(1, -(-n // BLOCK))
         self.mask = np.zeros(self.nblocks * BLOCK, dtype=bool)
         pad = np.full((self.nblocks * BLOCK - n, 3), np.inf)
@@ -34,35 +36,54 @@ class PendingQueue:
         self.gmin = [np.inf, np.inf, np.inf]  # lower bound of every pending request
         self.lo_block, self.hi_block = self.nblocks, -1  # blocks outside never hold a pending job
         self.count = 0
-        self.short: list[int] | None = []  # the sorted ranks while the queue is short
+        # the sorted ranks while the queue is short; the block arrays then hold nothing
+        self.short: list[int] | None = []
 
     def __len__(self) -> int:
         return self.count
 
     def add(self, r: int) -> None:
-        self.mask[r] = True
-        b = r // BLOCK
-        self.lo_block, self.hi_block = min(self.lo_block, b), max(self.hi_block, b)
-        np.minimum(self.bmin[b], self.req_pad[r], out=self.bmin[b])
-        self.bcount[b] += 1
         self.count += 1
         g, (c0, c1, c2) = self.gmin, self.req_list[r]
         if c0 < g[0] or c1 < g[1] or c2 < g[2]:
             self.gmin = [min(g[0], c0), min(g[1], c1), min(g[2], c2)]
-        if self.short is not None:
-            if self.count > SHORT:
-                self.short = None
-            else:
-                insort(self.short, r)
+        if self.short is None:
+            self._block_add(r)
+            return
+        insort(self.short, r)
+        if self.count > SHORT:
+            for x in self.short:
+                self._block_add(x)
+            self.short = None
+
+    def _block_add(self, r: int) -> None:
+        self.mask[r] = True
+        b = r // BLOCK
+        self.lo_block, self.hi_block = min(self.lo_block, b), max(self.hi_block, b)
+        m = self.bmin
+        for d, c in enumerate(self.req_list[r]):
+            if c < m[b, d]:
+                m[b, d] = c
+        self.bcount[b] += 1
 
     def remove(self, r: int) -> None:
-        self.mask[r] = False
-        self.bcount[r // BLOCK] -= 1
         self.count -= 1
         if self.short is not None:
             self.short.remove(r)
-        elif self.count <= SHORT // 2:
-            self.short = np.flatnonzero(self.mask).tolist()
+            if self.count == 0:
+                self.gmin = [np.inf, np.inf, np.inf]
+            return
+        self.mask[r] = False
+        self.bcount[r // BLOCK] -= 1
+        if self.count <= SHORT // 2:
+            lo = self.lo_block * BLOCK
+            short = lo + np.flatnonzero(self.mask[lo : (self.hi_block + 1) * BLOCK])
+            blocks = np.unique(short // BLOCK)
+            self.mask[short] = False
+            self.bcount[blocks] = 0
+            self.bmin[blocks] = np.inf
+            self.lo_block, self.hi_block = self.nblocks, -1
+            self.short = short.tolist()
 
     def next_within(self, start: int, bound: tuple[float, float, float], stop: int | None = None) -> int:
         """The smallest pending rank >= start (and < stop) whose request is <= bound, or -1."""
@@ -71,6 +92,9 @@ class PendingQueue:
         end = len(self.mask) if stop is None else stop
         if start >= end:
             return -1
+        g = self.gmin
+        if g[0] > bound[0] or g[1] > bound[1] or g[2] > bound[2]:
+            return -1  # no pending job is that small
         if self.short is not None:
             m0, m1, m2 = bound
             short, req = self.short, self.req_list
@@ -82,9 +106,6 @@ class PendingQueue:
                 if c0 <= m0 and c1 <= m1 and c2 <= m2:
                     return r
             return -1
-        g = self.gmin
-        if g[0] > bound[0] or g[1] > bound[1] or g[2] > bound[2]:
-            return -1  # no pending job is that small
         lo = self.lo_block
         if self.bcount[lo] == 0:
             lo += int(np.argmax(self.bcount[lo : self.hi_block + 1] > 0))
@@ -92,10 +113,11 @@ class PendingQueue:
         b0, b1 = max(start // BLOCK, lo), min((end - 1) // BLOCK, self.hi_block) + 1
         if b0 >= b1:
             return -1
-        blocks = np.flatnonzero((self.bcount[b0:b1] > 0) & (self.bmin[b0:b1] <= bound).all(axis=1))
+        bnd = np.array(bound)
+        blocks = ((self.bcount[b0:b1] > 0) & _all(self.bmin[b0:b1] <= bnd, 1)).nonzero()[0]
         for b in (blocks + b0).tolist():
             lo, hi = max(start, b * BLOCK), min(end, (b + 1) * BLOCK)
-            ok = self.mask[lo:hi] & (self.req_pad[lo:hi] <= bound).all(axis=1)
+            ok = self.mask[lo:hi] & _all(self.req_pad[lo:hi] <= bnd, 1)
             i = int(ok.argmax())
             if ok[i]:
                 return lo + i
