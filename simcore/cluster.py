@@ -14,10 +14,12 @@ from simcore.model import ClusterSpec
 EPS = 1e-9
 # the ufuncs' own reductions: ndarray.all/max add a Python-level wrapper per call
 _all, _max = np.logical_and.reduce, np.maximum.reduce
+SUBSET_NODES = 256  # from this many nodes, choose() looks only at the open nodes (see below)
 
 
 class ClusterState:
-    def __init__(self, spec: ClusterSpec, placement: str) -> None:
+    def __init__(self, spec: ClusterSpec, placement: str, floor: np.ndarray | None = None) -> None:
+        """`floor`: a per-dimension lower bound of every request that will be placed, if known."""
         # Fortran order: reductions over the 3 dimensions of every node run ~10x faster
         self.cap = np.asfortranarray(spec.capacity_matrix())
         self.cap.flags.writeable = False
@@ -29,6 +31,19 @@ class ClusterState:
         self.n = len(self.cap)
         self.version = 0  # bumped whenever room is given back, so a pass knows to look again
         self._top: list[float] | None = None  # per-dimension max of avail, None when stale
+        # scratch arrays for choose(): reusing them saves an allocation per numpy call
+        self._d = np.empty_like(self.avail)
+        self._s = np.empty_like(self.avail)
+        self._m = np.empty(self.n)
+        # On a large cluster most nodes are too full for even the smallest request, so
+        # choose() looks only at the "open" nodes, those that fit `floor`. A node not open
+        # fits no request (a - r <= a - floor < -EPS in the same float arithmetic), and the
+        # open nodes keep node order, so the pick is the same as over all nodes.
+        self._open: np.ndarray | None = None
+        self._open_idx: np.ndarray | None = None  # indices of the open nodes, None when stale
+        if floor is not None and self.n >= SUBSET_NODES:
+            self._floor = tuple(float(x) for x in floor)
+            self._open = _all(self.avail - np.asarray(self._floor) >= -EPS, 1)
 
     def top(self) -> list[float]:
         """Per dimension, the most any node has available (cached until room is taken)."""
@@ -44,22 +59,46 @@ class ClusterState:
         # rejects exactly what the vectorised test below would, without a numpy call
         if top is not None and (top[0] - req_t[0] < -EPS or top[1] - req_t[1] < -EPS or top[2] - req_t[2] < -EPS):
             return -1
-        d = self.avail - req
+        if self._open is None:
+            return self._pick(self.avail, self.inv_cap, req, self._d, self._s, self._m)
+        idx = self._open_idx
+        if idx is None:
+            idx = self._open_idx = self._open.nonzero()[0]
+        if len(idx) == 0:
+            return -1
+        k = self._pick(self.avail[idx], self.inv_cap[idx], req)
+        return int(idx[k]) if k >= 0 else -1
+
+    def _pick(self, avail: np.ndarray, inv_cap: np.ndarray, req: np.ndarray, d_out=None, s_out=None, m_out=None) -> int:
+        """The placement rule over the rows of `avail` (row index, or -1); the outs are optional scratch."""
+        d = np.subtract(avail, req, out=d_out)
         fits = d >= -EPS  # per node and dimension
         if self.placement == "first_fit":
             ok = _all(fits, 1)
             k = int(ok.argmax())
             return k if ok[k] else -1
-        # Slacks over all nodes rather than the feasible ones: gathering rows costs more.
+        # Slacks over all rows rather than the feasible ones: gathering rows costs more.
         # rint(x * 1e9) is np.round(x, 9) before its final division by 1e9, which keeps
         # the order and the ties of slacks this small (|x| < 4e6), so argmin/argmax agree.
         if self.placement == "best_fit":  # a dimension that does not fit makes the slack inf
-            slack = np.rint(_max(np.where(fits, d * self.inv_cap, np.inf), 1) * 1e9)
+            s = np.multiply(d, inv_cap, out=s_out)
+            s[~fits] = np.inf
+            slack = _max(s, 1, out=m_out)
+            np.multiply(slack, 1e9, out=slack)
+            np.rint(slack, out=slack)
             k = int(slack.argmin())
         else:
-            slack = np.rint(np.where(_all(fits, 1), _max(d * self.inv_cap, 1), -np.inf) * 1e9)
+            slack = np.rint(np.where(_all(fits, 1), _max(d * inv_cap, 1), -np.inf) * 1e9)
             k = int(slack.argmax())
         return k if abs(slack[k]) != np.inf else -1
+
+    def _recheck_open(self, k: int, a0: float, a1: float, a2: float) -> None:
+        """Node k's avail is now (a0, a1, a2): update whether it is open."""
+        f0, f1, f2 = self._floor
+        is_open = a0 - f0 >= -EPS and a1 - f1 >= -EPS and a2 - f2 >= -EPS
+        if is_open != self._open[k]:
+            self._open[k] = is_open
+            self._open_idx = None
 
     # Requests come as the (cpu, mem_gb, gpu) tuples the engine keeps per job.
     def allocate(self, k: int, req: tuple[float, float, float]) -> None:
@@ -68,6 +107,8 @@ class ClusterState:
         a[k, 1] -= req[1]
         a[k, 2] -= req[2]
         self._top = None
+        if self._open is not None:
+            self._recheck_open(k, float(a[k, 0]), float(a[k, 1]), float(a[k, 2]))
 
     def release(self, k: int, req: tuple[float, float, float]) -> None:
         self._give_back(k, req)
@@ -84,6 +125,8 @@ class ClusterState:
         a[k, 1] = a1 = float(a[k, 1]) + amount[1]
         a[k, 2] = a2 = float(a[k, 2]) + amount[2]
         self.version += 1
+        if self._open is not None:
+            self._recheck_open(k, a0, a1, a2)
         if self._top is not None:  # room only grew: the maximum stays exact
             t0, t1, t2 = self._top
             self._top = [max(t0, a0), max(t1, a1), max(t2, a2)]

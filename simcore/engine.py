@@ -56,7 +56,7 @@ class _Run:
         self.policy = get_policy(config.policy)
         self.jobs = jobs
         n = len(jobs)
-        self.cl = ClusterState(cluster, config.placement)
+        self.cl = ClusterState(cluster, config.placement, jobs.request.min(axis=0) if n else None)
         # numpy arrays for what policies read vectorised; lists for scalars read per event
         self.req = jobs.request
         self.req_list = [tuple(r) for r in jobs.request.tolist()]
