@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -52,3 +53,12 @@ def publish(page: str, settings: Any, query: dict[str, str | list[str]]) -> None
 def widget_state(prefix: str = "x_") -> dict[str, Any]:
     """The current values of the widgets whose key starts with ``prefix``."""
     return {k: v for k, v in st.session_state.items() if isinstance(k, str) and k.startswith(prefix)}
+
+
+def title_with_link(title: str, query: Mapping[str, Any], caption: str) -> None:
+    """The page title with a "Copy link" popover holding the URL that restores the settings."""
+    head, share = st.columns([5, 1], vertical_alignment="bottom")
+    head.title(title)
+    with share.popover("Copy link", icon=":material/link:", width="stretch"):
+        st.caption(caption)
+        st.code(f"{st.context.url or ''}?{urlencode(query, doseq=True)}", language=None, wrap_lines=True)

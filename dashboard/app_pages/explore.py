@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import replace
-from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -162,11 +161,11 @@ scenario, problems = from_widgets(state.widget_state(), previous, uploads.UPLOAD
 state.publish("explore", scenario, scenario.to_query())
 
 # --- main: results ---------------------------------------------------------------------------
-head, share = st.columns([5, 1], vertical_alignment="bottom")
-head.title("Explore: one scenario, several policies")
-with share.popover("Copy link", icon=":material/link:", width="stretch"):
-    st.caption("This link restores every setting except uploaded files. Use the copy icon.")
-    st.code(f"{st.context.url or ''}?{urlencode(scenario.to_query(), doseq=True)}", language=None, wrap_lines=True)
+state.title_with_link(
+    "Explore: one scenario, several policies",
+    scenario.to_query(),
+    "This link restores every setting except uploaded files. Use the copy icon.",
+)
 for problem in problems:
     st.warning(problem)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -58,11 +57,11 @@ if clicked:
 settings = replace(current, run=st.session_state.get("_sweep_ran_for") == current)
 state.publish("sweep", settings, settings.to_query())
 
-head, share = st.columns([5, 1], vertical_alignment="bottom")
-head.title("Sweep: what if one knob changes?")
-with share.popover("Copy link", icon=":material/link:", width="stretch"):
-    st.caption("This link restores the sweep and re-runs it. Use the copy icon.")
-    st.code(f"{st.context.url or ''}?{urlencode(settings.to_query(), doseq=True)}", language=None, wrap_lines=True)
+state.title_with_link(
+    "Sweep: what if one knob changes?",
+    settings.to_query(),
+    "This link restores the sweep and re-runs it. Use the copy icon.",
+)
 
 try:
     spec = settings.spec()
