@@ -1,0 +1,112 @@
+"""Record the output files of many configurations, to prove a change leaves results unchanged.
+
+Runs ``simcore run`` (jobs CSV, events CSV, summary JSON) for every sample workload x policy x
+knob variant, and ``simcore compare`` for a few variants, in-process through the CLI entry
+point, into one folder. ``wall_seconds`` is the only field that differs between two runs of
+the same code, so it is removed from the JSON files. Usage:
+
+    python bench/record_outputs.py OUT_DIR          # record
+    diff -r BEFORE_DIR AFTER_DIR                    # compare two recordings byte for byte
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+from pathlib import Path
+
+from simcore.cli import main as cli_main
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_workloads"
+
+# workload file -> cluster options (integer resources only: results must not move)
+WORKLOADS: dict[str, list[str]] = {
+    "demo": ["--cluster", str(SAMPLES / "demo_cluster.yaml")],
+    "demo_seed1": ["--nodes", "4", "--node-cpu", "64", "--node-mem-gb", "512", "--node-gpu", "8"],
+    "demo_seed2": ["--nodes", "3", "--node-cpu", "64", "--node-mem-gb", "512", "--node-gpu", "8"],
+    "paper_1000": ["--nodes", "16", "--node-cpu", "64", "--node-mem-gb", "512", "--node-gpu", "8"],
+    "mmc_small": ["--nodes", "8", "--node-cpu", "1", "--node-mem-gb", "1", "--node-gpu", "1"],
+}
+POLICIES = ("fifo", "priority", "k8s", "lrtp", "random", "fitgpp")
+VARIANTS: dict[str, list[str]] = {
+    "default": [],
+    "grace0": ["grace=0"],
+    "grace300": ["grace=300"],
+    "ckpt-none": ["checkpoint=none"],
+    "ckpt-periodic": ["checkpoint=periodic", "checkpoint_interval=600"],
+    "restore0": ["restore=0"],
+    "restore600": ["restore=600"],
+    "strict": ["backfill=none"],
+    "first-fit": ["placement=first_fit"],
+    "worst-fit": ["placement=worst_fit"],
+    "P0": ["P=0"],
+    "P1": ["P=1"],
+    "P5": ["P=5"],
+    "s1": ["s=1"],
+    "s2": ["s=2"],
+    "tau60": ["tau=60"],
+    "seed3": ["seed=3"],
+}
+COMPARE_VARIANTS = ("default", "ckpt-none", "strict")
+
+
+def _sets(variant: str) -> list[str]:
+    return [x for kv in VARIANTS[variant] for x in ("--set", kv)]
+
+
+def _cli(argv: list[str], stdout_file: Path | None = None) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli_main(argv)
+    if code != 0:
+        raise SystemExit(f"simcore {' '.join(argv)} failed ({code}): {err.getvalue()}")
+    if stdout_file is not None:  # the printed table, without the timing column's values
+        stdout_file.write_text(out.getvalue())
+
+
+def _strip_wall(path: Path) -> None:
+    data = json.loads(path.read_text())
+
+    def drop(x):
+        if isinstance(x, dict):
+            return {k: drop(v) for k, v in x.items() if k != "wall_seconds"}
+        if isinstance(x, list):
+            return [drop(v) for v in x]
+        return x
+
+    path.write_text(json.dumps(drop(data), indent=2, sort_keys=True) + "\n")
+
+
+def record(out: Path) -> int:
+    out.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for wl, cluster in WORKLOADS.items():
+        src = str(SAMPLES / f"{wl}.csv")
+        for policy in POLICIES:
+            for variant in VARIANTS:
+                stem = out / f"run-{wl}-{policy}-{variant}"
+                argv = ["run", src, "--policy", policy, *cluster, *_sets(variant),
+                        "--jobs-out", f"{stem}.jobs.csv", "--events-out", f"{stem}.events.csv",
+                        "--summary-json", f"{stem}.summary.json"]  # fmt: skip
+                _cli(argv)
+                _strip_wall(Path(f"{stem}.summary.json"))
+                n += 1
+        for variant in COMPARE_VARIANTS:
+            stem = out / f"compare-{wl}-{variant}"
+            argv = ["compare", src, "--policies", "fifo,priority,k8s,lrtp,random,fitgpp,fitgpp:P=1:s=4", *cluster,
+                    *_sets(variant), "--json", f"{stem}.json"]  # fmt: skip
+            _cli(argv)
+            _strip_wall(Path(f"{stem}.json"))
+            n += 1
+    print(f"recorded {n} configurations in {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    sys.exit(record(Path(sys.argv[1])))
