@@ -1,0 +1,82 @@
+"""Demo mode: the limits of a dashboard hosted in public (README "Hosting a public demo").
+
+Switched on by the environment variable ``SIMCORE_DEMO=1`` or the Streamlit secrets entry
+``simcore_demo = true``. In demo mode every visit's work is bounded by :data:`DEMO`; outside
+it (a user's own machine) :data:`LOCAL` applies. Each limit is defined here once and named in
+every refusal, together with the ``simcore`` command that runs the same work locally.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+ENV_VAR = "SIMCORE_DEMO"
+SECRET_KEY = "simcore_demo"
+
+
+@dataclass(frozen=True)
+class Limits:
+    demo: bool
+    budget: int  # simulated job-runs per visit action: jobs x policies x seeds x sweep values
+    max_jobs: int  # jobs in one workload (generated, sample or uploaded)
+    max_nodes: int  # nodes in one cluster
+    max_seeds: int
+    max_policies: int
+    max_sweep_values: int
+    upload_bytes: int  # size of one uploaded file
+    upload_rows: int  # rows parsed from one uploaded file (checked while parsing)
+    run_seconds: float  # wall-clock limit of one computation; it is cancelled past it
+    allow_dask: bool  # a Dask scheduler may be named (never from a link in demo mode)
+    max_workers: int  # local worker processes of a sweep
+
+
+DEMO = Limits(
+    demo=True,
+    budget=400_000,
+    max_jobs=20_000,
+    max_nodes=256,
+    max_seeds=5,
+    max_policies=6,
+    max_sweep_values=6,
+    upload_bytes=10_000_000,
+    upload_rows=100_000,
+    run_seconds=60.0,
+    allow_dask=False,
+    max_workers=2,
+)
+LOCAL = Limits(
+    demo=False,
+    budget=50_000_000,
+    max_jobs=2_000_000,
+    max_nodes=100_000,
+    max_seeds=10,
+    max_policies=12,
+    max_sweep_values=12,
+    upload_bytes=200_000_000,
+    upload_rows=5_000_000,
+    run_seconds=1800.0,
+    allow_dask=True,
+    max_workers=max(1, os.cpu_count() or 1),
+)
+
+
+def _truthy(value: object) -> bool:
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+def demo_mode() -> bool:
+    """Is demo mode on (environment variable first, then the Streamlit secrets entry)?"""
+    if _truthy(os.environ.get(ENV_VAR, "")):
+        return True
+    try:
+        import streamlit as st
+
+        return _truthy(st.secrets.get(SECRET_KEY, False))
+    except Exception:  # no secrets file, or not running under Streamlit: not in demo mode
+        return False
+
+
+def limits() -> Limits:
+    """The limits in force for this server."""
+    return DEMO if demo_mode() else LOCAL
