@@ -19,7 +19,7 @@ import streamlit as st
 
 from dashboard import uploads, views
 from dashboard.scenario import Scenario
-from simcore import metrics, presets
+from simcore import metrics, presets, units
 from simcore.engine import simulate
 from simcore.errors import UserError
 from simcore.model import ClusterSpec, JobTable, SimConfig
@@ -151,25 +151,32 @@ class Comparison:
 def load_workload(scenario: Scenario, upload: tuple[str, bytes] | None, seed: int | None = None) -> Workload:
     """The scenario's workload (for ``seed`` when generated); raises UserError for bad input."""
     if scenario.source == "sample":
-        return sample_workload(scenario.sample)
-    if scenario.source == "generate":
-        return generated_workload(scenario.preset, scenario.knobs.seed if seed is None else seed, scenario.gen)
-    if upload is None:
+        wl = sample_workload(scenario.sample)
+    elif scenario.source == "generate":
+        wl = generated_workload(scenario.preset, scenario.knobs.seed if seed is None else seed, scenario.gen)
+    elif upload is None:
         raise UserError("upload a workload file in the sidebar")
-    return uploaded_workload(upload[0], upload[1], scenario.upload_opts)
+    else:
+        wl = uploaded_workload(upload[0], upload[1], scenario.upload_opts)
+    # the simulator counts resources in whole units: say so when a request was rounded
+    rounding = units.rounding_note(wl.table.request)
+    return replace(wl, notes=(*wl.notes, rounding)) if rounding else wl
 
 
 def resolve_cluster(scenario: Scenario, workload: Workload, upload: tuple[str, bytes] | None) -> ClusterSpec:
     if scenario.cluster == "custom":
         try:
-            return ClusterSpec.uniform(scenario.nodes, scenario.node_cpu, scenario.node_mem_gb, scenario.node_gpu)
+            cluster = ClusterSpec.uniform(scenario.nodes, scenario.node_cpu, scenario.node_mem_gb, scenario.node_gpu)
         except ValueError as exc:
             raise UserError(f"cluster: {exc}") from None
-    if scenario.cluster == "upload":
+    elif scenario.cluster == "upload":
         if upload is None:
             raise UserError("upload a cluster file in the sidebar")
-        return uploaded_cluster(upload[0], upload[1])
-    return workload.cluster or DEFAULT_CLUSTER
+        cluster = uploaded_cluster(upload[0], upload[1])
+    else:
+        cluster = workload.cluster or DEFAULT_CLUSTER
+    units.capacities(cluster.capacity_matrix(), cluster.names)  # a UserError here, not in a run
+    return cluster
 
 
 def compare(

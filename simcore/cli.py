@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from simcore import cli_sweep, cli_workload
+from simcore import cli_sweep, cli_workload, units
 from simcore.compare import compare_results, parse_policy_list, parse_policy_spec, run_policies
 from simcore.errors import UserError
 from simcore.metrics import summarize
@@ -46,7 +46,11 @@ def _load(args: argparse.Namespace):
     jobs, notes = cli_workload.workload_from_args(args)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
-    return jobs, cli_workload.cluster_from_args(args)
+    cluster = cli_workload.cluster_from_args(args)
+    rounding = units.rounding_note(jobs.request, cluster.capacity_matrix())
+    if rounding:
+        print(f"note: {rounding}", file=sys.stderr)
+    return jobs, cluster
 
 
 def _warn_unschedulable(ids: Sequence[str]) -> None:

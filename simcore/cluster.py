@@ -2,16 +2,17 @@
 
 Answers "where does this request fit" (DESIGN.md rules 4 and 6) with checks vectorised
 over nodes. ``avail`` is free minus the reservations of nominated TE jobs: what any other
-job may use. Comparisons allow ``EPS`` so that float sums of fractional GPUs still fit.
+job may use. Resources are integer units (:mod:`simcore.units`), so every sum is exact and
+"fits" is an exact comparison.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from simcore import units
 from simcore.model import ClusterSpec
 
-EPS = 1e-9
 # the ufuncs' own reductions: ndarray.all/max add a Python-level wrapper per call
 _all, _max = np.logical_and.reduce, np.maximum.reduce
 SUBSET_NODES = 256  # from this many nodes, choose() looks only at the open nodes (see below)
@@ -19,45 +20,43 @@ SUBSET_NODES = 256  # from this many nodes, choose() looks only at the open node
 
 class ClusterState:
     def __init__(self, spec: ClusterSpec, placement: str, floor: np.ndarray | None = None) -> None:
-        """`floor`: a per-dimension lower bound of every request that will be placed, if known."""
+        """`floor`: a per-dimension lower bound (units) of every request that will be placed, if known."""
         # Fortran order: reductions over the 3 dimensions of every node run ~10x faster
-        self.cap = np.asfortranarray(spec.capacity_matrix())
+        self.cap = np.asfortranarray(units.capacities(spec.capacity_matrix(), spec.names))
         self.cap.flags.writeable = False
         self.avail = np.array(self.cap, order="F")
-        # 1/capacity, 0 where a dimension has no capacity (those dimensions are skipped)
-        safe = np.where(self.cap > 0, self.cap, 1.0)
-        self.inv_cap = np.asfortranarray(np.where(self.cap > 0, 1.0 / safe, 0.0))
+        # 1/capacity per unit, 0 where a dimension has no capacity (those dimensions are skipped)
+        self.inv_cap = np.asfortranarray(units.inverse(self.cap))
         self.placement = placement
         self.n = len(self.cap)
         self.version = 0  # bumped whenever room is given back, so a pass knows to look again
-        self._top: list[float] | None = None  # per-dimension max of avail, None when stale
+        self._top: list[int] | None = None  # per-dimension max of avail, None when stale
         # scratch arrays for choose(): reusing them saves an allocation per numpy call
         self._d = np.empty_like(self.avail)
-        self._s = np.empty_like(self.avail)
+        self._s = np.empty(self.avail.shape, order="F")
         self._m = np.empty(self.n)
         # On a large cluster most nodes are too full for even the smallest request, so
         # choose() looks only at the "open" nodes, those that fit `floor`. A node not open
-        # fits no request (a - r <= a - floor < -EPS in the same float arithmetic), and the
-        # open nodes keep node order, so the pick is the same as over all nodes.
+        # fits no request (a < floor <= r), and the open nodes keep node order, so the pick
+        # is the same as over all nodes.
         self._open: np.ndarray | None = None
         self._open_idx: np.ndarray | None = None  # indices of the open nodes, None when stale
         if floor is not None and self.n >= SUBSET_NODES:
-            self._floor = tuple(float(x) for x in floor)
-            self._open = _all(self.avail - np.asarray(self._floor) >= -EPS, 1)
+            self._floor = tuple(int(x) for x in floor)
+            self._open = _all(self.avail >= np.asarray(self._floor), 1)
 
-    def top(self) -> list[float]:
+    def top(self) -> list[int]:
         """Per dimension, the most any node has available (cached until room is taken)."""
         if self._top is None:
             self._top = _max(self.avail, 0).tolist()
         return self._top
 
-    def choose(self, req: np.ndarray, req_t: tuple[float, float, float]) -> int:
+    def choose(self, req: np.ndarray, req_t: tuple[int, int, int]) -> int:
         """The node the placement rule picks among those that fit `req` (also given as the
         tuple `req_t`), or -1."""
         top = self._top
-        # (top - r) bounds (avail - r) of every node in the same float arithmetic, so this
-        # rejects exactly what the vectorised test below would, without a numpy call
-        if top is not None and (top[0] - req_t[0] < -EPS or top[1] - req_t[1] < -EPS or top[2] - req_t[2] < -EPS):
+        # no node has more than top: this rejects what the vectorised test below would, without a numpy call
+        if top is not None and (top[0] < req_t[0] or top[1] < req_t[1] or top[2] < req_t[2]):
             return -1
         if self._open is None:
             return self._pick(self.avail, self.inv_cap, req, self._d, self._s, self._m)
@@ -71,46 +70,46 @@ class ClusterState:
 
     def _pick(self, avail: np.ndarray, inv_cap: np.ndarray, req: np.ndarray, d_out=None, s_out=None, m_out=None) -> int:
         """The placement rule over the rows of `avail` (row index, or -1); the outs are optional scratch."""
-        d = np.subtract(avail, req, out=d_out)
-        fits = d >= -EPS  # per node and dimension
+        d = np.subtract(avail, req, out=d_out)  # exact: integer units
+        fits = d >= 0  # per node and dimension
         if self.placement == "first_fit":
             ok = _all(fits, 1)
             k = int(ok.argmax())
             return k if ok[k] else -1
         # Slacks over all rows rather than the feasible ones: gathering rows costs more.
-        # rint(x * 1e9) is np.round(x, 9) before its final division by 1e9, which keeps
-        # the order and the ties of slacks this small (|x| < 4e6), so argmin/argmax agree.
+        # The slack is max over dimensions of (free - request) x (1/capacity), rounded to
+        # 1e-9 as rint(x * 1e9): equal integer differences give equal slacks.
         if self.placement == "best_fit":  # a dimension that does not fit makes the slack inf
             s = np.multiply(d, inv_cap, out=s_out)
             s[~fits] = np.inf
             slack = _max(s, 1, out=m_out)
-            np.multiply(slack, 1e9, out=slack)
+            np.multiply(slack, units.NORM_SCALE, out=slack)
             np.rint(slack, out=slack)
             k = int(slack.argmin())
         else:
-            slack = np.rint(np.where(_all(fits, 1), _max(d * inv_cap, 1), -np.inf) * 1e9)
+            slack = np.rint(np.where(_all(fits, 1), _max(d * inv_cap, 1), -np.inf) * units.NORM_SCALE)
             k = int(slack.argmax())
         return k if abs(slack[k]) != np.inf else -1
 
-    def _recheck_open(self, k: int, a0: float, a1: float, a2: float) -> None:
+    def _recheck_open(self, k: int, a0: int, a1: int, a2: int) -> None:
         """Node k's avail is now (a0, a1, a2): update whether it is open."""
         f0, f1, f2 = self._floor
-        is_open = a0 - f0 >= -EPS and a1 - f1 >= -EPS and a2 - f2 >= -EPS
+        is_open = a0 >= f0 and a1 >= f1 and a2 >= f2
         if is_open != self._open[k]:
             self._open[k] = is_open
             self._open_idx = None
 
-    # Requests come as the (cpu, mem_gb, gpu) tuples the engine keeps per job.
-    def allocate(self, k: int, req: tuple[float, float, float]) -> None:
+    # Requests come as the (cpu, mem, gpu) tuples of integer units the engine keeps per job.
+    def allocate(self, k: int, req: tuple[int, int, int]) -> None:
         a = self.avail
         a[k, 0] -= req[0]
         a[k, 1] -= req[1]
         a[k, 2] -= req[2]
         self._top = None
         if self._open is not None:
-            self._recheck_open(k, float(a[k, 0]), float(a[k, 1]), float(a[k, 2]))
+            self._recheck_open(k, int(a[k, 0]), int(a[k, 1]), int(a[k, 2]))
 
-    def release(self, k: int, req: tuple[float, float, float]) -> None:
+    def release(self, k: int, req: tuple[int, int, int]) -> None:
         self._give_back(k, req)
 
     def reserve(self, k: int, amount: np.ndarray) -> None:
@@ -119,11 +118,11 @@ class ClusterState:
     def unreserve(self, k: int, amount: np.ndarray) -> None:
         self._give_back(k, amount.tolist())
 
-    def _give_back(self, k: int, amount: tuple[float, float, float]) -> None:
+    def _give_back(self, k: int, amount: tuple[int, int, int]) -> None:
         a = self.avail
-        a[k, 0] = a0 = float(a[k, 0]) + amount[0]
-        a[k, 1] = a1 = float(a[k, 1]) + amount[1]
-        a[k, 2] = a2 = float(a[k, 2]) + amount[2]
+        a[k, 0] = a0 = int(a[k, 0]) + amount[0]
+        a[k, 1] = a1 = int(a[k, 1]) + amount[1]
+        a[k, 2] = a2 = int(a[k, 2]) + amount[2]
         self.version += 1
         if self._open is not None:
             self._recheck_open(k, a0, a1, a2)

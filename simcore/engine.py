@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import re
 import time as wallclock
 from array import array
 from bisect import insort
@@ -19,33 +20,55 @@ from bisect import insort
 import numpy as np
 import simpy
 
-from simcore.cluster import EPS, ClusterState
+from simcore import units
+from simcore.cluster import ClusterState
 from simcore.model import ClusterSpec, JobTable, SimConfig
-from simcore.pending import PendingQueue
+from simcore.pending import UNBOUNDED, PendingQueue
 from simcore.policies import Candidates, Preemption, PreemptionView, get_policy
 from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
 
 _FINISH_KIND, _RELEASE_KIND = 0, 1
-_UNBOUNDED = (np.inf, np.inf, np.inf)
+_UNBOUNDED = (UNBOUNDED, UNBOUNDED, UNBOUNDED)
+_INTEGERS = re.compile(r"(?:-?[0-9]+\n)*-?[0-9]+")  # ids joined by newlines, all integers
 
 
 def job_order(jobs: JobTable, te_first: bool) -> np.ndarray:
     """Queue position of each job (rule 2): [class,] submit time, then job_id.
 
-    job_id compares numerically when every id is an integer, else as a string.
+    job_id compares numerically (any size) when every id matches ``-?[0-9]+``, else as a
+    string; ids of equal value (``7``, ``07``) then go by their text.
     """
     ids = jobs.job_id.astype(str)
-    try:
-        id_key = ids.astype(np.int64)
-    except (ValueError, OverflowError):
-        id_key = ids
+    id_key = _id_key(ids)
     keys = [id_key, jobs.submit_time]
+    if id_key is not ids and len(np.unique(id_key)) < len(ids):
+        keys.insert(0, ids)
     if te_first:
         keys.append(~jobs.is_te)
     order = np.lexsort(keys)
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))
     return rank
+
+
+def _id_key(ids: np.ndarray) -> np.ndarray:
+    """A sort key of the ids: their numeric order when all are integers, else the text itself."""
+    text = "\n".join(ids.tolist())
+    # one regex over all ids; the newline count rules out an id that itself holds a newline
+    if len(ids) == 0 or text.count("\n") != len(ids) - 1 or not _INTEGERS.fullmatch(text):
+        return ids
+    try:
+        return ids.astype(np.int64)
+    except OverflowError:  # beyond int64: rank them as Python ints
+        values = [int(x) for x in ids.tolist()]
+        order = sorted(range(len(values)), key=values.__getitem__)
+        rank = np.empty(len(values), dtype=np.int64)
+        prev, r = None, -1
+        for i in order:
+            if values[i] != prev:
+                prev, r = values[i], r + 1
+            rank[i] = r
+        return rank
 
 
 class _Run:
@@ -56,10 +79,11 @@ class _Run:
         self.policy = get_policy(config.policy)
         self.jobs = jobs
         n = len(jobs)
-        self.cl = ClusterState(cluster, config.placement, jobs.request.min(axis=0) if n else None)
-        # numpy arrays for what policies read vectorised; lists for scalars read per event
-        self.req = jobs.request
-        self.req_list = [tuple(r) for r in jobs.request.tolist()]
+        # numpy arrays for what policies read vectorised; lists for scalars read per event.
+        # Resources are integer units (simcore.units): every sum and comparison is exact.
+        self.req = units.requests(jobs.request)
+        self.req_list = [tuple(r) for r in self.req.tolist()]
+        self.cl = ClusterState(cluster, config.placement, self.req.min(axis=0) if n else None)
         self.dur = jobs.duration
         self.is_te = jobs.is_te
         self.is_te_list = jobs.is_te.tolist()
@@ -83,7 +107,7 @@ class _Run:
         self.seg_restore = np.zeros(n)
         self.token = [0] * n
         self.nominated: dict[int, int] = {}  # TE job -> node
-        self.reservation: dict[int, np.ndarray] = {}  # TE job -> reserved vector
+        self.reservation: dict[int, np.ndarray] = {}  # TE job -> reserved vector (units)
         self.victim_of: dict[int, int] = {}  # BE job in grace -> TE job it makes room for
         self.heap: list[tuple[float, int, int, int, int]] = []
         self.queue = PendingQueue(self.req[job_of_rank], [self.req_list[j] for j in self.job_of_rank])
@@ -193,8 +217,8 @@ class _Run:
         te = self.victim_of.pop(j)
         if self.nominated.get(te) == k:
             res = self.reservation[te]
-            top = np.minimum(np.maximum(self.req[te] - res, 0.0), self.req[j])
-            top = np.minimum(top, np.maximum(self.cl.avail[k], 0.0))
+            top = np.minimum(np.maximum(self.req[te] - res, 0), self.req[j])
+            top = np.minimum(top, np.maximum(self.cl.avail[k], 0))
             self.reservation[te] = res + top
             self.cl.reserve(k, top)
         self._log(j, RELEASE, k)
@@ -209,7 +233,7 @@ class _Run:
 
     def _nominate(self, te: int, pre: Preemption, cands: Candidates) -> list[int]:
         k = pre.node
-        res = np.minimum(np.maximum(self.cl.avail[k], 0.0), self.req[te])
+        res = np.minimum(np.maximum(self.cl.avail[k], 0), self.req[te])
         self.nominated[te] = k
         self.reservation[te] = res
         self.cl.reserve(k, res)
@@ -230,7 +254,7 @@ class _Run:
         req = self.req[j]
         k = self.nominated.get(j)
         if k is not None:
-            if (cl.avail[k] + self.reservation[j] >= req - EPS).all():
+            if (cl.avail[k] + self.reservation[j] >= req).all():
                 self._drop_nomination(j)
                 self._start(j, k)
                 return True, False
@@ -326,10 +350,10 @@ class _Run:
                 self._dequeue(r)
             r = q.next_within(r + 1, self._bound())
 
-    def _bound(self) -> tuple[float, float, float]:
+    def _bound(self) -> tuple[int, int, int]:
         """Per dimension, the largest request that may still fit somewhere."""
         m0, m1, m2 = self.cl.top()
-        return (m0 + EPS, m1 + EPS, m2 + EPS)
+        return (m0, m1, m2)
 
     # -- the clock ------------------------------------------------------------------------
     def process(self, env: simpy.Environment):
@@ -391,9 +415,9 @@ def _ro(a: np.ndarray) -> np.ndarray:
 def simulate(jobs: JobTable, cluster: ClusterSpec, config: SimConfig) -> SimResult:
     """Run one simulation. Jobs that fit on no node are left out and listed."""
     t0 = wallclock.perf_counter()
-    cap = cluster.capacity_matrix()
-    shapes, inverse = np.unique(jobs.request.reshape(-1, 3), axis=0, return_inverse=True)
-    shape_fits = (cap[None, :, :] >= shapes[:, None, :] - EPS).all(axis=2).any(axis=1)
+    cap = units.capacities(cluster.capacity_matrix(), cluster.names)
+    shapes, inverse = np.unique(units.requests(jobs.request), axis=0, return_inverse=True)
+    shape_fits = (cap[None, :, :] >= shapes[:, None, :]).all(axis=2).any(axis=1)
     fits_somewhere = shape_fits[inverse.reshape(-1)]
     unschedulable = tuple(str(x) for x in jobs.job_id[~fits_somewhere])
     sim_jobs = _subset(jobs, fits_somewhere) if len(unschedulable) else jobs

@@ -1,7 +1,8 @@
 """Pure functions from a run's records to the numbers of DESIGN.md section 5.
 
 Percentiles use numpy's default (linear) method everywhere. A class with no jobs gets
-nulls. The trio compares a policy with a baseline as percent changes.
+nulls. The trio compares a policy with a baseline as percent changes. Utilisation counts the
+resources the engine allocated: requests rounded to whole units (:mod:`simcore.units`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from simcore import units
 from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
 
 STATS = ("mean", "p50", "p90", "p95", "p99")
@@ -49,7 +51,8 @@ def utilization(result: SimResult) -> dict[str, float | None]:
         return {"makespan": 0.0, "gpu_utilization": None, "gpu_useful_utilization": None, "cpu_utilization": None}
     makespan = float(np.max(result.finish) - np.min(j.submit_time))
     held = _held_seconds(result)  # per job, seconds holding resources
-    total = result.cluster.capacity_matrix().sum(axis=0)
+    req = units.rounded(j.request)
+    total = units.rounded(result.cluster.capacity_matrix()).sum(axis=0)
 
     def ratio(used: float, dim: int) -> float | None:
         denom = total[dim] * makespan
@@ -57,9 +60,9 @@ def utilization(result: SimResult) -> dict[str, float | None]:
 
     return {
         "makespan": makespan,
-        "gpu_utilization": ratio(float((held * j.request[:, 2]).sum()), 2),
-        "gpu_useful_utilization": ratio(float((j.duration * j.request[:, 2]).sum()), 2),
-        "cpu_utilization": ratio(float((held * j.request[:, 0]).sum()), 0),
+        "gpu_utilization": ratio(float((held * req[:, 2]).sum()), 2),
+        "gpu_useful_utilization": ratio(float((j.duration * req[:, 2]).sum()), 2),
+        "cpu_utilization": ratio(float((held * req[:, 0]).sum()), 0),
     }
 
 
@@ -127,10 +130,10 @@ def utilization_over_time(result: SimResult) -> pd.DataFrame:
     sign[code == START] = 1.0
     sign[(code == RELEASE) | (code == FINISH)] = -1.0
     keep = sign != 0
-    req = result.jobs.request[job[keep]]
+    req = units.rounded(result.jobs.request[job[keep]])
     df = pd.DataFrame({"time": result.ev_time[keep], "gpu": sign[keep] * req[:, 2], "cpu": sign[keep] * req[:, 0]})
     df = df.groupby("time", sort=True).sum().cumsum().reset_index()
-    total = result.cluster.capacity_matrix().sum(axis=0)
+    total = units.rounded(result.cluster.capacity_matrix()).sum(axis=0)
     out = pd.DataFrame({"time": df["time"], "gpu_alloc": df["gpu"].clip(lower=0), "cpu_alloc": df["cpu"].clip(lower=0)})
     out["gpu_util"] = out["gpu_alloc"] / total[2] if total[2] > 0 else np.nan
     out["cpu_util"] = out["cpu_alloc"] / total[0] if total[0] > 0 else np.nan

@@ -5,9 +5,10 @@ the queue is its rank, and the queue is the set of pending ranks. A short queue 
 list scanned directly. A long one is searched by blocks of ranks: each block keeps a lower
 bound of its pending requests per dimension, so finding the next pending job whose request
 is within given bounds scans block bounds (vectorised), then the few candidate blocks, and a
-pass costs far less than the length of the queue. Rows of ranks not pending, and the bounds of
-empty blocks, hold NaN: NaN <= x is false, so one comparison both checks "pending" and
-"within bound" (even against an infinite bound), saving a numpy call per search step.
+pass costs far less than the length of the queue. Requests and bounds are integer resource
+units (:mod:`simcore.units`). Rows of ranks not pending, and the bounds of empty blocks, hold
+:data:`ABSENT`, above every bound: one comparison both checks "pending" and "within bound",
+saving a numpy call per search step, and a minimum over rows skips them by itself.
 Bounds go stale only downwards (a removal can only raise a block's true minimum), so they
 never hide a job; a block found to hold no candidate gets its bound recomputed.
 """
@@ -18,25 +19,29 @@ from bisect import bisect_left, insort
 
 import numpy as np
 
+from simcore import units
+
 BLOCK = 256
 _all = np.logical_and.reduce  # ndarray.all adds a Python-level wrapper per call
 SHORT = 32  # up to this many pending jobs, a sorted list beats the block search
+UNBOUNDED = units.TOO_BIG  # a bound every request is within
+ABSENT = units.TOO_BIG + 1  # above every bound: marks "not pending" and "empty block"
 
 
 class PendingQueue:
-    def __init__(self, req_by_rank: np.ndarray, req_list: list[tuple[float, float, float]]) -> None:
-        """`req_by_rank`: the (n x 3) requests in rank order; `req_list`: the same as tuples."""
+    def __init__(self, req_by_rank: np.ndarray, req_list: list[tuple[int, int, int]]) -> None:
+        """`req_by_rank`: the (n x 3) requests (units) in rank order; `req_list`: the same as tuples."""
         n = len(req_by_rank)
         self.req_list = req_list
         self.nblocks = max(1, -(-n // BLOCK))
         self.mask = np.zeros(self.nblocks * BLOCK, dtype=bool)
-        # rows of pending ranks hold their request, all others NaN (see the module docstring).
+        # rows of pending ranks hold their request, all others ABSENT (see the module docstring).
         # Fortran order: the per-row "all dimensions within bound" checks run much faster
-        self.req_pad = np.full((self.nblocks * BLOCK, 3), np.nan, order="F")
+        self.req_pad = np.full((self.nblocks * BLOCK, 3), ABSENT, dtype=np.int64, order="F")
         self._cols = (self.req_pad[:, 0], self.req_pad[:, 1], self.req_pad[:, 2])  # scalar writes: 3x faster than a row
-        self.bmin = np.full((self.nblocks, 3), np.nan, order="F")  # NaN: empty block
+        self.bmin = np.full((self.nblocks, 3), ABSENT, dtype=np.int64, order="F")  # ABSENT: empty block
         self.bcount = np.zeros(self.nblocks, dtype=np.int64)
-        self.gmin = [np.inf, np.inf, np.inf]  # lower bound of every pending request
+        self.gmin = [ABSENT, ABSENT, ABSENT]  # lower bound of every pending request
         self.lo_block, self.hi_block = self.nblocks, -1  # blocks outside never hold a pending job
         self.count = 0
         # the sorted ranks while the queue is short; the block arrays then hold nothing
@@ -67,7 +72,7 @@ class PendingQueue:
         b = r // BLOCK
         self.lo_block, self.hi_block = min(self.lo_block, b), max(self.hi_block, b)
         m = self.bmin
-        if self.bcount[b] == 0:  # was NaN
+        if self.bcount[b] == 0:  # was ABSENT
             m[b] = req
         else:
             for d, c in enumerate(req):
@@ -80,27 +85,27 @@ class PendingQueue:
         if self.short is not None:
             self.short.remove(r)
             if self.count == 0:
-                self.gmin = [np.inf, np.inf, np.inf]
+                self.gmin = [ABSENT, ABSENT, ABSENT]
             return
         self.mask[r] = False
         x0, x1, x2 = self._cols
-        x0[r] = x1[r] = x2[r] = np.nan
+        x0[r] = x1[r] = x2[r] = ABSENT
         b = r // BLOCK
         self.bcount[b] -= 1
         if self.bcount[b] == 0:
-            self.bmin[b] = np.nan
+            self.bmin[b] = ABSENT
         if self.count <= SHORT // 2:
             lo = self.lo_block * BLOCK
             short = lo + np.flatnonzero(self.mask[lo : (self.hi_block + 1) * BLOCK])
             blocks = np.unique(short // BLOCK)
             self.mask[short] = False
-            self.req_pad[short] = np.nan
+            self.req_pad[short] = ABSENT
             self.bcount[blocks] = 0
-            self.bmin[blocks] = np.nan
+            self.bmin[blocks] = ABSENT
             self.lo_block, self.hi_block = self.nblocks, -1
             self.short = short.tolist()
 
-    def next_within(self, start: int, bound: tuple[float, float, float], stop: int | None = None) -> int:
+    def next_within(self, start: int, bound: tuple[int, int, int], stop: int | None = None) -> int:
         """The smallest pending rank >= start (and < stop) whose request is <= bound, or -1."""
         if self.count == 0:
             return -1
@@ -129,17 +134,17 @@ class PendingQueue:
         if b0 >= b1:
             return -1
         bnd = np.array(bound)
-        blocks = _all(self.bmin[b0:b1] <= bnd, 1).nonzero()[0]  # NaN: empty blocks never match
+        blocks = _all(self.bmin[b0:b1] <= bnd, 1).nonzero()[0]  # ABSENT: empty blocks never match
         for b in blocks.tolist():
             b += b0
             lo, hi = max(start, b * BLOCK), min(end, (b + 1) * BLOCK)
-            ok = _all(self.req_pad[lo:hi] <= bnd, 1)  # NaN: ranks not pending never match
+            ok = _all(self.req_pad[lo:hi] <= bnd, 1)  # ABSENT: ranks not pending never match
             i = int(ok.argmax())
             if ok[i]:
                 return lo + i
             if lo == b * BLOCK and hi == (b + 1) * BLOCK:  # the whole block: tighten its bound
-                self.bmin[b] = np.fmin.reduce(self.req_pad[lo:hi], 0)  # fmin skips the NaN rows
+                self.bmin[b] = np.minimum.reduce(self.req_pad[lo:hi], 0)  # ABSENT rows never win
         if len(blocks):  # candidate blocks held nothing: tighten the global bound too
-            # (fmin skips the NaN bounds of empty blocks; blocks outside lo..hi are empty)
-            self.gmin = np.fmin.reduce(self.bmin[self.lo_block : self.hi_block + 1], 0).tolist()
+            # (ABSENT bounds of empty blocks never win; blocks outside lo..hi are empty)
+            self.gmin = np.minimum.reduce(self.bmin[self.lo_block : self.hi_block + 1], 0).tolist()
         return -1

@@ -8,6 +8,7 @@ the tests built on it can disagree with the engine.
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -267,17 +268,10 @@ def expected_lost_work(segs: list[Segment], config: SimConfig) -> tuple[float, f
 
 
 def queue_key(job_ids, submit_times, is_te, *, te_first: bool):
-    """Sort keys of DESIGN rule 2 (ids numeric when every id is an integer)."""
+    """Sort keys of DESIGN rule 2 (ids numeric, of any size, when every id matches
+    ``-?[0-9]+``; else text)."""
     ids = [str(x) for x in job_ids]
-
-    def is_int(s: str) -> bool:
-        try:
-            int(s)
-        except ValueError:
-            return False
-        return True
-
-    numeric = all(is_int(s) for s in ids)
+    numeric = all(re.fullmatch(r"-?[0-9]+", s) for s in ids)
     keys = []
     for jid, sub, t in zip(ids, submit_times, is_te, strict=True):
         idk = int(jid) if numeric else jid

@@ -943,3 +943,107 @@ def test_fewest_victims_beats_latest_start():
     for policy in ("k8s", "fitgpp", "lrtp"):
         r = run(jobs, prop_cluster(4, 4), policy=policy, placement="first_fit")
         assert _preempted(r) == ["C"], policy
+
+
+# --------------------------------------------------------------------------- exact resources and order (issue 11)
+
+
+def test_fitgpp_greedy_tie_takes_the_latest_started():
+    # One node (100 CPU, 100 GiB, 4 GPU). BE 1..4 (1 CPU, 1 GiB, 1 GPU) start at 0, 1, 2, 3.
+    # TE 5 (3 GPUs) at 10: the GPUs are full, and no 1- or 2-victim set frees 3 GPUs, so the
+    # greedy step runs. Every candidate covers the same deficit (1 of the 3 missing GPUs:
+    # 0.25 normalised); lost work (0, on_preempt) and past preemptions (0) tie; the latest
+    # segment start wins: 4, then 3, then 2. Nothing can be reprieved. Signals go in job order.
+    # 40: releases; 5 starts (free GPU 1 + 3). 140: 5 ends; 2, 3, 4 restart (restore 60) with
+    # 991, 992, 993 s left (they ran 9, 8, 7 s). Job 1 is untouched and ends at 1000.
+    jobs = [job(i, i - 1, 1000, 1, cpu=1, mem=1) for i in (1, 2, 3, 4)] + [te(5, 10, 100, 3, cpu=1, mem=1)]
+    r = run(jobs, cluster_of((100, 100, 4)), policy="fitgpp")
+    assert_events(r, [
+        (0, "1", "submit", ""), (0, "1", "start", "n0"),
+        (1, "2", "submit", ""), (1, "2", "start", "n0"),
+        (2, "3", "submit", ""), (2, "3", "start", "n0"),
+        (3, "4", "submit", ""), (3, "4", "start", "n0"),
+        (10, "5", "submit", ""),
+        (10, "2", "preempt", "n0"), (10, "3", "preempt", "n0"), (10, "4", "preempt", "n0"),
+        (40, "2", "release", "n0"), (40, "3", "release", "n0"), (40, "4", "release", "n0"),
+        (40, "5", "start", "n0"),
+        (140, "5", "finish", "n0"),
+        (140, "2", "start", "n0"), (140, "3", "start", "n0"), (140, "4", "start", "n0"),
+        (1000, "1", "finish", "n0"),
+        (1191, "2", "finish", "n0"), (1192, "3", "finish", "n0"), (1193, "4", "finish", "n0"),
+    ])  # fmt: skip
+
+
+def test_fitgpp_greedy_tie_least_lost_work_before_latest_start():
+    # One node of 4 (prop), checkpoint=periodic (100 s). b0, b1, x, y (1 GPU) start at 0, 10,
+    # 155, 205. T (TE, 3) at 250: attained 250, 240, 95, 45 -> a signal would lose 50, 40,
+    # 95, 45. No 1- or 2-set frees 3 GPUs; greedy (equal cover) by least lost work: b1, y, b0.
+    # (Job order alone would take b0, b1, x; latest start alone y, x, b1.)
+    jobs = [job("b0", 0, 1000, 1), job("b1", 10, 1000, 1), job("x", 155, 1000, 1), job("y", 205, 1000, 1)]
+    r = run([*jobs, te("T", 250, 50, 3)], prop_cluster(4), policy="fitgpp", checkpoint="periodic",
+            checkpoint_interval=100)  # fmt: skip
+    assert _preempted(r) == ["b0", "b1", "y"]
+
+
+def test_fitgpp_greedy_tie_fewer_past_preemptions_before_latest_start():
+    # One node of 4 (prop). w (4) runs 0..5; b0..b3 (1 GPU, submitted 1..4) all start at 5.
+    # t1 (TE, 1) at 10: the 1-victim sets tie on every criterion but job order -> b0; it is
+    # released at 40, t1 runs 40..50, b0 restarts at 50. T (TE, 3) at 100: greedy, equal
+    # cover, no loss (on_preempt); fewer past preemptions puts b0 (1) last, so b1, b2, b3
+    # (equal starts: job order). Job order or latest start alone would have taken b0 first.
+    jobs = [job("w", 0, 5, 4)] + [job(f"b{i}", i + 1, 1000, 1) for i in range(4)]
+    r = run([*jobs, te("t1", 10, 10, 1), te("T", 100, 50, 3)], prop_cluster(4), policy="fitgpp")
+    assert [(t, j) for t, j, e, _ in events_of(r) if e == "preempt"] == [
+        (10, "b0"), (100, "b1"), (100, "b2"), (100, "b3"),
+    ]  # fmt: skip
+
+
+def test_queue_order_ids_beyond_int64_are_numeric():
+    # One node of 1. Three ids arrive together at 0; every id matches -?[0-9]+, so they compare
+    # as numbers of any size: 5 < 99999999999999999999 < 100000000000000000000 (as text the
+    # 1000... id would come first). Each runs 10 s in turn.
+    big, bigger = "99999999999999999999", "100000000000000000000"
+    r = run([job(bigger, 0, 10, 1), job(big, 0, 10, 1), job(5, 0, 10, 1)], prop_cluster(1), policy="fifo")
+    assert_events(r, [
+        (0, bigger, "submit", ""), (0, big, "submit", ""), (0, "5", "submit", ""),
+        (0, "5", "start", "n0"),
+        (10, "5", "finish", "n0"), (10, big, "start", "n0"),
+        (20, big, "finish", "n0"), (20, bigger, "start", "n0"),
+        (30, bigger, "finish", "n0"),
+    ])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("ids", "order"),
+    [
+        # "+5" and "5.0" are text, so every id compares as a string
+        (["+5", "10", "9"], ["+5", "10", "9"]),
+        (["5.0", "10", "9"], ["10", "5.0", "9"]),
+        # negative integers are numbers; equal values ("07", "7") go by their text
+        (["-3", "7", "07", "-20"], ["-20", "-3", "07", "7"]),
+    ],
+)
+def test_queue_order_integer_ids_only_when_every_id_is_an_integer(ids, order):
+    r = run([job(i, 0, 10, 1) for i in ids], prop_cluster(1), policy="fifo")
+    assert _starts(r) == order
+
+
+def test_best_fit_true_tie_is_not_broken_by_float_drift():
+    # Two nodes of 128 CPU / 1024 GiB / 8 GPU, fifo, best_fit. At 0: a (0.1 CPU, 1024 GiB,
+    # 8 GPU) -> n0 (tie); b (0.3 CPU) -> n0 (slack 127.6/128 < 1 on n1); c (0.4 CPU, 1024 GiB,
+    # 8 GPU) -> n1 (n0 has no memory left). Both nodes now have exactly 127.6 CPU free and
+    # nothing else. At 1, d (127.599 CPU) leaves 1 millicore on either: equal slacks, so the
+    # lowest index, n0. In float arithmetic 128 - 0.1 - 0.3 and 128 - 0.4 differ by an ulp,
+    # the slack 0.001/128 (7812.5e-9) sits on a rounding half-point, and n1 used to win.
+    jobs = [
+        job("a", 0, 100, 8, cpu=0.1, mem=1024), job("b", 0, 100, 0, cpu=0.3, mem=0),
+        job("c", 0, 100, 8, cpu=0.4, mem=1024), job("d", 1, 10, 0, cpu=127.599, mem=0),
+    ]  # fmt: skip
+    r = run(jobs, cluster_of((128, 1024, 8), (128, 1024, 8)), policy="fifo")
+    assert_events(r, [
+        (0, "a", "submit", ""), (0, "b", "submit", ""), (0, "c", "submit", ""),
+        (0, "a", "start", "n0"), (0, "b", "start", "n0"), (0, "c", "start", "n1"),
+        (1, "d", "submit", ""), (1, "d", "start", "n0"),
+        (11, "d", "finish", "n0"),
+        (100, "a", "finish", "n0"), (100, "b", "finish", "n0"), (100, "c", "finish", "n1"),
+    ])  # fmt: skip

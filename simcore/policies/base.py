@@ -3,7 +3,9 @@
 A policy is a queue order (DESIGN.md rule 2) plus a victim rule. It gets a read-only
 :class:`PreemptionView` of the cluster when a TE job fits nowhere, and returns a
 :class:`Preemption` (one node, the running BE jobs to signal) or ``None``. The engine
-owns every mechanism: grace, reservation, checkpoint, restore.
+owns every mechanism: grace, reservation, checkpoint, restore. Resources are integer units
+(:mod:`simcore.units`), so "fits" is exact; normalised quantities multiply an integer
+difference by ``inv_cap``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from typing import Protocol
 
 import numpy as np
 
-from simcore.cluster import EPS
 from simcore.model import SimConfig
 
 
@@ -23,7 +24,7 @@ class Candidates:
 
     job: np.ndarray  # job index in the engine
     node: np.ndarray
-    req: np.ndarray  # (m x 3)
+    req: np.ndarray  # (m x 3) integer units
     seg_start: np.ndarray  # start of the current run segment
     remaining: np.ndarray  # run time still needed if signalled now (progress kept)
     lost_now: np.ndarray  # work that a signal now would lose (checkpoint mode)
@@ -41,17 +42,17 @@ class Candidates:
 @dataclass(frozen=True, eq=False)
 class PreemptionView:
     now: float
-    te_req: np.ndarray
-    cap: np.ndarray  # read-only
-    inv_cap: np.ndarray  # read-only, 0 where capacity is 0
-    avail: np.ndarray  # read-only: free minus other TE jobs' reservations
+    te_req: np.ndarray  # integer units
+    cap: np.ndarray  # read-only, integer units
+    inv_cap: np.ndarray  # read-only: 1/capacity per unit, 0 where capacity is 0
+    avail: np.ndarray  # read-only, integer units: free minus other TE jobs' reservations
     candidates: Candidates
     config: SimConfig
     rng: np.random.Generator  # the run's generator (seeded from config.seed)
 
     def fits(self, total: np.ndarray) -> bool:
         """Does the TE job fit in `total` resources (rule 4)?"""
-        return bool((total >= self.te_req - EPS).all())
+        return bool((total >= self.te_req).all())
 
     def nodes_feasible_without_all(self, pos: np.ndarray | None = None) -> list[int]:
         """Nodes (ascending) where removing every candidate in `pos` makes the TE job fit."""
@@ -61,7 +62,7 @@ class PreemptionView:
         np.add.at(total, c.node[sel], c.req[sel])
         has = np.zeros(len(self.avail), dtype=bool)
         has[c.node[sel]] = True
-        ok = has & (total >= self.te_req - EPS).all(axis=1)
+        ok = has & (total >= self.te_req).all(axis=1)
         return [int(k) for k in np.flatnonzero(ok)]
 
 

@@ -8,7 +8,9 @@ the TE job gets its place back soon: short re-scheduling interval); (3) least wo
 signalled now; (4) fewer past preemptions, latest earliest start, job order, node index.
 Candidates have fewer than ``P`` preemptions and a dominant share at most ``s`` times the
 TE job's. 1- and 2-victim sets are searched exactly (1-sets vectorised over all running BE
-jobs); only when neither exists is a larger set built greedily.
+jobs); only when neither exists is a larger set built greedily, taking first the candidate
+that covers most of the remaining deficit and, among equals, the one that costs least by
+(3) and (4). Resources are integer units, normalised and rounded as :mod:`simcore.units` says.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from itertools import combinations
 
 import numpy as np
 
-from simcore.cluster import EPS
+from simcore import units
 from simcore.policies.base import Preemption, PreemptionView
 
 
@@ -43,24 +45,24 @@ class FitGpp:
         if not math.isinf(cfg.s):
             inv = view.inv_cap[c.node]
             te_share = (view.te_req * inv).max(axis=1)
-            eligible &= (c.req * inv).max(axis=1) <= cfg.s * te_share + EPS
+            eligible &= units.norm_round((c.req * inv).max(axis=1)) <= units.norm_round(cfg.s * te_share)
         pos = np.flatnonzero(eligible)
         if len(pos) == 0:
             return None
         return self._one(view, pos) or self._larger(view, pos)
 
     def _slack(self, view: PreemptionView, k: int, total: np.ndarray) -> float:
-        return round(float(np.abs((total - view.te_req) * view.inv_cap[k]).sum()), 9)
+        return float(units.norm_round(units.l1(total - view.te_req, view.inv_cap[k])))
 
     def _one(self, view: PreemptionView, pos: np.ndarray) -> Preemption | None:
         c = view.candidates
         node = c.node[pos]
         total = view.avail[node] + c.req[pos]
-        ok = (total >= view.te_req - EPS).all(axis=1)
+        ok = (total >= view.te_req).all(axis=1)
         if not ok.any():
             return None
         pos, node, total = pos[ok], node[ok], total[ok]
-        slack = np.round(np.abs((total - view.te_req) * view.inv_cap[node]).sum(axis=1), 9)
+        slack = units.norm_round(units.l1(total - view.te_req, view.inv_cap[node]))
         order = np.lexsort((node, c.rank[pos], -c.seg_start[pos], c.preemptions[pos], c.lost_now[pos], slack))
         best = int(pos[order[0]])
         return Preemption(int(c.node[best]), (best,))
@@ -80,16 +82,19 @@ class FitGpp:
         return None if best is None else best[1]
 
     def _greedy(self, view: PreemptionView, k: int, here: list[int]) -> tuple[int, ...]:
-        """Add the candidate covering most of the normalised deficit; then reprieve in reverse."""
+        """Add the candidate covering most of the normalised deficit (ties: least lost work,
+        fewer past preemptions, latest segment start, job order); then reprieve in reverse."""
         c = view.candidates
         total = view.avail[k].copy()
         chosen: list[int] = []
-        rest = list(here)
+        rest = np.array(here, dtype=np.int64)
         while not view.fits(total):
-            deficit = np.maximum(view.te_req - total, 0.0)
-            cover = [float((np.minimum(c.req[p], deficit) * view.inv_cap[k]).sum()) for p in rest]
-            i = max(range(len(rest)), key=lambda i: (round(cover[i], 9), -c.rank[rest[i]]))
-            chosen.append(rest.pop(i))
+            deficit = np.maximum(view.te_req - total, 0)
+            cover = units.norm_round(units.l1(np.minimum(c.req[rest], deficit), view.inv_cap[k]))
+            # lexsort: the last key is the primary one; the first entry is the best
+            i = np.lexsort((c.rank[rest], -c.seg_start[rest], c.preemptions[rest], c.lost_now[rest], -cover))[0]
+            chosen.append(int(rest[i]))
+            rest = np.delete(rest, i)
             total = total + c.req[chosen[-1]]
         for p in reversed(list(chosen)):
             if view.fits(total - c.req[p]):
