@@ -2,7 +2,10 @@
 
 Units, documented once for the whole project: time in **seconds** (float), CPU in
 **cores**, memory in **GiB**, GPUs as a **count** (floats allowed, for GPU-sharing
-traces). Resource vectors are always ordered as :data:`DIMS`.
+traces). Resource vectors are always ordered as :data:`DIMS`. Inside a run the simulator
+counts resources in integer units, as Kubernetes does: CPU in **millicores**, memory in
+**MiB**, GPUs in **thousandths**; each request and capacity is rounded to the nearest unit
+(ties to even) when the run starts, so all resource arithmetic is exact (:mod:`simcore.units`).
 """
 
 from __future__ import annotations

@@ -377,8 +377,9 @@ def render(
         '"Low-latency job scheduling with preemption for the development of deep learning", USENIX OpML \'19, '
         "arXiv 1902.01613) from the principles stated in its abstract; it is not the paper's exact algorithm, "
         "and the workloads are our `paper` preset, not the paper's data. Intervals are 95% confidence intervals "
-        "of the mean over seeds (Student t). Each seed is one generated workload on which every policy runs, so "
-        "policy differences are *paired*. With offered load 1.0 the queue grows over the trace, so results "
+        "of the mean over seeds (Student t). Percentiles of a run (p50, p95, p99) use numpy's default method, "
+        "linear interpolation between the two nearest ranks. Each seed is one generated workload on which every "
+        "policy runs, so policy differences are *paired*. With offered load 1.0 the queue grows over the trace, so results "
         "depend on the number of jobs: the job count is given with every table.\n"
     )
 

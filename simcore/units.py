@@ -35,7 +35,11 @@ def _scaled(values: np.ndarray) -> np.ndarray:
 def requests(values: np.ndarray) -> np.ndarray:
     """(n x 3) requests in user units -> int64 units; a request above every possible
     capacity becomes :data:`TOO_BIG` (such a job is unschedulable anyway)."""
-    return np.minimum(_scaled(values), TOO_BIG).astype(np.int64)
+    scaled = _scaled(values)
+    big = scaled > MAX_UNITS
+    out = np.where(big, 0.0, scaled).astype(np.int64)
+    out[big] = TOO_BIG  # set as an integer: 2**53 + 1 has no float64
+    return out
 
 
 def capacities(values: np.ndarray, names: list[str] | None = None) -> np.ndarray:

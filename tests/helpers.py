@@ -487,9 +487,9 @@ def reference_simulate(jobs: JobTable, cluster: ClusterSpec, config: SimConfig) 
         if not sets:
             sets = [[a, b] for k, a in enumerate(cands) for b in cands[k + 1 :] if fits([a, b])]
         if not sets:
-            if cands and fits(cands):
-                raise Ambiguous("fitgpp greedy set (3+ victims)")
-            return None
+            if not (cands and fits(cands)):
+                return None
+            sets = [greedy(t_job, n, t, avail, cands, fits)]
 
         def crit(vs):
             slack = float(np.round(np.sum((avail + sum((v.req for v in vs), np.zeros(3)) - t_job.req) / cap[n]), 9))
@@ -499,7 +499,26 @@ def reference_simulate(jobs: JobTable, cluster: ClusterSpec, config: SimConfig) 
         sets.sort(key=crit)
         if len(sets) > 1 and crit(sets[0]) == crit(sets[1]):
             raise Ambiguous("fitgpp tie broken by 'job order'")
-        return sets[0], crit(sets[0]) + (n,)
+        return sets[0], crit(sets[0]) + (sorted(v.key for v in sets[0]), n)
+
+    def greedy(t_job: _J, n: int, t: float, avail: np.ndarray, cands: list[_J], fits) -> list[_J]:
+        """DESIGN section 4: add the candidate covering most of the remaining normalised
+        deficit (rounded to 1e-9); ties by least lost work, fewer past preemptions, latest
+        segment start, job order. Then reprieve in reverse order of addition."""
+        chosen: list[_J] = []
+        while not fits(chosen):
+            deficit = np.maximum(t_job.req - avail - sum((v.req for v in chosen), np.zeros(3)), 0.0)
+
+            def key(c: _J, deficit: np.ndarray = deficit) -> tuple:
+                cover = round(sum(min(c.req[d], deficit[d]) / cap[n][d] for d in range(3)), 9)
+                return (-cover, lost_if_now(c, t), c.preemptions, -c.seg_start, c.key)
+
+            chosen.append(min((c for c in cands if all(c is not v for v in chosen)), key=key))
+        for c in list(reversed(chosen)):
+            rest = [v for v in chosen if v is not c]
+            if fits(rest):
+                chosen = rest
+        return chosen
 
     def choose_victims(t_job: _J, t: float):
         if cfg.policy in ("fifo", "priority"):
