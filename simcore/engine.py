@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import heapq
 import math
-import re
 import time as wallclock
 from array import array
 from bisect import insort
@@ -29,7 +28,6 @@ from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
 
 _FINISH_KIND, _RELEASE_KIND = 0, 1
 _UNBOUNDED = (UNBOUNDED, UNBOUNDED, UNBOUNDED)
-_INTEGERS = re.compile(r"(?:-?[0-9]+\n)*-?[0-9]+")  # ids joined by newlines, all integers
 
 
 def job_order(jobs: JobTable, te_first: bool) -> np.ndarray:
@@ -51,11 +49,26 @@ def job_order(jobs: JobTable, te_first: bool) -> np.ndarray:
     return rank
 
 
+def _all_integers(ids: np.ndarray) -> bool:
+    """Does every id match ``-?[0-9]+``? Checked on all ids at once, as bytes (fast in C)."""
+    try:
+        b = "\n".join(ids.tolist()).encode("ascii")
+    except UnicodeEncodeError:
+        return False
+    return (
+        len(b) > 0
+        and b.count(b"\n") == len(ids) - 1  # no id holds a newline itself
+        and not b.translate(None, b"0123456789-\n")  # only digits and minus signs
+        and b"\n\n" not in b and not b.startswith(b"\n") and not b.endswith(b"\n")  # no empty id
+        # a minus sign only first in an id, and followed by a digit
+        and b.count(b"-") == b.count(b"\n-") + b.startswith(b"-")
+        and b"-\n" not in b and b"--" not in b and not b.endswith(b"-")
+    )
+
+
 def _id_key(ids: np.ndarray) -> np.ndarray:
     """A sort key of the ids: their numeric order when all are integers, else the text itself."""
-    text = "\n".join(ids.tolist())
-    # one regex over all ids; the newline count rules out an id that itself holds a newline
-    if len(ids) == 0 or text.count("\n") != len(ids) - 1 or not _INTEGERS.fullmatch(text):
+    if not _all_integers(ids):
         return ids
     try:
         return ids.astype(np.int64)

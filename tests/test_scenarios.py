@@ -1047,3 +1047,26 @@ def test_best_fit_true_tie_is_not_broken_by_float_drift():
         (11, "d", "finish", "n0"),
         (100, "a", "finish", "n0"), (100, "b", "finish", "n0"), (100, "c", "finish", "n1"),
     ])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        ["10", "9", "-1", "0"],  # integers: numeric
+        ["5\n6", "10", "9"],  # an id holding a newline is text
+        ["-", "10", "9"], ["5-", "10", "9"], ["--5", "10", "9"], ["", "10", "9"], [" 5", "10", "9"],
+        ["٣", "10", "9"],  # a non-ASCII digit is text
+        ["100000000000000000000", "-99999999999999999999", "7", "07"],  # any size, then text
+    ],
+)  # fmt: skip
+def test_job_order_matches_rule_2(ids):
+    import re
+
+    from simcore.engine import job_order
+    from simcore.model import JobTable
+
+    table = JobTable.from_jobs([job(i, 0, 10, 1) for i in ids])
+    numeric = all(re.fullmatch(r"-?[0-9]+", i) for i in ids)
+    expected = sorted(ids, key=(lambda i: (int(i), i)) if numeric else None)
+    rank = job_order(table, te_first=False)
+    assert [ids[k] for k in sorted(range(len(ids)), key=lambda k: rank[k])] == expected
