@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 from simcore.cli_workload import parse_assignments
+from simcore.csvsafe import write_csv
 from simcore.errors import UserError
 
 SWEEP_EPILOG = """\
@@ -122,6 +124,7 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         csv=args.csv,
         limit=args.limit,
+        log=lambda note: print(f"warning: {note}", file=sys.stderr),
     )
     rate = f"{report.simulations_per_second:.2f} simulations/s" if report.simulations else "nothing to run"
     print(
@@ -136,10 +139,9 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         return 0
     agg = sweep.aggregate(rows)
     if args.summary_csv:
-        agg.to_csv(args.summary_csv, index=False, lineterminator="\n")
+        write_csv(agg, args.summary_csv)
     if args.paired_csv:
-        paired = sweep.paired_differences(rows, spec.baselines[0])
-        paired.to_csv(args.paired_csv, index=False, lineterminator="\n")
+        write_csv(sweep.paired_differences(rows, spec.baselines[0]), args.paired_csv)
     print(format_summary(agg, spec.baselines[0]))
     return 0
 
