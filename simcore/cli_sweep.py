@@ -109,6 +109,8 @@ def run_sweep_command(args: argparse.Namespace) -> int:
 
     if args.workers < 1:
         raise UserError("--workers must be at least 1")
+    if args.limit is not None and args.limit < 0:
+        raise UserError("--limit must be at least 0")
     spec = spec_from_args(args)
     executor = f"dask {args.dask}" if args.dask else f"{args.workers} local process(es)"
     print(

@@ -43,9 +43,12 @@ import pandas as pd
 from simcore import workers as worker_life
 from simcore.csvsafe import write_csv
 from simcore.errors import UserError
-from simcore.model import SimConfig
+from simcore.model import MAX_SEED, SimConfig
 from simcore.result import PREEMPT
 from simcore.sweep_store import ID_COLUMNS, good_parts, load_store, parts_dir, remove_merged, write_atomic
+
+MAX_SEEDS = 100_000  # seeds in one sweep
+MAX_TASKS = 100_000  # (point, seed) tasks in one sweep: 100,000 workloads is already days of computing
 
 #: SimConfig knobs a grid may vary (``seed`` comes from the seed list, ``policy`` from the policy list).
 KNOB_NAMES: tuple[str, ...] = tuple(f.name for f in fields(SimConfig) if f.name not in ("policy", "seed"))
@@ -224,34 +227,37 @@ def parse_grid_arg(text: str) -> tuple[str, list[Any]]:
 
 
 def parse_seeds(value: Any) -> tuple[int, ...]:
-    """``10`` (seeds 0..9), ``"3-7"`` (inclusive range), ``"1,4,9"`` or a list."""
+    """``10`` (seeds 0..9), ``"3-7"`` (inclusive range), ``"1,4,9"`` or a list; at most
+    :data:`MAX_SEEDS` seeds, each at most :data:`~simcore.model.MAX_SEED`."""
     try:
         if isinstance(value, bool):
             raise ValueError
-        if isinstance(value, int):
-            if value < 1:
-                raise ValueError
-            return tuple(range(value))
+        text = str(value).strip()
         if isinstance(value, (list, tuple)):
-            seeds = tuple(int(str(v)) for v in value)
+            seeds: tuple[int, ...] | range = tuple(int(str(v)) for v in value)
+        elif "-" in text:
+            lo, hi = (int(x) for x in text.split("-", 1))
+            if hi < lo:
+                raise ValueError
+            seeds = range(lo, hi + 1)  # a range object: its length is known before anything is built
+        elif "," in text:
+            seeds = tuple(int(x) for x in text.split(",") if x.strip())
         else:
-            text = str(value).strip()
-            if "-" in text:
-                lo, hi = (int(x) for x in text.split("-", 1))
-                if hi < lo:
-                    raise ValueError
-                seeds = tuple(range(lo, hi + 1))
-            elif "," in text:
-                seeds = tuple(int(x) for x in text.split(",") if x.strip())
-            else:
-                return parse_seeds(int(text))
+            count = int(text)
+            if count < 1:
+                raise ValueError
+            seeds = range(count)
     except ValueError:
         raise UserError(
             f"seeds {value!r}: expected a count >= 1 (10 = seeds 0..9), a range (3-7) or a list (1,4,9) of whole numbers >= 0"
         ) from None
+    if len(seeds) > MAX_SEEDS:
+        raise UserError(f"seeds {value!r}: {len(seeds)} seeds, more than the limit of {MAX_SEEDS}")
     if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
         raise UserError(f"seeds {value!r}: seeds must be distinct whole numbers >= 0")
-    return seeds
+    if max(seeds) > MAX_SEED:
+        raise UserError(f"seeds {value!r}: {max(seeds)} is above the largest seed, {MAX_SEED}")
+    return tuple(seeds)
 
 
 SPEC_KEYS = ("preset", "alibaba", "set", "grid", "seeds", "policies", "baseline")
@@ -279,17 +285,26 @@ def build_spec(
     source = Source("alibaba", str(alibaba)) if alibaba else Source("preset", preset or "paper")
     fixed = {str(k): parse_value(v) for k, v in (fixed or {}).items()}
     grid_list = [grids] if isinstance(grids, Mapping) or grids is None else list(grids)
+    seed_list = parse_seeds(seeds)
     points: list[tuple[tuple[str, Any], ...]] = []
+    seen: set[tuple[tuple[str, Any], ...]] = set()
     for grid in grid_list:
         grid = dict(grid or {})
         for key, values in grid.items():
             if not isinstance(values, (list, tuple)) or not values:
                 raise UserError(f"grid {key}: expected a non-empty list of values, got {values!r}")
+        # counted before expanding: a few long axes multiply to more tasks than any machine runs
+        size = math.prod(len(v) for v in grid.values()) * len(seed_list)
+        if len(points) * len(seed_list) + size > MAX_TASKS:
+            raise UserError(
+                f"grid: {size} tasks (points x {len(seed_list)} seeds) or more, above the limit of {MAX_TASKS}"
+            )
         keys = list(grid)
         for combo in itertools.product(*(grid[k] for k in keys)):
             params = {**fixed, **{k: parse_value(v) for k, v in zip(keys, combo, strict=True)}}
             point = _canonical_point(source, params)
-            if point not in points:
+            if point not in seen:
+                seen.add(point)
                 points.append(point)
     pols = parse_policies(policies)
     bases = tuple(b.strip() for b in (baseline.split(",") if isinstance(baseline, str) else baseline) if b.strip())
@@ -297,7 +312,7 @@ def build_spec(
     for b in bases:
         if b not in labels:
             raise UserError(f"baseline {b!r} is not among the policies ({', '.join(labels)})")
-    return SweepSpec(source, tuple(points), parse_seeds(seeds), pols, bases)
+    return SweepSpec(source, tuple(points), seed_list, pols, bases)
 
 
 def spec_from_mapping(data: Mapping[str, Any], where: str = "grid file") -> dict[str, Any]:
