@@ -173,14 +173,15 @@ MAX_SEED = 2**63 - 1
 
 
 def clock_problems(submit: np.ndarray, duration: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Masks of the jobs whose times float64 cannot hold: (the uninterrupted run ends beyond
-    :data:`MAX_TIME`, the duration does not move the clock: ``submit + duration == submit``).
+    """Masks of the jobs whose times float64 cannot hold: (the uninterrupted run ends at or
+    beyond :data:`MAX_TIME`, whose neighbours float64 cannot tell apart; the duration does not
+    move the clock: ``submit + duration == submit``).
     A submit time below 1 s counts as 1 s (resolution 2.2e-16 s), so no slowdown
     ``jct / duration`` can overflow. NaN entries are in neither mask."""
     submit, duration = np.asarray(submit, dtype=float), np.asarray(duration, dtype=float)
     with np.errstate(invalid="ignore"):
         clock = np.maximum(submit, 1.0)
-        return submit + duration > MAX_TIME, clock + duration == clock
+        return submit + duration >= MAX_TIME, clock + duration == clock
 
 
 @dataclass(frozen=True)
@@ -237,11 +238,11 @@ KNOB_RANGES: dict[str, KnobRange] = {
 #: knob -> one-line help with its default and range. The single source for CLI help and the dashboard.
 KNOB_HELP: dict[str, str] = {
     "grace": "seconds a preempted job keeps its resources to checkpoint (default 30; 0 to 1e9)",
-    "checkpoint": "on_preempt (no loss), periodic (keep whole intervals) or none (restart from 0)",
+    "checkpoint": "on_preempt (no loss), periodic (keep whole intervals) or none (restart from 0) (default on_preempt)",
     "checkpoint_interval": "seconds between periodic checkpoints (default 1800; 0.001 to 1e9)",
     "restore": "seconds of restoring on every start after a preemption (default 60; 0 to 1e9)",
-    "backfill": "greedy (skip jobs that do not fit) or none (strict head-of-line)",
-    "placement": "best_fit, first_fit or worst_fit node choice",
+    "backfill": "greedy (skip jobs that do not fit) or none (strict head-of-line) (default greedy)",
+    "placement": "best_fit, first_fit or worst_fit node choice (default best_fit)",
     "P": "fitgpp only: max preemptions per BE job (default 2; 0 to 1000000)",
     "s": "fitgpp only: victim dominant share at most s x the TE job's (default inf = no cap; > 0, or inf)",
     "tau": "bounded-slowdown threshold in seconds (default 0 = plain slowdown; 0 to 1e9)",

@@ -328,7 +328,7 @@ def generate(preset: str, seed: int, overrides: Mapping[str, Any] | None = None)
     beyond, unseen = clock_problems(table.submit_time, table.duration)
     if beyond.any() or unseen.any():
         # a workload file with such a job would be refused, so a generated one is too
-        what = "runs beyond 2^53 s" if beyond.any() else "has a duration below the clock's resolution at its submit time"
+        what = "reaches 2^53 s" if beyond.any() else "has a duration below the clock's resolution at its submit time"
         raise UserError(
             f"preset {preset}, seed {seed}: job {table.job_id[np.flatnonzero(beyond | unseen)[0]]} {what}, "
             "which float64 times cannot hold: raise load or shorten the durations"

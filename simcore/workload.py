@@ -420,7 +420,7 @@ def _time_problems(submit_values: list[Any], duration_values: list[Any], raw: Ra
     for i in np.flatnonzero(beyond | unseen):
         if beyond[i]:
             why = (
-                f"submit_time + duration = {submit[i] + duration[i]:.17g} s is beyond 2^53 s = {MAX_TIME:.0f}, "
+                f"submit_time + duration = {submit[i] + duration[i]:.17g} s reaches 2^53 s = {MAX_TIME:.0f}, "
                 "where float64 times stop being exact"
             )
         else:
