@@ -746,8 +746,15 @@ def write_workload(table: JobTable, path: str | Path) -> None:
             columns[col] = [escape_cell(_text_or_empty(v)) for v in table.extra[col]]
     with open(path, "w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh, lineterminator="\n")
+        # minimal quoting does not quote a carriage return when the line end is "\n", and a bare
+        # CR inside a text would split the row on reading: such rows are written fully quoted
+        quoted = csv.writer(fh, lineterminator="\n", quoting=csv.QUOTE_ALL)
         writer.writerow(columns)
-        writer.writerows(zip(*columns.values(), strict=True))
+        rows = zip(*columns.values(), strict=True)
+        if not any("\r" in cell for col in ("job_id", *OPTIONAL_COLUMNS) for cell in columns.get(col, ())):
+            writer.writerows(rows)
+        for row in rows:  # only when some text holds a CR (otherwise writerows used them all)
+            (quoted if any("\r" in cell for cell in row) else writer).writerow(row)
 
 
 def _text_or_empty(value: object) -> str:
