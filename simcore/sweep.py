@@ -294,10 +294,11 @@ def build_spec(
             if not isinstance(values, (list, tuple)) or not values:
                 raise UserError(f"grid {key}: expected a non-empty list of values, got {values!r}")
         # counted before expanding: a few long axes multiply to more tasks than any machine runs
-        size = math.prod(len(v) for v in grid.values()) * len(seed_list)
-        if len(points) * len(seed_list) + size > MAX_TASKS:
+        upto = len(points) + math.prod(len(v) for v in grid.values())
+        if upto * len(seed_list) > MAX_TASKS:
             raise UserError(
-                f"grid: {size} tasks (points x {len(seed_list)} seeds) or more, above the limit of {MAX_TASKS}"
+                f"grid: up to {upto} points x {len(seed_list)} seeds = {upto * len(seed_list)} tasks, "
+                f"above the limit of {MAX_TASKS} tasks"
             )
         keys = list(grid)
         for combo in itertools.product(*(grid[k] for k in keys)):

@@ -185,3 +185,15 @@ def test_readme_knob_table_matches_the_help():
         choices = {"checkpoint": CHECKPOINT_MODES, "backfill": BACKFILL_MODES, "placement": PLACEMENTS}
         expected = KNOB_RANGES[name].text() if name in KNOB_RANGES else ", ".join(f"`{c}`" for c in choices[name])
         assert allowed == expected, name
+
+
+def test_a_grid_too_large_to_run_is_refused_before_any_point_is_built():
+    from simcore import sweep
+
+    started = time.perf_counter()
+    grid = {"load": [round(0.001 * i, 3) for i in range(1, 1001)], "te_share": [i / 100 for i in range(100)]}
+    with pytest.raises(UserError, match=r"^grid: up to 100000 points x 2 seeds = 200000 tasks, above the limit of "
+                                        r"100000 tasks$"):  # fmt: skip
+        sweep.build_spec(preset="demo", grids=grid, seeds=2)
+    assert time.perf_counter() - started < 1  # 100,000 points would take minutes to check one by one
+    assert len(sweep.build_spec(preset="demo", grids={"load": grid["load"][:50]}, seeds=2).tasks()) == 100
