@@ -16,6 +16,7 @@ from typing import Any
 
 from simcore import cli_sweep, cli_workload, units
 from simcore.compare import compare_results, parse_policy_list, parse_policy_spec, run_policies
+from simcore.csvsafe import write_csv
 from simcore.errors import UserError
 from simcore.metrics import summarize
 from simcore.model import KNOB_HELP, SimConfig
@@ -66,7 +67,28 @@ def _fmt(x: Any, pct: bool = False) -> str:
 
 
 def _write_json(path: str, data: Any) -> None:
-    Path(path).write_text(json.dumps(data, indent=2, allow_nan=False) + "\n")
+    """Strict JSON (no NaN or Infinity, which JSON does not have): a non-finite number is a
+    clear error naming the field, and nothing is written."""
+    try:
+        text = json.dumps(data, indent=2, allow_nan=False) + "\n"
+    except ValueError:
+        raise UserError(
+            f"{path}: not written: {_non_finite(data) or 'a value'} is not a finite number, which JSON cannot hold "
+            "(please report this with the command that produced it)"
+        ) from None
+    Path(path).write_text(text)
+
+
+def _non_finite(data: Any, where: str = "") -> str | None:
+    """The path (``classes.TE.slowdown.p95``) of the first non-finite number in ``data``."""
+    if isinstance(data, float) and not math.isfinite(data):
+        return where or "the value"
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in items:
+        found = _non_finite(value, f"{where}.{key}" if where else str(key))
+        if found:
+            return found
+    return None
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -76,9 +98,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     _warn_unschedulable(result.unschedulable)
     summary = summarize(result)
     if args.jobs_out:
-        result.jobs_frame.to_csv(args.jobs_out, index=False)
+        write_csv(result.jobs_frame, args.jobs_out)
     if args.events_out:
-        result.events_frame.to_csv(args.events_out, index=False)
+        write_csv(result.events_frame, args.events_out)
     if args.summary_json:
         _write_json(args.summary_json, summary)
     c = summary["classes"]

@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 from simcore.cli_workload import parse_assignments
+from simcore.csvsafe import write_csv
 from simcore.errors import UserError
 
 SWEEP_EPILOG = """\
@@ -107,6 +109,8 @@ def run_sweep_command(args: argparse.Namespace) -> int:
 
     if args.workers < 1:
         raise UserError("--workers must be at least 1")
+    if args.limit is not None and args.limit < 0:
+        raise UserError("--limit must be at least 0")
     spec = spec_from_args(args)
     executor = f"dask {args.dask}" if args.dask else f"{args.workers} local process(es)"
     print(
@@ -122,6 +126,7 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         csv=args.csv,
         limit=args.limit,
+        log=lambda note: print(f"warning: {note}", file=sys.stderr),
     )
     rate = f"{report.simulations_per_second:.2f} simulations/s" if report.simulations else "nothing to run"
     print(
@@ -136,10 +141,9 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         return 0
     agg = sweep.aggregate(rows)
     if args.summary_csv:
-        agg.to_csv(args.summary_csv, index=False, lineterminator="\n")
+        write_csv(agg, args.summary_csv)
     if args.paired_csv:
-        paired = sweep.paired_differences(rows, spec.baselines[0])
-        paired.to_csv(args.paired_csv, index=False, lineterminator="\n")
+        write_csv(sweep.paired_differences(rows, spec.baselines[0]), args.paired_csv)
     print(format_summary(agg, spec.baselines[0]))
     return 0
 

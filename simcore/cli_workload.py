@@ -16,11 +16,13 @@ from collections.abc import Callable
 from typing import Any
 
 from simcore import alibaba, presets
+from simcore.csvsafe import escape_cell
 from simcore.errors import UserError
-from simcore.model import ClusterSpec, JobTable
+from simcore.model import MAX_RESOURCE, MAX_SEED, ClusterSpec, JobTable, format_limit
 from simcore.workload import (
     DEFAULT_MAX_BYTES,
     FORMATS,
+    MAX_NODES,
     Problem,
     load_cluster,
     load_workload,
@@ -52,7 +54,7 @@ def parse_byte_size(text: str) -> int:
     return int(float(match.group(1)) * {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}[match.group(2).lower()])
 
 
-def _positive(kind: type) -> Callable[[str], Any]:
+def _positive(kind: type, maximum: float | None = None) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         try:
             value = kind(text)
@@ -60,6 +62,8 @@ def _positive(kind: type) -> Callable[[str], Any]:
             raise UserError(f"{text!r} is not a {'whole number' if kind is int else 'number'}") from None
         if not value > 0 or value == float("inf"):
             raise UserError(f"{text!r} must be > 0")
+        if maximum is not None and value > maximum:
+            raise UserError(f"{text!r} is above the limit of {format_limit(maximum)}")
         return value
 
     return parse
@@ -171,7 +175,7 @@ def _write_dropped(dropped: tuple[Problem, ...], path: str) -> None:
     with open(path, "w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(["row", "column", "reason"])
-        writer.writerows((p.row, p.column, p.reason) for p in dropped)
+        writer.writerows((p.row, escape_cell(p.column), escape_cell(p.reason)) for p in dropped)
 
 
 # --- cluster -----------------------------------------------------------------------------------
@@ -186,12 +190,15 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--nodes",
-        type=_arg_type(_positive(int)),
-        help=f"number of identical nodes n0 .. n(N-1) (default {DEFAULT_NODES})",
+        type=_arg_type(_positive(int, MAX_NODES)),
+        help=f"number of identical nodes n0 .. n(N-1) (default {DEFAULT_NODES}; 1 to {MAX_NODES})",
     )
-    group.add_argument("--node-cpu", type=float, help=f"CPU cores per node (default {DEFAULT_NODE_CPU:g})")
-    group.add_argument("--node-mem-gb", type=float, help=f"memory per node, GiB (default {DEFAULT_NODE_MEM_GB:g})")
-    group.add_argument("--node-gpu", type=float, help=f"GPUs per node (default {DEFAULT_NODE_GPU:g})")
+    limit = f"0 to {format_limit(MAX_RESOURCE)}"
+    group.add_argument("--node-cpu", type=float, help=f"CPU cores per node (default {DEFAULT_NODE_CPU:g}; {limit})")
+    group.add_argument(
+        "--node-mem-gb", type=float, help=f"memory per node, GiB (default {DEFAULT_NODE_MEM_GB:g}; {limit})"
+    )
+    group.add_argument("--node-gpu", type=float, help=f"GPUs per node (default {DEFAULT_NODE_GPU:g}; {limit})")
     group.add_argument(
         "--cluster",
         metavar="FILE",
@@ -240,8 +247,8 @@ def cluster_from_args(args: argparse.Namespace, notes: list[str] | None = None) 
         DEFAULT_NODE_GPU if args.node_gpu is None else args.node_gpu,
     ]
     for option, value in zip(("--node-cpu", "--node-mem-gb", "--node-gpu"), values[1:], strict=True):
-        if not (0 <= value < float("inf")):
-            raise UserError(f"{option}: {value:g} must be a finite number >= 0")
+        if not (0 <= value <= MAX_RESOURCE):
+            raise UserError(f"{option}: {value:g} must be a finite number >= 0 and <= {format_limit(MAX_RESOURCE)}")
     return ClusterSpec.uniform(*values)
 
 
@@ -293,7 +300,7 @@ def _presets_epilog() -> str:
         lines.append(f"\n  {preset.name}: {preset.description}")
         for p in preset.params.values():
             default = ",".join(f"{x:g}" for x in p.default) if isinstance(p.default, tuple) else p.default
-            lines.append(f"    {p.name:<16} {'(derived)' if default is None else default!s:<18} {p.help}")
+            lines.append(f"    {p.name:<16} {'(derived)' if default is None else default!s:<18} {p.help} [{p.range_text()}]")
     return "\n".join(lines)
 
 
@@ -307,7 +314,9 @@ def add_generate_command(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--preset", required=True, choices=tuple(presets.PRESETS), help="preset name")
-    parser.add_argument("--seed", type=_arg_type(_non_negative_int), default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--seed", type=_arg_type(_non_negative_int), default=0, help=f"random seed (default 0; 0 to {MAX_SEED})"
+    )
     parser.add_argument("--out", required=True, metavar="FILE", help="workload CSV to write")
     parser.add_argument(
         "--set", dest="params", action="append", default=[], metavar="KEY=VALUE",
@@ -320,8 +329,8 @@ def add_generate_command(subparsers: Any) -> None:
 
 
 def _non_negative_int(text: str) -> int:
-    if not re.fullmatch(r"\s*[0-9]+\s*", text):
-        raise UserError(f"{text!r} is not a whole number >= 0")
+    if not re.fullmatch(r"\s*[0-9]+\s*", text) or int(text) > MAX_SEED:
+        raise UserError(f"{text!r} is not a whole number from 0 to {MAX_SEED}")
     return int(text)
 
 

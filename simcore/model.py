@@ -11,6 +11,7 @@ counts resources in integer units, as Kubernetes does: CPU in **millicores**, me
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
@@ -160,18 +161,95 @@ CHECKPOINT_MODES = ("on_preempt", "periodic", "none")
 BACKFILL_MODES = ("greedy", "none")
 PLACEMENTS = ("best_fit", "first_fit", "worst_fit")
 
-#: knob -> (default, one-line help). The single source for CLI help and the dashboard.
+#: The largest time (s) the simulator accepts: beyond 2^53 s (about 285 million years) float64
+#: no longer holds every whole second, so event times would collide and slowdowns come out wrong.
+MAX_TIME = 2.0**53
+#: The largest request or capacity in one dimension (cores, GiB or GPUs): in the integer units of
+#: DESIGN.md section 2 (millicores, MiB, thousandths) this stays far below 2^53, so resource
+#: arithmetic is exact even summed over a whole cluster.
+MAX_RESOURCE = 1e9
+#: The longest duration a setting may give (the knobs grace, restore, checkpoint_interval, tau; a
+#: generator's durations), about 31.7 years: every derived time and slowdown then stays finite.
+MAX_SECONDS = 1e9
+#: The largest seed: what a Parquet int64 column (sweep rows) holds.
+MAX_SEED = 2**63 - 1
+
+
+def clock_problems(submit: np.ndarray, duration: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Masks of the jobs whose times float64 cannot hold: (the uninterrupted run ends at or
+    beyond :data:`MAX_TIME`, whose neighbours float64 cannot tell apart; the duration does not
+    move the clock: ``submit + duration == submit``).
+    A submit time below 1 s counts as 1 s (resolution 2.2e-16 s), so no slowdown
+    ``jct / duration`` can overflow. NaN entries are in neither mask."""
+    submit, duration = np.asarray(submit, dtype=float), np.asarray(duration, dtype=float)
+    with np.errstate(invalid="ignore"):
+        clock = np.maximum(submit, 1.0)
+        return submit + duration >= MAX_TIME, clock + duration == clock
+
+
+@dataclass(frozen=True)
+class KnobRange:
+    """The allowed values of a numeric knob: ``low`` to ``high`` (``low`` excluded when
+    ``low_open``); ``high = inf`` allows inf itself (``s``: no cap)."""
+
+    low: float
+    high: float
+    low_open: bool = False
+    whole: bool = False
+
+    def text(self) -> str:
+        """The range as the help and the README state it (``0 to 1e9``, ``> 0, or inf``)."""
+        if math.isinf(self.high):
+            return f"> {format_limit(self.low)}, or inf" if self.low_open else f">= {format_limit(self.low)}, or inf"
+        return f"{format_limit(self.low)} to {format_limit(self.high)}"
+
+    def check(self, name: str, value: float) -> None:
+        low_ok = value > self.low if self.low_open else value >= self.low
+        whole_ok = not self.whole or float(value).is_integer()
+        if low_ok and value <= self.high and whole_ok:
+            return
+        if math.isinf(self.high):
+            rule = f"a number {'>' if self.low_open else '>='} {format_limit(self.low)} (inf = no cap)"
+        else:
+            kind = "an integer" if self.whole else "a finite number"
+            rule = f"{kind} >= {format_limit(self.low)} and <= {format_limit(self.high)}"
+        shown = repr(value) if len(repr(value)) <= 24 else f"{repr(value)[:12]}... ({len(repr(value))} digits)"
+        _check(False, name, f"must be {rule} (got {shown})")
+
+
+def format_limit(x: float) -> str:
+    """1e9 as ``1e9``, 1000000 as ``1000000``, 0.001 as ``0.001``."""
+    if isinstance(x, int):
+        return str(x)
+    if x.is_integer() and abs(x) < 1e7:
+        return str(int(x))
+    return f"{x:g}".replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
+
+
+#: knob -> allowed range, for every numeric knob: no value in range can make a time, a metric or
+#: a JSON number non-finite. The help texts below state these ranges.
+KNOB_RANGES: dict[str, KnobRange] = {
+    "grace": KnobRange(0, MAX_SECONDS),
+    "checkpoint_interval": KnobRange(0.001, MAX_SECONDS),
+    "restore": KnobRange(0, MAX_SECONDS),
+    "P": KnobRange(0, 1_000_000, whole=True),
+    "s": KnobRange(0, math.inf, low_open=True),
+    "tau": KnobRange(0, MAX_SECONDS),
+    "seed": KnobRange(0, MAX_SEED, whole=True),
+}
+
+#: knob -> one-line help with its default and range. The single source for CLI help and the dashboard.
 KNOB_HELP: dict[str, str] = {
-    "grace": "seconds a preempted job keeps its resources to checkpoint (default 30)",
-    "checkpoint": "on_preempt (no loss), periodic (keep whole intervals) or none (restart from 0)",
-    "checkpoint_interval": "seconds between periodic checkpoints (default 1800)",
-    "restore": "seconds of restoring on every start after a preemption (default 60)",
-    "backfill": "greedy (skip jobs that do not fit) or none (strict head-of-line)",
-    "placement": "best_fit, first_fit or worst_fit node choice",
-    "P": "fitgpp only: max preemptions per BE job (default 2)",
-    "s": "fitgpp only: victim dominant share at most s x the TE job's (inf = no cap)",
-    "tau": "bounded-slowdown threshold in seconds (0 = plain slowdown)",
-    "seed": "seed of the random policy and of generators (default 0)",
+    "grace": "seconds a preempted job keeps its resources to checkpoint (default 30; 0 to 1e9)",
+    "checkpoint": "on_preempt (no loss), periodic (keep whole intervals) or none (restart from 0) (default on_preempt)",
+    "checkpoint_interval": "seconds between periodic checkpoints (default 1800; 0.001 to 1e9)",
+    "restore": "seconds of restoring on every start after a preemption (default 60; 0 to 1e9)",
+    "backfill": "greedy (skip jobs that do not fit) or none (strict head-of-line) (default greedy)",
+    "placement": "best_fit, first_fit or worst_fit node choice (default best_fit)",
+    "P": "fitgpp only: max preemptions per BE job (default 2; 0 to 1000000)",
+    "s": "fitgpp only: victim dominant share at most s x the TE job's (default inf = no cap; > 0, or inf)",
+    "tau": "bounded-slowdown threshold in seconds (default 0 = plain slowdown; 0 to 1e9)",
+    "seed": "seed of the random policy and of generators (default 0; 0 to 9223372036854775807)",
 }
 
 
@@ -192,20 +270,11 @@ class SimConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        _check(self.grace >= 0 and math.isfinite(self.grace), "grace", "must be a finite number >= 0")
+        for name, allowed in KNOB_RANGES.items():
+            allowed.check(name, getattr(self, name))
         _check(self.checkpoint in CHECKPOINT_MODES, "checkpoint", f"must be one of {', '.join(CHECKPOINT_MODES)}")
-        _check(
-            self.checkpoint_interval > 0 and math.isfinite(self.checkpoint_interval),
-            "checkpoint_interval",
-            "must be a finite number > 0",
-        )
-        _check(self.restore >= 0 and math.isfinite(self.restore), "restore", "must be a finite number >= 0")
         _check(self.backfill in BACKFILL_MODES, "backfill", f"must be one of {', '.join(BACKFILL_MODES)}")
         _check(self.placement in PLACEMENTS, "placement", f"must be one of {', '.join(PLACEMENTS)}")
-        _check(self.P >= 0, "P", "must be an integer >= 0")
-        _check(self.s > 0 and not math.isnan(self.s), "s", "must be a number > 0 (inf = no cap)")
-        _check(self.tau >= 0 and math.isfinite(self.tau), "tau", "must be a finite number >= 0")
-        _check(self.seed >= 0, "seed", "must be an integer >= 0")
 
     def knobs(self) -> dict[str, Any]:
         """The knobs as JSON-ready values (inf as the string "inf")."""
@@ -231,6 +300,8 @@ def parse_knob(name: str, value: Any) -> Any:
     text = str(value).strip()
     try:
         if kind == "int":
+            if re.fullmatch(r"[+-]?[0-9]+", text):
+                return int(text)  # exact: a float would round seeds above 2^53
             f = float(text)
             if not f.is_integer():
                 raise ValueError

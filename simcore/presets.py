@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 
 from simcore.errors import UserError
-from simcore.model import ClusterSpec, JobTable
-from simcore.workload import offered_load, write_workload
+from simcore.model import MAX_RESOURCE, MAX_SECONDS, MAX_SEED, ClusterSpec, JobTable, clock_problems, format_limit
+from simcore.workload import MAX_NODES, offered_load, write_workload
 
 Value = int | float | tuple[float, ...] | None
 
@@ -46,9 +46,23 @@ class Param:
     default: Value
     kind: str  # "int", "float" or "list" (comma-separated numbers)
     help: str
-    minimum: float | None = None  # inclusive lower bound (for lists: of every element)
-    exclusive: bool = False  # the bound is exclusive (> rather than >=)
-    maximum: float | None = None  # inclusive upper bound
+    minimum: float  # inclusive lower bound (for lists: of every element)
+    exclusive: bool  # the lower bound is exclusive (> rather than >=)
+    maximum: float  # inclusive upper bound: every parameter has one (nothing unbounded reaches numpy)
+
+    def range_text(self) -> str:
+        """The allowed values as the help states them (``1 to 10000000``, ``> 0 and <= 1000``)."""
+        low, high = format_limit(self.minimum), format_limit(self.maximum)
+        span = f"> {low} and <= {high}" if self.exclusive else f"{low} to {high}"
+        return f"at most {MAX_LIST} values, each {span}" if self.kind == "list" else span
+
+
+#: Generator sizes: a workload of MAX_JOBS jobs takes about 10 GB to simulate (1 GB per million
+#: jobs, see README "Speed"); more is refused before anything is allocated.
+MAX_JOBS = 10_000_000
+MAX_LOAD = 1000.0  # offered load: 1000 x the cluster is already a queue that never drains
+MAX_SIGMA = 10.0  # lognormal sigma: e^10 is a spread of 22,000x around the median
+MAX_LIST = 64  # values in a list parameter (GPU counts, weights)
 
 
 def _params(*ps: Param) -> dict[str, Param]:
@@ -59,42 +73,45 @@ _DAY = 86400.0
 
 #: Parameters of the ``paper`` regime; ``demo`` is the same with fewer nodes and jobs.
 PAPER_PARAMS: dict[str, Param] = _params(
-    Param("nodes", 16, "int", "number of identical nodes", 1),
-    Param("node_gpu", 8, "float", "GPUs per node", 0, True),
-    Param("node_cpu", 64, "float", "CPU cores per node", 0, True),
-    Param("node_mem_gb", 512, "float", "memory per node, GiB", 0, True),
-    Param("jobs", 4000, "int", "number of jobs", 1),
+    Param("nodes", 16, "int", "number of identical nodes", 1, False, MAX_NODES),
+    Param("node_gpu", 8, "float", "GPUs per node", 0, True, MAX_RESOURCE),
+    Param("node_cpu", 64, "float", "CPU cores per node", 0, True, MAX_RESOURCE),
+    Param("node_mem_gb", 512, "float", "memory per node, GiB", 0, True, MAX_RESOURCE),
+    Param("jobs", 4000, "int", "number of jobs", 1, False, MAX_JOBS),
     Param("te_share", 0.3, "float", "fraction of jobs that are TE", 0, False, 1),
-    Param("load", 1.0, "float", "target offered GPU load (arrival rate follows from it)", 0, True),
-    Param("te_gpu", (1, 2), "list", "GPU counts of TE jobs", 0, True),
-    Param("te_gpu_w", (0.8, 0.2), "list", "weights of te_gpu (sum 1)", 0),
-    Param("te_median_s", 1200, "float", "TE lognormal duration median, s", 0, True),
-    Param("te_sigma", 1.0, "float", "TE lognormal sigma", 0),
-    Param("te_min_s", 30, "float", "TE duration clip, lower, s", 1),
-    Param("te_max_s", 7200, "float", "TE duration clip, upper, s", 1),
-    Param("be_gpu", (1, 2, 4, 8), "list", "GPU counts of BE jobs", 0, True),
-    Param("be_gpu_w", (0.05, 0.0, 0.05, 0.9), "list", "weights of be_gpu (sum 1)", 0),
-    Param("be_median_s", 28800, "float", "BE lognormal duration median, s", 0, True),
-    Param("be_sigma", 0.8, "float", "BE lognormal sigma", 0),
-    Param("be_min_s", 300, "float", "BE duration clip, lower, s", 1),
-    Param("be_max_s", None, "float", "BE duration clip, upper, s (default max(3 d, 6 x be_median_s))", 1),
-    Param("cpu_per_gpu_min", 4, "int", "CPU cores per GPU, lower end of the uniform integer draw", 0),
-    Param("cpu_per_gpu_max", 8, "int", "CPU cores per GPU, upper end (inclusive)", 0),
-    Param("mem_per_gpu_min", 16, "int", "GiB per GPU, lower end of the uniform integer draw", 0),
-    Param("mem_per_gpu_max", 64, "int", "GiB per GPU, upper end (inclusive)", 0),
+    Param("load", 1.0, "float", "target offered GPU load (arrival rate follows from it)", 0, True, MAX_LOAD),
+    Param("te_gpu", (1, 2), "list", "GPU counts of TE jobs", 0, True, MAX_RESOURCE),
+    Param("te_gpu_w", (0.8, 0.2), "list", "weights of te_gpu (sum 1)", 0, False, 1),
+    Param("te_median_s", 1200, "float", "TE lognormal duration median, s", 0, True, MAX_SECONDS),
+    Param("te_sigma", 1.0, "float", "TE lognormal sigma", 0, False, MAX_SIGMA),
+    Param("te_min_s", 30, "float", "TE duration clip, lower, s", 1, False, MAX_SECONDS),
+    Param("te_max_s", 7200, "float", "TE duration clip, upper, s", 1, False, MAX_SECONDS),
+    Param("be_gpu", (1, 2, 4, 8), "list", "GPU counts of BE jobs", 0, True, MAX_RESOURCE),
+    Param("be_gpu_w", (0.05, 0.0, 0.05, 0.9), "list", "weights of be_gpu (sum 1)", 0, False, 1),
+    Param("be_median_s", 28800, "float", "BE lognormal duration median, s", 0, True, MAX_SECONDS),
+    Param("be_sigma", 0.8, "float", "BE lognormal sigma", 0, False, MAX_SIGMA),
+    Param("be_min_s", 300, "float", "BE duration clip, lower, s", 1, False, MAX_SECONDS),
+    Param("be_max_s", None, "float", "BE duration clip, upper, s (default max(3 d, 6 x be_median_s))", 1, False,
+          MAX_SECONDS),  # fmt: skip
+    Param("cpu_per_gpu_min", 4, "int", "CPU cores per GPU, lower end of the uniform integer draw", 0, False,
+          MAX_RESOURCE),  # fmt: skip
+    Param("cpu_per_gpu_max", 8, "int", "CPU cores per GPU, upper end (inclusive)", 0, False, MAX_RESOURCE),
+    Param("mem_per_gpu_min", 16, "int", "GiB per GPU, lower end of the uniform integer draw", 0, False,
+          MAX_RESOURCE),  # fmt: skip
+    Param("mem_per_gpu_max", 64, "int", "GiB per GPU, upper end (inclusive)", 0, False, MAX_RESOURCE),
 )
 
 DEMO_PARAMS: dict[str, Param] = {
     **PAPER_PARAMS,
-    "nodes": Param("nodes", 4, "int", "number of identical nodes", 1),
-    "jobs": Param("jobs", 400, "int", "number of jobs", 1),
+    "nodes": Param("nodes", 4, "int", "number of identical nodes", 1, False, MAX_NODES),
+    "jobs": Param("jobs", 400, "int", "number of jobs", 1, False, MAX_JOBS),
 }
 
 MMC_PARAMS: dict[str, Param] = _params(
-    Param("nodes", 64, "int", "number of one-GPU nodes (1 CPU, 1 GiB each): the c of M/M/c", 1),
-    Param("jobs", 200000, "int", "number of jobs", 1),
-    Param("load", 0.9, "float", "target utilisation rho = arrival rate x mean_s / nodes", 0, True),
-    Param("mean_s", 1000, "float", "mean of the exponential durations, s", 0, True),
+    Param("nodes", 64, "int", "number of one-GPU nodes (1 CPU, 1 GiB each): the c of M/M/c", 1, False, MAX_NODES),
+    Param("jobs", 200000, "int", "number of jobs", 1, False, MAX_JOBS),
+    Param("load", 0.9, "float", "target utilisation rho = arrival rate x mean_s / nodes", 0, True, MAX_LOAD),
+    Param("mean_s", 1000, "float", "mean of the exponential durations, s", 0, True, MAX_SECONDS),
 )
 
 
@@ -246,15 +263,17 @@ def _check_bounds(param: Param, value: Value) -> None:
     items = value if isinstance(value, tuple) else (value,)
     if param.kind == "list" and not items:
         raise UserError(f"parameter {param.name}: the list is empty")
+    if len(items) > MAX_LIST:
+        raise UserError(f"parameter {param.name}: {len(items)} values, more than the limit of {MAX_LIST}")
     for x in items:
         assert x is not None
         if not math.isfinite(x):
             raise UserError(f"parameter {param.name}: {x} is not a finite number")
-        if param.minimum is not None and (x < param.minimum or (param.exclusive and x == param.minimum)):
-            rule = f"> {param.minimum:g}" if param.exclusive else f">= {param.minimum:g}"
-            raise UserError(f"parameter {param.name}: {x:g} is out of range (must be {rule})")
-        if param.maximum is not None and x > param.maximum:
-            raise UserError(f"parameter {param.name}: {x:g} is out of range (must be <= {param.maximum:g})")
+        if x < param.minimum or (param.exclusive and x == param.minimum) or x > param.maximum:
+            span = param.range_text().split("each ")[-1]
+            raise UserError(
+                f"parameter {param.name}: {x:g} is out of range ({'each value ' if param.kind == 'list' else ''}{span})"
+            )
 
 
 def _check_paper(v: Mapping[str, Any]) -> None:
@@ -302,8 +321,18 @@ def generate(preset: str, seed: int, overrides: Mapping[str, Any] | None = None)
     :func:`simcore.workload.write_workload`)."""
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise UserError(f"seed: {seed!r} is not a whole number >= 0")
+    if seed > MAX_SEED:
+        raise UserError(f"seed: {seed} is above the limit of {MAX_SEED}")
     params = resolve_params(preset, overrides)
     table, cluster = PRESETS[preset].build(params, np.random.default_rng(int(seed)))
+    beyond, unseen = clock_problems(table.submit_time, table.duration)
+    if beyond.any() or unseen.any():
+        # a workload file with such a job would be refused, so a generated one is too
+        what = "reaches 2^53 s" if beyond.any() else "has a duration below the clock's resolution at its submit time"
+        raise UserError(
+            f"preset {preset}, seed {seed}: job {table.job_id[np.flatnonzero(beyond | unseen)[0]]} {what}, "
+            "which float64 times cannot hold: raise load or shorten the durations"
+        )
     return GeneratedWorkload(preset, int(seed), table, cluster, params, offered_load(table, cluster))
 
 

@@ -14,7 +14,9 @@ count. Wall time is kept out of the rows for that reason; :class:`SweepReport` c
 
 Results are written incrementally: each finished task lands atomically in a part file next to
 the output (``OUT.parts/``), and the parts are merged into ``OUT`` (Parquet) at the end. Running
-again with the same output skips every task whose rows are already there (resume).
+again with the same output skips every task whose rows are already there (resume); a damaged
+part is set aside and its task runs again (:mod:`simcore.sweep_store`). Pool workers die with
+the sweep's process, even when it is killed (:mod:`simcore.workers`).
 
 Aggregation (:func:`aggregate`, :func:`paired_differences`): mean and a 95% confidence interval
 over seeds (Student t, quantile computed here so scipy is not needed).
@@ -27,7 +29,6 @@ import itertools
 import json
 import math
 import os
-import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -39,9 +40,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from simcore import workers as worker_life
+from simcore.csvsafe import write_csv
 from simcore.errors import UserError
-from simcore.model import SimConfig
+from simcore.model import MAX_SEED, SimConfig
 from simcore.result import PREEMPT
+from simcore.sweep_store import ID_COLUMNS, good_parts, load_store, parts_dir, remove_merged, write_atomic
+
+MAX_SEEDS = 100_000  # seeds in one sweep
+MAX_TASKS = 100_000  # (point, seed) tasks in one sweep: 100,000 workloads is already days of computing
 
 #: SimConfig knobs a grid may vary (``seed`` comes from the seed list, ``policy`` from the policy list).
 KNOB_NAMES: tuple[str, ...] = tuple(f.name for f in fields(SimConfig) if f.name not in ("policy", "seed"))
@@ -68,7 +75,6 @@ METRIC_COLUMNS: tuple[str, ...] = (
     "unschedulable",
     "offered_load",
 )
-ID_COLUMNS = ("point_id", "seed", "policy")
 
 
 # --- specs -----------------------------------------------------------------------------------
@@ -221,34 +227,37 @@ def parse_grid_arg(text: str) -> tuple[str, list[Any]]:
 
 
 def parse_seeds(value: Any) -> tuple[int, ...]:
-    """``10`` (seeds 0..9), ``"3-7"`` (inclusive range), ``"1,4,9"`` or a list."""
+    """``10`` (seeds 0..9), ``"3-7"`` (inclusive range), ``"1,4,9"`` or a list; at most
+    :data:`MAX_SEEDS` seeds, each at most :data:`~simcore.model.MAX_SEED`."""
     try:
         if isinstance(value, bool):
             raise ValueError
-        if isinstance(value, int):
-            if value < 1:
-                raise ValueError
-            return tuple(range(value))
+        text = str(value).strip()
         if isinstance(value, (list, tuple)):
-            seeds = tuple(int(str(v)) for v in value)
+            seeds: tuple[int, ...] | range = tuple(int(str(v)) for v in value)
+        elif "-" in text:
+            lo, hi = (int(x) for x in text.split("-", 1))
+            if hi < lo:
+                raise ValueError
+            seeds = range(lo, hi + 1)  # a range object: its length is known before anything is built
+        elif "," in text:
+            seeds = tuple(int(x) for x in text.split(",") if x.strip())
         else:
-            text = str(value).strip()
-            if "-" in text:
-                lo, hi = (int(x) for x in text.split("-", 1))
-                if hi < lo:
-                    raise ValueError
-                seeds = tuple(range(lo, hi + 1))
-            elif "," in text:
-                seeds = tuple(int(x) for x in text.split(",") if x.strip())
-            else:
-                return parse_seeds(int(text))
+            count = int(text)
+            if count < 1:
+                raise ValueError
+            seeds = range(count)
     except ValueError:
         raise UserError(
             f"seeds {value!r}: expected a count >= 1 (10 = seeds 0..9), a range (3-7) or a list (1,4,9) of whole numbers >= 0"
         ) from None
+    if len(seeds) > MAX_SEEDS:
+        raise UserError(f"seeds {value!r}: {len(seeds)} seeds, more than the limit of {MAX_SEEDS}")
     if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
         raise UserError(f"seeds {value!r}: seeds must be distinct whole numbers >= 0")
-    return seeds
+    if max(seeds) > MAX_SEED:
+        raise UserError(f"seeds {value!r}: {max(seeds)} is above the largest seed, {MAX_SEED}")
+    return tuple(seeds)
 
 
 SPEC_KEYS = ("preset", "alibaba", "set", "grid", "seeds", "policies", "baseline")
@@ -276,17 +285,27 @@ def build_spec(
     source = Source("alibaba", str(alibaba)) if alibaba else Source("preset", preset or "paper")
     fixed = {str(k): parse_value(v) for k, v in (fixed or {}).items()}
     grid_list = [grids] if isinstance(grids, Mapping) or grids is None else list(grids)
+    seed_list = parse_seeds(seeds)
     points: list[tuple[tuple[str, Any], ...]] = []
+    seen: set[tuple[tuple[str, Any], ...]] = set()
     for grid in grid_list:
         grid = dict(grid or {})
         for key, values in grid.items():
             if not isinstance(values, (list, tuple)) or not values:
                 raise UserError(f"grid {key}: expected a non-empty list of values, got {values!r}")
+        # counted before expanding: a few long axes multiply to more tasks than any machine runs
+        upto = len(points) + math.prod(len(v) for v in grid.values())
+        if upto * len(seed_list) > MAX_TASKS:
+            raise UserError(
+                f"grid: up to {upto} points x {len(seed_list)} seeds = {upto * len(seed_list)} tasks, "
+                f"above the limit of {MAX_TASKS} tasks"
+            )
         keys = list(grid)
         for combo in itertools.product(*(grid[k] for k in keys)):
             params = {**fixed, **{k: parse_value(v) for k, v in zip(keys, combo, strict=True)}}
             point = _canonical_point(source, params)
-            if point not in points:
+            if point not in seen:
+                seen.add(point)
                 points.append(point)
     pols = parse_policies(policies)
     bases = tuple(b.strip() for b in (baseline.split(",") if isinstance(baseline, str) else baseline) if b.strip())
@@ -294,7 +313,7 @@ def build_spec(
     for b in bases:
         if b not in labels:
             raise UserError(f"baseline {b!r} is not among the policies ({', '.join(labels)})")
-    return SweepSpec(source, tuple(points), parse_seeds(seeds), pols, bases)
+    return SweepSpec(source, tuple(points), seed_list, pols, bases)
 
 
 def spec_from_mapping(data: Mapping[str, Any], where: str = "grid file") -> dict[str, Any]:
@@ -472,8 +491,16 @@ def execute(tasks: Sequence[Task], workers: int = 1, dask: str | None = None) ->
         # forkserver: workers start clean (no inherited threads, e.g. tqdm's monitor); the server
         # imports the simulator once and every worker forks from it warm (0.1 s instead of ~1 s each)
         context = get_context("forkserver")
-        context.set_forkserver_preload(["simcore.sweep", "simcore.engine", "simcore.metrics", "simcore.presets"])
-        pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=context)
+        context.set_forkserver_preload(
+            ["simcore.sweep", "simcore.engine", "simcore.metrics", "simcore.presets", "simcore.workers"]
+        )
+        # workers die with this process, even when it is killed (SIGKILL leaves no time to stop them)
+        pool = ProcessPoolExecutor(
+            max_workers=min(workers, len(tasks)),
+            mp_context=context,
+            initializer=worker_life.die_with,
+            initargs=(os.getpid(),),
+        )
         try:
             futures = [pool.submit(run_task, t) for t in tasks]
             for fut in as_completed(futures):
@@ -523,29 +550,17 @@ class SweepReport:
     skipped_tasks: int
     simulations: int  # run now (ran_tasks x policies)
     wall_seconds: float  # of the tasks run now, executor start-up included
+    notes: list[str] = field(default_factory=list)  # part files set aside as damaged
 
     @property
     def simulations_per_second(self) -> float:
         return self.simulations / self.wall_seconds if self.simulations and self.wall_seconds > 0 else math.nan
 
 
-def parts_dir(out: Path) -> Path:
-    return out.with_name(out.name + ".parts")
-
-
 def read_rows(out: str | Path) -> pd.DataFrame:
-    """Every row stored for ``out``: the merged Parquet file plus unmerged part files."""
-    out = Path(out)
-    frames = []
-    if out.exists():
-        frames.append(pd.read_parquet(out))
-    parts = parts_dir(out)
-    if parts.is_dir():
-        frames.extend(pd.read_parquet(p) for p in sorted(parts.glob("*.parquet")))
-    if not frames:
-        return pd.DataFrame(columns=list(ID_COLUMNS))
-    df = pd.concat(frames, ignore_index=True)
-    return df.drop_duplicates(subset=list(ID_COLUMNS), keep="last").reset_index(drop=True)
+    """Every row stored for ``out``: the merged Parquet file plus the good part files (bad
+    parts are set aside, see :mod:`simcore.sweep_store`; :func:`run_sweep` reports them)."""
+    return load_store(out, METRIC_COLUMNS)[0]
 
 
 def run_sweep(
@@ -558,17 +573,23 @@ def run_sweep(
     csv: str | Path | None = None,
     limit: int | None = None,
     on_task: Callable[[Task], None] | None = None,
+    log: Callable[[str], None] | None = None,
 ) -> SweepReport:
     """Run the tasks of ``spec`` not yet stored in ``out`` and merge everything into ``out``.
 
     ``limit`` runs at most that many tasks (the rest stay to do: resume later). Without ``out``
-    nothing is written and nothing is skipped."""
+    nothing is written and nothing is skipped. Part files set aside as damaged are reported
+    through ``log`` as soon as they are found, and listed in :attr:`SweepReport.notes`."""
     from tqdm import tqdm
 
     out_path = Path(out) if out is not None else None
     tasks = spec.tasks()
     labels = [p.label for p in spec.policies]
-    stored = read_rows(out_path) if out_path is not None else pd.DataFrame(columns=list(ID_COLUMNS))
+    stored, notes = pd.DataFrame(columns=list(ID_COLUMNS)), []
+    if out_path is not None:
+        stored, notes = load_store(out_path, METRIC_COLUMNS)
+    for note in notes if log is not None else ():
+        log(note)
     done = _done_tasks(stored, labels)
     todo = [t for t in tasks if t.key not in done]
     skipped = len(tasks) - len(todo)
@@ -586,7 +607,7 @@ def run_sweep(
             task = by_key[(rows[0]["point_id"], rows[0]["seed"])]
             new_rows.extend(rows)
             if parts is not None:
-                _write_atomic(pd.DataFrame(rows), parts / f"{task.point_id}-{task.seed}.parquet")
+                write_atomic(pd.DataFrame(rows), parts / f"{task.point_id}-{task.seed}.parquet")
             if on_task is not None:
                 on_task(task)
             bar.update(1)
@@ -597,15 +618,14 @@ def run_sweep(
     merged = stored if not new_rows else fresh if stored.empty else pd.concat([stored, fresh], ignore_index=True)
     merged = merged.drop_duplicates(subset=list(ID_COLUMNS), keep="last")
     merged = _sort(merged, spec)
-    if out_path is not None and (new_rows or (parts is not None and parts.is_dir())):
-        _write_atomic(merged, out_path)
-        if parts is not None and parts.is_dir():
-            shutil.rmtree(parts)
+    if out_path is not None and (new_rows or good_parts(out_path)):
+        write_atomic(merged, out_path)
+        remove_merged(out_path)
     if csv is not None:
-        merged.to_csv(csv, index=False, lineterminator="\n")
+        write_csv(merged, csv)
     mine = merged[merged["point_id"].isin({t.point_id for t in tasks}) & merged["policy"].isin(labels)]
     mine = mine[mine["seed"].isin(spec.seeds)].reset_index(drop=True)
-    return SweepReport(mine, len(todo), skipped, len(todo) * len(labels), wall)
+    return SweepReport(mine, len(todo), skipped, len(todo) * len(labels), wall, notes)
 
 
 def _done_tasks(stored: pd.DataFrame, labels: Sequence[str]) -> set[tuple[str, int]]:
@@ -630,25 +650,6 @@ def _sort(df: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
     order.loc[order["other"], ["p", "s", "l"]] = 0
     keys = order.sort_values(["other", "p", "s", "l", "pos"], kind="stable").index
     return df.loc[keys].reset_index(drop=True)
-
-
-def _write_atomic(df: pd.DataFrame, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    _arrow_safe(df).to_parquet(tmp, index=False)
-    os.replace(tmp, path)
-
-
-def _arrow_safe(df: pd.DataFrame) -> pd.DataFrame:
-    """Parameter columns mixing text and numbers (``max_duration: [3600, 1d]``) become text:
-    Parquet columns have one type."""
-    out = df
-    for col in [c for c in df.columns if pd.api.types.is_object_dtype(df[c])]:
-        kinds = {type(v) for v in df[col] if v is not None and not (isinstance(v, float) and math.isnan(v))}
-        if len(kinds) > 1:
-            if out is df:
-                out = df.copy()
-            out[col] = [v if v is None else str(v) for v in df[col]]
-    return out
 
 
 # --- aggregation -----------------------------------------------------------------------------

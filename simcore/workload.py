@@ -34,8 +34,19 @@ import pandas as pd
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
 from simcore import alibaba
+from simcore.csvsafe import escape_cell
 from simcore.errors import UserError
-from simcore.model import DIMS, ClusterSpec, JobTable, Node, Resources
+from simcore.model import (
+    DIMS,
+    MAX_RESOURCE,
+    MAX_TIME,
+    ClusterSpec,
+    JobTable,
+    Node,
+    Resources,
+    clock_problems,
+    format_limit,
+)
 
 #: Canonical columns of a workload file, in the order the writer uses (DESIGN.md section 6).
 REQUIRED_COLUMNS: tuple[str, ...] = ("job_id", "submit_time", "duration", *DIMS, "job_class")
@@ -107,23 +118,24 @@ def _blank_to_none(value: Any) -> Any:
 # Types validated entirely inside pydantic-core (no Python callback per value): 1M rows in ~1 s.
 Text = Annotated[str, Field(min_length=1)]
 OptionalText = Annotated[str | None, BeforeValidator(_blank_to_none)]
-NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+Seconds = Annotated[float, Field(ge=0, le=MAX_TIME, allow_inf_nan=False)]  # float64 is exact up to 2^53 s
+Positive = Annotated[float, Field(gt=0, le=MAX_TIME, allow_inf_nan=False)]
+Amount = Annotated[float, Field(ge=0, le=MAX_RESOURCE, allow_inf_nan=False)]  # cores, GiB or GPUs
 JobClassText = Annotated[str, StringConstraints(strip_whitespace=True, to_upper=True, pattern=r"(?i)^\s*(te|be)\s*$")]
 
 #: Column -> pydantic type with its constraints. The single declaration of the per-value rules.
 JOB_SCHEMA: dict[str, Any] = {
     "job_id": Text,  # unique, checked across rows
-    "submit_time": NonNegative,  # seconds
+    "submit_time": Seconds,  # seconds; with duration: see _time_problems
     "duration": Positive,  # seconds of run time when never interrupted
-    "cpu": NonNegative,  # cores
-    "mem_gb": NonNegative,  # GiB
-    "gpu": NonNegative,  # GPUs (fractions allowed)
+    "cpu": Amount,  # cores
+    "mem_gb": Amount,  # GiB
+    "gpu": Amount,  # GPUs (fractions allowed)
     "job_class": JobClassText,  # TE or BE, case-insensitive
     "user": OptionalText,
     "name": OptionalText,
 }
-NODE_SCHEMA: dict[str, Any] = {"name": Text, "cpu": NonNegative, "mem_gb": NonNegative, "gpu": NonNegative}
+NODE_SCHEMA: dict[str, Any] = {"name": Text, "cpu": Amount, "mem_gb": Amount, "gpu": Amount}
 
 _CONFIG = ConfigDict(coerce_numbers_to_str=True, str_strip_whitespace=True)
 
@@ -332,8 +344,10 @@ def _reason(err: Mapping[str, Any], column: str) -> str:
         return f"must be > {ctx['gt']:g} (got {shown})"
     if kind == "greater_than_equal":
         return f"must be >= {ctx['ge']:g} (got {shown})"
+    if kind == "less_than_equal" and ctx["le"] == MAX_TIME:
+        return f"must be at most 2^53 s = {MAX_TIME:.0f}, where float64 times stop being exact (got {shown})"
     if kind == "less_than_equal":
-        return f"must be <= {ctx['le']:g} (got {shown})"
+        return f"must be <= {format_limit(ctx['le'])} (got {shown})"
     if kind == "string_pattern_mismatch" and column == "job_class":
         return f"must be TE or BE, case-insensitive (got {shown})"
     if kind == "string_too_short":
@@ -388,10 +402,36 @@ def validate_columns(
             for i, v in zip(good, ok, strict=True):
                 out[i] = v
             parsed[column] = out
+    if "submit_time" in parsed and "duration" in parsed:
+        problems.extend(_time_problems(parsed["submit_time"], parsed["duration"], raw))
     if unique is not None:
         problems.extend(_duplicates(parsed[unique], raw, unique, {i for i, _ in problems}))
     problems.sort(key=lambda p: p[0])
     return parsed, problems
+
+
+def _time_problems(submit_values: list[Any], duration_values: list[Any], raw: RawTable) -> list[tuple[int, Problem]]:
+    """The rows :func:`~simcore.model.clock_problems` refuses: times float64 cannot hold.
+    Rows with a refused value (None, so NaN here) are not checked again."""
+    submit = np.array(submit_values, dtype=float)
+    duration = np.array(duration_values, dtype=float)
+    beyond, unseen = clock_problems(submit, duration)
+    out = []
+    for i in np.flatnonzero(beyond | unseen):
+        if beyond[i]:
+            why = (
+                f"submit_time + duration = {submit[i] + duration[i]:.17g} s reaches 2^53 s = {MAX_TIME:.0f}, "
+                "where float64 times stop being exact"
+            )
+        else:
+            clock = max(submit[i], 1.0)
+            why = (
+                f"duration {float(duration[i])!r} s is below the clock's resolution at this submit time "
+                f"(submit_time + duration == submit_time in float64; the resolution at {clock:g} s"
+                f"{', used below 1 s,' if submit[i] < 1 else ''} is {np.spacing(clock):.3g} s)"
+            )
+        out.append((int(i), Problem(raw.label(int(i)), "duration", why)))
+    return out
 
 
 def _duplicates(values: list[Any], raw: RawTable, column: str, bad: set[int]) -> list[tuple[int, Problem]]:
@@ -581,9 +621,9 @@ class _Pool(BaseModel):
 
     model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
     count: Annotated[int, BeforeValidator(_no_bool), Field(ge=1, le=MAX_NODES)] = 1
-    cpu: Annotated[NonNegative, BeforeValidator(_no_bool)]
-    mem_gb: Annotated[NonNegative, BeforeValidator(_no_bool)]
-    gpu: Annotated[NonNegative, BeforeValidator(_no_bool)]
+    cpu: Annotated[Amount, BeforeValidator(_no_bool)]
+    mem_gb: Annotated[Amount, BeforeValidator(_no_bool)]
+    gpu: Annotated[Amount, BeforeValidator(_no_bool)]
     name: Text | None = None
 
 
@@ -692,9 +732,10 @@ def format_numbers(values: np.ndarray) -> list[str]:
 
 def write_workload(table: JobTable, path: str | Path) -> None:
     """Write the canonical CSV (UTF-8, ``\\n`` line ends, minimal quoting, numbers through
-    :func:`format_numbers`): the same table always gives the same bytes."""
+    :func:`format_numbers`): the same table always gives the same bytes. Text that a
+    spreadsheet would run as a formula is escaped (:mod:`simcore.csvsafe`)."""
     columns: dict[str, list[str]] = {
-        "job_id": [str(v) for v in table.job_id],
+        "job_id": [escape_cell(str(v)) for v in table.job_id],
         "submit_time": format_numbers(table.submit_time),
         "duration": format_numbers(table.duration),
         **{dim: format_numbers(table.request[:, i]) for i, dim in enumerate(DIMS)},
@@ -702,11 +743,18 @@ def write_workload(table: JobTable, path: str | Path) -> None:
     }
     for col in OPTIONAL_COLUMNS:
         if col in table.extra:
-            columns[col] = [_text_or_empty(v) for v in table.extra[col]]
+            columns[col] = [escape_cell(_text_or_empty(v)) for v in table.extra[col]]
     with open(path, "w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh, lineterminator="\n")
+        # minimal quoting does not quote a carriage return when the line end is "\n", and a bare
+        # CR inside a text would split the row on reading: such rows are written fully quoted
+        quoted = csv.writer(fh, lineterminator="\n", quoting=csv.QUOTE_ALL)
         writer.writerow(columns)
-        writer.writerows(zip(*columns.values(), strict=True))
+        rows = zip(*columns.values(), strict=True)
+        if not any("\r" in cell for col in ("job_id", *OPTIONAL_COLUMNS) for cell in columns.get(col, ())):
+            writer.writerows(rows)
+        for row in rows:  # only when some text holds a CR (otherwise writerows used them all)
+            (quoted if any("\r" in cell for cell in row) else writer).writerow(row)
 
 
 def _text_or_empty(value: object) -> str:
@@ -715,12 +763,14 @@ def _text_or_empty(value: object) -> str:
 
 
 def write_cluster_csv(cluster: ClusterSpec, path: str | Path) -> None:
-    """Write a cluster as a node-list CSV (``name, cpu, mem_gb, gpu``), which keeps node names."""
+    """Write a cluster as a node-list CSV (``name, cpu, mem_gb, gpu``), which keeps node names
+    (escaped like every text cell, :mod:`simcore.csvsafe`)."""
     caps = cluster.capacity_matrix()
     with open(path, "w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh, lineterminator="\n")
         writer.writerow(NODE_SCHEMA)
-        writer.writerows(zip(cluster.names, *(format_numbers(caps[:, i]) for i in range(3)), strict=True))
+        names = [escape_cell(n) for n in cluster.names]
+        writer.writerows(zip(names, *(format_numbers(caps[:, i]) for i in range(3)), strict=True))
 
 
 def offered_load(table: JobTable, cluster: ClusterSpec) -> float:

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from simcore.cli import main
+from simcore.csvsafe import to_csv_text
+from simcore.engine import simulate
+from simcore.model import JobTable, SimConfig
 from simcore.result import EVENT_COLUMNS, JOB_COLUMNS
+from simcore.workload import load_cluster, load_workload, write_workload
 
 WORKLOAD = """job_id,submit_time,duration,cpu,mem_gb,gpu,job_class
 1,0,100,8,64,8,BE
@@ -92,3 +98,66 @@ def test_python_m_simcore_is_the_same_command(wl):
     p = subprocess.run([sys.executable, "-m", "simcore", "run", str(wl), "--policy", "priority"],
                        capture_output=True, text=True, timeout=120)  # fmt: skip
     assert p.returncode == 0 and "policy priority: 3 jobs" in p.stdout
+
+
+# --- CSV outputs escape formula-like text (OWASP CSV injection) -------------------------------
+
+HOSTILE = ['=HYPERLINK("http://x")', "+cmd|' /C calc'!A0", "-1x", "@a", "\ttab", "7"]
+
+
+def _cells(path, column):
+    with open(path, newline="", encoding="utf-8") as fh:
+        return [row[column] for row in csv.DictReader(fh)]
+
+
+def test_run_outputs_escape_hostile_ids_and_node_names(tmp_path, capsys):
+    rows = "\n".join(f'"{i}",{k},100,1,1,1,{"TE" if k % 2 else "BE"}' for k, i in enumerate(
+        x.replace('"', '""') for x in HOSTILE))  # fmt: skip
+    wl = tmp_path / "hostile.csv"
+    wl.write_text(f"job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n{rows}\n")
+    cluster = tmp_path / "c.yaml"
+    cluster.write_text("nodes: [{name: '@pool', count: 1, cpu: 8, mem_gb: 8, gpu: 8}]\n")
+    jobs, events, summ = tmp_path / "j.csv", tmp_path / "e.csv", tmp_path / "s.json"
+    assert main(["run", str(wl), "--policy", "fitgpp", "--cluster", str(cluster), "--jobs-out", str(jobs),
+                 "--events-out", str(events), "--summary-json", str(summ)]) == 0  # fmt: skip
+    capsys.readouterr()
+    # the reader strips blanks around values, so the tab-led id arrives as "tab"; the rest get a quote
+    escaped = ["'=HYPERLINK(\"http://x\")", "'+cmd|' /C calc'!A0", "'-1x", "'@a", "tab", "7"]
+    assert _cells(jobs, "job_id") == escaped
+    assert set(_cells(jobs, "node")) == {"'@pool-0"}
+    assert set(_cells(events, "job_id")) == set(escaped)
+    assert set(_cells(events, "node")) == {"", "'@pool-0"}
+    # no cell of any CSV starts with a formula character unescaped
+    for path in (jobs, events):
+        with open(path, newline="", encoding="utf-8") as fh:
+            assert not [c for row in csv.reader(fh) for c in row if c[:1] in ("=", "+", "@", "\t", "\r")
+                        or (c[:1] == "-" and not _is_number(c))]  # fmt: skip
+    # numbers are untouched: every other column is byte for byte the unescaped frame's
+    result = simulate(load_workload(wl).table, load_cluster(cluster).cluster, SimConfig(policy="fitgpp"))
+    plain = result.jobs_frame.drop(columns=["job_id", "node"]).to_csv(index=False)
+    assert pd.read_csv(jobs, dtype=str).drop(columns=["job_id", "node"]).to_csv(index=False) == plain
+    assert json.loads(summ.read_text())["classes"]["all"]["count"] == 6
+
+
+def test_convert_escapes_text_and_plain_ids_and_negative_numbers_stay(tmp_path, capsys):
+    table = JobTable(job_id=np.array(HOSTILE + ["\rcr", "job-3"], dtype=object),
+                     submit_time=np.arange(8.0), duration=np.full(8, 10.0), request=np.ones((8, 3)),
+                     is_te=np.zeros(8, dtype=bool), extra={"user": np.array(["=u", "ok"] * 4, dtype=object)})  # fmt: skip
+    out = tmp_path / "w.csv"
+    write_workload(table, out)
+    assert _cells(out, "job_id") == ["'=HYPERLINK(\"http://x\")", "'+cmd|' /C calc'!A0", "'-1x", "'@a", "'\ttab",
+                                     "7", "'\rcr", "job-3"]  # fmt: skip
+    assert _cells(out, "user") == ["'=u", "ok"] * 4
+    # csvsafe leaves plain ids and every number alone, so a frame without formula text is unchanged
+    frame = pd.DataFrame({"job_id": ["1", "17", "job-3", "a=b"], "wait": [-5.0, -0.5, 0.0, 1e-9],
+                          "preemptions": [-1, 0, 2, 3]})  # fmt: skip
+    assert to_csv_text(frame) == frame.to_csv(index=False, lineterminator="\n")
+    assert to_csv_text(frame).splitlines()[1] == "1,-5.0,-1"
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import signal
+import subprocess
+import sys
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -323,3 +328,120 @@ def test_cli_sweep_grid_options(tmp_path, capsys):
         (120, 0.4),
     ]
     assert np.isfinite(rows["TE_p95_slowdown_pct_vs_fifo"]).all()
+
+
+# --- a damaged store, and workers that die with the sweep -----------------------------------
+
+
+def _interrupted_after_three(out):
+    seen = []
+
+    def stop(task):
+        seen.append(task.key)
+        if len(seen) == 3:
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        sweep.run_sweep(small_spec(), out, workers=1, on_task=stop)
+    return sorted(sweep.parts_dir(out).glob("*.parquet"))
+
+
+@pytest.mark.parametrize("damage", ["garbage", "wrong-schema", "other-task"])
+def test_a_bad_part_is_set_aside_by_name_and_its_task_runs_again(tmp_path, reference, damage):
+    rows, parquet, _ = reference
+    out = tmp_path / "rows.parquet"
+    parts = _interrupted_after_three(out)
+    victim = parts[1]
+    if damage == "garbage":
+        victim.write_bytes(b"PAR1 this is not parquet \x00\xff" * 20)
+    elif damage == "wrong-schema":  # readable Parquet, but not sweep rows: it used to be merged as a junk row
+        pd.DataFrame({"a": [1], "b": ["x"]}).to_parquet(victim)
+    else:  # sweep rows, but of the task another part holds
+        pd.read_parquet(parts[0]).to_parquet(victim)
+    notes = []
+    report = sweep.run_sweep(small_spec(), out, workers=1, log=notes.append)
+    # reported by name, renamed to NAME.bad next to it, and its task simply ran again
+    why = {"garbage": "is not a readable Parquet file", "wrong-schema": "has the wrong columns (missing point_id, seed",
+           "other-task": "holds rows of another task than its name says"}[damage]  # fmt: skip
+    assert notes == report.notes and len(notes) == 1
+    assert notes[0].startswith(f"part file {victim} {why}") and f"set aside as {victim.name}.bad" in notes[0]
+    assert (report.skipped_tasks, report.ran_tasks) == (2, 2)
+    assert not victim.exists() and victim.with_name(victim.name + ".bad").exists()
+    # the merged output is exactly the undamaged sweep's, the set-aside file stays for inspection
+    assert out.read_bytes() == parquet
+    pd.testing.assert_frame_equal(pd.read_parquet(out), rows)
+    assert [p.name for p in sweep.parts_dir(out).iterdir()] == [victim.name + ".bad"]
+
+
+def test_cli_warns_about_a_set_aside_part(tmp_path, capsys):
+    out = tmp_path / "rows.parquet"
+    parts = _interrupted_after_three(out)
+    parts[0].write_bytes(b"garbage")
+    args = parser().parse_args(["sweep", "--preset", "demo", "--set", "jobs=60", "--set", "nodes=2", "--grid",
+                                "load=0.8,1.0", "--seeds", "2", "--policies", "fifo,priority,fitgpp,fitgpp:P=1",
+                                "--baseline", "fifo,priority", "--out", str(out), "--workers", "1", "--no-progress"])  # fmt: skip
+    assert args.func(args) == 0
+    err = capsys.readouterr().err
+    assert f"warning: part file {parts[0]} is not a readable Parquet file" in err and "Traceback" not in err
+
+
+def test_a_damaged_merged_output_refuses_to_resume_with_the_fix(tmp_path):
+    out = tmp_path / "rows.parquet"
+    out.write_bytes(b"not parquet at all")
+    with pytest.raises(UserError) as err:
+        sweep.run_sweep(small_spec(), out, workers=1)
+    assert str(err.value).startswith(f"{out} is not a readable Parquet file")
+    assert f"(mv {out} {out}.bad)" in str(err.value)
+    assert out.read_bytes() == b"not parquet at all"  # never overwritten
+
+
+def _processes() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, state) from /proc."""
+    out = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            out[int(entry)] = (int(fields[1]), fields[0])
+    return out
+
+
+def _descendants(root: int) -> set[int]:
+    procs, found, frontier = _processes(), set(), {root}
+    while frontier:
+        frontier = {p for p, (parent, _) in procs.items() if parent in frontier and p not in found}
+        found |= frontier
+    return found
+
+
+def _running(pids: set[int]) -> set[int]:
+    procs = _processes()
+    return {p for p in pids if p in procs and procs[p][1] != "Z"}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_pool_workers_die_when_the_sweep_is_killed(tmp_path):
+    # tasks of 100,000 jobs x 2 policies run for many seconds, so the workers are busy when killed
+    sweep_cmd = [sys.executable, "-m", "simcore", "sweep", "--preset", "paper", "--set", "jobs=100000", "--seeds", "4",
+                 "--workers", "2", "--policies", "fifo,priority", "--out", str(tmp_path / "k.parquet"), "--no-progress"]  # fmt: skip
+    proc = subprocess.Popen(sweep_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_descendants(proc.pid)) < 3 and time.monotonic() < deadline:  # fork server + 2 workers
+            time.sleep(0.1)
+        time.sleep(1.0)  # the workers have run their initializer and are computing
+        family = _descendants(proc.pid)
+        assert len(family) >= 3, "the sweep did not start its pool"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    deadline = time.monotonic() + 5
+    while _running(family) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = _running(family)
+    for pid in left:  # do not leave them behind even when the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"processes still running 5 s after the sweep was killed: {sorted(left)}"

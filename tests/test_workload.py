@@ -418,3 +418,65 @@ def test_cli_convert_canonical(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert args.func(args) == 0
     assert (tmp_path / "o.csv").read_text() == f"{HEADER}\n1,0,100,4,16,1,TE\n2,5.5,200,8,32,2,BE\n"
     assert "offered GPU load on 1 nodes (8 GPUs): 11.364" in capsys.readouterr().out
+
+
+# --- times and resources float64 cannot hold (issue 12; issue 11 point 4) ----------------------
+
+
+@pytest.mark.parametrize(
+    ("row", "column", "reason"),
+    [
+        # 2^53 s = 9007199254740992: the last time float64 holds to the second
+        ("x,9007199254740000,991,1,1,1,BE", None, None),  # control: ends one second before 2^53
+        ("x,9007199254740000,992,1,1,1,BE", "duration",
+         "submit_time + duration = 9007199254740992 s reaches 2^53 s = 9007199254740992, "
+         "where float64 times stop being exact"),
+        ("x,9007199254740000,993,1,1,1,BE", "duration",  # the sum rounds to 2^53: still refused
+         "submit_time + duration = 9007199254740992 s reaches 2^53 s = 9007199254740992, "
+         "where float64 times stop being exact"),
+        ("x,1e16,1,1,1,1,BE", "submit_time",
+         "must be at most 2^53 s = 9007199254740992, where float64 times stop being exact (got '1e16')"),
+        # at 1e12 s the clock ticks in 0.000122 s: a shorter job would take no time at all
+        ("x,1e12,0.001,1,1,1,TE", None, None),  # control: one tick and more
+        ("x,1e12,0.00001,1,1,1,TE", "duration",
+         "duration 1e-05 s is below the clock's resolution at this submit time (submit_time + duration == "
+         "submit_time in float64; the resolution at 1e+12 s is 0.000122 s)"),
+        ("x,0,1e-300,1,1,1,TE", "duration",
+         "duration 1e-300 s is below the clock's resolution at this submit time (submit_time + duration == "
+         "submit_time in float64; the resolution at 1 s, used below 1 s, is 2.22e-16 s)"),
+        ("x,0,100,1e9,1e9,1e9,BE", None, None),  # control: the largest request
+        ("x,0,100,1000000001,1,1,BE", "cpu", "must be <= 1e9 (got '1000000001')"),
+        ("x,0,100,1,1e300,1,BE", "mem_gb", "must be <= 1e9 (got '1e300')"),
+        ("x,0,100,1,1,2e9,BE", "gpu", "must be <= 1e9 (got '2e9')"),
+    ],
+)  # fmt: skip
+def test_values_float64_cannot_hold_are_refused_with_row_and_column(
+    row: str, column: str | None, reason: str | None
+) -> None:
+    data = csv_bytes("a,0,10,1,1,1,BE", row)
+    if reason is None:
+        assert len(load_workload(data, name="w.csv").table) == 2
+        return
+    err = refuse(data)
+    assert err.problems == (Problem("row 3", column, reason),)
+    assert f"row 3, column {column}: {reason}" in str(err)
+
+
+def test_clock_problems_are_dropped_like_any_bad_row_and_json_rows_are_numbered_from_1() -> None:
+    data = csv_bytes("a,0,10,1,1,1,BE", "b,5e15,5e15,1,1,1,BE", "c,4e15,0.1,1,1,1,TE")
+    loaded = load_workload(data, name="w.csv", drop_invalid=True)
+    assert list(loaded.table.job_id) == ["a"]
+    assert [(p.row, p.column) for p in loaded.dropped] == [("row 3", "duration"), ("row 4", "duration")]
+    records = json.dumps([{"job_id": "a", "submit_time": 1e15, "duration": 0.01, "cpu": 1, "mem_gb": 1, "gpu": 1,
+                           "job_class": "TE"}]).encode()  # fmt: skip
+    err = refuse(records, name="w.json")
+    assert [(p.row, p.column) for p in err.problems] == [("record 1", "duration")]
+
+
+def test_cluster_capacities_have_the_same_bound(tmp_path: Path) -> None:
+    (tmp_path / "nodes.csv").write_text("name,cpu,mem_gb,gpu\na,64,512,8\nb,2e9,512,8\n")
+    with pytest.raises(WorkloadError, match=r"row 3, column cpu: must be <= 1e9 \(got '2e9'\)"):
+        load_cluster(tmp_path / "nodes.csv")
+    (tmp_path / "pools.yaml").write_text("nodes: [{count: 2, cpu: 64, mem_gb: 1e12, gpu: 8}]\n")
+    with pytest.raises(WorkloadError, match=r"nodes\[0\]\.mem_gb: must be <= 1e9"):
+        load_cluster(tmp_path / "pools.yaml")
