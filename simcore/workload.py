@@ -779,7 +779,9 @@ def _safe_yaml(text: str, label: str, max_pools: int) -> Any:
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: about 10x faster
-    open_sizes: list[int] = []  # entries of every list or mapping being read (a mapping counts keys and values)
+    # Per open list or mapping: its entries so far and the most it may have (a mapping's entries
+    # are its keys and values, hence twice as many).
+    open_sizes: list[list[int]] = []
     values = 0
     for event in yaml.parse(text, Loader=loader):
         if isinstance(event, yaml.AliasEvent):
@@ -791,13 +793,13 @@ def _safe_yaml(text: str, label: str, max_pools: int) -> Any:
             continue
         values += 1
         if open_sizes:
-            open_sizes[-1] += 1
-            if open_sizes[-1] > 2 * max_pools or values > _YAML_VALUES_PER_POOL * max_pools + 64:
+            open_sizes[-1][0] += 1
+            if open_sizes[-1][0] > open_sizes[-1][1] or values > _YAML_VALUES_PER_POOL * max_pools + 64:
                 raise LimitExceeded(label, f"{max_pools + 1:,} pools (entries) or more", "pool", max_pools)
         if isinstance(event, yaml.CollectionStartEvent):
             if len(open_sizes) == _YAML_MAX_DEPTH:
                 raise WorkloadError(f"{label}: values nested more than {_YAML_MAX_DEPTH} deep; not a cluster file")
-            open_sizes.append(0)
+            open_sizes.append([0, 2 * max_pools if isinstance(event, yaml.MappingStartEvent) else max_pools])
     return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader, and the scan refused aliases
 
 
