@@ -84,10 +84,10 @@ class WorkloadError(UserError):
 
 class LimitExceeded(WorkloadError):
     """A file over one of the loader's caps, refused before or while it was parsed. ``found`` says
-    what the file has, ``unit`` (byte, row, node, pool) and ``limit`` name the cap; a caller with
+    what the file has, ``unit`` (byte, row, node, pool, job) and ``limit`` name the cap; a caller with
     its own caps (the dashboard) words its message from them."""
 
-    NOUNS = {"byte": "size", "row": "row", "node": "node", "pool": "pool"}
+    NOUNS = {"byte": "size", "row": "row", "node": "node", "pool": "pool", "job": "job"}
 
     def __init__(self, source: str, found: str, unit: str, limit: int, option: str = "") -> None:
         self.source, self.found, self.unit, self.limit = source, found, unit, limit
