@@ -96,7 +96,7 @@ class LimitExceeded(WorkloadError):
 
     def amount(self, limit: int) -> str:
         """A cap in this error's unit, as messages write it: "10.0 MB (10000000 bytes)", "100,000 rows"."""
-        return _mb(limit) if self.unit == "byte" else f"{limit:,} {self.unit}s"
+        return _mb(limit) if self.unit == "byte" else f"{limit:,} {self.unit}{'s' if limit != 1 else ''}"
 
 
 @dataclass(frozen=True, eq=False)
