@@ -429,7 +429,7 @@ def read_parquet_raw(
     import pyarrow.parquet as pq
 
     try:
-        meta = pq.ParquetFile(io.BytesIO(data)).metadata
+        meta = pq.ParquetFile(pa.BufferReader(data)).metadata
         schema = meta.schema.to_arrow_schema()
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise WorkloadError(f"{source}: not a readable Parquet file ({exc})") from None
@@ -453,7 +453,7 @@ def read_parquet_raw(
     if declared > max_bytes:
         raise LimitExceeded(source, f"the file declares {_mb(declared)} of uncompressed data", "byte", max_bytes)
     try:
-        table = pq.ParquetFile(io.BytesIO(data), read_dictionary=list(wanted)).read(columns=list(wanted))
+        table = pq.ParquetFile(pa.BufferReader(data), read_dictionary=list(wanted)).read(columns=list(wanted))
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise WorkloadError(f"{source}: not a readable Parquet file ({exc})") from None
     expanded = sum(_text_bytes(chunk) for col in table.columns for chunk in col.chunks)
