@@ -173,7 +173,6 @@ class RawTable:
     problems: list[tuple[int, Problem]] = field(default_factory=list)  # rows refused while reading
     row_convention: str = ROW_CONVENTION
     unit: str = "row"
-    ignored: tuple[str, ...] = ()  # columns of the file that were not read, as they are never used
 
     def __len__(self) -> int:
         return len(self.numbers)
@@ -421,8 +420,8 @@ _READ_COLUMNS = frozenset(JOB_SCHEMA) | frozenset(alibaba.POD_SCHEMA)
 def read_parquet_raw(
     data: bytes, source: str, max_rows: int = DEFAULT_MAX_ROWS, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> RawTable:
-    """The columns of a Parquet file that a schema reads. Its metadata is checked before any
-    column is read: the rows it declares against ``max_rows``, the uncompressed size of those
+    """The columns of a Parquet file that a schema reads (the others are named, not read). Its
+    metadata is checked before any column is read: the rows it declares against ``max_rows``, the uncompressed size of those
     columns against ``max_bytes``, and their types (nested values are refused). Text columns are
     read as dictionaries and refused when they would expand past ``max_bytes`` of text."""
     import pyarrow as pa
@@ -467,8 +466,8 @@ def read_parquet_raw(
             raise WorkloadError(f"{source}: column {wanted[name]!r} cannot be read ({exc})") from None
     if meta.num_rows == 0:
         raise WorkloadError(f"{source}: the file has columns but no job rows")
-    ignored = tuple(key for key in keys if key not in _READ_COLUMNS)
-    return RawTable(source, columns, np.arange(2, meta.num_rows + 2), ignored=ignored)
+    every = {key: columns.get(key, []) for key in keys}  # a column no schema reads: its name, no values
+    return RawTable(source, every, np.arange(2, meta.num_rows + 2))
 
 
 def _text_bytes(chunk: Any) -> int:
@@ -703,7 +702,7 @@ def load_workload(
     if not len(raw):
         raise WorkloadError(f"{label}: the file has a header but no job rows")
     notes: list[str] = []
-    extra = [c for c in raw.columns if c not in JOB_SCHEMA] + list(raw.ignored)
+    extra = [c for c in raw.columns if c not in JOB_SCHEMA]
     if extra:
         notes.append(f"{label}: extra columns ignored: {', '.join(repr(c) for c in extra)}")
     parsed, problems = validate_columns(raw, JOB_SCHEMA, REQUIRED_COLUMNS, unique="job_id")
