@@ -208,8 +208,7 @@ def _refusal(lim: Limits, over: LimitExceeded, command: str) -> WorkloadError:
     """The loader's refusal in the dashboard's words: its limit, and the command without it."""
     where = "this public demo's" if lim.demo else "the dashboard's"
     return WorkloadError(
-        f"{over.source}: {over.found}, above {where} limit of {over.amount(over.limit)}. "
-        f"Run it on your own machine: {command}"
+        f"{over.source}: {over.found}, above {where} limit of {over.amount()}. Run it on your own machine: {command}"
     )
 
 

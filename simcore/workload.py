@@ -92,11 +92,12 @@ class LimitExceeded(WorkloadError):
     def __init__(self, source: str, found: str, unit: str, limit: int, option: str = "") -> None:
         self.source, self.found, self.unit, self.limit = source, found, unit, limit
         hint = f" (raise it with {option} if the file is right)" if option else ""
-        super().__init__(f"{source}: {found}, above the {self.NOUNS[unit]} cap of {self.amount(limit)}{hint}")
+        super().__init__(f"{source}: {found}, above the {self.NOUNS[unit]} cap of {self.amount()}{hint}")
 
-    def amount(self, limit: int) -> str:
-        """A cap in this error's unit, as messages write it: "10.0 MB (10000000 bytes)", "100,000 rows"."""
-        return _mb(limit) if self.unit == "byte" else f"{limit:,} {self.unit}{'s' if limit != 1 else ''}"
+    def amount(self) -> str:
+        """The cap as messages write it: "10.0 MB (10000000 bytes)", "100,000 rows"."""
+        n = self.limit
+        return _mb(n) if self.unit == "byte" else f"{n:,} {self.unit}{'s' if n != 1 else ''}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -245,8 +246,9 @@ def read_csv_raw(data: bytes, source: str, max_rows: int = DEFAULT_MAX_ROWS) -> 
                         row = [""] * width  # placeholder; the row is refused whatever it holds
                     rows.append(row)
                 numbers.extend(seen + k + 1 for k in filled)
-                for column, values in zip(columns, zip(*rows, strict=True), strict=True) if rows else ():
-                    column.extend(values)
+                if rows:
+                    for column, values in zip(columns, zip(*rows, strict=True), strict=True):
+                        column.extend(values)
                 seen += len(batch)
     except csv.Error as exc:
         raise WorkloadError(f"{source}: line {reader.line_num}: not readable as CSV ({exc})") from None
