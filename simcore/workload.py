@@ -29,7 +29,6 @@ import io
 import itertools
 import json
 import math
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +38,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
-from simcore import alibaba
+from simcore import alibaba, jsonstream
 from simcore.errors import UserError
 from simcore.model import DIMS, ClusterSpec, JobTable, Node, Resources
 
@@ -294,7 +293,11 @@ def read_json_raw(data: bytes, source: str, max_rows: int = DEFAULT_MAX_ROWS) ->
     if not text.strip():
         raise WorkloadError(f"{source}: the file is empty")
     try:
-        doc = _json_document(text, source, max_rows)
+        doc, more = jsonstream.first_value(text, max_rows)
+        if more:
+            doc = _json_lines(text, source, max_rows)
+    except jsonstream.TooManyItems:
+        raise LimitExceeded(source, f"{max_rows + 1:,} records or more", "row", max_rows, "--max-rows") from None
     except WorkloadError:  # a UserError, hence a ValueError: not a parse error
         raise
     except json.JSONDecodeError as exc:
@@ -325,76 +328,6 @@ def read_json_raw(data: bytes, source: str, max_rows: int = DEFAULT_MAX_ROWS) ->
     return RawTable(source, columns, np.arange(1, len(doc) + 1), problems, "JSON records are numbered from 1", "record")
 
 
-_JSON_SPACE = re.compile(r"[ \t\n\r]*")
-
-
-def _json_document(text: str, source: str, max_rows: int) -> Any:
-    """The JSON document in ``text``; a top-level list, or the ``jobs`` list of a top-level
-    object, is read item by item up to the row cap. A document followed by more is JSON Lines."""
-    decoder = json.JSONDecoder()
-    start = _JSON_SPACE.match(text).end()  # type: ignore[union-attr]
-    if text.startswith("[", start):
-        doc, end = _json_list(decoder, text, start, source, max_rows)
-    elif text.startswith("{", start):
-        doc, end = _json_object(decoder, text, start, source, max_rows)
-    else:
-        doc, end = decoder.raw_decode(text, start)
-    if _JSON_SPACE.match(text, end).end() < len(text):  # type: ignore[union-attr]
-        return _json_lines(text, source, max_rows)
-    return doc
-
-
-def _json_list(decoder: json.JSONDecoder, text: str, pos: int, source: str, max_rows: int) -> tuple[list[Any], int]:
-    """The list that opens at ``text[pos]``, refused as soon as it has more than ``max_rows`` items."""
-    items: list[Any] = []
-    pos = _skip_json_space(text, pos + 1)
-    if text.startswith("]", pos):
-        return items, pos + 1
-    while True:
-        if len(items) == max_rows:
-            raise LimitExceeded(source, f"{max_rows + 1:,} records or more", "row", max_rows, "--max-rows")
-        item, pos = decoder.raw_decode(text, pos)
-        items.append(item)
-        pos = _skip_json_space(text, pos)
-        if text.startswith("]", pos):
-            return items, pos + 1
-        if not text.startswith(",", pos):
-            raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
-        pos = _skip_json_space(text, pos + 1)
-
-
-def _json_object(
-    decoder: json.JSONDecoder, text: str, pos: int, source: str, max_rows: int
-) -> tuple[dict[str, Any], int]:
-    """The object that opens at ``text[pos]``; its ``jobs`` list is read by :func:`_json_list`."""
-    obj: dict[str, Any] = {}
-    pos = _skip_json_space(text, pos + 1)
-    if text.startswith("}", pos):
-        return obj, pos + 1
-    while True:
-        if not text.startswith('"', pos):
-            raise json.JSONDecodeError("Expecting property name enclosed in double quotes", text, pos)
-        key, pos = decoder.raw_decode(text, pos)
-        pos = _skip_json_space(text, pos)
-        if not text.startswith(":", pos):
-            raise json.JSONDecodeError("Expecting ':' delimiter", text, pos)
-        pos = _skip_json_space(text, pos + 1)
-        if key == "jobs" and text.startswith("[", pos):
-            obj[key], pos = _json_list(decoder, text, pos, source, max_rows)
-        else:
-            obj[key], pos = decoder.raw_decode(text, pos)
-        pos = _skip_json_space(text, pos)
-        if text.startswith("}", pos):
-            return obj, pos + 1
-        if not text.startswith(",", pos):
-            raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
-        pos = _skip_json_space(text, pos + 1)
-
-
-def _skip_json_space(text: str, pos: int) -> int:
-    return _JSON_SPACE.match(text, pos).end()  # type: ignore[union-attr]
-
-
 def _bools_as_text(values: list[Any]) -> list[Any]:
     """JSON/Parquet booleans become "true"/"false", refused as numbers and kept as names."""
     return [("true" if v else "false") if isinstance(v, bool) else v for v in values]
@@ -405,7 +338,7 @@ def _json_lines(text: str, source: str, max_rows: int) -> list[Any]:
     for lineno, line in enumerate(io.StringIO(text, newline=None), start=1):
         if line.strip():
             if len(out) == max_rows:
-                raise LimitExceeded(source, f"{max_rows + 1:,} records or more", "row", max_rows, "--max-rows")
+                raise jsonstream.TooManyItems
             try:
                 out.append(json.loads(line))
             except (json.JSONDecodeError, RecursionError, ValueError):

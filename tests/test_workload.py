@@ -11,8 +11,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from simcore import cli_workload, workload
+from simcore import cli_workload, jsonstream, workload
 from simcore.errors import UserError
 from simcore.model import ClusterSpec, JobTable
 from simcore.workload import (
@@ -279,6 +281,30 @@ def test_row_cap_counts_json_records_while_parsing(shape: str) -> None:
     assert len(load_workload(text.encode(), name="w.json", max_rows=6).table) == 6
     err = refuse(text.encode(), name="w.json", max_rows=5)
     assert isinstance(err, LimitExceeded) and "w.json: 6 records or more, above the row cap of 5 rows" in str(err)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(JSON_VALUES, st.sampled_from([None, 0, 2]), st.integers(min_value=0, max_value=200))
+def test_streamed_json_reads_what_json_loads_reads(doc: object, indent: int | None, cut: int) -> None:
+    """The item-by-item reader gives json.loads's value for any document (with the "jobs" list
+    of an object streamed too) and, for any cut-off prefix, a JSONDecodeError like it."""
+    for value in (doc, {"jobs": [doc, doc], "x": doc}):
+        text = " " + json.dumps(value, indent=indent) + "\n"
+        assert jsonstream.first_value(text, 10**6) == (json.loads(text), False)
+        prefix = text[: cut % len(text)]
+        if prefix.strip():
+            try:
+                json.loads(prefix)
+            except json.JSONDecodeError:
+                with pytest.raises(json.JSONDecodeError):
+                    jsonstream.first_value(prefix, 10**6)
 
 
 def test_streamed_reading_is_the_same_whatever_the_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
