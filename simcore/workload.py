@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
-from simcore import alibaba, jsonstream
+from simcore import alibaba, jsonstream, parquet_pages
 from simcore.errors import UserError
 from simcore.model import DIMS, ClusterSpec, JobTable, Node, Resources
 
@@ -378,14 +378,24 @@ def read_parquet_raw(
         kind = schema.field(name).type
         if pa.types.is_nested(kind):
             raise WorkloadError(f"{source}: column {key!r} holds nested values ({kind}); expected numbers or text")
-    declared = sum(
-        chunk.total_uncompressed_size
+    if meta.num_rows == 0:
+        raise WorkloadError(f"{source}: the file has columns but no job rows")
+    chunks = [  # (row group rows, column chunk) of the columns to read; an empty group is not read
+        (meta.row_group(g).num_rows, chunk)
         for g in range(meta.num_row_groups)
+        if meta.row_group(g).num_rows > 0
         for chunk in (meta.row_group(g).column(j) for j in range(meta.num_columns))
         if chunk.path_in_schema.split(".")[0] in wanted
-    )
+    ]
+    declared = sum(chunk.total_uncompressed_size for _, chunk in chunks)
     if declared > max_bytes:
         raise LimitExceeded(source, f"the file declares {_mb(declared)} of uncompressed data", "byte", max_bytes)
+    try:  # what the pages themselves declare, which a forged footer can understate
+        paged = sum(parquet_pages.uncompressed_size(data, *_chunk_span(chunk), rows + 2) for rows, chunk in chunks)
+    except parquet_pages.BadPage as exc:
+        raise WorkloadError(f"{source}: not a readable Parquet file ({exc})") from None
+    if paged > max_bytes:
+        raise LimitExceeded(source, f"its pages declare {_mb(paged)} of uncompressed data", "byte", max_bytes)
     try:
         table = pq.ParquetFile(pa.BufferReader(data), read_dictionary=list(wanted)).read(columns=list(wanted))
     except (pa.ArrowException, OSError, ValueError) as exc:
@@ -399,10 +409,17 @@ def read_parquet_raw(
             columns[wanted[name]] = _bools_as_text(col.to_pylist())
         except (pa.ArrowException, ValueError, OverflowError) as exc:
             raise WorkloadError(f"{source}: column {wanted[name]!r} cannot be read ({exc})") from None
-    if meta.num_rows == 0:
-        raise WorkloadError(f"{source}: the file has columns but no job rows")
     every = {key: columns.get(key, []) for key in keys}  # a column no schema reads: its name, no values
     return RawTable(source, every, np.arange(2, meta.num_rows + 2))
+
+
+def _chunk_span(chunk: Any) -> tuple[int, int]:
+    """Where a column chunk's pages start (its dictionary page, if any, comes first, as Arrow
+    reads it) and how many bytes they take."""
+    start = chunk.data_page_offset
+    if chunk.has_dictionary_page and 0 < chunk.dictionary_page_offset < start:
+        start = chunk.dictionary_page_offset
+    return start, chunk.total_compressed_size
 
 
 def _text_bytes(chunk: Any) -> int:

@@ -23,9 +23,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dashboard import demo, uploads
-from simcore import cli_workload
+from simcore import cli_workload, parquet_pages
 from simcore.cli import build_parser
 from simcore.workload import DEFAULT_MAX_ROWS, MAX_NODES, MAX_POOLS, WorkloadError
 
@@ -131,6 +133,57 @@ def test_small_parquet_whose_dictionary_expands_to_gigabytes(tmp_path: Path) -> 
     ):
         result = load_in_child(how, path, demo_mode)
         assert_refused_quickly(result, "names.parquet: its text columns expand to 9000.", limit)
+
+
+def forged_footer(data: bytes, column: int, declared: int) -> bytes:
+    """``data`` with the footer's uncompressed size of ``column`` (row group 0) replaced by
+    ``declared``, written as a varint of the same length so that nothing else moves."""
+
+    def varint(n: int) -> bytes:
+        out = bytearray()
+        while True:
+            out.append((n & 0x7F) | (0x80 if n >> 7 else 0))
+            n >>= 7
+            if not n:
+                return bytes(out)
+
+    true = pq.ParquetFile(pa.BufferReader(data)).metadata.row_group(0).column(column).total_uncompressed_size
+    footer = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
+    old, new = varint(true << 1), bytearray(varint(declared << 1))  # i64 fields are zigzag-encoded
+    while len(new) < len(old):
+        new[-1] |= 0x80
+        new.append(0)
+    at = data.index(old, footer)
+    return data[:at] + bytes(new) + data[at + len(old) :]
+
+
+def test_parquet_whose_footer_understates_its_pages(tmp_path: Path) -> None:
+    """The footer says 100 bytes; the pages (checked from their own headers) expand to 100 MB."""
+    rows = 20
+    names = pa.array(["a" * 5_000_000 + str(i) for i in range(rows)])
+    buffer = pa.BufferOutputStream()
+    pq.write_table(pa.table({"job_id": [str(i) for i in range(rows)], "name": names}), buffer, compression="zstd")
+    data = forged_footer(buffer.getvalue().to_pybytes(), column=1, declared=100)
+    assert pq.ParquetFile(pa.BufferReader(data)).metadata.row_group(0).column(1).total_uncompressed_size == 100
+    path = tmp_path / "forged.parquet"
+    path.write_bytes(data)
+    assert len(data) < 20_000
+    assert_refused_quickly(
+        load_in_child("upload-workload", path, demo_mode=True),
+        "forged.parquet: its pages declare 100.0 MB (1000",
+        "above this public demo's limit of 10.0 MB",
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.binary(max_size=300), st.integers(min_value=1, max_value=50))
+def test_page_walker_sums_or_refuses_any_bytes(data: bytes, max_pages: int) -> None:
+    try:
+        total = parquet_pages.uncompressed_size(data, 0, len(data), max_pages)
+    except parquet_pages.BadPage as exc:
+        assert str(exc)
+    else:
+        assert total >= 0
 
 
 def test_csv_over_the_row_cap_stops_at_the_cap(tmp_path: Path) -> None:
