@@ -2,18 +2,24 @@
 
 Loader options are text (as they travel in the URL) and are parsed here; every problem,
 in a file or in an option, ends as a :class:`UserError` whose message the page shows.
+Uploads are held to the limits of :func:`dashboard.demo.limits` (the demo ones when
+``SIMCORE_DEMO=1``), each checked before or while the file is parsed; a refusal names the
+file, the limit and the ``simcore`` command that runs the file on one's own machine.
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
+from dashboard.demo import Limits, limits
 from simcore import alibaba
 from simcore.errors import UserError
 from simcore.model import ClusterSpec, JobTable
-from simcore.workload import FORMATS, load_cluster, load_workload
+from simcore.workload import FORMATS, MAX_POOLS, LimitExceeded, WorkloadError, load_cluster, load_workload
 
 WORKLOAD_TYPES = ("csv", "json", "jsonl", "parquet", "txt")
 CLUSTER_TYPES = ("yaml", "yml", "json", "csv")
@@ -29,6 +35,8 @@ class Option:
     help: str
     choices: tuple[str, ...] = ()
     alibaba: bool = False  # only meaningful for the Alibaba pod trace
+    flag: str = ""  # the same option of `simcore compare`
+    toggle: bool = False  # the flag takes no value: given when the option differs from its default
 
 
 UPLOAD_OPTIONS: tuple[Option, ...] = (
@@ -38,6 +46,7 @@ UPLOAD_OPTIONS: tuple[Option, ...] = (
         "auto",
         "auto = by extension, then content (an Alibaba pod list is recognised by its header)",
         FORMATS,
+        flag="--format",
     ),
     Option(
         "bad_rows",
@@ -45,6 +54,8 @@ UPLOAD_OPTIONS: tuple[Option, ...] = (
         "refuse",
         "refuse the file and list the problems, or drop the bad rows and list them",
         ("refuse", "drop"),
+        flag="--drop-invalid",
+        toggle=True,
     ),
     Option(
         "class_map",
@@ -53,9 +64,24 @@ UPLOAD_OPTIONS: tuple[Option, ...] = (
         "size: TE when small and short (below); qos: BE pods -> BE, others -> TE",
         ("size", "qos"),
         True,
+        "--class-map",
     ),
-    Option("te_max_gpu", "TE max GPUs", "1", "size map: TE when at most this many GPUs ...", alibaba=True),
-    Option("te_max_hours", "TE max hours", "1", "... and at most this many hours of run time", alibaba=True),
+    Option(
+        "te_max_gpu",
+        "TE max GPUs",
+        "1",
+        "size map: TE when at most this many GPUs ...",
+        alibaba=True,
+        flag="--te-max-gpu",
+    ),
+    Option(
+        "te_max_hours",
+        "TE max hours",
+        "1",
+        "... and at most this many hours of run time",
+        alibaba=True,
+        flag="--te-max-hours",
+    ),
     Option(
         "gpu_accounting",
         "GPU accounting",
@@ -63,6 +89,7 @@ UPLOAD_OPTIONS: tuple[Option, ...] = (
         "whole GPUs (num_gpu) or shared fractions (gpu_milli / 1000)",
         ("whole", "shared"),
         True,
+        "--gpu-accounting",
     ),
     Option(
         "cpu_only",
@@ -71,6 +98,8 @@ UPLOAD_OPTIONS: tuple[Option, ...] = (
         "pods without GPUs are dropped (and counted) unless kept",
         ("drop", "keep"),
         True,
+        "--keep-cpu-only",
+        True,
     ),
     Option(
         "window_start",
@@ -78,14 +107,24 @@ UPLOAD_OPTIONS: tuple[Option, ...] = (
         "",
         "trace time in seconds, or days with a d suffix (137d); empty = 0",
         alibaba=True,
+        flag="--window-start",
     ),
-    Option("window_end", "window end", "", "trace time in seconds or days (d); empty = no end", alibaba=True),
+    Option(
+        "window_end",
+        "window end",
+        "",
+        "trace time in seconds or days (d); empty = no end",
+        alibaba=True,
+        flag="--window-end",
+    ),
     Option(
         "running",
         "pods running at the start",
         "include",
         "include them at t = 0 with their remaining time",
         ("include", "exclude"),
+        True,
+        "--no-include-running",
         True,
     ),
     Option(
@@ -94,6 +133,7 @@ UPLOAD_OPTIONS: tuple[Option, ...] = (
         "1",
         "divide inter-arrival times by this factor (to load a smaller cluster)",
         alibaba=True,
+        flag="--compress",
     ),
 )
 UPLOAD_DEFAULTS: dict[str, str] = {o.name: o.default for o in UPLOAD_OPTIONS}
@@ -105,18 +145,71 @@ def read_workload_file(path: Path) -> tuple[JobTable, list[str]]:
     return loaded.table, list(loaded.notes)
 
 
+class UploadedFile(Protocol):
+    """What the pages get from ``st.file_uploader``: a name, a size and the bytes."""
+
+    name: str
+    size: int
+
+    def getvalue(self) -> bytes: ...
+
+
+def upload_content(file: UploadedFile, kind: str = "workload") -> tuple[str, bytes]:
+    """The name and bytes of an uploaded ``kind`` ("workload" or "cluster") file; its size is
+    checked against the upload limit before its bytes are copied."""
+    lim = limits()
+    if file.size > lim.upload_bytes:
+        found = f"the file is {file.size / 1e6:.1f} MB ({file.size} bytes)"
+        command = workload_command(file.name, {}) if kind == "workload" else cluster_command(file.name)
+        raise _refusal(lim, LimitExceeded(file.name, found, "byte", lim.upload_bytes), command)
+    return file.name, file.getvalue()
+
+
 def parse_workload_upload(file_name: str, content: bytes, options: Mapping[str, str]) -> tuple[JobTable, list[str]]:
-    """Validate an uploaded workload; returns the jobs and the notes to show (dropped rows,
-    ignored columns, the adapter's counts)."""
+    """Validate an uploaded workload within the upload limits (bytes, parsed rows, jobs); returns
+    the jobs and the notes to show (dropped rows, ignored columns, the adapter's counts)."""
     opts = {**UPLOAD_DEFAULTS, **options}
-    loaded = load_workload(
-        content,
-        name=file_name,
-        fmt=opts["format"],
-        drop_invalid=opts["bad_rows"] == "drop",
-        alibaba_options=alibaba_options(opts),
-    )
+    lim = limits()
+    try:
+        loaded = load_workload(
+            content,
+            name=file_name,
+            fmt=opts["format"],
+            drop_invalid=opts["bad_rows"] == "drop",
+            max_bytes=lim.upload_bytes,
+            max_rows=lim.upload_rows,
+            alibaba_options=alibaba_options(opts),
+        )
+    except LimitExceeded as exc:
+        raise _refusal(lim, exc, workload_command(file_name, opts)) from None
+    jobs = len(loaded.table)
+    if jobs > lim.max_jobs:  # rows dropped as invalid or by the Alibaba adapter do not count
+        over = LimitExceeded(file_name, f"{jobs:,} valid jobs", "job", lim.max_jobs)
+        raise _refusal(lim, over, workload_command(file_name, opts))
     return loaded.table, list(loaded.notes)
+
+
+def workload_command(file_name: str, options: Mapping[str, str]) -> str:
+    """The ``simcore compare`` command that runs an uploaded workload on one's own machine, with
+    the loader options that differ from their defaults."""
+    opts = {**UPLOAD_DEFAULTS, **options}
+    words = ["simcore", "compare", file_name]
+    for option in UPLOAD_OPTIONS:
+        if opts[option.name] != option.default:
+            words += [option.flag] if option.toggle else [option.flag, opts[option.name]]
+    return shlex.join(words)
+
+
+def cluster_command(file_name: str) -> str:
+    return shlex.join(["simcore", "compare", "WORKLOAD.csv", "--cluster", file_name])
+
+
+def _refusal(lim: Limits, over: LimitExceeded, command: str) -> WorkloadError:
+    """The loader's refusal in the dashboard's words: its limit, and the command without it."""
+    where = "this public demo's" if lim.demo else "the dashboard's"
+    return WorkloadError(
+        f"{over.source}: {over.found}, above {where} limit of {over.amount()}. Run it on your own machine: {command}"
+    )
 
 
 def alibaba_options(opts: Mapping[str, str]) -> alibaba.AlibabaOptions:
@@ -144,7 +237,18 @@ def alibaba_options(opts: Mapping[str, str]) -> alibaba.AlibabaOptions:
 
 
 def parse_cluster_upload(file_name: str, content: bytes) -> ClusterSpec:
-    return load_cluster(content, name=file_name).cluster
+    """Validate an uploaded cluster file within the upload limits (bytes, pools, nodes)."""
+    lim = limits()
+    try:
+        return load_cluster(
+            content,
+            name=file_name,
+            max_bytes=lim.upload_bytes,
+            max_nodes=lim.max_nodes,
+            max_pools=min(MAX_POOLS, lim.max_nodes),  # every pool holds at least one node
+        ).cluster
+    except LimitExceeded as exc:
+        raise _refusal(lim, exc, cluster_command(file_name)) from None
 
 
 def error_markdown(error: UserError) -> str:

@@ -21,6 +21,7 @@ from simcore.errors import UserError
 from simcore.model import MAX_RESOURCE, MAX_SEED, ClusterSpec, JobTable, format_limit
 from simcore.workload import (
     DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_ROWS,
     FORMATS,
     MAX_NODES,
     Problem,
@@ -97,6 +98,10 @@ def add_workload_options(parser: argparse.ArgumentParser, metavar: str = "WORKLO
         "--max-bytes", type=_arg_type(parse_byte_size), default=DEFAULT_MAX_BYTES, metavar="SIZE",
         help=f"refuse files larger than this (default {DEFAULT_MAX_BYTES // 10**6}M; K/M/G suffixes allowed)",
     )  # fmt: skip
+    group.add_argument(
+        "--max-rows", type=_arg_type(_positive(int)), default=DEFAULT_MAX_ROWS, metavar="N",
+        help=f"refuse files with more rows (records) than this, counted while reading (default {DEFAULT_MAX_ROWS:,})",
+    )  # fmt: skip
     ali = parser.add_argument_group("Alibaba GPU trace 2023 adapter (pod list)")
     ali.add_argument(
         "--class-map", choices=("size", "qos"), default="size",
@@ -162,6 +167,7 @@ def workload_from_args(args: argparse.Namespace) -> tuple[JobTable, list[str]]:
         fmt=args.format,
         drop_invalid=args.drop_invalid,
         max_bytes=args.max_bytes,
+        max_rows=args.max_rows,
         alibaba_options=alibaba_options_from_args(args),
     )
     notes = list(loaded.notes)

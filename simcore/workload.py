@@ -12,8 +12,12 @@ JSON records are numbered from 1), the column and the reason. Bad rows either re
 file (default, :class:`WorkloadError` listing the first problems and the count) or, with
 ``drop_invalid=True``, are left out and listed exactly in :attr:`LoadedWorkload.dropped`.
 
-Safety: files are size-capped (``max_bytes``) before they are read; nothing is unpickled or
-evaluated (CSV/JSON parsers, pyarrow for Parquet, ``yaml`` safe loading without aliases).
+Safety: nothing is unpickled or evaluated (CSV/JSON parsers, pyarrow for Parquet, ``yaml`` safe
+loading without aliases), and every cap is checked before or while a file is parsed, never after
+(docs/workloads.md "Limits"): its size in bytes before it is read (``max_bytes``), its rows while
+they are parsed (``max_rows``; Parquet: the row count and uncompressed size its metadata declares,
+before any column is read), and a cluster file's pools and nodes before they are built
+(``max_pools``, ``max_nodes``). A file over a cap raises :class:`LimitExceeded`.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import contextlib
 import csv
 import gc
 import io
+import itertools
 import json
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -33,7 +38,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
-from simcore import alibaba
+from simcore import alibaba, jsonstream, parquet_pages
 from simcore.csvsafe import escape_cell
 from simcore.errors import UserError
 from simcore.model import (
@@ -53,8 +58,13 @@ REQUIRED_COLUMNS: tuple[str, ...] = ("job_id", "submit_time", "duration", *DIMS,
 OPTIONAL_COLUMNS: tuple[str, ...] = ("user", "name")
 
 DEFAULT_MAX_BYTES = 200_000_000  # 200 MB: far above any real trace here, low enough to refuse a mistake
+# Rows parsed from one workload file: 10x the largest preset (mmc, 200,000 jobs); loading 2M rows
+# takes about 1.6 GB (1M rows measured: 0.8 GB), so a bigger file is more likely a mistake (--max-rows).
+DEFAULT_MAX_ROWS = 2_000_000
 MAX_LISTED = 20  # problems listed in an error message; the rest are counted
 MAX_NODES = 100_000  # a cluster file asking for more nodes is a mistake, not a cluster to build
+MAX_POOLS = 10_000  # entries of a YAML/JSON cluster file; more distinct nodes belong in a node-list CSV
+DEFAULT_MAX_CLUSTER_BYTES = 20_000_000  # a cluster file: 100,000 node rows take about 3 MB
 FORMATS = ("auto", "csv", "json", "parquet", "alibaba")
 ROW_CONVENTION = "rows are numbered as a spreadsheet shows them: the header is row 1, the first job is row 2"
 
@@ -80,6 +90,24 @@ class WorkloadError(UserError):
     def __init__(self, message: str, problems: Sequence[Problem] = ()) -> None:
         super().__init__(message)
         self.problems = tuple(problems)
+
+
+class LimitExceeded(WorkloadError):
+    """A file over one of the loader's caps, refused before or while it was parsed. ``found`` says
+    what the file has, ``unit`` (byte, row, node, pool, job) and ``limit`` name the cap; a caller with
+    its own caps (the dashboard) words its message from them."""
+
+    NOUNS = {"byte": "size", "row": "row", "node": "node", "pool": "pool", "job": "job"}
+
+    def __init__(self, source: str, found: str, unit: str, limit: int, option: str = "") -> None:
+        self.source, self.found, self.unit, self.limit = source, found, unit, limit
+        hint = f" (raise it with {option} if the file is right)" if option else ""
+        super().__init__(f"{source}: {found}, above the {self.NOUNS[unit]} cap of {self.amount()}{hint}")
+
+    def amount(self) -> str:
+        """The cap as messages write it: "10.0 MB (10000000 bytes)", "100,000 rows"."""
+        n = self.limit
+        return _mb(n) if self.unit == "byte" else f"{n:,} {self.unit}{'s' if n != 1 else ''}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,52 +194,78 @@ class RawTable:
         return f"{self.unit} {self.numbers[i]}"
 
 
-def _decode(data: bytes, source: str) -> str:
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+def _decode(data: bytes, source: str, start: int = 0, end: int | None = None) -> str:
+    """``data[start:end]`` as text (a UTF-8 BOM at the start of the file is skipped); a bad byte
+    is named by its row and its offset in the file."""
+    if start == 0 and data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise WorkloadError(f"{source}: the file is UTF-16 encoded; save it as UTF-8")
+    if start == 0 and data.startswith(b"\xef\xbb\xbf"):
+        start = 3
     try:
-        return data.decode("utf-8-sig")
+        return str(memoryview(data)[start:end], "utf-8")
     except UnicodeDecodeError as exc:
-        row = data.count(b"\n", 0, exc.start) + 1
-        byte = data[exc.start : exc.start + 1].hex()
+        offset = start + exc.start
+        row = data.count(b"\n", 0, offset) + 1
+        byte = data[offset : offset + 1].hex()
         raise WorkloadError(
-            f"{source}: row {row}: byte 0x{byte} (offset {exc.start}) is not valid UTF-8; save the file as UTF-8"
+            f"{source}: row {row}: byte 0x{byte} (offset {offset}) is not valid UTF-8; save the file as UTF-8"
         ) from None
 
 
-def read_csv_raw(data: bytes, source: str) -> RawTable:
+_PIECE = 1 << 20  # bytes decoded at a time by _text_lines
+_BATCH = 1 << 13  # CSV records parsed at a time: the row cap is checked after each batch
+
+
+def _text_lines(data: bytes, source: str) -> Iterator[str]:
+    """The lines of a text file, decoded one piece of about 1 MB at a time (cut after a newline,
+    so never inside a character): a reader stopped by a cap has decoded little of a large file."""
+    start = 0
+    while start < len(data):
+        cut = data.find(b"\n", start + _PIECE)
+        end = len(data) if cut < 0 else cut + 1
+        yield from io.StringIO(_decode(data, source, start, end), newline="")
+        start = end
+
+
+def read_csv_raw(data: bytes, source: str, max_rows: int = DEFAULT_MAX_ROWS) -> RawTable:
     """Split a CSV file into columns of strings; rows with the wrong number of values are refused.
-    Blank lines are skipped but keep their row number, as a spreadsheet shows them."""
-    text = _decode(data, source)
-    if not text.strip():
-        raise WorkloadError(f"{source}: the file is empty")
-    reader = csv.reader(io.StringIO(text, newline=""))
+    Blank lines are skipped but keep their row number, as a spreadsheet shows them. Parsing stops
+    with :class:`LimitExceeded` as soon as the file has more than ``max_rows`` data rows."""
+    reader = csv.reader(_text_lines(data, source))
+    header: list[str] | None = None
+    columns: list[list[str]] = []
+    numbers: list[int] = []  # the spreadsheet row of every data row
+    problems: list[tuple[int, Problem]] = []
+    seen = 0  # records read before the current batch (record k is row k + 1)
     try:
         with _gc_paused():
-            records = list(reader)
+            while batch := list(itertools.islice(reader, _BATCH)):
+                filled = [k for k, r in enumerate(batch) if len(r) > 1 or (r and r[0].strip())]
+                if header is None and filled:
+                    header = _header(batch[filled[0]], seen + filled[0] + 1, source)
+                    columns = [[] for _ in header]
+                    filled = filled[1:]
+                if len(numbers) + len(filled) > max_rows:
+                    raise LimitExceeded(source, f"{max_rows + 1:,} rows or more", "row", max_rows, "--max-rows")
+                width = len(columns)
+                rows = []
+                for k in filled:
+                    row = batch[k]
+                    if len(row) != width:
+                        why = f"has {len(row)} values but the header has {width} columns"
+                        problems.append((len(numbers) + len(rows), Problem(f"row {seen + k + 1}", "", why)))
+                        row = [""] * width  # placeholder; the row is refused whatever it holds
+                    rows.append(row)
+                numbers.extend(seen + k + 1 for k in filled)
+                if rows:
+                    for column, values in zip(columns, zip(*rows, strict=True), strict=True):
+                        column.extend(values)
+                seen += len(batch)
     except csv.Error as exc:
         raise WorkloadError(f"{source}: line {reader.line_num}: not readable as CSV ({exc})") from None
-    filled = [i for i, r in enumerate(records) if len(r) > 1 or (r and r[0].strip())]
-    if not filled:
+    if header is None:
         raise WorkloadError(f"{source}: the file is empty")
-    header = _header(records[filled[0]], filled[0] + 1, source)
-    width = len(header)
-    data_idx = filled[1:]
-    rows = [records[i] for i in data_idx]
-    problems: list[tuple[int, Problem]] = []
-    for k, row in enumerate(rows):
-        if len(row) != width:
-            problems.append(
-                (k, Problem(f"row {data_idx[k] + 1}", "", f"has {len(row)} values but the header has {width} columns"))
-            )
-            rows[k] = [""] * width  # placeholder; the row is refused whatever it holds
-    with _gc_paused():
-        columns = (
-            dict(zip(header, (list(c) for c in zip(*rows, strict=True)), strict=True))
-            if rows
-            else {h: [] for h in header}
-        )
-    return RawTable(source, columns, np.asarray(data_idx, dtype=np.int64) + 1, problems)
+    return RawTable(source, dict(zip(header, columns, strict=True)), np.asarray(numbers, dtype=np.int64), problems)
 
 
 @contextlib.contextmanager
@@ -244,19 +298,22 @@ def _header(fields: list[str], record: int, source: str) -> list[str]:
     return names
 
 
-def read_json_raw(data: bytes, source: str) -> RawTable:
-    """A list of job objects (``[{...}, ...]``, or ``{"jobs": [...]}``), or JSON Lines."""
+def read_json_raw(data: bytes, source: str, max_rows: int = DEFAULT_MAX_ROWS) -> RawTable:
+    """A list of job objects (``[{...}, ...]``, or ``{"jobs": [...]}``), or JSON Lines. The job
+    list is parsed one record at a time and stops with :class:`LimitExceeded` past ``max_rows``."""
     text = _decode(data, source)
     if not text.strip():
         raise WorkloadError(f"{source}: the file is empty")
     try:
-        doc = json.loads(text)
+        doc, more = jsonstream.first_value(text, max_rows)
+        if more:
+            doc = _json_lines(text, source, max_rows)
+    except jsonstream.TooManyItems:
+        raise LimitExceeded(source, f"{max_rows + 1:,} records or more", "row", max_rows, "--max-rows") from None
+    except WorkloadError:  # a UserError, hence a ValueError: not a parse error
+        raise
     except json.JSONDecodeError as exc:
-        if exc.msg != "Extra data":
-            raise WorkloadError(
-                f"{source}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-            ) from None
-        doc = _json_lines(text, source)
+        raise WorkloadError(f"{source}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except (RecursionError, ValueError) as exc:
         raise WorkloadError(
             f"{source}: not usable JSON ({type(exc).__name__}: nested too deeply or a number too long)"
@@ -288,10 +345,12 @@ def _bools_as_text(values: list[Any]) -> list[Any]:
     return [("true" if v else "false") if isinstance(v, bool) else v for v in values]
 
 
-def _json_lines(text: str, source: str) -> list[Any]:
+def _json_lines(text: str, source: str, max_rows: int) -> list[Any]:
     out = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(io.StringIO(text, newline=None), start=1):
         if line.strip():
+            if len(out) == max_rows:
+                raise jsonstream.TooManyItems
             try:
                 out.append(json.loads(line))
             except (json.JSONDecodeError, RecursionError, ValueError):
@@ -301,26 +360,91 @@ def _json_lines(text: str, source: str) -> list[Any]:
     return out
 
 
-def read_parquet_raw(data: bytes, source: str) -> RawTable:
+#: Columns a Parquet reader materialises: those some schema reads. Others are only named.
+_READ_COLUMNS = frozenset(JOB_SCHEMA) | frozenset(alibaba.POD_SCHEMA)
+
+
+def read_parquet_raw(
+    data: bytes, source: str, max_rows: int = DEFAULT_MAX_ROWS, max_bytes: int = DEFAULT_MAX_BYTES
+) -> RawTable:
+    """The columns of a Parquet file that a schema reads (the others are named, not read). Its
+    metadata is checked before any column is read: the rows it declares against ``max_rows``, the uncompressed size of those
+    columns against ``max_bytes``, and their types (nested values are refused). Text columns are
+    read as dictionaries and refused when they would expand past ``max_bytes`` of text."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(io.BytesIO(data))
+        meta = pq.ParquetFile(pa.BufferReader(data)).metadata
+        schema = meta.schema.to_arrow_schema()
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise WorkloadError(f"{source}: not a readable Parquet file ({exc})") from None
+    if meta.num_rows > max_rows:
+        raise LimitExceeded(source, f"the file declares {meta.num_rows:,} rows", "row", max_rows, "--max-rows")
+    keys = [str(name).strip().lower() for name in schema.names]
+    for i, key in enumerate(keys):
+        if key in keys[:i]:
+            raise WorkloadError(f"{source}: column {key!r} appears twice")
+    wanted = {name: key for name, key in zip(schema.names, keys, strict=True) if key in _READ_COLUMNS}
+    for name, key in wanted.items():
+        kind = schema.field(name).type
+        if pa.types.is_nested(kind):
+            raise WorkloadError(f"{source}: column {key!r} holds nested values ({kind}); expected numbers or text")
+    if meta.num_rows == 0:
+        raise WorkloadError(f"{source}: the file has columns but no job rows")
+    chunks = [  # (row group rows, column chunk) of the columns to read; an empty group is not read
+        (meta.row_group(g).num_rows, chunk)
+        for g in range(meta.num_row_groups)
+        if meta.row_group(g).num_rows > 0
+        for chunk in (meta.row_group(g).column(j) for j in range(meta.num_columns))
+        if chunk.path_in_schema.split(".")[0] in wanted
+    ]
+    declared = sum(chunk.total_uncompressed_size for _, chunk in chunks)
+    if declared > max_bytes:
+        raise LimitExceeded(source, f"the file declares {_mb(declared)} of uncompressed data", "byte", max_bytes)
+    try:  # what the pages themselves declare, which a forged footer can understate
+        paged = sum(parquet_pages.uncompressed_size(data, *_chunk_span(chunk), rows + 2) for rows, chunk in chunks)
+    except parquet_pages.BadPage as exc:
+        raise WorkloadError(f"{source}: not a readable Parquet file ({exc})") from None
+    if paged > max_bytes:
+        raise LimitExceeded(source, f"its pages declare {_mb(paged)} of uncompressed data", "byte", max_bytes)
+    try:
+        table = pq.ParquetFile(pa.BufferReader(data), read_dictionary=list(wanted)).read(columns=list(wanted))
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise WorkloadError(f"{source}: not a readable Parquet file ({exc})") from None
+    expanded = sum(_text_bytes(chunk) for col in table.columns for chunk in col.chunks)
+    if expanded > max_bytes:
+        raise LimitExceeded(source, f"its text columns expand to {_mb(expanded)}", "byte", max_bytes)
     columns: dict[str, list[Any]] = {}
     for name, col in zip(table.column_names, table.columns, strict=True):
-        key = str(name).strip().lower()
-        if key in columns:
-            raise WorkloadError(f"{source}: column {key!r} appears twice")
         try:
-            columns[key] = _bools_as_text(col.to_pylist())
+            columns[wanted[name]] = _bools_as_text(col.to_pylist())
         except (pa.ArrowException, ValueError, OverflowError) as exc:
-            raise WorkloadError(f"{source}: column {key!r} cannot be read ({exc})") from None
-    if table.num_rows == 0:
-        raise WorkloadError(f"{source}: the file has columns but no job rows")
-    return RawTable(source, columns, np.arange(2, table.num_rows + 2))
+            raise WorkloadError(f"{source}: column {wanted[name]!r} cannot be read ({exc})") from None
+    every = {key: columns.get(key, []) for key in keys}  # a column no schema reads: its name, no values
+    return RawTable(source, every, np.arange(2, meta.num_rows + 2))
+
+
+def _chunk_span(chunk: Any) -> tuple[int, int]:
+    """Where a column chunk's pages start (its dictionary page, if any, comes first, as Arrow
+    reads it) and how many bytes they take."""
+    start = chunk.data_page_offset
+    if chunk.has_dictionary_page and 0 < chunk.dictionary_page_offset < start:
+        start = chunk.dictionary_page_offset
+    return start, chunk.total_compressed_size
+
+
+def _text_bytes(chunk: Any) -> int:
+    """Bytes of text a dictionary-encoded chunk holds once every row has its own copy (a short
+    file can repeat one long value millions of times); 0 for other chunks."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pa.types.is_dictionary(chunk.type):
+        return 0
+    if chunk.dictionary.type not in (pa.string(), pa.large_string(), pa.binary(), pa.large_binary()):
+        return 0
+    return int(pc.sum(pc.binary_length(chunk.dictionary).take(chunk.indices)).as_py() or 0)
 
 
 # --- validation --------------------------------------------------------------------------------
@@ -508,10 +632,7 @@ def read_source(source: str | Path | bytes, name: str | None, max_bytes: int) ->
             raise WorkloadError(f"{label}: is a directory, not a file")
         data = None
     if size > max_bytes:
-        raise WorkloadError(
-            f"{label}: the file is {_mb(size)}, above the size cap of {_mb(max_bytes)} "
-            "(raise it with --max-bytes if the file is right)"
-        )
+        raise LimitExceeded(label, f"the file is {_mb(size)}", "byte", max_bytes, "--max-bytes")
     if data is None:
         try:
             data = Path(source).read_bytes()  # type: ignore[arg-type]
@@ -537,10 +658,9 @@ def detect_format(data: bytes, name: str) -> str:
     return "csv"
 
 
-_READERS: dict[str, Callable[[bytes, str], RawTable]] = {
+_READERS: dict[str, Callable[[bytes, str, int], RawTable]] = {
     "csv": read_csv_raw,
     "json": read_json_raw,
-    "parquet": read_parquet_raw,
     "alibaba": read_csv_raw,
 }
 
@@ -552,17 +672,23 @@ def load_workload(
     fmt: str = "auto",
     drop_invalid: bool = False,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    max_rows: int = DEFAULT_MAX_ROWS,
     alibaba_options: alibaba.AlibabaOptions | None = None,
 ) -> LoadedWorkload:
     """Read and validate a workload file (a path, or uploaded ``bytes`` with its ``name``).
 
     ``fmt`` is ``auto`` (extension, then content; an Alibaba pod-list header selects the
-    adapter), ``csv``, ``json``, ``parquet`` or ``alibaba``. Raises :class:`WorkloadError`."""
+    adapter), ``csv``, ``json``, ``parquet`` or ``alibaba``. A file larger than ``max_bytes``
+    (checked before it is read) or with more than ``max_rows`` rows or records (checked while
+    it is parsed) raises :class:`LimitExceeded`; other problems :class:`WorkloadError`."""
     if fmt not in FORMATS:
         raise WorkloadError(f"unknown workload format {fmt!r} (known: {', '.join(FORMATS)})")
     data, label = read_source(source, name, max_bytes)
     kind = detect_format(data, label) if fmt == "auto" else fmt
-    raw = _READERS[kind](data, label)
+    if kind == "parquet":  # the only format whose size once read can differ from its size on disk
+        raw = read_parquet_raw(data, label, max_rows, max_bytes)
+    else:
+        raw = _READERS[kind](data, label, max_rows)
     if kind == "alibaba" or (fmt == "auto" and kind == "csv" and alibaba.is_pod_header(raw.columns)):
         return _load_alibaba(raw, drop_invalid, alibaba_options or alibaba.AlibabaOptions())
     if not len(raw):
@@ -620,7 +746,7 @@ class _Pool(BaseModel):
     """One pool of identical nodes in a cluster file."""
 
     model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
-    count: Annotated[int, BeforeValidator(_no_bool), Field(ge=1, le=MAX_NODES)] = 1
+    count: Annotated[int, BeforeValidator(_no_bool), Field(ge=1)] = 1  # the node cap is checked on the sum
     cpu: Annotated[Amount, BeforeValidator(_no_bool)]
     mem_gb: Annotated[Amount, BeforeValidator(_no_bool)]
     gpu: Annotated[Amount, BeforeValidator(_no_bool)]
@@ -632,37 +758,67 @@ class _ClusterFile(BaseModel):
     nodes: Annotated[list[_Pool], Field(min_length=1)]
 
 
-def _safe_yaml(text: str) -> Any:
-    """YAML (hence also JSON) through a SafeLoader that refuses anchors and aliases: an alias
-    bomb would expand without bound."""
+_YAML_VALUES_PER_POOL = 16  # a pool is a mapping of at most 5 keys: 11 YAML values
+_YAML_MAX_DEPTH = 8  # a cluster file nests 3 deep (mapping, nodes list, pool)
+
+
+def _safe_yaml(text: str, label: str, max_pools: int) -> Any:
+    """YAML (hence also JSON) through yaml's safe loader, after a pass over its parse events
+    that refuses aliases (an alias bomb would expand without bound), a list or mapping of more
+    than ``max_pools`` entries, more values than that many pools hold, and deep nesting: a file
+    too big for a cluster is refused while it is scanned, before anything is built."""
     import yaml
 
-    class Loader(yaml.SafeLoader):
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            if self.check_event(yaml.AliasEvent):
-                raise yaml.YAMLError("anchors and aliases (*name) are not allowed in cluster files")
-            return super().compose_node(parent, index)
-
-    return yaml.load(text, Loader=Loader)  # noqa: S506 - a SafeLoader subclass
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: about 10x faster
+    # Per open list or mapping: its entries so far and the most it may have (a mapping's entries
+    # are its keys and values, hence twice as many).
+    open_sizes: list[list[int]] = []
+    values = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.AliasEvent):
+            raise yaml.YAMLError("anchors and aliases (*name) are not allowed in cluster files")
+        if isinstance(event, yaml.CollectionEndEvent):
+            open_sizes.pop()
+            continue
+        if not isinstance(event, yaml.NodeEvent):
+            continue
+        values += 1
+        if open_sizes:
+            open_sizes[-1][0] += 1
+            if open_sizes[-1][0] > open_sizes[-1][1] or values > _YAML_VALUES_PER_POOL * max_pools + 64:
+                raise LimitExceeded(label, f"{max_pools + 1:,} pools (entries) or more", "pool", max_pools)
+        if isinstance(event, yaml.CollectionStartEvent):
+            if len(open_sizes) == _YAML_MAX_DEPTH:
+                raise WorkloadError(f"{label}: values nested more than {_YAML_MAX_DEPTH} deep; not a cluster file")
+            open_sizes.append([0, 2 * max_pools if isinstance(event, yaml.MappingStartEvent) else max_pools])
+    return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader, and the scan refused aliases
 
 
 def load_cluster(
     source: str | Path | bytes,
     *,
     name: str | None = None,
-    max_bytes: int = DEFAULT_MAX_BYTES,
+    max_bytes: int = DEFAULT_MAX_CLUSTER_BYTES,
+    max_nodes: int = MAX_NODES,
+    max_pools: int = MAX_POOLS,
     gpu_nodes_only: bool = False,
     first_n: int | None = None,
     gpu_per_node: float | None = None,
 ) -> LoadedCluster:
     """A cluster from a YAML/JSON pool file, a node-list CSV (``name, cpu, mem_gb, gpu``) or the
     Alibaba node list (detected from its header; ``gpu_nodes_only``, ``gpu_per_node`` and
-    ``first_n`` filter it, in that order). Raises :class:`WorkloadError`."""
+    ``first_n`` filter it, in that order). Caps, each checked before the nodes are built:
+    ``max_bytes`` (before the file is read), ``max_pools`` entries of a pool file (while it is
+    parsed), ``max_nodes`` (a pool file's total count; a node list's rows, while they are
+    parsed). Raises :class:`LimitExceeded` or :class:`WorkloadError`."""
     data, label = read_source(source, name, max_bytes)
     suffix = Path(label).suffix.lower()
     if suffix in (".yaml", ".yml", ".json") or data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):
-        return LoadedCluster(_cluster_from_pools(data, label))
-    raw = read_csv_raw(data, label)
+        return LoadedCluster(_cluster_from_pools(data, label, max_nodes, max_pools))
+    try:
+        raw = read_csv_raw(data, label, max_rows=max_nodes)
+    except LimitExceeded:
+        raise LimitExceeded(label, f"{max_nodes + 1:,} node rows or more", "node", max_nodes) from None
     if alibaba.is_node_header(raw.columns):
         parsed, problems = validate_columns(raw, alibaba.NODE_SCHEMA, alibaba.NODE_COLUMNS, unique="sn")
         _refuse_or_drop(raw, problems, False, [])
@@ -675,8 +831,6 @@ def load_cluster(
         raise WorkloadError(f"{label}: the file has a header but no node rows")
     parsed, problems = validate_columns(raw, NODE_SCHEMA, tuple(NODE_SCHEMA), unique="name")
     _refuse_or_drop(raw, problems, False, [])
-    if len(raw) > MAX_NODES:
-        raise WorkloadError(f"{label}: {len(raw)} nodes, more than the limit of {MAX_NODES}")
     nodes = tuple(
         Node(str(n), Resources(float(c), float(m), float(g)))
         for n, c, m, g in zip(parsed["name"], parsed["cpu"], parsed["mem_gb"], parsed["gpu"], strict=True)
@@ -685,10 +839,12 @@ def load_cluster(
     return LoadedCluster(ClusterSpec(nodes), [f"{label}: extra columns ignored: {', '.join(extra)}"] if extra else [])
 
 
-def _cluster_from_pools(data: bytes, label: str) -> ClusterSpec:
+def _cluster_from_pools(data: bytes, label: str, max_nodes: int, max_pools: int) -> ClusterSpec:
     text = _decode(data, label)
     try:
-        doc = _safe_yaml(text)
+        doc = _safe_yaml(text, label, max_pools)
+    except WorkloadError:
+        raise
     except Exception as exc:  # yaml raises many error types; all mean "not a readable file"
         raise WorkloadError(
             f"{label}: not readable as YAML/JSON ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
@@ -706,8 +862,10 @@ def _cluster_from_pools(data: bytes, label: str) -> ClusterSpec:
             reason = "unknown key" if err["type"] == "extra_forbidden" else _reason(err, str(err["loc"][-1]))
             lines.append(f"  {loc}: {reason}")
         raise WorkloadError(f"{label}: invalid cluster file:\n" + "\n".join(lines)) from None
-    if sum(p.count for p in spec.nodes) > MAX_NODES:
-        raise WorkloadError(f"{label}: {sum(p.count for p in spec.nodes)} nodes, more than the limit of {MAX_NODES}")
+    total = sum(p.count for p in spec.nodes)  # before any node is built
+    if total > max_nodes:
+        big = [f"nodes[{i}].count is {p.count:,}" for i, p in enumerate(spec.nodes) if p.count > max_nodes]
+        raise LimitExceeded(label, big[0] if big else f"the pools add up to {total:,} nodes", "node", max_nodes)
     try:
         return ClusterSpec.from_pools([p.model_dump() for p in spec.nodes])
     except ValueError as exc:

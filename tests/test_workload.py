@@ -8,12 +8,17 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from simcore import cli_workload
+from simcore import cli_workload, jsonstream, workload
 from simcore.errors import UserError
 from simcore.model import ClusterSpec, JobTable
 from simcore.workload import (
+    LimitExceeded,
     Problem,
     WorkloadError,
     format_numbers,
@@ -251,6 +256,120 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
         load_workload(tmp_path)
 
 
+# --- caps: checked before or while a file is parsed ----------------------------------------------
+
+
+def rows_csv(n: int) -> bytes:
+    return csv_bytes(*(f"j{i},{i},10,1,1,1,BE" for i in range(n)))
+
+
+def test_row_cap_counts_job_rows_while_parsing_csv() -> None:
+    data = csv_bytes("", *(f"j{i},{i},10,1,1,1,BE" for i in range(5)), "")  # blank lines are not rows
+    assert len(load_workload(data, name="w.csv", max_rows=5).table) == 5
+    err = refuse(data, max_rows=4)
+    assert isinstance(err, LimitExceeded) and (err.unit, err.limit) == ("row", 4)
+    assert str(err) == (
+        "w.csv: 5 rows or more, above the row cap of 4 rows (raise it with --max-rows if the file is right)"
+    )
+
+
+@pytest.mark.parametrize("shape", ["list", "jobs", "lines"])
+def test_row_cap_counts_json_records_while_parsing(shape: str) -> None:
+    recs = [dict(zip(HEADER.split(","), [f"j{i}", i, 10, 1, 1, 1, "TE"], strict=True)) for i in range(6)]
+    doc = {"list": json.dumps(recs), "jobs": json.dumps({"note": [1, 2], "jobs": recs, "more": {}}), "lines": ""}
+    text = doc[shape] or "\n".join(json.dumps(r) for r in recs)
+    assert len(load_workload(text.encode(), name="w.json", max_rows=6).table) == 6
+    err = refuse(text.encode(), name="w.json", max_rows=5)
+    assert isinstance(err, LimitExceeded) and "w.json: 6 records or more, above the row cap of 5 rows" in str(err)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(JSON_VALUES, st.sampled_from([None, 0, 2]), st.integers(min_value=0, max_value=200))
+def test_streamed_json_reads_what_json_loads_reads(doc: object, indent: int | None, cut: int) -> None:
+    """The item-by-item reader gives json.loads's value for any document (with the "jobs" list
+    of an object streamed too) and, for any cut-off prefix, a JSONDecodeError like it."""
+    for value in (doc, {"jobs": [doc, doc], "x": doc}):
+        text = " " + json.dumps(value, indent=indent) + "\n"
+        assert jsonstream.first_value(text, 10**6) == (json.loads(text), False)
+        prefix = text[: cut % len(text)]
+        if prefix.strip():
+            try:
+                json.loads(prefix)
+            except json.JSONDecodeError:
+                with pytest.raises(json.JSONDecodeError):
+                    jsonstream.first_value(prefix, 10**6)
+
+
+def test_streamed_reading_is_the_same_whatever_the_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CSV is decoded in pieces and parsed in batches; tiny ones must give the same table, the
+    same row numbers and the same byte offsets as one piece (quoted newlines, CRLF, BOM)."""
+    lines = [HEADER + ",name", "", '1,0,100,4,16,1,TE,"two\r\nlines"', "2,5.5,200,8,32,2,be,b", "3,1,1,1,1"]
+    data = ("\ufeff" + "\r\n".join([*lines, "4,1,1,1,1,1,TE,\u00e9", ""])).encode()
+    short = (Problem("row 5", "", "has 5 values but the header has 8 columns"),)  # a record is one row
+    assert refuse(data).problems == short
+    for piece, batch in ((7, 1), (16, 2), (1, 3)):
+        monkeypatch.setattr(workload, "_PIECE", piece)
+        monkeypatch.setattr(workload, "_BATCH", batch)
+        assert refuse(data).problems == short
+        kept = load_workload(data, name="w.csv", drop_invalid=True).table
+        assert list(kept.job_id) == ["1", "2", "4"] and list(kept.extra["name"]) == ["two\r\nlines", "b", "\u00e9"]
+        bad = data.replace(b"\xc3\xa9", b"\xe9")
+        offset = bad.index(b"\xe9")
+        assert f"w.csv: row 7: byte 0xe9 (offset {offset}) is not valid UTF-8" in str(refuse(bad))
+
+
+def test_parquet_caps_from_metadata_before_any_column_is_read(tmp_path: Path) -> None:
+    n = 3000
+    columns = {
+        "job_id": [f"job-{i:0200d}" for i in range(n)],  # 204 bytes each, plain-encoded: compresses well
+        **{c: np.ones(n) for c in ("submit_time", "duration", "cpu", "mem_gb", "gpu")},
+        "job_class": ["BE"] * n,
+        "unused": np.zeros(n),
+    }
+    pq.write_table(pa.table(columns), tmp_path / "w.parquet", compression="zstd", use_dictionary=False)
+    data = (tmp_path / "w.parquet").read_bytes()
+    meta = pq.ParquetFile(tmp_path / "w.parquet").metadata
+    declared = sum(meta.row_group(0).column(j).total_uncompressed_size for j in range(7))  # all but "unused"
+    assert len(data) < declared / 10
+    loaded = load_workload(data, name="w.parquet", max_rows=n, max_bytes=declared)
+    assert len(loaded.table) == n and loaded.notes == ["w.parquet: extra columns ignored: 'unused'"]
+    err = refuse(data, name="w.parquet", max_rows=n - 1)
+    assert isinstance(err, LimitExceeded)
+    assert "w.parquet: the file declares 3,000 rows, above the row cap of 2,999 rows" in str(err)
+    err = refuse(data, name="w.parquet", max_bytes=declared - 1)
+    assert isinstance(err, LimitExceeded)
+    assert f"declares {declared / 1e6:.1f} MB ({declared} bytes) of uncompressed data" in str(err)
+
+
+def test_parquet_dictionary_that_expands_past_the_size_cap_is_refused(tmp_path: Path) -> None:
+    n = 3000
+    columns = {c: np.ones(n) for c in ("submit_time", "duration", "cpu", "mem_gb", "gpu")}
+    names = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array(["x" * 10_000]))
+    jobs = pa.table({"job_id": [f"j{i}" for i in range(n)], **columns, "job_class": ["TE"] * n, "name": names})
+    pq.write_table(jobs, tmp_path / "w.parquet")
+    data = (tmp_path / "w.parquet").read_bytes()
+    assert len(data) < 100_000
+    err = refuse(data, name="w.parquet", max_bytes=1_000_000)
+    text = n * 10_000 + sum(len(f"j{i}") for i in range(n)) + n * len("TE")  # every text value, repeated per row
+    assert isinstance(err, LimitExceeded) and f"its text columns expand to 30.0 MB ({text} bytes)" in str(err)
+    assert len(load_workload(data, name="w.parquet", max_bytes=31_000_000).table) == n
+
+
+def test_parquet_nested_columns_are_refused_by_type(tmp_path: Path) -> None:
+    frame = pd.read_csv(pd.io.common.StringIO(GOOD))
+    table = pa.Table.from_pandas(frame, preserve_index=False).set_column(5, "gpu", pa.array([[1] * 1000, [2]]))
+    pq.write_table(table, tmp_path / "w.parquet")
+    err = refuse((tmp_path / "w.parquet").read_bytes(), name="w.parquet")
+    assert str(err) == "w.parquet: column 'gpu' holds nested values (list<element: int64>); expected numbers or text"
+
+
 def test_alibaba_header_in_csv_mode_gets_a_hint() -> None:
     data = b"name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
     assert "use --format alibaba" in str(refuse(data + b"p,1,1,1,1,,LS,Running,0,5,0\n", fmt="csv"))
@@ -334,6 +453,32 @@ def test_node_list_csv() -> None:
         load_cluster(b"name,cpu,mem_gb,gpu\nx,8,32,1\nx,16,64,2\n", name="nodes.csv")
 
 
+def pools_yaml(n: int, count: int = 1) -> bytes:
+    pools = [f"  - {{count: {count}, cpu: 1, mem_gb: 1, gpu: 1, name: p{i}}}\n" for i in range(n)]
+    return ("nodes:\n" + "".join(pools)).encode()
+
+
+def test_cluster_caps_are_checked_before_nodes_are_built() -> None:
+    assert len(load_cluster(pools_yaml(5, 2), name="c.yaml", max_nodes=10, max_pools=5).cluster.nodes) == 10
+    with pytest.raises(LimitExceeded, match=r"^c.yaml: 6 pools \(entries\) or more, above the pool cap of 5 pools$"):
+        load_cluster(pools_yaml(6), name="c.yaml", max_pools=5)
+    with pytest.raises(LimitExceeded, match=r"^c.yaml: the pools add up to 12 nodes, above the node cap of 10 nodes$"):
+        load_cluster(pools_yaml(6, 2), name="c.yaml", max_nodes=10)
+    huge = b"nodes: [{cpu: 1, mem_gb: 1, gpu: 1}, {count: 1000000000, cpu: 1, mem_gb: 1, gpu: 1}]"
+    with pytest.raises(LimitExceeded, match=r"^c.yaml: nodes\[1\].count is 1,000,000,000, above the node cap"):
+        load_cluster(huge, name="c.yaml")
+    wide = {"nodes": [{"cpu": 1, "mem_gb": 1, "gpu": 1}], **{f"k{i}": 0 for i in range(6)}}
+    with pytest.raises(LimitExceeded, match="pool cap of 5 pools"):  # a mapping may hold as many entries
+        load_cluster(json.dumps(wide).encode(), name="c.json", max_pools=5)
+    with pytest.raises(WorkloadError, match="c.yaml: values nested more than 8 deep"):
+        load_cluster(b"nodes: " + b"[" * 20 + b"]" * 20, name="c.yaml")
+    nodes = b"name,cpu,mem_gb,gpu\n" + b"".join(b"n%d,1,1,1\n" % i for i in range(11))
+    with pytest.raises(LimitExceeded, match=r"^nodes.csv: 11 node rows or more, above the node cap of 10 nodes$"):
+        load_cluster(nodes, name="nodes.csv", max_nodes=10)
+    with pytest.raises(LimitExceeded, match="above the size cap"):
+        load_cluster(pools_yaml(1), name="c.yaml", max_bytes=10)
+
+
 # --- CLI glue ----------------------------------------------------------------------------------
 
 
@@ -389,6 +534,14 @@ def test_cli_run_options_load_workload_and_cluster(tmp_path: Path) -> None:
     assert cli_workload.cluster_from_args(args).names == ["n0", "n1"]
     default = cli_workload.cluster_from_args(harness(["run", "w.csv"]))
     assert len(default.nodes) == 16 and default.nodes[0].capacity.gpu == 8 and default.nodes[0].capacity.mem_gb == 512
+
+
+def test_cli_max_rows_reaches_the_loader(tmp_path: Path) -> None:
+    (tmp_path / "w.csv").write_text(GOOD)
+    assert harness(["run", "w.csv"]).max_rows == workload.DEFAULT_MAX_ROWS
+    assert len(cli_workload.workload_from_args(harness(["run", str(tmp_path / "w.csv"), "--max-rows", "2"]))[0]) == 2
+    with pytest.raises(LimitExceeded, match=r"w.csv: 2 rows or more, above the row cap of 1 row \(raise it with"):
+        cli_workload.workload_from_args(harness(["run", str(tmp_path / "w.csv"), "--max-rows", "1"]))
 
 
 @pytest.mark.parametrize(
