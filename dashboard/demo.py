@@ -29,11 +29,13 @@ class Limits:
     run_seconds: float  # wall-clock limit of one computation; it is cancelled past it
     allow_dask: bool  # a Dask scheduler may be named (never from a link in demo mode)
     max_workers: int  # local worker processes of a sweep
+    cache_mb: int  # results shared by every visitor (runs, sweeps, workloads), least recently used out first
+    cache_seconds: float  # a cached result older than this is computed again
 
 
 DEMO = Limits(
     demo=True,
-    budget=400_000,
+    budget=200_000,
     max_jobs=20_000,
     max_nodes=256,
     max_seeds=5,
@@ -44,6 +46,8 @@ DEMO = Limits(
     run_seconds=60.0,
     allow_dask=False,
     max_workers=2,
+    cache_mb=512,
+    cache_seconds=3600.0,
 )
 LOCAL = Limits(
     demo=False,
@@ -58,6 +62,8 @@ LOCAL = Limits(
     run_seconds=1800.0,
     allow_dask=True,
     max_workers=max(1, os.cpu_count() or 1),
+    cache_mb=2048,
+    cache_seconds=6 * 3600.0,
 )
 
 

@@ -12,13 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from dashboard.demo import LOCAL
 from simcore.model import SimConfig, parse_knob
 
 SOURCES = ("sample", "generate", "upload")
 CLUSTER_MODES = ("workload", "custom", "upload")
 DEFAULT_POLICIES = ("fifo", "priority", "k8s", "fitgpp")
 KNOB_NAMES: tuple[str, ...] = tuple(f.name for f in fields(SimConfig) if f.name != "policy")
-MAX_SEEDS = 10
+MAX_SEEDS = LOCAL.max_seeds  # what a link may ask for; demo mode refuses more than its own limit
 
 # URL prefixes for open-ended option groups (generator parameters, upload adapter options).
 GEN_PREFIX = "g."
