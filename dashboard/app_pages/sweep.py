@@ -77,7 +77,9 @@ state.publish("sweep", settings, settings.to_query())
 state.title_with_link(
     "Sweep: what if one knob changes?",
     settings.to_query(),
-    "This link restores the sweep; whoever opens it runs it with one click. Use the copy icon.",
+    "This link restores the sweep; "
+    + ("whoever opens it runs it with one click." if lim.demo else "it re-runs once it has been run.")
+    + " Use the copy icon.",
 )
 notices.link_warnings(link_warnings)
 offered = st.session_state.get("_dask_offered")
