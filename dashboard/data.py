@@ -26,6 +26,7 @@ from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dashboard import compute, uploads, views, worker
+from dashboard.budget import Refused
 from dashboard.compute import Run
 from dashboard.demo import limits
 from dashboard.scenario import Scenario
@@ -164,9 +165,9 @@ def _compute(
         store.release(keys)
 
 
-def _timed_out(what: str, command: str) -> UserError:
+def _timed_out(what: str, command: str) -> Refused:
     lim = limits()
-    return UserError(
+    return Refused(
         f"{what} took longer than the limit run_seconds = {lim.run_seconds:g} s of "
         f"{'this demo' if lim.demo else 'the dashboard'} (dashboard/demo.py) and was stopped.\n"
         f"Run it on your own machine instead:\n{command}"

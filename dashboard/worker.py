@@ -14,6 +14,7 @@ import contextlib
 import os
 import pickle
 import signal
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -54,7 +55,8 @@ def run(
     context = get_context("forkserver")
     context.set_forkserver_preload(PRELOAD)
     receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(target=_child_main, args=(fn, args, sender), daemon=True)
+    # not a daemon: a sweep's pool needs children of its own; the finally below always ends it
+    child = context.Process(target=_child_main, args=(fn, args, sender, os.getpid()), daemon=False)
     child.start()
     sender.close()
     deadline = time.monotonic() + timeout
@@ -94,8 +96,19 @@ def stop(child: Any) -> None:
     child.join(5)
 
 
-def _child_main(fn: Callable[..., Any], args: tuple[Any, ...], conn: Connection) -> None:
+def _watch(server: int) -> None:
+    """End this process group if the server process is gone (killed, crashed): no orphans."""
+    while True:
+        time.sleep(1.0)
+        try:
+            os.kill(server, 0)
+        except ProcessLookupError:
+            os.killpg(0, signal.SIGKILL)
+
+
+def _child_main(fn: Callable[..., Any], args: tuple[Any, ...], conn: Connection, server: int) -> None:
     os.setpgrp()  # the group the parent kills: pool processes started below belong to it
+    threading.Thread(target=_watch, args=(server,), daemon=True).start()
 
     def progress(fraction: float) -> None:
         conn.send(("progress", float(fraction)))
