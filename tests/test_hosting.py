@@ -239,7 +239,8 @@ def test_link_text_is_never_rendered_as_markdown(demo_mode: bool, page: str, que
     at = open_page(page, **query)
     assert_no_exception(at)
     for text in _markdown_texts(at):
-        assert "http://" not in text and "](" not in text and "<img" not in text and "www.a" not in text, text
+        bare = re.sub(r"(`+).+?\1", "", text)  # code spans show their text as it is
+        assert "http://" not in bare and "](" not in bare and "<img" not in bare and "www.a" not in bare, text
     shown = " ".join(plain(t) for t in _markdown_texts(at)) + " ".join(c.value for c in at.code)
     assert "http://127.0.0.1:1/" in shown or "www.a.io" in shown  # still shown, as plain text
 

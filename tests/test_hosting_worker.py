@@ -4,6 +4,7 @@ the budget checks and the local commands they name, and plain-text escaping."""
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -215,8 +216,16 @@ def test_every_limit_is_tighter_in_demo_mode() -> None:
 
 
 def test_md_escapes_every_punctuation_character_and_nothing_else() -> None:
-    text = "![i](http://127.0.0.1:1/t.png) [x](www.a.b) <b>*_`$:red[a]:material/home:"
+    text = "![i](x.png) [x](y) <b>*_`$:red[a]:material/home: $x$"
     escaped = md(text)
-    assert escaped.replace("\\", "") == text.replace("\\", "")
-    assert "http://" not in escaped and "](" not in escaped and "www." not in escaped
+    assert escaped.replace("\\", "") == text
+    assert re.fullmatch(r"(\\[!-/:-@\[-`{-~]|[^!-/:-@\[-`{-~])*", escaped)  # every punctuation mark escaped
     assert md("job 42 ok") == "job 42 ok"
+
+
+@pytest.mark.parametrize("text", ["see http://127.0.0.1:1/t.png", "www.a.io", "x@y.io", "`a`` http://b ``c`"])
+def test_md_puts_text_that_could_autolink_in_a_code_span(text: str) -> None:
+    shown = md(text)
+    fence = re.match("`+", shown).group(0)
+    assert shown.startswith(fence) and shown.endswith(fence) and "`" * len(fence) not in shown[len(fence) : -len(fence)]
+    assert shown[len(fence) : -len(fence)].strip() == text.strip()
