@@ -186,12 +186,12 @@ class Comparison:
     seeds: list[int]
 
 
-def load_workload(scenario: Scenario, upload: tuple[str, bytes] | None, seed: int | None = None) -> Workload:
-    """The scenario's workload (for ``seed`` when generated); raises UserError for bad input."""
+def load_workload(scenario: Scenario, upload: tuple[str, bytes] | None) -> Workload:
+    """The scenario's workload (its first seed when generated); raises UserError for bad input."""
     if scenario.source == "sample":
         return sample_workload(scenario.sample)
     if scenario.source == "generate":
-        return generated_workload(scenario.preset, scenario.knobs.seed if seed is None else seed, scenario.gen)
+        return generated_workload(scenario.preset, scenario.knobs.seed, scenario.gen)
     if upload is None:
         raise UserError("upload a workload file in the sidebar")
     return uploaded_workload(upload[0], upload[1], scenario.upload_opts)

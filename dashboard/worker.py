@@ -14,9 +14,11 @@ import contextlib
 import os
 import pickle
 import signal
+import sys
 import threading
 import time
 import traceback
+import types
 from collections.abc import Callable
 from multiprocessing import get_context
 from multiprocessing.connection import Connection
@@ -25,7 +27,9 @@ from typing import Any
 from simcore.errors import UserError
 
 POLL_SECONDS = 0.25
-PRELOAD = ["simcore.engine", "simcore.metrics", "simcore.presets", "simcore.sweep", "dashboard.compute"]
+# The forkserver imports these once and every child forks from it warm. "__main__" is the
+# server's own script (``streamlit``): imported there once, so no child imports it again.
+PRELOAD = ["__main__", "simcore.engine", "simcore.metrics", "simcore.presets", "simcore.sweep", "dashboard.compute"]
 
 
 class Cancelled(Exception):
@@ -108,6 +112,8 @@ def _watch(server: int) -> None:
 
 def _child_main(fn: Callable[..., Any], args: tuple[Any, ...], conn: Connection, server: int) -> None:
     os.setpgrp()  # the group the parent kills: pool processes started below belong to it
+    # a sweep's pool processes would import the server's main script again each: they need none
+    sys.modules["__main__"] = types.ModuleType("__main__")
     threading.Thread(target=_watch, args=(server,), daemon=True).start()
 
     def progress(fraction: float) -> None:
