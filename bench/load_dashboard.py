@@ -32,9 +32,13 @@ import urllib.request
 from pathlib import Path
 
 import psutil
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import async_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from dashboard.demo import DEMO  # noqa: E402  (the project root, as for `streamlit run`)
+
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 SWEEP_LINK = "/sweep?knob=grace&values=0,600&seeds=2&policies=fifo,fitgpp&run=1"
@@ -77,12 +81,13 @@ class RssSampler:
         self._thread.join()
 
 
-async def first_chart(browser: object, url: str, click_run: bool = False) -> float:
-    """Seconds from opening ``url`` in a new page to its first drawn chart."""
+async def first_chart(browser: object, url: str, click_run: bool = False) -> float | None:
+    """Seconds from opening ``url`` in a new page to its first drawn chart (None: no chart in time)."""
     page = await browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(PAGE_TIMEOUT_MS)
     try:
         start = time.perf_counter()
-        await page.goto(url)
+        await page.goto(url, wait_until="commit", timeout=PAGE_TIMEOUT_MS)
         if click_run:
             button = page.get_by_role("button", name="Run sweep")
             await button.wait_for(timeout=PAGE_TIMEOUT_MS)
@@ -90,6 +95,9 @@ async def first_chart(browser: object, url: str, click_run: bool = False) -> flo
                 await button.click()
         await page.wait_for_selector(CHART, timeout=PAGE_TIMEOUT_MS)
         return time.perf_counter() - start
+    except PlaywrightError as exc:
+        print(f"no chart: {url}: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return None
     finally:
         await page.close()
 
@@ -104,15 +112,23 @@ async def bounded(coros: list, parallel: int) -> list:
     return await asyncio.gather(*(one(c) for c in coros))
 
 
-def summary(times: list[float]) -> dict[str, float]:
-    return {"median_s": round(statistics.median(times), 2), "max_s": round(max(times), 2), "n": len(times)}
+def summary(times: list[float | None]) -> dict[str, float]:
+    ok = [t for t in times if t is not None]
+    if not ok:
+        return {"n": len(times), "failed": len(times)}
+    return {
+        "median_s": round(statistics.median(ok), 2),
+        "max_s": round(max(ok), 2),
+        "n": len(times),
+        "failed": len(times) - len(ok),
+    }
 
 
 async def drive(url: str, rss: RssSampler, args: argparse.Namespace) -> dict[str, object]:
     out: dict[str, object] = {"rss_idle_mb": round(rss.now() / 1e6)}
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        out["warm_up_s"] = round(await first_chart(browser, url), 2)  # first visit: imports, worker start
+        out["warm_up"] = summary([await first_chart(browser, url)])  # first visit: imports, worker start
         out["default_scenario"] = summary(
             await asyncio.gather(*(first_chart(browser, url) for _ in range(args.sessions)))
         )
@@ -141,9 +157,9 @@ def main() -> int:
     parser.add_argument("--deadline", type=float, default=1800, help="stop everything after this many seconds")
     parser.add_argument("--out", type=Path, help="also write the results as JSON")
     args = parser.parse_args()
-    for name in ("sessions", "scenarios", "parallel", "jobs"):
-        if not 1 <= getattr(args, name) <= 1000:
-            parser.error(f"--{name} must be between 1 and 1000")
+    for name, most in (("sessions", 50), ("scenarios", 1000), ("parallel", 10), ("jobs", DEMO.max_jobs)):
+        if not 1 <= getattr(args, name) <= most:
+            parser.error(f"--{name} must be between 1 and {most}")
     port = free_port()
     log = (ROOT / "test-artifacts").resolve()
     log.mkdir(exist_ok=True)

@@ -157,7 +157,7 @@ def _compute(
             beat(None)
         return None
     try:
-        values, _size = worker.run(fn, args, timeout=lim.run_seconds, heartbeat=beat)
+        values = worker.run(fn, args, timeout=lim.run_seconds, heartbeat=beat)
         for key, value in zip(keys, values, strict=True):
             store.put(key, value, len(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)))
         return values

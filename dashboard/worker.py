@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import signal
 import sys
 import threading
@@ -50,8 +49,8 @@ def run(
     *,
     timeout: float,
     heartbeat: Callable[[float | None], None],
-) -> tuple[Any, int]:
-    """``fn(*args, progress)`` in a child process; returns (its result, the result's pickled size).
+) -> Any:
+    """``fn(*args, progress)`` in a child process; returns its result.
 
     ``progress(fraction)`` in the child reaches ``heartbeat(fraction)`` here; between messages
     ``heartbeat(None)`` is called every :data:`POLL_SECONDS`. Raises :class:`TimedOut` past
@@ -66,6 +65,8 @@ def run(
     deadline = time.monotonic() + timeout
     try:
         while True:
+            if time.monotonic() > deadline:
+                raise TimedOut(f"stopped after {timeout:g} s")
             if receiver.poll(POLL_SECONDS):
                 try:
                     kind, payload = receiver.recv()
@@ -75,14 +76,12 @@ def run(
                     heartbeat(payload)
                     continue
                 if kind == "done":
-                    return pickle.loads(payload), len(payload)
+                    return payload
                 if kind == "user_error":
                     raise UserError(payload)
                 raise Failed(f"the computation failed: {payload}")
             if not child.is_alive() and not receiver.poll(0):
                 raise Failed("the computation stopped without a result (out of memory?)")
-            if time.monotonic() > deadline:
-                raise TimedOut(f"stopped after {timeout:g} s")
             heartbeat(None)
     finally:
         receiver.close()
@@ -120,8 +119,7 @@ def _child_main(fn: Callable[..., Any], args: tuple[Any, ...], conn: Connection,
         conn.send(("progress", float(fraction)))
 
     try:
-        result = fn(*args, progress)
-        message: tuple[str, Any] = ("done", pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+        message: tuple[str, Any] = ("done", fn(*args, progress))
     except UserError as exc:
         message = ("user_error", str(exc))
     except MemoryError:
@@ -129,5 +127,8 @@ def _child_main(fn: Callable[..., Any], args: tuple[Any, ...], conn: Connection,
     except Exception as exc:  # reported to the parent as text: no traceback reaches a visitor
         message = ("error", f"{type(exc).__name__}: {exc}")
         traceback.print_exc()  # the server log keeps the details
-    conn.send(message)
+    try:
+        conn.send(message)
+    except Exception as exc:  # the result could not be sent (it does not pickle)
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
     conn.close()

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
 
+import psutil
 import pytest
 from test_browser import ARGS, CHROMIUM, TIMEOUT_MS, _assert_no_exception, _wait_idle, serve, sync_api
 
@@ -159,3 +160,33 @@ def test_csv_downloads_escape_formulas(demo_server: str, browser: object, tmp_pa
     for cell in cells:  # no text cell a spreadsheet would run (negative numbers are numbers)
         assert not cell.startswith(("=", "+", "@", "\t", "\r")), cell
         assert not cell.startswith("-") or cell[1:].replace(".", "", 1).replace("e", "", 1).isdigit(), cell
+
+
+def _workers_of(server_url: str) -> list[psutil.Process]:
+    """The worker processes of the server at ``server_url`` (multiprocessing's own servers excepted)."""
+    port = str(urlparse(server_url).port)
+    server = next(p for p in psutil.Process().children() if port in p.cmdline())
+    out = []
+    for p in server.children(recursive=True):
+        try:
+            cmd = " ".join(p.cmdline())
+            if p.status() != psutil.STATUS_ZOMBIE and "multiprocessing.forkserver" not in cmd and "resource_tracker" not in cmd:
+                out.append(p)
+        except psutil.NoSuchProcess:
+            pass
+    return out
+
+
+def test_a_visitor_who_leaves_stops_the_computation(demo_server: str, browser: object) -> None:
+    page = browser.new_page()
+    page.goto(f"{demo_server}/?source=generate&g.jobs=20000&seed=31337&tau=7")  # about 80,000 job-runs
+    page.get_by_text("Simulating", exact=False).first.wait_for(timeout=TIMEOUT_MS)
+    deadline = time.monotonic() + 30
+    while not _workers_of(demo_server):  # the worker process is running
+        assert time.monotonic() < deadline, "no worker process was started"
+        time.sleep(0.2)
+    page.close()  # the visitor leaves
+    deadline = time.monotonic() + 15
+    while _workers_of(demo_server):
+        assert time.monotonic() < deadline, "the worker kept running after the visitor left"
+        time.sleep(0.2)
