@@ -70,8 +70,8 @@ DEMO = Limits(
 )
 LOCAL = Limits(
     demo=False,
-    budget=50_000_000,
-    max_jobs=2_000_000,
+    budget=5_000_000,  # minutes of simulation; larger studies belong to `simcore sweep`
+    max_jobs=250_000,  # the mmc preset's 200,000 fit; a run's frames are about 0.4 kB per job
     max_nodes=100_000,
     max_seeds=10,
     max_policies=12,

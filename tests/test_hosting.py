@@ -118,6 +118,21 @@ def test_a_dask_address_in_a_link_is_never_contacted(demo_mode: bool, listener: 
     assert listener.connections == 0
 
 
+def test_outside_demo_mode_an_address_from_a_link_is_used_only_after_a_click(
+    monkeypatch: pytest.MonkeyPatch, listener: Listener
+) -> None:
+    monkeypatch.delenv(demo.ENV_VAR, raising=False)
+    address = f"tcp://127.0.0.1:{listener.port}"
+    at = open_page("sweep", dask=address, knob="grace", values="0,600", seeds="1", policies="fifo", jobs="60")
+    assert at.text_input(key="s_dask").value == ""
+    next(b for b in at.button if b.label == "Use this Dask scheduler").click().run()
+    assert_no_exception(at)
+    assert at.text_input(key="s_dask").value == address  # accepted: the field now holds it
+    assert not [b for b in at.button if b.label == "Use this Dask scheduler"]
+    assert any(address in plain(c.value) for c in at.caption)  # "on the Dask scheduler tcp://..."
+    assert not at.get("plotly_chart") and listener.connections == 0  # still waiting for Run sweep
+
+
 def test_demo_mode_ignores_worker_counts_and_scheduler_fields(demo_on: None, listener: Listener) -> None:
     at = open_page("sweep", workers="64", dask="local")
     assert_no_exception(at)

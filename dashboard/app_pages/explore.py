@@ -122,7 +122,7 @@ with st.sidebar:
     with st.expander("Cluster", expanded=False):
         st.radio("Nodes", CLUSTER_MODES, format_func=CLUSTER_LABELS.get, key="x_cluster")
         if st.session_state["x_cluster"] == "custom":
-            st.number_input("nodes", min_value=1, step=1, key="x_nodes")
+            st.number_input("nodes", min_value=1, step=1, key="x_nodes", help=f"at most {lim.max_nodes:,} here")
             st.number_input("CPU cores per node", min_value=0.0, step=8.0, key="x_node_cpu")
             st.number_input("memory per node (GiB)", min_value=0.0, step=64.0, key="x_node_mem_gb")
             st.number_input("GPUs per node", min_value=0.0, step=1.0, key="x_node_gpu")
