@@ -1,35 +1,46 @@
-"""Data access for the pages: workloads and simulation runs, cached.
+"""Data access for the pages: workloads, simulation runs and sweeps, shared and bounded.
 
-This is the only module that uses ``st.cache_data``. Runs are keyed by the workload's content
-hash, the cluster and the config, so the same jobs reached through a sample, a generator or
-an upload share one cached result; the large objects themselves are passed as ``_``-prefixed
-arguments, which Streamlit does not hash.
+This is the only module that caches (``st.cache_data``, ``st.cache_resource``). Runs are keyed
+by the workload's content hash, the cluster and the config, so the same jobs reached through a
+sample, a generator or an upload share one result, and every visitor shares it: results live
+in one :class:`~dashboard.store.BoundedStore` per server, capped in MB and by age
+(``cache_mb``, ``cache_seconds`` in :mod:`dashboard.demo`). Simulations never run in the
+server's process: what is missing from the store is computed in a worker process
+(:mod:`dashboard.worker`) that is stopped at the wall-clock limit or when the visitor leaves.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable
+import pickle
+import time
+from collections.abc import Callable, Hashable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from dashboard import uploads, views
+from dashboard import compute, uploads, views, worker
+from dashboard.budget import Refused
+from dashboard.compute import Run
+from dashboard.demo import limits
 from dashboard.scenario import Scenario
+from dashboard.store import BoundedStore
 from simcore import metrics, presets, units
-from simcore.engine import simulate
 from simcore.errors import UserError
 from simcore.model import ClusterSpec, JobTable, SimConfig
+from simcore.sweep import SweepSpec
 from simcore.workload import load_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_DIR = ROOT / "sample_workloads"
 # The cluster a user gets for an uploaded workload unless they choose one: the CLI's default.
 DEFAULT_CLUSTER = ClusterSpec.uniform(16, 64, 512, 8)
-CACHE_RUNS = 128  # bounded: a run of a large trace holds tens of MB of frames
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,19 +52,6 @@ class Workload:
     label: str
     notes: tuple[str, ...]
     key: str  # content hash of the jobs
-
-
-@dataclass(frozen=True, eq=False)
-class Run:
-    """One policy on one workload: its summary and the frames the charts need."""
-
-    policy: str
-    summary: dict[str, Any]
-    jobs: pd.DataFrame
-    events: pd.DataFrame
-    segments: pd.DataFrame
-    util: pd.DataFrame
-    queue: pd.DataFrame
 
 
 def sample_names() -> list[str]:
@@ -79,12 +77,18 @@ def sample_workload(name: str) -> Workload:
     return Workload(table, cluster, label, tuple(notes), views.workload_key(table))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
 def generated_workload(preset: str, seed: int, overrides: tuple[tuple[str, str], ...]) -> Workload:
+    """A generated workload, kept in the shared store (checked against the limits before)."""
+    key = ("workload", preset, seed, overrides)
+    found = _store().get(key)
+    if found is not None:
+        return found
     gen = presets.generate(preset, seed, dict(overrides))
     label = f"preset {preset}, seed {seed}" + "".join(f", {k}={v}" for k, v in overrides)
     notes = (gen.summary(),)
-    return Workload(gen.table, gen.cluster, label, notes, views.workload_key(gen.table))
+    workload = Workload(gen.table, gen.cluster, label, notes, views.workload_key(gen.table))
+    _store().put(key, workload, len(pickle.dumps(workload, protocol=pickle.HIGHEST_PROTOCOL)))
+    return workload
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -98,29 +102,15 @@ def uploaded_cluster(file_name: str, content: bytes) -> ClusterSpec:
     return uploads.parse_cluster_upload(file_name, content)
 
 
-@st.cache_data(show_spinner=False, max_entries=CACHE_RUNS)
-def run(workload_key: str, _table: JobTable, cluster_key: str, _cluster: ClusterSpec, config_json: str) -> Run:
-    """Simulate one config; cached by (workload hash, cluster, config)."""
-    config = SimConfig(**json.loads(config_json))
-    result = simulate(_table, _cluster, config)
-    return Run(
-        policy=config.policy,
-        summary=metrics.summarize(result),
-        jobs=result.jobs_frame,
-        events=result.events_frame,
-        segments=metrics.segments(result),
-        util=metrics.utilization_over_time(result),
-        queue=metrics.queue_length_over_time(result),
-    )
+@st.cache_resource(show_spinner=False)
+def _shared_store(max_bytes: int, max_age: float) -> BoundedStore:
+    return BoundedStore(max_bytes, max_age)
 
 
-@st.cache_data(show_spinner=False, max_entries=1024)
-def run_summary(
-    workload_key: str, _table: JobTable, cluster_key: str, _cluster: ClusterSpec, config_json: str
-) -> dict[str, Any]:
-    """Only the summary of one config (extra seeds need no frames); same key as :func:`run`."""
-    config = SimConfig(**json.loads(config_json))
-    return metrics.summarize(simulate(_table, _cluster, config))
+def _store() -> BoundedStore:
+    """The results every visitor shares (one per server), sized by the limits in force."""
+    lim = limits()
+    return _shared_store(lim.cache_mb * 1_000_000, lim.cache_seconds)
 
 
 def config_json(config: SimConfig) -> str:
@@ -128,12 +118,60 @@ def config_json(config: SimConfig) -> str:
     return json.dumps(asdict(config), sort_keys=True)  # inf is written as Infinity and read back
 
 
-def run_workload(workload: Workload, cluster: ClusterSpec, config: SimConfig) -> Run:
-    return run(workload.key, workload.table, views.cluster_key(cluster), cluster, config_json(config))
+def _cluster_hash(cluster: ClusterSpec) -> str:
+    return hashlib.sha256(views.cluster_key(cluster).encode()).hexdigest()[:20]
 
 
-def summarize_workload(workload: Workload, cluster: ClusterSpec, config: SimConfig) -> dict[str, Any]:
-    return run_summary(workload.key, workload.table, views.cluster_key(cluster), cluster, config_json(config))
+def _visitor_present() -> bool:
+    """False once the visitor's browser session is gone (closed tab): stop working for it."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or not Runtime.exists():
+        return True
+    return Runtime.instance().is_active_session(ctx.session_id)
+
+
+def _compute(
+    keys: tuple[Hashable, ...],
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    heartbeat: Callable[[float | None], None],
+) -> list[Any] | None:
+    """Compute the values of ``keys`` with ``fn(*args)`` in a worker process and store each.
+
+    Returns None when another visitor was computing the same keys: they are in the store now
+    (or that computation stopped), so look again. Only one visitor computes a set of keys."""
+    lim = limits()
+
+    def beat(fraction: float | None) -> None:
+        if not _visitor_present():
+            raise worker.Cancelled
+        heartbeat(fraction)
+
+    store = _store()
+    flight = store.claim(keys)
+    if flight is not None:
+        deadline = time.monotonic() + lim.run_seconds + 10
+        while not flight.wait(worker.POLL_SECONDS):
+            if time.monotonic() > deadline:
+                raise worker.TimedOut(f"still waiting after {lim.run_seconds:g} s")
+            beat(None)
+        return None
+    try:
+        values = worker.run(fn, args, timeout=lim.run_seconds, heartbeat=beat)
+        for key, value in zip(keys, values, strict=True):
+            store.put(key, value, len(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)))
+        return values
+    finally:
+        store.release(keys)
+
+
+def _timed_out(what: str, command: str) -> Refused:
+    lim = limits()
+    return Refused(
+        f"{what} took longer than the limit run_seconds = {lim.run_seconds:g} s of "
+        f"{'this demo' if lim.demo else 'the dashboard'} (dashboard/demo.py) and was stopped.\n"
+        f"Run it on your own machine instead:\n{command}"
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -148,12 +186,12 @@ class Comparison:
     seeds: list[int]
 
 
-def load_workload(scenario: Scenario, upload: tuple[str, bytes] | None, seed: int | None = None) -> Workload:
-    """The scenario's workload (for ``seed`` when generated); raises UserError for bad input."""
+def load_workload(scenario: Scenario, upload: tuple[str, bytes] | None) -> Workload:
+    """The scenario's workload (its first seed when generated); raises UserError for bad input."""
     if scenario.source == "sample":
         wl = sample_workload(scenario.sample)
     elif scenario.source == "generate":
-        wl = generated_workload(scenario.preset, scenario.knobs.seed if seed is None else seed, scenario.gen)
+        wl = generated_workload(scenario.preset, scenario.knobs.seed, scenario.gen)
     elif upload is None:
         raise UserError("upload a workload file in the sidebar")
     else:
@@ -179,32 +217,85 @@ def resolve_cluster(scenario: Scenario, workload: Workload, upload: tuple[str, b
     return cluster
 
 
+def _fetch(
+    keys: list[Hashable],
+    work: Callable[[list[int]], tuple[Callable[..., Any], tuple[Any, ...]]],
+    heartbeat: Callable[[float | None], None],
+) -> list[Any]:
+    """The values of ``keys``: from the store, the missing ones computed by ``work(missing
+    positions)``, which gives the worker function and its arguments."""
+    while True:
+        store = _store()
+        values = [store.get(k) for k in keys]
+        missing = [i for i, v in enumerate(values) if v is None]
+        if not missing:
+            return values
+        fn, args = work(missing)
+        computed = _compute(tuple(keys[i] for i in missing), fn, args, heartbeat)
+        if computed is not None:
+            for i, value in zip(missing, computed, strict=True):
+                values[i] = value
+            return values
+
+
 def compare(
     scenario: Scenario,
     workload: Workload,
     cluster: ClusterSpec,
-    on_step: Callable[[float], None] | None = None,
+    heartbeat: Callable[[float | None], None],
+    command: str,
 ) -> Comparison:
-    """Run every policy; for a generated workload with several seeds, also the other seeds."""
+    """Run every policy; for a generated workload with several seeds, also the other seeds.
+
+    ``command`` is the local ``simcore`` command named if the run is stopped at the time limit."""
     base_seed = scenario.knobs.seed
     seeds = [base_seed + i for i in range(scenario.seeds)] if scenario.source == "generate" else [base_seed]
-    steps = len(seeds) * len(scenario.policies)
-    runs = {}
-    for i, policy in enumerate(scenario.policies):
-        runs[policy] = run_workload(workload, cluster, scenario.config(policy))
-        if on_step:
-            on_step((i + 1) / steps)
+    policies = scenario.policies
+    cluster_id = _cluster_hash(cluster)
+    configs = [scenario.config(p) for p in policies]
+    keys: list[Hashable] = [("run", workload.key, cluster_id, config_json(c)) for c in configs]
+    # further seeds are keyed by what generates them (same preset, seed and parameters: same jobs)
+    extra_cluster = None if scenario.cluster == "workload" else cluster
+    where = "own" if extra_cluster is None else cluster_id
+    for seed in seeds[1:]:
+        keys += [("summary", scenario.preset, seed, scenario.gen, where, config_json(c)) for c in configs]
+
+    def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        todo = set(missing)
+        first = tuple(c for i, c in enumerate(configs) if i in todo)
+        extra = []
+        for k, seed in enumerate(seeds[1:], start=1):
+            wanted = tuple(c for i, c in enumerate(configs) if k * len(configs) + i in todo)
+            if wanted:
+                extra.append(compute.SeedWork(scenario.preset, seed, scenario.gen, extra_cluster, wanted))
+        return compute.comparison, (workload.table, cluster, first, tuple(extra))
+
+    try:
+        values = _fetch(keys, work, heartbeat)
+    except worker.TimedOut:
+        raise _timed_out("This comparison", command) from None
+    n = len(policies)
+    runs = dict(zip(policies, values[:n], strict=True))
     per_seed = [{p: r.summary for p, r in runs.items()}]
-    for k, seed in enumerate(seeds[1:], start=1):
-        wl = load_workload(scenario, None, seed)
-        cl = resolve_cluster(scenario, wl, None) if scenario.cluster != "upload" else cluster
-        summaries = {}
-        for i, policy in enumerate(scenario.policies):
-            summaries[policy] = summarize_workload(wl, cl, replace(scenario.config(policy), seed=seed))
-            if on_step:
-                on_step((k * len(scenario.policies) + i + 1) / steps)
-        per_seed.append(summaries)
+    for k in range(1, len(seeds)):
+        per_seed.append(dict(zip(policies, values[k * n : (k + 1) * n], strict=True)))
     return Comparison(workload, cluster, runs, per_seed, seeds)
+
+
+def sweep_rows(
+    spec: SweepSpec, workers: int, dask: str, heartbeat: Callable[[float | None], None], command: str
+) -> pd.DataFrame:
+    """The rows of a sweep, computed once for every visitor (the rows do not depend on the
+    executor or the worker count, so neither is part of the key)."""
+    try:
+        return _fetch([("sweep", repr(spec))], lambda _: (compute.sweep, (spec, workers, dask)), heartbeat)[0]
+    except worker.TimedOut:
+        raise _timed_out("This sweep", command) from None
+
+
+def stored_sweep(spec: SweepSpec) -> pd.DataFrame | None:
+    """The rows of a sweep if some visitor has already run it (nothing is computed)."""
+    return _store().get(("sweep", repr(spec)))
 
 
 def trios(comparison: Comparison, baseline: str) -> list[dict[str, dict[str, float | None]]]:

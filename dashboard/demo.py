@@ -17,23 +17,44 @@ SECRET_KEY = "simcore_demo"
 
 @dataclass(frozen=True)
 class Limits:
+    """One set of limits; what each one means is in :data:`MEANING`."""
+
     demo: bool
-    budget: int  # simulated job-runs per visit action: jobs x policies x seeds x sweep values
-    max_jobs: int  # jobs in one workload (generated, sample or uploaded)
-    max_nodes: int  # nodes in one cluster
+    budget: int
+    max_jobs: int
+    max_nodes: int
     max_seeds: int
     max_policies: int
     max_sweep_values: int
-    upload_bytes: int  # size of one uploaded file
-    upload_rows: int  # rows parsed from one uploaded file (checked while parsing)
-    run_seconds: float  # wall-clock limit of one computation; it is cancelled past it
-    allow_dask: bool  # a Dask scheduler may be named (never from a link in demo mode)
-    max_workers: int  # local worker processes of a sweep
+    upload_bytes: int
+    upload_rows: int
+    run_seconds: float
+    allow_dask: bool
+    max_workers: int
+    cache_mb: int
+    cache_seconds: float
+
+
+MEANING: dict[str, str] = {
+    "budget": "simulated job-runs one page view may start: jobs x policies x seeds (x sweep values)",
+    "max_jobs": "jobs in one workload (generated, sample or uploaded)",
+    "max_nodes": "nodes in one cluster (custom, generated, uploaded or a sweep value)",
+    "max_seeds": "seeds of one scenario or sweep",
+    "max_policies": "policies compared at once",
+    "max_sweep_values": "values of the swept knob",
+    "upload_bytes": "size of one uploaded file",
+    "upload_rows": "rows parsed from one uploaded file (checked while parsing)",
+    "run_seconds": "wall-clock limit of one computation: its worker process is stopped past it",
+    "allow_dask": "a Dask scheduler may be named (never from a link without a click)",
+    "max_workers": "local worker processes of one sweep",
+    "cache_mb": "size of the results every visitor shares (least recently used dropped first)",
+    "cache_seconds": "age after which a shared result is computed again",
+}
 
 
 DEMO = Limits(
     demo=True,
-    budget=400_000,
+    budget=200_000,
     max_jobs=20_000,
     max_nodes=256,
     max_seeds=5,
@@ -44,11 +65,13 @@ DEMO = Limits(
     run_seconds=60.0,
     allow_dask=False,
     max_workers=2,
+    cache_mb=512,
+    cache_seconds=3600.0,
 )
 LOCAL = Limits(
     demo=False,
-    budget=50_000_000,
-    max_jobs=2_000_000,
+    budget=5_000_000,  # minutes of simulation; larger studies belong to `simcore sweep`
+    max_jobs=250_000,  # the mmc preset's 200,000 fit; a run's frames are about 0.4 kB per job
     max_nodes=100_000,
     max_seeds=10,
     max_policies=12,
@@ -58,6 +81,8 @@ LOCAL = Limits(
     run_seconds=1800.0,
     allow_dask=True,
     max_workers=max(1, os.cpu_count() or 1),
+    cache_mb=2048,
+    cache_seconds=6 * 3600.0,
 )
 
 
@@ -80,3 +105,20 @@ def demo_mode() -> bool:
 def limits() -> Limits:
     """The limits in force for this server."""
     return DEMO if demo_mode() else LOCAL
+
+
+def limits_table() -> str:
+    """The limits as the Markdown table in README "Hosting a public demo" (a test keeps them equal)."""
+    rows = ["| limit | demo mode | otherwise | what it bounds |", "|---|---|---|---|"]
+    for name, meaning in MEANING.items():
+        local = "one per CPU core" if name == "max_workers" else _text(getattr(LOCAL, name))
+        rows.append(f"| `{name}` | {_text(getattr(DEMO, name))} | {local} | {meaning} |")
+    return "\n".join(rows)
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return f"{value:,}" if isinstance(value, int) else str(value)

@@ -12,13 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from dashboard.demo import LOCAL
 from simcore.model import SimConfig, parse_knob
 
 SOURCES = ("sample", "generate", "upload")
 CLUSTER_MODES = ("workload", "custom", "upload")
 DEFAULT_POLICIES = ("fifo", "priority", "k8s", "fitgpp")
 KNOB_NAMES: tuple[str, ...] = tuple(f.name for f in fields(SimConfig) if f.name != "policy")
-MAX_SEEDS = 10
+MAX_SEEDS = LOCAL.max_seeds  # what a link may ask for; demo mode refuses more than its own limit
 
 # URL prefixes for open-ended option groups (generator parameters, upload adapter options).
 GEN_PREFIX = "g."
@@ -107,10 +108,25 @@ class Scenario:
             warnings.append(f"link knobs ignored: {exc}")
             knobs = SimConfig()
         scenario = cls(knobs=knobs, gen=tuple(sorted(gen)), upload_opts=tuple(sorted(upload)), **values)
+        kept = tuple((k, v) for k, v in scenario.gen if _gen_ok(scenario.preset, k, v, warnings))
+        scenario = replace(scenario, gen=kept)
         if scenario.baseline not in scenario.policies:
             warnings.append(f"baseline {scenario.baseline!r} is not among the policies; using {scenario.policies[0]!r}")
             scenario = replace(scenario, baseline=scenario.policies[0])
         return scenario, warnings
+
+
+def _gen_ok(preset: str, key: str, text: str, warnings: list[str]) -> bool:
+    """Is ``key=text`` a valid parameter of the preset? (If not, say so in ``warnings``.)"""
+    from simcore.errors import UserError
+    from simcore.presets import resolve_params
+
+    try:
+        resolve_params(preset, {key: text})
+    except UserError as exc:
+        warnings.append(f"link parameter {GEN_PREFIX}{key}={text!r} ignored: {exc}")
+        return False
+    return True
 
 
 def _parse_field(key: str, text: str) -> Any:

@@ -13,7 +13,9 @@ ROOT = str(Path(__file__).resolve().parent.parent)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-st.set_page_config(page_title="TE/BE preemption explorer", page_icon=":material/memory:", layout="wide")
+# a bundled file: a Material icon as page_icon is fetched from fonts.gstatic.com by every visitor
+ICON = str(Path(__file__).resolve().parent / "static" / "favicon.png")
+st.set_page_config(page_title="TE/BE preemption explorer", page_icon=ICON, layout="wide")
 
 pages = [
     st.Page("app_pages/explore.py", title="Explore", icon=":material/compare_arrows:", default=True),

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from dashboard.demo import LOCAL, Limits
 from dashboard.scenario import parse_policy_names
 from simcore import sweep
 from simcore.errors import UserError
@@ -29,8 +30,8 @@ SWEEP_KNOBS: dict[str, tuple[str, str]] = {
     "grace": ("0,30,120,600", "seconds a preempted job keeps its resources to checkpoint"),
     "restore": ("0,60,300,900", "seconds of restoring on every start after a preemption"),
 }
-MAX_POINTS = 12
-MAX_SEEDS = 10
+MAX_POINTS = LOCAL.max_sweep_values  # what a link may ask for; demo mode refuses more than its own limit
+MAX_SEEDS = LOCAL.max_seeds
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,31 @@ def _parse(key: str, text: str) -> Any:
     if key == "run":
         return text in ("1", "true", "yes")
     raise ValueError("unknown parameter")
+
+
+def vet_link(settings: SweepSettings, lim: Limits) -> tuple[SweepSettings, list[str], str]:
+    """What a link may not decide, taken out of its settings: (settings, notices, offered address).
+
+    A link never names a Dask scheduler that is used without a click (its results are pickles:
+    whoever runs the scheduler runs code here), never sets more worker processes than the
+    limit, and in demo mode never starts a sweep, names a scheduler or sets workers at all.
+    Outside demo mode the address comes back as ``offered``, for the page to show and confirm."""
+    notes: list[str] = []
+    offered = ""
+    if settings.dask:
+        if lim.allow_dask:
+            offered = settings.dask
+        else:
+            notes.append(f"link parameter dask={settings.dask!r} ignored: this demo never connects to a Dask scheduler")
+    if settings.workers and (lim.demo or settings.workers > lim.max_workers):
+        why = "this demo sets its own worker count" if lim.demo else f"at most {lim.max_workers} (max_workers)"
+        notes.append(f"link parameter workers={settings.workers} ignored: {why}")
+        settings = replace(settings, workers=0)
+    if settings.run and lim.demo:
+        notes.append("link parameter run=1 ignored: in this demo a sweep starts only when you press Run sweep")
+    if settings.run and (lim.demo or offered):
+        settings = replace(settings, run=False)
+    return replace(settings, dask=""), notes, offered
 
 
 def widget_values(s: SweepSettings) -> dict[str, Any]:

@@ -8,6 +8,7 @@ docs/screenshot-explore.png.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -48,11 +49,12 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+@contextlib.contextmanager
+def serve(env: dict[str, str] | None = None, log_name: str = "streamlit-server.log") -> Iterator[str]:
+    """`streamlit run` the dashboard on a free port of 127.0.0.1; yields its address."""
     port = _free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log_path = ARTIFACTS / "streamlit-server.log"
+    log_path = ARTIFACTS / log_name
     log = log_path.open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "dashboard/streamlit_app.py", "--server.address", "127.0.0.1",
@@ -60,6 +62,7 @@ def server() -> Iterator[str]:
         cwd=ROOT,
         stdout=log,
         stderr=subprocess.STDOUT,
+        env={**os.environ, **(env or {})},
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     try:
@@ -82,6 +85,12 @@ def server() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with serve({"SIMCORE_DEMO": "0"}) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@ upload handling it relies on."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,11 @@ def cards(at: AppTest) -> dict[tuple[int, str], tuple[str, str]]:
     return {(i // 3, m.label): (m.value, m.delta) for i, m in enumerate(at.metric)}
 
 
+def shown(element: object) -> str:
+    """An element's text as the visitor reads it (visitor text is backslash-escaped Markdown)."""
+    return re.sub(r"\\(.)", r"\1", element.value)
+
+
 def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
@@ -44,7 +50,7 @@ def test_default_run_shows_the_trio_and_every_chart() -> None:
     assert trio[(3, "TE p95 slowdown")][1].startswith("-")  # fitgpp cuts TE p95 against fifo
     assert len(at.get("plotly_chart")) == 2  # CDF and percentiles: only the open tab is drawn
     assert at.dataframe  # the percentile table
-    assert any("sample demo.csv" in c.value for c in at.caption)
+    assert any("sample demo.csv" in shown(c) for c in at.caption)
     assert any("One run" in c.value for c in at.caption)  # single runs are flagged as chaotic
     assert dict(at.query_params) == {}  # the default scenario keeps the URL clean
 
@@ -105,7 +111,9 @@ def test_a_bad_url_is_ignored_with_a_notice() -> None:
     at = app(P="many", seeds="99", grace="5")
     assert_clean(at)
     assert at.number_input(key="x_k_P").value == 2 and at.number_input(key="x_k_grace").value == 5
-    assert len(at.toast) == 2
+    notice = next(c.value for c in at.code if "ignored" in c.value).splitlines()  # plain text, one a line
+    assert len(notice) == 2 and "P='many'" in notice[0] and "seeds='99'" in notice[1]
+    assert "ignored" in at.warning[0].value
 
 
 def test_uploading_a_bad_then_a_good_workload() -> None:
@@ -120,7 +128,7 @@ def test_uploading_a_bad_then_a_good_workload() -> None:
     at.file_uploader(key="upload_workload").set_value(("demo.csv", DEMO, "text/csv")).run()
     assert_clean(at)
     assert len(at.metric) == 12
-    assert any("upload demo.csv" in c.value for c in at.caption)
+    assert any("upload demo.csv" in shown(c) for c in at.caption)
 
 
 def test_uploading_a_cluster_file() -> None:
@@ -131,7 +139,7 @@ def test_uploading_a_cluster_file() -> None:
     assert_clean(at)
     assert any("2 nodes, 16 GPUs" in c.value for c in at.caption)
     at.file_uploader(key="upload_cluster").set_value(("c.yaml", b"nodes: [{count: -1}]", "text/yaml")).run()
-    assert not at.exception and "c.yaml" in at.error[0].value
+    assert not at.exception and "c.yaml" in shown(at.error[0])
 
 
 def test_parse_workload_upload_directly() -> None:

@@ -8,7 +8,9 @@ from dataclasses import replace
 
 import streamlit as st
 
-from dashboard import charts, data, state, uploads, views
+from dashboard import budget, charts, data, notices, state, uploads, views, worker
+from dashboard.demo import limits
+from dashboard.plain import md
 from dashboard.scenario import (
     CLUSTER_MODES,
     MAX_SEEDS,
@@ -18,6 +20,7 @@ from dashboard.scenario import (
     gen_defaults,
     widget_values,
 )
+from simcore.csvsafe import to_csv_text
 from simcore.errors import UserError
 from simcore.metrics import compare_summaries
 from simcore.model import BACKFILL_MODES, CHECKPOINT_MODES, KNOB_HELP, PLACEMENTS
@@ -41,8 +44,8 @@ def _explore_widget_values(s: Scenario) -> dict[str, object]:
     return values
 
 
-for warning in state.restore("explore", "x_source", Scenario.from_query, _explore_widget_values):
-    st.toast(warning, icon=":material/link_off:")
+lim = limits()
+link_warnings = state.restore("explore", "x_source", Scenario.from_query, _explore_widget_values)
 
 # --- sidebar: the scenario ------------------------------------------------------------------
 upload: tuple[str, bytes] | None = None
@@ -119,7 +122,7 @@ with st.sidebar:
     with st.expander("Cluster", expanded=False):
         st.radio("Nodes", CLUSTER_MODES, format_func=CLUSTER_LABELS.get, key="x_cluster")
         if st.session_state["x_cluster"] == "custom":
-            st.number_input("nodes", min_value=1, step=1, key="x_nodes")
+            st.number_input("nodes", min_value=1, step=1, key="x_nodes", help=f"at most {lim.max_nodes:,} here")
             st.number_input("CPU cores per node", min_value=0.0, step=8.0, key="x_node_cpu")
             st.number_input("memory per node (GiB)", min_value=0.0, step=64.0, key="x_node_mem_gb")
             st.number_input("GPUs per node", min_value=0.0, step=1.0, key="x_node_gpu")
@@ -166,8 +169,9 @@ state.title_with_link(
     scenario.to_query(),
     "This link restores every setting except uploaded files. Use the copy icon.",
 )
+notices.link_warnings(link_warnings)
 for problem in problems:
-    st.warning(problem)
+    st.warning(md(problem))
 
 if scenario.source == "upload" and upload is None:
     st.info(
@@ -180,17 +184,19 @@ if scenario.cluster == "upload" and cluster_upload is None:
     st.info("Upload a cluster file in the sidebar: YAML/JSON pools or a node list CSV.", icon=":material/upload_file:")
     st.stop()
 try:
+    budget.check_scenario(scenario, lim)  # before any workload is built
     workload = data.load_workload(scenario, upload)
     cluster = data.resolve_cluster(scenario, workload, cluster_upload)
+    workload_file = upload[0] if upload else budget.WORKLOAD_FILE
+    budget.check_run(scenario, len(workload.table), len(cluster.nodes), lim, workload_file)
+    with notices.progress("Simulating...") as heartbeat:
+        command = budget.explore_command(scenario, workload_file)
+        comparison = data.compare(scenario, workload, cluster, heartbeat, command)
 except UserError as exc:
-    st.error(uploads.error_markdown(exc), icon=":material/error:")
+    notices.error(exc)
     st.stop()
-
-progress = st.empty()
-comparison = data.compare(
-    scenario, workload, cluster, on_step=lambda done: progress.progress(done, text=f"Simulating... {done:.0%}")
-)
-progress.empty()
+except worker.Cancelled:
+    st.stop()
 runs = comparison.runs
 baseline = scenario.baseline
 
@@ -200,14 +206,20 @@ te_jobs = int(table.is_te.sum())
 load = offered_load(table, cluster)
 unschedulable = runs[baseline].summary["unschedulable"]
 st.caption(
-    f"**{workload.label}** · {len(table):,} jobs ({te_jobs:,} TE, {len(table) - te_jobs:,} BE) · "
+    f"**{md(workload.label)}** · {len(table):,} jobs ({te_jobs:,} TE, {len(table) - te_jobs:,} BE) · "
     f"{len(cluster.nodes)} nodes, {cluster.total().gpu:g} GPUs · offered GPU load {load:.2f}"
 )
 for note in workload.notes:
-    st.caption(note)
+    st.caption(md(note))
 if unschedulable:
     shown = ", ".join(unschedulable[:20]) + (" ..." if len(unschedulable) > 20 else "")
-    st.warning(f"{len(unschedulable)} jobs fit on no node of this cluster and were not simulated: {shown}")
+    st.warning(f"{len(unschedulable)} jobs fit on no node of this cluster and were not simulated: {md(shown)}")
+if len(unschedulable) == len(table):
+    st.info(
+        "No job fits on any node of this cluster, so nothing ran: give the nodes more CPU, memory or GPUs.",
+        icon=":material/info:",
+    )
+    st.stop()
 details = st.expander("Workload details", key="workload_details", on_change="rerun")
 if details.open:  # drawn only when opened: the first render stays fast
     with details:
@@ -256,7 +268,7 @@ if tab_sd.open:
         st.plotly_chart(
             charts.percentile_figure(views.percentile_frame(summaries)), config=PLOT_CONFIG, key="percentiles"
         )
-        st.dataframe(views.percentile_table(summaries).style.format("{:.3g}"), width="stretch")
+        st.dataframe(views.percentile_table(summaries).style.format("{:.3g}", na_rep="n/a"), width="stretch")
 
 if tab_gantt.open:
     with tab_gantt:
@@ -318,7 +330,8 @@ if tab_pre.open:
                     "GPU utilisation": "{:.1%}",
                     "useful GPU utilisation": "{:.1%}",
                     "makespan (h)": "{:.1f}",
-                }
+                },
+                na_rep="n/a",
             ),
             hide_index=True,
             width="stretch",
@@ -334,11 +347,11 @@ if tab_jobs.open:
         st.dataframe(runs[shown].jobs, hide_index=True, width="stretch", height=320)
         d1, d2, d3 = st.columns(3)
         d1.download_button(
-            "Jobs CSV", lambda: runs[shown].jobs.to_csv(index=False), f"jobs_{shown}.csv", "text/csv", on_click="ignore"
+            "Jobs CSV", lambda: to_csv_text(runs[shown].jobs), f"jobs_{shown}.csv", "text/csv", on_click="ignore"
         )
         d2.download_button(
             "Events CSV",
-            lambda: runs[shown].events.to_csv(index=False),
+            lambda: to_csv_text(runs[shown].events),
             f"events_{shown}.csv",
             "text/csv",
             on_click="ignore",

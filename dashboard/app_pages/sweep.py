@@ -6,16 +6,27 @@ from dataclasses import replace
 
 import streamlit as st
 
-from dashboard import charts, state, sweeps
+from dashboard import budget, charts, data, notices, state, sweeps, worker
+from dashboard.demo import limits
+from dashboard.plain import md
+from simcore.csvsafe import to_csv_text
 from simcore.errors import UserError
 from simcore.policies import POLICIES
 from simcore.presets import PRESETS
-from simcore.sweep import run_sweep
 
 PLOT_CONFIG = {"displaylogo": False}
+lim = limits()
 
-for warning in state.restore("sweep", "s_knob", sweeps.SweepSettings.from_query, sweeps.widget_values):
-    st.toast(warning, icon=":material/link_off:")
+
+def _from_link(query: dict[str, object]) -> tuple[sweeps.SweepSettings, list[str]]:
+    """The link's settings, less what a link may not decide (a Dask address, worker counts)."""
+    settings, warnings = sweeps.SweepSettings.from_query(query)
+    settings, vetted, offered = sweeps.vet_link(settings, lim)
+    st.session_state["_dask_offered"] = offered
+    return settings, warnings + vetted
+
+
+link_warnings = state.restore("sweep", "s_knob", _from_link, sweeps.widget_values)
 
 with st.sidebar:
     st.header("Sweep")
@@ -41,16 +52,22 @@ with st.sidebar:
         key="s_seeds",
         help="workloads per knob value; the lines show the mean and its 95% CI",
     )
-    st.number_input("Local worker processes", 0, 64, key="s_workers", help="0 = one per core")
-    st.text_input(
-        "Dask scheduler (optional)",
-        key="s_dask",
-        placeholder="tcp://host:8786 or local",
-        help="run the sweep on a Dask distributed cluster instead of local processes",
-    )
+    if lim.allow_dask:  # the operator's own machine: workers and a Dask scheduler may be chosen
+        st.number_input("Local worker processes", 0, lim.max_workers, key="s_workers", help="0 = one per core")
+        st.text_input(
+            "Dask scheduler (optional)",
+            key="s_dask",
+            placeholder="tcp://host:8786 or local",
+            help="run the sweep on your own Dask cluster instead of local processes: a scheduler runs code "
+            "and sends back pickles, so give only one you control",
+        )
+    else:
+        st.caption(f"Demo mode: sweeps run on {lim.max_workers} local processes of this server.")
     clicked = st.button("Run sweep", type="primary", icon=":material/play_arrow:", width="stretch")
 
 current = sweeps.from_widgets(state.widget_state("s_"))
+if not lim.allow_dask:  # never from session state either: only the operator may name a scheduler
+    current = replace(current, workers=0, dask="")
 if clicked:
     st.session_state["_sweep_ran_for"] = current
 # results show only for the settings last run, so a changed knob waits for the button
@@ -60,43 +77,53 @@ state.publish("sweep", settings, settings.to_query())
 state.title_with_link(
     "Sweep: what if one knob changes?",
     settings.to_query(),
-    "This link restores the sweep and re-runs it. Use the copy icon.",
+    "This link restores the sweep; "
+    + ("whoever opens it runs it with one click." if lim.demo else "it re-runs once it has been run.")
+    + " Use the copy icon.",
 )
+notices.link_warnings(link_warnings)
+offered = st.session_state.get("_dask_offered")
+if offered and lim.allow_dask:
+    st.warning(
+        "This link asks to run the sweep on the Dask scheduler below. A scheduler runs code on its workers "
+        "and this server unpickles what it sends back: accept only your own.",
+        icon=":material/warning:",
+    )
+    st.code(offered, language=None, wrap_lines=True)
+    st.button(
+        "Use this Dask scheduler",
+        icon=":material/check:",
+        on_click=lambda: st.session_state.update(s_dask=offered, _dask_offered=None),
+    )
 
 try:
     spec = settings.spec()
+    fixed = [("jobs", settings.jobs)] if settings.jobs else []
+    budget.check_sweep(spec, fixed, settings.knob, settings.values, lim)
 except UserError as exc:
-    st.error(str(exc), icon=":material/error:")
+    notices.error(exc)
     st.stop()
 
-where = f"Dask at {settings.dask}" if settings.dask else f"{settings.effective_workers()} local processes"
+workers = min(settings.effective_workers(), lim.max_workers)
+where = f"the Dask scheduler {md(settings.dask)}" if settings.dask else f"{workers} local processes"
 st.caption(
-    f"Preset **{settings.preset}**, {settings.knob} in {{{settings.values}}}, {len(spec.seeds)} seeds, "
+    f"Preset **{settings.preset}**, {settings.knob} in {{{md(settings.values)}}}, {len(spec.seeds)} seeds, "
     f"{len(spec.policies)} policies: {spec.n_simulations} simulations on {where}."
 )
-if not settings.run:
+rows = data.stored_sweep(spec)  # a sweep someone already ran shows at once: nothing is started
+if rows is None and not settings.run:
     st.info("Choose the knob and its values in the sidebar, then press **Run sweep**.", icon=":material/tune:")
     st.stop()
-
-results = st.session_state.setdefault("_sweep_results", {})
-key = repr((spec, settings.workers, settings.dask))
-if key not in results:
-    bar = st.progress(0.0, text="Running the sweep...")
-    done = []
-
-    def advance(_task: object) -> None:
-        done.append(1)
-        bar.progress(len(done) / len(spec.tasks()), text=f"{len(done)} of {len(spec.tasks())} workloads done")
-
+if rows is None:
     try:
-        report = run_sweep(spec, workers=settings.effective_workers(), dask=settings.dask or None, on_task=advance)
+        command = budget.sweep_command(spec, fixed, settings.knob, settings.values)
+        with notices.progress("Running the sweep...") as heartbeat:
+            rows = data.sweep_rows(spec, workers, settings.dask if lim.allow_dask else "", heartbeat, command)
     except UserError as exc:
-        bar.empty()
-        st.error(str(exc), icon=":material/error:")
+        notices.error(exc)
         st.stop()
-    bar.empty()
-    results[key] = report.rows
-rows = results[key]
+    except worker.Cancelled:
+        st.stop()
 
 baseline = settings.baseline
 trio_metrics = [
@@ -117,4 +144,4 @@ st.plotly_chart(
 st.caption("Each point is one policy at one knob value (labelled), mean over seeds. Lower-left is better on both.")
 with st.expander("All rows"):
     st.dataframe(rows, hide_index=True)
-    st.download_button("Rows CSV", lambda: rows.to_csv(index=False), "sweep.csv", "text/csv", on_click="ignore")
+    st.download_button("Rows CSV", lambda: to_csv_text(rows), "sweep.csv", "text/csv", on_click="ignore")

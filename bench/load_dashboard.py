@@ -1,0 +1,207 @@
+"""Bounded load test of the dashboard in demo mode on loopback (README "Hosting a public demo").
+
+Starts ``streamlit run`` with ``SIMCORE_DEMO=1`` on a free port of 127.0.0.1, then drives
+headless Chromium (Debian's /usr/bin/chromium, or ``$CHROMIUM``):
+
+1. ``--sessions`` concurrent visits of the default Explore page;
+2. ``--sessions`` concurrent visits of one shared Sweep link, each pressing "Run sweep" (demo
+   mode never starts a sweep from a link): the sweep is computed once and shared;
+3. ``--scenarios`` distinct generated scenarios (``--parallel`` pages at a time, each closed
+   once its trio cards show), after which the server's resident memory is read.
+
+Reports the time from opening a page to its first chart (median and max), the server
+process's peak RSS (sampled every 0.1 s) and its RSS after the distinct scenarios. Every count
+is bounded and the whole run stops after ``--deadline`` seconds, the server with it.
+
+    .venv/bin/python bench/load_dashboard.py [--sessions 10] [--scenarios 100] [--jobs 3000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import psutil
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import async_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from dashboard.demo import DEMO  # noqa: E402  (the project root, as for `streamlit run`)
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+SWEEP_LINK = "/sweep?knob=grace&values=0,600&seeds=2&policies=fifo,fitgpp&run=1"
+CHART = ".js-plotly-plot"
+CARDS = '[data-testid="stMetric"]'
+PAGE_TIMEOUT_MS = 600_000
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class RssSampler:
+    """The server's resident memory, sampled on a thread: the peak, and the value when asked."""
+
+    def __init__(self, pid: int) -> None:
+        self.proc = psutil.Process(pid)
+        self.peak = 0
+        self.peak_with_workers = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def now(self) -> int:
+        return self.proc.memory_info().rss
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.1):
+            try:
+                own = self.now()
+                workers = sum(c.memory_info().rss for c in self.proc.children(recursive=True))
+            except psutil.Error:
+                continue
+            self.peak = max(self.peak, own)
+            self.peak_with_workers = max(self.peak_with_workers, own + workers)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+async def first_chart(browser: object, url: str, click_run: bool = False, until: str = CHART) -> float | None:
+    """Seconds from opening ``url`` in a new page to its first drawn chart, or to the first
+    element matching ``until`` (None: not in time)."""
+    page = await browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(PAGE_TIMEOUT_MS)
+    try:
+        start = time.perf_counter()
+        await page.goto(url, wait_until="commit", timeout=PAGE_TIMEOUT_MS)
+        if click_run:
+            button = page.get_by_role("button", name="Run sweep")
+            await button.wait_for(timeout=PAGE_TIMEOUT_MS)
+            if not await page.locator(CHART).count():  # not already shown from the shared store
+                await button.click()
+        await page.wait_for_selector(until, timeout=PAGE_TIMEOUT_MS)
+        return time.perf_counter() - start
+    except PlaywrightError as exc:
+        print(f"no chart: {url}: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return None
+    finally:
+        await page.close()
+
+
+async def bounded(coros: list, parallel: int) -> list:
+    gate = asyncio.Semaphore(parallel)
+
+    async def one(coro: object) -> object:
+        async with gate:
+            return await coro
+
+    return await asyncio.gather(*(one(c) for c in coros))
+
+
+def summary(times: list[float | None]) -> dict[str, float]:
+    ok = [t for t in times if t is not None]
+    if not ok:
+        return {"n": len(times), "failed": len(times)}
+    return {
+        "median_s": round(statistics.median(ok), 2),
+        "max_s": round(max(ok), 2),
+        "n": len(times),
+        "failed": len(times) - len(ok),
+    }
+
+
+async def drive(url: str, rss: RssSampler, args: argparse.Namespace) -> dict[str, object]:
+    out: dict[str, object] = {"rss_idle_mb": round(rss.now() / 1e6)}
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        out["warm_up"] = summary([await first_chart(browser, url)])  # first visit: imports, worker start
+        out["default_scenario"] = summary(
+            await asyncio.gather(*(first_chart(browser, url) for _ in range(args.sessions)))
+        )
+        out["shared_sweep_link"] = summary(
+            await asyncio.gather(*(first_chart(browser, url + SWEEP_LINK, True) for _ in range(args.sessions)))
+        )
+        out["rss_peak_mb_during_sessions"] = round(rss.peak / 1e6)
+        links = [f"{url}/?source=generate&g.jobs={args.jobs}&seed={1000 + i}" for i in range(args.scenarios)]
+        start = time.perf_counter()
+        # the server's work is done once the trio cards show: the charts need not be drawn here
+        times = await bounded([first_chart(browser, link, until=CARDS) for link in links], args.parallel)
+        out["distinct_scenarios"] = {**summary(times), "wall_s": round(time.perf_counter() - start, 1)}
+        await browser.close()
+    await asyncio.sleep(2)
+    out["rss_after_distinct_scenarios_mb"] = round(rss.now() / 1e6)
+    out["rss_peak_mb"] = round(rss.peak / 1e6)
+    out["rss_peak_with_workers_mb"] = round(rss.peak_with_workers / 1e6)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=10, help="concurrent browser sessions (default 10)")
+    parser.add_argument("--scenarios", type=int, default=100, help="distinct scenarios (default 100)")
+    parser.add_argument("--parallel", type=int, default=3, help="pages at a time for the distinct scenarios")
+    parser.add_argument("--jobs", type=int, default=3000, help="jobs of each distinct scenario (default 3000)")
+    parser.add_argument("--deadline", type=float, default=1800, help="stop everything after this many seconds")
+    parser.add_argument("--out", type=Path, help="also write the results as JSON")
+    args = parser.parse_args()
+    for name, most in (("sessions", 50), ("scenarios", 1000), ("parallel", 10), ("jobs", DEMO.max_jobs)):
+        if not 1 <= getattr(args, name) <= most:
+            parser.error(f"--{name} must be between 1 and {most}")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the server on the way out
+    port = free_port()
+    log = (ROOT / "test-artifacts").resolve()
+    log.mkdir(exist_ok=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "dashboard/streamlit_app.py", "--server.address", "127.0.0.1",
+         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT,
+        env={**os.environ, "SIMCORE_DEMO": "1"},
+        stdout=(log / "load-dashboard-server.log").open("w"),
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    rss = None
+    try:
+        for _ in range(200):
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
+                    break
+            except OSError:
+                time.sleep(0.3)
+        rss = RssSampler(server.pid)
+        results = asyncio.run(asyncio.wait_for(drive(url, rss, args), args.deadline))
+    finally:
+        if rss is not None:
+            rss.stop()
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    results["settings"] = {k: getattr(args, k) for k in ("sessions", "scenarios", "parallel", "jobs")}
+    text = json.dumps(results, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

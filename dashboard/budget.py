@@ -1,0 +1,159 @@
+"""The work a visit may start, checked against :mod:`dashboard.demo`'s limits before it starts; pure.
+
+Work is counted in simulated job-runs: jobs x policies x seeds (x sweep values). A refusal
+names the limit that was hit, its value, and the ``simcore`` command that runs the same work
+on the visitor's own machine, where no such limit applies.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Sequence
+
+from dashboard.demo import Limits
+from dashboard.scenario import Scenario
+from simcore.errors import UserError
+from simcore.presets import resolve_params
+from simcore.sweep import SweepSpec
+
+WORKLOAD_FILE = "workload.csv"
+CLUSTER_FILE = "cluster.csv"
+
+
+class Refused(UserError):
+    """Over a limit: the message names it and the command that runs the work locally."""
+
+
+def _where(lim: Limits) -> str:
+    return "this demo" if lim.demo else "the dashboard"
+
+
+def _refuse(what: str, limit: str, value: int, lim: Limits, command: str) -> Refused:
+    return Refused(
+        f"{what}: over the limit {limit} = {value:,} of {_where(lim)} (dashboard/demo.py).\n"
+        f"Run it on your own machine instead:\n{command}"
+    )
+
+
+def _check_counts(checks: Iterable[tuple[str, int, str, int]], lim: Limits, command: str) -> None:
+    for what, count, limit, value in checks:
+        if count > value:
+            raise _refuse(f"{count:,} {what}", limit, value, lim, command)
+
+
+def _sets(pairs: Iterable[tuple[str, object]]) -> list[str]:
+    return [arg for k, v in pairs for arg in ("--set", f"{k}={v}")]
+
+
+def _knob_sets(scenario: Scenario) -> list[str]:
+    defaults = type(scenario.knobs)().knobs()
+    return _sets((k, v) for k, v in scenario.knobs.knobs().items() if v != defaults[k] and k != "seed")
+
+
+def _cluster_args(scenario: Scenario) -> list[str]:
+    if scenario.cluster != "custom":
+        return []
+    return [
+        *("--nodes", str(scenario.nodes)),
+        *("--node-cpu", f"{scenario.node_cpu:g}", "--node-mem-gb", f"{scenario.node_mem_gb:g}"),
+        *("--node-gpu", f"{scenario.node_gpu:g}"),
+    ]
+
+
+def explore_command(scenario: Scenario, workload_file: str = WORKLOAD_FILE) -> str:
+    """The ``simcore`` command(s) that compute this Explore scenario locally."""
+    policies = ["--policies", ",".join(scenario.policies), "--baseline", scenario.baseline]
+    if scenario.source == "generate" and scenario.seeds > 1:
+        cluster = [] if scenario.cluster == "workload" else _sets(_cluster_params(scenario))
+        args = ["simcore", "sweep", "--preset", scenario.preset, *_sets(scenario.gen), *cluster, *_knob_sets(scenario)]
+        seeds = f"{scenario.knobs.seed}-{scenario.knobs.seed + scenario.seeds - 1}"
+        return shlex.join([*args, "--seeds", seeds, *policies, "--out", "scenario.parquet"])
+    steps = []
+    cluster = _cluster_args(scenario)
+    if scenario.source == "generate":
+        gen = ["simcore", "generate", "--preset", scenario.preset, "--seed", str(scenario.knobs.seed)]
+        gen += [*_sets(scenario.gen), "--out", WORKLOAD_FILE]
+        if not cluster:
+            gen += ["--cluster-out", CLUSTER_FILE]
+            cluster = ["--cluster", CLUSTER_FILE]
+        steps.append(shlex.join(gen))
+    elif scenario.source == "sample":
+        workload_file = f"sample_workloads/{scenario.sample}.csv"
+    compare = ["simcore", "compare", workload_file, *policies, *cluster, *_knob_sets(scenario)]
+    steps.append(shlex.join(compare))
+    return "\n".join(steps)
+
+
+def _cluster_params(scenario: Scenario) -> list[tuple[str, object]]:
+    return [
+        ("nodes", scenario.nodes),
+        ("node_cpu", f"{scenario.node_cpu:g}"),
+        ("node_mem_gb", f"{scenario.node_mem_gb:g}"),
+        ("node_gpu", f"{scenario.node_gpu:g}"),
+    ]
+
+
+def check_scenario(scenario: Scenario, lim: Limits) -> None:
+    """Refuse an Explore scenario over a limit that is known before any workload is built."""
+    command = explore_command(scenario)
+    checks = [("policies", len(scenario.policies), "max_policies", lim.max_policies)]
+    if scenario.cluster == "custom":
+        checks.append(("nodes", scenario.nodes, "max_nodes", lim.max_nodes))
+    if scenario.source == "generate":
+        params = resolve_params(scenario.preset, dict(scenario.gen))  # a bad value is a UserError of its own
+        checks += [
+            ("seeds", scenario.seeds, "max_seeds", lim.max_seeds),
+            ("jobs", int(params["jobs"]), "max_jobs", lim.max_jobs),
+        ]
+        if scenario.cluster == "workload":
+            checks.append(("nodes", int(params["nodes"]), "max_nodes", lim.max_nodes))
+        runs = int(params["jobs"]) * len(scenario.policies) * scenario.seeds
+        checks.append(("job-runs (jobs x policies x seeds)", runs, "budget", lim.budget))
+    _check_counts(checks, lim, command)
+
+
+def check_run(scenario: Scenario, jobs: int, nodes: int, lim: Limits, workload_file: str = WORKLOAD_FILE) -> None:
+    """Refuse a loaded workload and cluster (sample or upload) that are over a limit."""
+    seeds = scenario.seeds if scenario.source == "generate" else 1
+    checks = [
+        ("jobs", jobs, "max_jobs", lim.max_jobs),
+        ("nodes", nodes, "max_nodes", lim.max_nodes),
+        ("job-runs (jobs x policies x seeds)", jobs * len(scenario.policies) * seeds, "budget", lim.budget),
+    ]
+    _check_counts(checks, lim, explore_command(scenario, workload_file))
+
+
+def sweep_command(spec: SweepSpec, fixed: Sequence[tuple[str, object]], knob: str, values: str) -> str:
+    counted = spec.seeds == tuple(range(len(spec.seeds)))  # "3" means seeds 0, 1, 2
+    seeds = str(len(spec.seeds)) if counted else ",".join(map(str, spec.seeds))
+    args = ["simcore", "sweep", "--preset", spec.source.name, *_sets(fixed), "--grid", f"{knob}={values}"]
+    args += ["--seeds", seeds, "--policies", ",".join(p.label for p in spec.policies)]
+    return shlex.join([*args, "--baseline", ",".join(spec.baselines), "--out", "sweep.parquet"])
+
+
+def check_sweep(spec: SweepSpec, fixed: Sequence[tuple[str, object]], knob: str, values: str, lim: Limits) -> None:
+    """Refuse a sweep over a limit: counts, and every point's jobs and nodes, before it starts."""
+    command = sweep_command(spec, fixed, knob, values)
+    checks = [
+        ("sweep values", len(spec.points), "max_sweep_values", lim.max_sweep_values),
+        ("seeds", len(spec.seeds), "max_seeds", lim.max_seeds),
+        ("policies", len(spec.policies), "max_policies", lim.max_policies),
+    ]
+    _check_counts(checks, lim, command)
+    runs = 0
+    for point in spec.points:
+        params = resolve_params(spec.source.name, {k: v for k, v in point if k in _workload_names(spec)})
+        _check_counts(
+            [
+                ("jobs", int(params["jobs"]), "max_jobs", lim.max_jobs),
+                ("nodes", int(params["nodes"]), "max_nodes", lim.max_nodes),
+            ],
+            lim,
+            command,
+        )
+        runs += int(params["jobs"]) * len(spec.seeds) * len(spec.policies)
+    _check_counts([("job-runs (jobs x policies x seeds x values)", runs, "budget", lim.budget)], lim, command)
+
+
+def _workload_names(spec: SweepSpec) -> set[str]:
+    return set(resolve_params(spec.source.name))

@@ -1,0 +1,97 @@
+"""The simulations a visit asks for, as they run in a worker process (:mod:`dashboard.worker`); pure.
+
+Each function takes everything it needs as arguments (no Streamlit, no cache) and reports its
+progress as a fraction; :mod:`dashboard.data` decides what is missing from the shared store,
+sends only that here, and stores what comes back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pandas as pd
+
+from simcore import metrics, presets
+from simcore.engine import simulate
+from simcore.model import ClusterSpec, JobTable, SimConfig
+from simcore.sweep import SweepSpec, run_sweep
+
+Progress = Callable[[float], None]
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """One policy on one workload: its summary and the frames the charts need."""
+
+    policy: str
+    summary: dict[str, Any]
+    jobs: pd.DataFrame
+    events: pd.DataFrame
+    segments: pd.DataFrame
+    util: pd.DataFrame
+    queue: pd.DataFrame
+
+
+def full_run(table: JobTable, cluster: ClusterSpec, config: SimConfig) -> Run:
+    result = simulate(table, cluster, config)
+    return Run(
+        policy=config.policy,
+        summary=metrics.summarize(result),
+        jobs=result.jobs_frame,
+        events=result.events_frame,
+        segments=metrics.segments(result),
+        util=metrics.utilization_over_time(result),
+        queue=metrics.queue_length_over_time(result),
+    )
+
+
+@dataclass(frozen=True)
+class SeedWork:
+    """The summaries still needed on one more generated workload (a further seed)."""
+
+    preset: str
+    seed: int
+    gen: tuple[tuple[str, str], ...]
+    cluster: ClusterSpec | None  # None: the generated workload's own cluster
+    configs: tuple[SimConfig, ...]
+
+
+def comparison(
+    table: JobTable,
+    cluster: ClusterSpec,
+    configs: Sequence[SimConfig],
+    extra: Sequence[SeedWork],
+    progress: Progress,
+) -> list[Any]:
+    """Full runs of ``configs`` on the workload, then the summaries of each further seed (in
+    the order of ``extra`` and its configs): one flat list, a value per requested result."""
+    steps = len(configs) + sum(len(w.configs) for w in extra)
+    done = 0
+    out: list[Any] = []
+    for config in configs:
+        out.append(full_run(table, cluster, config))
+        done += 1
+        progress(done / steps)
+    for work in extra:
+        gen = presets.generate(work.preset, work.seed, dict(work.gen))
+        where = work.cluster or gen.cluster
+        for config in work.configs:
+            out.append(metrics.summarize(simulate(gen.table, where, replace(config, seed=work.seed))))
+            done += 1
+            progress(done / steps)
+    return out
+
+
+def sweep(spec: SweepSpec, workers: int, dask: str | None, progress: Progress) -> list[pd.DataFrame]:
+    """The rows of a sweep (spec order, as :func:`simcore.sweep.run_sweep` returns them), as a
+    one-value list like :func:`comparison`'s."""
+    total = len(spec.tasks())
+    done: list[object] = []
+
+    def advance(task: object) -> None:
+        done.append(task)
+        progress(len(done) / total)
+
+    return [run_sweep(spec, workers=workers, dask=dask or None, on_task=advance).rows]

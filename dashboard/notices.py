@@ -1,0 +1,60 @@
+"""How the pages tell a visitor something: link notices, errors and progress, as plain text.
+
+Everything that came from a link, a page field or a file is escaped (:mod:`dashboard.plain`)
+or shown in a code block, so it can never render as a link, an image or HTML. Errors are
+messages, never tracebacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import streamlit as st
+
+from dashboard.budget import Refused
+from dashboard.plain import md
+from simcore.errors import UserError
+
+
+def link_warnings(warnings: list[str]) -> None:
+    """The link parameters that were ignored, one per line, as plain text."""
+    if warnings:
+        st.warning("Some settings in this link were ignored:", icon=":material/link_off:")
+        st.code("\n".join(warnings), language=None, wrap_lines=True)
+
+
+def error(exc: UserError) -> None:
+    """A problem with the visitor's input: the first line as the message, details below it.
+
+    A refusal over a limit puts the local ``simcore`` command in a code block to copy."""
+    head, *rest = str(exc).splitlines() or ["error"]
+    if isinstance(exc, Refused):
+        reason = [line for line in rest if not line.startswith("simcore ")]
+        commands = [line for line in rest if line.startswith("simcore ")]
+        st.error("\n\n".join(md(line) for line in [head, *reason]), icon=":material/block:")
+        st.code("\n".join(commands), language="bash", wrap_lines=True)
+        return
+    items = [line.strip() for line in rest if line.strip()]
+    body = "\n".join([md(head), "", *(f"- {md(line)}" for line in items)]) if items else md(head)
+    st.error(body, icon=":material/error:")
+
+
+@contextmanager
+def progress(text: str) -> Iterator[Callable[[float | None], None]]:
+    """A progress bar while a worker computes; yields the heartbeat that advances it.
+
+    Drawing the bar is also where Streamlit stops a script whose visitor left or changed a
+    setting, so the worker is stopped then too (dashboard/worker.py)."""
+    bar = st.empty()
+    state = {"done": 0.0}
+
+    def beat(fraction: float | None) -> None:
+        if fraction is not None:
+            state["done"] = fraction
+        bar.progress(state["done"], text=f"{text} {state['done']:.0%}")
+
+    try:
+        yield beat
+    finally:
+        bar.empty()

@@ -1,0 +1,192 @@
+"""Hosting in public, end to end: a demo-mode server (SIMCORE_DEMO=1) and headless Chromium.
+
+Each crafted link is refused or neutralised within seconds while another page of the same
+server keeps loading; no request ever leaves loopback; CSV downloads are escaped.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlparse
+
+import psutil
+import pytest
+from test_browser import ARGS, CHROMIUM, TIMEOUT_MS, _assert_no_exception, _wait_idle, serve, sync_api
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
+]
+TABS = ("Gantt", "Utilisation and queue", "Preemptions", "Jobs and downloads")
+REFUSED_WITHIN_S = 20  # a link over a limit is answered in seconds, not minutes
+OTHER_PAGE_WITHIN_S = 20
+LOCAL_URL = ("data:", "blob:", "about:")
+
+
+class Listener:
+    """A TCP port on 127.0.0.1 that counts connections: a Dask scheduler or image host stand-in."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            conn.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.sock.close()
+
+
+@pytest.fixture(scope="module")
+def demo_server() -> Iterator[str]:
+    with serve({"SIMCORE_DEMO": "1"}, "streamlit-demo-server.log") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def listener() -> Iterator[Listener]:
+    lst = Listener()
+    yield lst
+    lst.close()
+
+
+def test_no_request_leaves_loopback(demo_server: str, browser: object) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(demo_server)
+    _wait_idle(page, charts=2)
+    for tab in TABS:
+        page.get_by_role("tab", name=tab).click()
+        _wait_idle(page)
+    page.goto(f"{demo_server}/sweep")
+    _wait_idle(page)
+    page.get_by_role("button", name="Run sweep").click()
+    _wait_idle(page, charts=3)
+    page.goto(f"{demo_server}/learn")
+    _wait_idle(page)
+    _assert_no_exception(page)
+    assert len(requests) > 10  # the page, scripts, styles, fonts, the favicon ... were seen
+    outside = [u for u in requests if not u.startswith(LOCAL_URL) and urlparse(u).hostname != "127.0.0.1"]
+    assert outside == []
+    assert any("/media/" in u and u.endswith(".png") for u in requests)  # the bundled favicon
+
+
+def _crafted(listener: Listener) -> list[tuple[str, str]]:
+    """(link, text the answer shows) for each crafted link of issue 12. All but the Explore
+    link with Markdown in its parameters (ignored: the default scenario runs) start nothing."""
+    host = f"127.0.0.1:{listener.port}"
+    return [
+        ("/?cluster=custom&nodes=1000000000", "limit max_nodes = 256"),
+        ("/?source=generate&g.jobs=1e8", "limit max_jobs = 20,000"),
+        ("/?source=generate&g.nodes=1e9", "limit max_nodes = 256"),
+        ("/?source=generate&seeds=10", "limit max_seeds = 5"),
+        ("/sweep?knob=nodes&values=2,1000000000", "limit max_nodes = 256"),
+        ("/sweep?jobs=100000000", "limit max_jobs = 20,000"),
+        (f"/sweep?run=1&workers=64&dask=tcp://{host}&knob=grace&values=0,600", "never connects to a Dask scheduler"),
+        (f"/?P=[x](http://{host}/t.png)&grace=![i](http://{host}/i.png)", "ignored"),
+        (f"/sweep?values=![i](http://{host}/i.png),[x](http://{host}/x)", f"http://{host}/i.png"),
+    ]
+
+
+def test_crafted_links_are_refused_or_neutralised_while_the_server_keeps_serving(
+    demo_server: str, browser: object, listener: Listener
+) -> None:
+    crafted = browser.new_page(viewport={"width": 1400, "height": 1000})
+    other = browser.new_page(viewport={"width": 1400, "height": 1000})
+    fetched: list[str] = []
+    crafted.on("request", lambda r: fetched.append(r.url))
+    for link, answer in _crafted(listener):
+        start = time.monotonic()
+        crafted.goto(demo_server + link, wait_until="commit")
+        other.goto(f"{demo_server}/learn")  # another page of the same server, meanwhile
+        other.get_by_text("Two kinds of jobs").wait_for(timeout=OTHER_PAGE_WITHIN_S * 1000)
+        crafted.get_by_text(answer, exact=False).first.wait_for(timeout=REFUSED_WITHIN_S * 1000)
+        assert time.monotonic() - start < REFUSED_WITHIN_S + OTHER_PAGE_WITHIN_S, link
+        _wait_idle(crafted)
+        _assert_no_exception(crafted)
+        # visitor text stays text: no link or image to the host it names was made or loaded
+        assert crafted.locator(f'a[href*="{listener.port}"], img[src*="{listener.port}"]').count() == 0, link
+        if "P=[x]" not in link:
+            assert crafted.locator('[data-testid="stPlotlyChart"]').count() == 0, link  # nothing was run
+    assert [u for u in fetched if urlparse(u).port == listener.port] == []
+    assert listener.connections == 0  # neither the browser nor the server contacted it
+
+
+def test_csv_downloads_escape_formulas(demo_server: str, browser: object, tmp_path: Path) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    page.goto(f"{demo_server}/?source=upload&tab=Jobs+and+downloads")
+    _wait_idle(page)
+    rows = ["job_id,submit_time,duration,cpu,mem_gb,gpu,job_class"]
+    rows += ['"=HYPERLINK(""http://127.0.0.1:1/x"",""x"")",0,60,1,1,1,TE', "+cmd|' /C calc'!A0,5,600,1,1,1,BE"]
+    rows += [f"j{i},{10 + i},300,1,1,1,BE" for i in range(5)]
+    uploader = page.locator('[data-testid="stFileUploader"] input[type="file"]').first
+    uploader.set_input_files({"name": "evil.csv", "mimeType": "text/csv", "buffer": "\n".join(rows).encode()})
+    page.get_by_role("button", name="Jobs CSV").wait_for(timeout=TIMEOUT_MS)
+    _wait_idle(page)
+    with page.expect_download(timeout=TIMEOUT_MS) as info:
+        page.get_by_role("button", name="Jobs CSV").click()
+    cells = [cell for row in csv.reader(io.StringIO(Path(info.value.path()).read_text())) for cell in row]
+    assert "'=HYPERLINK(\"http://127.0.0.1:1/x\",\"x\")" in cells and "'+cmd|' /C calc'!A0" in cells
+    for cell in cells:  # no text cell a spreadsheet would run (negative numbers are numbers)
+        assert not cell.startswith(("=", "+", "@", "\t", "\r")), cell
+        assert not cell.startswith("-") or cell[1:].replace(".", "", 1).replace("e", "", 1).isdigit(), cell
+
+
+def _workers_of(server_url: str) -> list[psutil.Process]:
+    """The worker processes of the server at ``server_url`` (multiprocessing's own servers excepted)."""
+    port = str(urlparse(server_url).port)
+    server = next(p for p in psutil.Process().children() if port in p.cmdline())
+    out = []
+    for p in server.children(recursive=True):
+        try:
+            cmd = " ".join(p.cmdline())
+            if p.status() != psutil.STATUS_ZOMBIE and "multiprocessing.forkserver" not in cmd and "resource_tracker" not in cmd:
+                out.append(p)
+        except psutil.NoSuchProcess:
+            pass
+    return out
+
+
+def test_a_visitor_who_leaves_stops_the_computation(demo_server: str, browser: object) -> None:
+    page = browser.new_page()
+    page.goto(f"{demo_server}/?source=generate&g.jobs=20000&seed=31337&tau=7")  # about 80,000 job-runs
+    page.get_by_text("Simulating", exact=False).first.wait_for(timeout=TIMEOUT_MS)
+    deadline = time.monotonic() + 30
+    while not _workers_of(demo_server):  # the worker process is running
+        assert time.monotonic() < deadline, "no worker process was started"
+        time.sleep(0.2)
+    page.close()  # the visitor leaves
+    deadline = time.monotonic() + 15
+    while _workers_of(demo_server):
+        assert time.monotonic() < deadline, "the worker kept running after the visitor left"
+        time.sleep(0.2)

@@ -1,0 +1,236 @@
+"""The pure parts of hosting in public: the stoppable worker process, the bounded shared store,
+the budget checks and the local commands they name, and plain-text escaping."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import psutil
+import pytest
+
+from dashboard import budget, demo, worker
+from dashboard.plain import md
+from dashboard.scenario import Scenario
+from dashboard.store import BoundedStore
+from simcore.cli import build_parser
+from simcore.errors import UserError
+from simcore.sweep import build_spec
+
+# --- functions the worker runs (importable by the child process) ------------------------------
+
+
+def add(a: int, b: int, progress: object) -> list[int]:
+    progress(0.5)  # type: ignore[operator]
+    return [a + b]
+
+
+def sleep_with_grandchild(seconds: float, pid_file: str, progress: object) -> None:
+    """Start a grandchild (as a sweep's pool would), note its pid, then work for a long time."""
+    grandchild = subprocess.Popen([sys.executable, "-c", f"import time; time.sleep({seconds})"])
+    Path(pid_file + ".tmp").write_text(str(grandchild.pid))
+    os.replace(pid_file + ".tmp", pid_file)  # whole or absent: the test reads it while this runs
+    time.sleep(seconds)
+
+
+def refuse(progress: object) -> None:
+    raise UserError("row 3, column gpu: -1 is negative")
+
+
+def crash(progress: object) -> None:
+    raise KeyError("/srv/secret/path.py")
+
+
+SERVERS = ("multiprocessing.forkserver import", "multiprocessing.resource_tracker import")
+
+
+def _descendants() -> list[psutil.Process]:
+    """Live processes started below this one, multiprocessing's own servers excepted."""
+    out = []
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if p.status() != psutil.STATUS_ZOMBIE and not any(s in " ".join(p.cmdline()) for s in SERVERS):
+                out.append(p)
+        except psutil.NoSuchProcess:
+            pass
+    return out
+
+
+def test_worker_returns_the_result_and_reports_progress() -> None:
+    seen: list[float | None] = []
+    assert worker.run(add, (2, 3), timeout=60, heartbeat=seen.append) == [5]
+    assert 0.5 in seen
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def test_worker_past_the_time_limit_is_killed_with_everything_it_started(tmp_path: Path) -> None:
+    pid_file = tmp_path / "grandchild.pid"
+    start = time.monotonic()
+    with pytest.raises(worker.TimedOut):
+        worker.run(sleep_with_grandchild, (30, str(pid_file)), timeout=2.0, heartbeat=lambda _: None)
+    assert time.monotonic() - start < 10
+    time.sleep(0.5)
+    assert [p.cmdline() for p in _descendants()] == []
+    assert _gone(int(pid_file.read_text()))  # not orphaned: killed with the child's process group
+
+
+def test_worker_is_killed_when_the_page_stops_waiting(tmp_path: Path) -> None:
+    pid_file = tmp_path / "grandchild.pid"
+    calls = []
+
+    def beat(_: float | None) -> None:
+        calls.append(1)
+        if pid_file.exists():  # the visitor left: Streamlit raises in the script thread
+            raise worker.Cancelled
+
+    with pytest.raises(worker.Cancelled):
+        worker.run(sleep_with_grandchild, (30, str(pid_file)), timeout=60, heartbeat=beat)
+    time.sleep(0.5)
+    assert [p.cmdline() for p in _descendants()] == []
+    assert _gone(int(pid_file.read_text()))
+
+
+def test_worker_errors_reach_the_page_as_messages_without_tracebacks() -> None:
+    with pytest.raises(UserError, match="row 3, column gpu"):
+        worker.run(refuse, (), timeout=60, heartbeat=lambda _: None)
+    with pytest.raises(worker.Failed) as info:
+        worker.run(crash, (), timeout=60, heartbeat=lambda _: None)
+    assert "Traceback" not in str(info.value) and "KeyError" in str(info.value)
+
+
+# --- the store --------------------------------------------------------------------------------
+
+
+def test_store_stays_under_its_size_dropping_the_least_recently_used() -> None:
+    store = BoundedStore(max_bytes=100, max_age=1e9)
+    for i in range(10):
+        store.put(i, f"v{i}", 30)
+        assert store.bytes <= 100
+    assert len(store) == 3 and store.get(9) == "v9" and store.get(0) is None
+    store.get(7)  # used: now the most recent
+    store.put("new", "x", 30)
+    assert store.get(7) == "v7" and store.get(8) is None
+    store.put("huge", "y", 101)  # larger than the whole store: not kept, nothing else lost
+    assert store.get("huge") is None and store.get(7) == "v7"
+
+
+def test_store_forgets_entries_older_than_its_age() -> None:
+    now = [0.0]
+    store = BoundedStore(max_bytes=1000, max_age=60, clock=lambda: now[0])
+    store.put("a", 1, 10)
+    now[0] = 59
+    assert store.get("a") == 1
+    now[0] = 61
+    assert store.get("a") is None and store.bytes == 0
+
+
+def test_store_lets_one_visitor_compute_while_the_others_wait() -> None:
+    store = BoundedStore(max_bytes=1000, max_age=60)
+    assert store.claim("k") is None  # the first computes
+    flight = store.claim("k")
+    assert flight is not None and not flight.is_set()  # the second waits
+    threading.Timer(0.1, lambda: (store.put("k", 42, 1), store.release("k"))).start()
+    assert flight.wait(5) and store.get("k") == 42
+    assert store.claim("k") is None  # free again (and found in the store by then)
+
+
+# --- budget -------------------------------------------------------------------------------------
+
+
+def _cli_accepts(command: str) -> None:
+    for line in command.splitlines():
+        args = shlex.split(line)
+        assert args[0] == "simcore"
+        build_parser().parse_args(args[1:])  # exits (SystemExit) on an unknown option
+
+
+@pytest.mark.parametrize(
+    ("scenario", "limit"),
+    [
+        (Scenario(cluster="custom", nodes=10**9), "max_nodes"),
+        (Scenario(source="generate", gen=(("jobs", "100000000"),)), "max_jobs"),
+        (Scenario(source="generate", gen=(("nodes", "1e9"),)), "max_nodes"),
+        (Scenario(source="generate", seeds=6), "max_seeds"),
+        (Scenario(source="generate", gen=(("jobs", "20000"),), seeds=5), "budget"),
+    ],
+)
+def test_demo_refuses_scenarios_over_a_limit_naming_it_and_a_local_command(scenario: Scenario, limit: str) -> None:
+    with pytest.raises(budget.Refused) as info:
+        budget.check_scenario(scenario, demo.DEMO)
+    message = str(info.value)
+    assert f"limit {limit} = {getattr(demo.DEMO, limit):,}" in message
+    command = "\n".join(line for line in message.splitlines() if line.startswith("simcore "))
+    _cli_accepts(command)
+
+
+def test_the_budget_counts_jobs_policies_and_seeds() -> None:
+    lim = demo.DEMO
+    jobs = lim.budget // (4 * 5)  # exactly on the budget with 4 policies and 5 seeds
+    at_budget = Scenario(source="generate", gen=(("jobs", str(jobs)),), seeds=5)
+    budget.check_scenario(at_budget, lim)
+    with pytest.raises(budget.Refused, match="budget"):
+        budget.check_scenario(replace(at_budget, gen=(("jobs", str(jobs + 1)),)), lim)
+    with pytest.raises(budget.Refused, match="max_jobs"):
+        budget.check_run(Scenario(source="upload"), lim.max_jobs + 1, 4, lim)
+
+
+@pytest.mark.parametrize(
+    ("grid", "fixed", "limit"),
+    [
+        ({"nodes": [2, 10**9]}, {}, "max_nodes"),
+        ({"P": [0, 1]}, {"jobs": "1e8"}, "max_jobs"),
+        ({"load": [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1]}, {}, "max_sweep_values"),
+        ({"jobs": [20000, 19000]}, {}, "budget"),
+    ],
+)
+def test_demo_refuses_sweeps_over_a_limit(grid: dict[str, list[object]], fixed: dict[str, str], limit: str) -> None:
+    spec = build_spec(preset="demo", fixed=fixed, grids=grid, seeds=3, policies="fifo,fitgpp")
+    knob, values = next(iter(grid.items()))
+    text = ",".join(map(str, values))
+    with pytest.raises(budget.Refused, match=f"limit {limit} ") as info:
+        budget.check_sweep(spec, list(fixed.items()), knob, text, demo.DEMO)
+    _cli_accepts("\n".join(line for line in str(info.value).splitlines() if line.startswith("simcore ")))
+
+
+def test_every_limit_is_tighter_in_demo_mode() -> None:
+    for name in ("budget", "max_jobs", "max_nodes", "max_seeds", "max_sweep_values", "upload_bytes", "upload_rows"):
+        assert getattr(demo.DEMO, name) < getattr(demo.LOCAL, name), name
+    assert demo.DEMO.run_seconds < demo.LOCAL.run_seconds and not demo.DEMO.allow_dask
+
+
+# --- plain text ------------------------------------------------------------------------------------
+
+
+def test_md_escapes_every_punctuation_character_and_nothing_else() -> None:
+    text = "![i](x.png) [x](y) <b>*_`$:red[a]:material/home: $x$"
+    escaped = md(text)
+    assert escaped.replace("\\", "") == text
+    assert re.fullmatch(r"(\\[!-/:-@\[-`{-~]|[^!-/:-@\[-`{-~])*", escaped)  # every punctuation mark escaped
+    assert md("job 42 ok") == "job 42 ok"
+
+
+@pytest.mark.parametrize("text", ["see http://127.0.0.1:1/t.png", "www.a.io", "x@y.io", "`a`` http://b ``c`"])
+def test_md_puts_text_that_could_autolink_in_a_code_span(text: str) -> None:
+    shown = md(text)
+    fence = re.match("`+", shown).group(0)
+    assert shown.startswith(fence) and shown.endswith(fence) and "`" * len(fence) not in shown[len(fence) : -len(fence)]
+    assert shown[len(fence) : -len(fence)].strip() == text.strip()
+
+
+def test_the_readme_lists_every_limit_as_defined() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert demo.limits_table() in readme
+    assert set(demo.MEANING) == {f for f in demo.Limits.__dataclass_fields__ if f != "demo"}
