@@ -9,24 +9,27 @@ stays ``-5``), so numeric columns and files of plain ids are byte-for-byte as be
 
 from __future__ import annotations
 
+import csv
+import re
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
 
 def escape_cell(value: Any) -> Any:
     """The value, with a leading ``'`` when it is text that a spreadsheet would run."""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
+    if isinstance(value, str) and value.startswith(FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value):
         return "'" + value
     return value
 
 
 def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
     """A copy of `df` whose text columns are escaped (the frame itself is not changed)."""
-    text_cols = [c for c in df.columns if df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype)]
+    text_cols = _text_columns(df)
     if not text_cols:
         return df
     out = df.copy()
@@ -35,11 +38,23 @@ def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _text_columns(df: pd.DataFrame) -> list[str]:
+    return [c for c in df.columns if df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype)]
+
+
+def _quoting(df: pd.DataFrame) -> int:
+    """Minimal quoting, unless some text cell holds a carriage return (see the module docstring)."""
+    has_cr = any(df[c].map(lambda v: isinstance(v, str) and "\r" in v).any() for c in _text_columns(df))
+    return csv.QUOTE_NONNUMERIC if has_cr else csv.QUOTE_MINIMAL
+
+
 def to_csv_text(df: pd.DataFrame) -> str:
     """The escaped CSV text of `df` (no index), as every download and output file writes it."""
-    return safe_frame(df).to_csv(index=False, lineterminator="\n")
+    safe = safe_frame(df)
+    return safe.to_csv(index=False, lineterminator="\n", quoting=_quoting(safe))
 
 
 def write_csv(df: pd.DataFrame, path: str | Path) -> None:
     """Write `df` as an escaped CSV file (no index)."""
-    safe_frame(df).to_csv(path, index=False, lineterminator="\n")
+    safe = safe_frame(df)
+    safe.to_csv(path, index=False, lineterminator="\n", quoting=_quoting(safe))

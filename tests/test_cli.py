@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import subprocess
 import sys
@@ -161,3 +162,14 @@ def _is_number(text):
     except ValueError:
         return False
     return True
+
+
+def test_csvsafe_keeps_numeric_ids_and_quotes_text_with_a_carriage_return():
+    # an id that is a plain decimal number holds no formula: "-5" stays an id, "-5+3" is escaped
+    frame = pd.DataFrame({"job_id": ["-5", "-0.5", "-5+3", "a\rb"], "wait": [1.0, 2.0, 3.0, 4.0]})
+    text = to_csv_text(frame)
+    back = pd.read_csv(io.StringIO(text), dtype={"job_id": str})
+    assert back["job_id"].tolist() == ["-5", "-0.5", "'-5+3", "a\rb"]  # the CR did not split its row
+    assert back["wait"].tolist() == [1.0, 2.0, 3.0, 4.0]
+    plain = pd.DataFrame({"job_id": ["-5", "x"], "wait": [1.0, 2.0]})
+    assert to_csv_text(plain) == plain.to_csv(index=False, lineterminator="\n")  # minimal quoting otherwise
