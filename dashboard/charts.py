@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dashboard.views import CLASSES, PERCENTILES, GanttView, pareto_mask
+from dashboard.views import CLASSES, GANTT_EPOCH, GANTT_GAP, PERCENTILES, GanttView, format_seconds, pareto_mask
 
 TEMPLATE = "plotly_white"
 CLASS_COLORS = {"TE": "#E4572E", "BE": "#2E86AB"}
@@ -28,11 +28,17 @@ POLICY_COLORS = {
 }
 SPARE_COLORS = ("#1F77B4", "#FF7F0E", "#D62728", "#BCBD22", "#393B79", "#637939")
 STAT_COLORS = {"p50": "#A6BDDB", "p95": "#3690C0", "p99": "#034E7B"}  # light to dark: further into the tail
-KIND_STYLE = {  # Gantt segment kinds: (opacity, pattern) on top of the class colour
-    "run": (0.9, ""),
-    "restore": (0.55, "."),
-    "grace": (0.55, "x"),
-}
+# The Gantt: TE in a strong colour, BE muted; restore and grace in colours of their own with a
+# pattern in the class colour, so a piece reads as "restoring" or "in grace" and whose it is.
+GANTT_CLASS_COLORS = {"TE": "#D62728", "BE": "#9CC3DA"}
+GANTT_KINDS = {"run": ("", ""), "restore": ("#F2C14E", "."), "grace": ("#555555", "x")}
+GANTT_LANE_PX = 11  # pixels per GPU lane: a one-GPU bar holds a 9-pixel label
+GANTT_TICKS = [  # elapsed time labels at every zoom (day 1 = the first 24 hours of the run)
+    {"dtickrange": [None, 1000], "value": "%H:%M:%S.%L<br>day %-j"},
+    {"dtickrange": [1000, 60000], "value": "%H:%M:%S<br>day %-j"},
+    {"dtickrange": [60000, 86400000], "value": "%H:%M<br>day %-j"},
+    {"dtickrange": [86400000, None], "value": "day %-j"},
+]
 
 
 def policy_colors(policies: Sequence[str]) -> dict[str, str]:
@@ -106,54 +112,129 @@ def percentile_figure(pct: pd.DataFrame) -> go.Figure:
     return _layout(fig, 360, barmode="group", uniformtext={"minsize": 8, "mode": "hide"})
 
 
+def _gantt_time(seconds: pd.Series | np.ndarray | float) -> pd.DatetimeIndex | pd.Timestamp:
+    """Seconds from the start of the run on the Gantt's date axis (which labels any zoom,
+    from days down to seconds)."""
+    return GANTT_EPOCH + pd.to_timedelta(seconds, unit="s")
+
+
 def gantt_figure(view: GanttView) -> go.Figure:
-    """One lane per node; bars coloured by class, restore and grace segments hatched, preemption
-    signals as black crosses; the hover names the job."""
-    fig = go.Figure()
-    seg = view.segments
-    for cls in CLASSES:
-        for kind, (opacity, pattern) in KIND_STYLE.items():
-            part = seg[(seg["job_class"] == cls) & (seg["kind"] == kind)]
-            if part.empty:
-                continue
-            fig.add_trace(
-                go.Bar(
-                    orientation="h",
-                    y=part["node"],
-                    base=part["start_h"],
-                    x=part["end_h"] - part["start_h"],
-                    name=f"{cls} {kind}",
-                    marker={
-                        "color": CLASS_COLORS[cls],
-                        "opacity": opacity,
-                        "pattern": {"shape": pattern, "fgcolor": "#222"} if pattern else {},
-                        "line": {"width": 0.5, "color": "white"},
-                    },
-                    customdata=np.stack([part["job_id"], part["start_h"], part["end_h"]], axis=-1),
-                    hovertemplate=(
-                        f"job %{{customdata[0]}} ({cls}, {kind})<br>node %{{y}}"
-                        "<br>%{customdata[1]:.2f} h to %{customdata[2]:.2f} h<extra></extra>"
-                    ),
-                )
-            )
-    if not view.preempts.empty:
-        fig.add_trace(
-            go.Scatter(
-                x=view.preempts["time_h"],
-                y=view.preempts["node"],
-                mode="markers",
-                name="preemption",
-                marker={"symbol": "x-thin", "size": 11, "line": {"width": 2, "color": "#111"}, "color": "#111"},
-                customdata=view.preempts["job_id"],
-                hovertemplate="preempt job %{customdata}<br>node %{y}<br>%{x:.2f} h<extra></extra>",
-            )
-        )
-    fig.update_xaxes(title_text="time (h)", range=list(view.window))
-    fig.update_yaxes(
-        categoryorder="array", categoryarray=list(reversed(view.nodes)), type="category", title_text="node"
+    """One panel per policy on a shared time axis; each node drawn as its GPU lanes.
+
+    Bars follow the evalys convention: a job covers the lanes it holds. TE bars are in a strong
+    colour and drawn last (on top); restore and grace have their own colour and pattern; the
+    preemption signal is a fixed-size marker, so all three stay distinct at any zoom. A bar
+    carries its job id when it is wide enough to hold it.
+    """
+    heights = [max(float(p.layout["y"].max()) + 1, 1.0) if len(p.layout) else 1.0 for p in view.panels]
+    fig = make_subplots(
+        rows=len(view.panels),
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.06 if len(view.panels) > 1 else 0.0,
+        row_heights=heights,
+        subplot_titles=[p.policy for p in view.panels],
     )
-    lanes = max(len(view.nodes), 1)
-    return _layout(fig, min(120 + 34 * lanes, 900), barmode="overlay", bargap=0.25)
+    for row, panel in enumerate(view.panels, start=1):
+        for cls in ("BE", "TE"):  # TE last: on top
+            for kind, (color, pattern) in GANTT_KINDS.items():
+                part = panel.bars[(panel.bars["job_class"] == cls) & (panel.bars["kind"] == kind)]
+                if part.empty:
+                    continue
+                fill = GANTT_CLASS_COLORS[cls] if kind == "run" else color
+                fig.add_trace(
+                    go.Bar(
+                        orientation="h",
+                        base=_gantt_time(part["start"].to_numpy(float)),
+                        x=(part["end"] - part["start"]).to_numpy(float) * 1000.0,  # ms on a date axis
+                        y=part["y"],
+                        width=part["height"],
+                        name=f"{cls} {kind}",
+                        legendgroup=f"{cls} {kind}",
+                        showlegend=row == 1,
+                        text=part["job_id"] if kind == "run" else None,
+                        textposition="inside",
+                        insidetextanchor="middle",
+                        textangle=0,
+                        textfont={"color": "white" if cls == "TE" else "#0B3C5D"},
+                        marker={
+                            "color": fill,
+                            "pattern": {"shape": pattern, "fgcolor": GANTT_CLASS_COLORS[cls], "size": 5}
+                            if pattern
+                            else {},
+                            "line": {"width": 0.6, "color": "white"},
+                        },
+                        customdata=np.stack(
+                            [
+                                part["job_id"],
+                                part["node"],
+                                part["lanes"],
+                                [format_seconds(t) for t in part["start"]],
+                                [format_seconds(t) for t in part["end"]],
+                                (part["end"] - part["start"]).round(1),
+                            ],
+                            axis=-1,
+                        ),
+                        hovertemplate=(
+                            f"{cls} job %{{customdata[0]}}: {kind}<br>node %{{customdata[1]}}, GPU lane %{{customdata[2]}}"
+                            "<br>%{customdata[3]} to %{customdata[4]} (%{customdata[5]} s)<extra></extra>"
+                        ),
+                    ),
+                    row=row,
+                    col=1,
+                )
+        if not panel.preempts.empty:
+            fig.add_trace(
+                go.Scatter(
+                    x=_gantt_time(panel.preempts["time"].to_numpy(float)),
+                    y=panel.preempts["y"],
+                    mode="markers",
+                    name="preemption signal",
+                    legendgroup="preemption signal",
+                    showlegend=row == 1,
+                    marker={"symbol": "x", "size": 11, "color": "#111", "line": {"width": 1, "color": "white"}},
+                    customdata=np.stack(
+                        [panel.preempts["job_id"], panel.preempts["node"], [format_seconds(t) for t in panel.preempts["time"]]],
+                        axis=-1,
+                    ),
+                    hovertemplate="preemption signal to BE job %{customdata[0]}<br>node %{customdata[1]}, %{customdata[2]}<extra></extra>",
+                ),
+                row=row,
+                col=1,
+            )
+        layout = panel.layout
+        centres = layout.groupby("node", sort=False)["y"].mean()
+        fig.update_yaxes(
+            autorange=False,
+            range=[heights[row - 1] - 0.4, -0.6],  # reversed: the first node on top
+            tickvals=list(centres.to_numpy()),
+            ticktext=list(centres.index),
+            showgrid=False,
+            zeroline=False,
+            row=row,
+            col=1,
+        )
+        for _node, lanes in layout.groupby("node", sort=False):  # a thin line under each node's lanes
+            fig.add_hline(y=float(lanes["y"].max()) + 0.5 + GANTT_GAP / 2, line={"width": 0.5, "color": "#bbb"}, row=row, col=1)
+    if view.selected is not None:
+        fig.add_vline(x=_gantt_time(float(view.selected["time"])), line={"width": 1.5, "color": "#111", "dash": "dot"})
+    lanes_total = sum(heights)
+    fig.update_xaxes(
+        type="date",
+        range=[_gantt_time(view.focus[0]), _gantt_time(view.focus[1])],
+        tickformatstops=GANTT_TICKS,
+        showgrid=True,
+    )
+    height = int(min(max(GANTT_LANE_PX * lanes_total, 200) + 120, 1400))
+    # uirevision: a user's zoom survives reruns until the chosen preemption or the window changes
+    revision = f"{view.window}|{view.focus}|{[p.policy for p in view.panels]}"
+    return _layout(
+        fig,
+        height,
+        barmode="overlay",
+        uniformtext={"minsize": 9, "mode": "hide"},
+        uirevision=revision,
+    )
 
 
 def timeline_figure(timeline: pd.DataFrame) -> go.Figure:

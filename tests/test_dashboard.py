@@ -185,3 +185,42 @@ def test_sweep_page_reports_bad_values() -> None:
     at.query_params.update(knob="load", values="0.5,-1")
     at.switch_page("app_pages/sweep.py").run()
     assert not at.exception and at.error
+
+
+def test_gantt_steps_through_preemptions_and_stacks_two_policies() -> None:
+    at = app(tab="Gantt")
+    assert_clean(at)
+    assert at.selectbox(key="x_gantt_policy").value == "fitgpp"
+    assert at.selectbox(key="gantt_with").value == "fifo"  # the baseline below, on the same time axis
+    fig = at.get("plotly_chart")[0].proto.spec
+    assert '"yaxis2"' in fig and '"fitgpp"' in fig and '"fifo"' in fig
+    prev, nxt = at.button
+    assert prev.label == "Previous preemption" and nxt.label == "Next preemption"
+    window = at.slider(key="x_gantt_window").value
+    nxt.click().run()
+    assert_clean(at)
+    chosen = at.session_state["_gantt_preemption"]
+    assert chosen["index"] == 0 and chosen["policy"] == "fitgpp"
+    assert window[0] * 3600 <= chosen["time"]  # the first preemption from the window's start
+    lo, hi = at.slider(key="x_gantt_window").value
+    assert lo * 3600 <= chosen["time"] <= hi * 3600 and hi - lo == window[1] - window[0]  # centred on it
+    assert at.text[0].value.startswith("Preemption 1 of ") and f"BE job {chosen['job_id']}" in at.text[0].value
+    table = at.dataframe[-1].value
+    assert {"the victim", "same instant"} >= set(table["why"]) and "preempt" in set(table["event"])
+    at.button[1].click().run()
+    assert at.session_state["_gantt_preemption"]["index"] == 1
+    at.button[0].click().run()
+    assert at.session_state["_gantt_preemption"]["index"] == 0
+    at.button[0].click().run()  # nothing before the first: a notice, the choice stays
+    assert_clean(at)
+    assert at.session_state["_gantt_preemption"]["index"] == 0 and "No preemption before" in at.info[0].value
+    at.selectbox(key="gantt_zoom").set_value(3600.0).run()
+    assert_clean(at)
+    at.selectbox(key="gantt_with").set_value("(none)").run()
+    assert '"yaxis2"' not in at.get("plotly_chart")[0].proto.spec  # one policy alone
+    at.selectbox(key="x_gantt_policy").set_value("k8s").run()  # another policy: the choice is dropped
+    assert_clean(at)
+    assert at.session_state["_gantt_preemption"] is None
+    at.multiselect(key="x_gantt_nodes").set_value(["demo-1"]).run()
+    assert_clean(at)
+    assert at.query_params["gantt_nodes"] in ("demo-1", ["demo-1"])

@@ -29,7 +29,9 @@ SOURCE_LABELS = {"sample": "bundled sample", "generate": "synthetic generator", 
 CLUSTER_LABELS = {"workload": "the workload's own", "custom": "uniform nodes", "upload": "upload a node list"}
 PLOT_CONFIG = {"displaylogo": False}
 GANTT_HOURS = 8.0  # short enough that TE jobs (minutes long) are visible bars
-GANTT_LANES = 16
+GANTT_LANES = 32  # GPU lanes drawn per policy by default (the first nodes)
+GANTT_ZOOMS = {120.0: "2 min", 600.0: "10 min", 3600.0: "1 h", 4 * 3600.0: "4 h"}
+NO_SECOND = "(none)"
 TABS = ("Slowdown", "Gantt", "Utilisation and queue", "Preemptions", "Jobs and downloads")
 
 
@@ -264,7 +266,7 @@ if tab_gantt.open:
         view_of = (workload.key, views.cluster_key(cluster))
         if st.session_state.get("_gantt_for", view_of) != view_of:
             scenario = replace(scenario, gantt_policy="", gantt_window=None, gantt_nodes=())
-            for key in ("x_gantt_policy", "x_gantt_window", "x_gantt_nodes"):
+            for key in ("x_gantt_policy", "x_gantt_window", "x_gantt_nodes", "gantt_with", "_gantt_preemption"):
                 st.session_state.pop(key, None)
         st.session_state["_gantt_for"] = view_of
         default_policy = views.gantt_default_policy(scenario.policies, {p: POLICIES[p].preemptive for p in POLICIES})
@@ -272,30 +274,120 @@ if tab_gantt.open:
             st.session_state["x_gantt_policy"] = scenario.gantt_policy or default_policy
         if st.session_state["x_gantt_policy"] not in scenario.policies:
             st.session_state["x_gantt_policy"] = default_policy
-        c1, c2, c3 = st.columns([1, 2, 2])
+        c1, c2, c3 = st.columns([1, 1, 3])
         gantt_policy = c1.selectbox("Policy", scenario.policies, key="x_gantt_policy")
+        others = [NO_SECOND] + [p for p in scenario.policies if p != gantt_policy]
+        if st.session_state.get("gantt_with") not in others:
+            st.session_state["gantt_with"] = baseline if baseline in others else NO_SECOND
+        second = c2.selectbox(
+            "Stacked with", others, key="gantt_with", help="a second policy drawn below, on the same time axis"
+        )
         run = runs[gantt_policy]
-        span_h, default_window = views.gantt_default_window(run.segments, run.events, GANTT_HOURS)
-        window = st.session_state.get("x_gantt_window") or scenario.gantt_window or default_window
-        st.session_state["x_gantt_window"] = views.clamp_window(window, span_h) or default_window
-        c2.slider("Time window (h)", 0.0, span_h, step=1.0, key="x_gantt_window")
-        default_nodes = cluster.names[:GANTT_LANES]
+        default_nodes = views.default_gantt_nodes(cluster, GANTT_LANES)
         picked = st.session_state.get("x_gantt_nodes") or list(scenario.gantt_nodes)
         st.session_state["x_gantt_nodes"] = [n for n in picked if n in cluster.names] or default_nodes
         c3.multiselect("Nodes", cluster.names, key="x_gantt_nodes")
+
+        span_h, default_window = views.gantt_default_window(run.segments, run.events, GANTT_HOURS)
+        preempts = views.preemption_list(run.events)
+        chosen = st.session_state.get("_gantt_preemption")
+        if chosen is not None and (
+            chosen["policy"] != gantt_policy or views.step_preemption(preempts, chosen, 0, (0.0, 0.0)) != chosen["index"]
+        ):
+            st.session_state["_gantt_preemption"] = None  # another policy or run: it is not one of these
+        st.session_state.setdefault("gantt_zoom", 600.0)
+
+        def step(direction: int) -> None:
+            """Choose the next/previous preemption and centre the window on it."""
+            shown = tuple(st.session_state.get("x_gantt_window") or default_window)
+            i = views.step_preemption(preempts, st.session_state.get("_gantt_preemption"), direction, shown)
+            if i is None:
+                st.session_state["_gantt_note"] = "No preemption " + ("after" if direction > 0 else "before") + " this one."
+                return
+            row = preempts.iloc[i]
+            st.session_state["_gantt_preemption"] = {
+                "policy": gantt_policy,
+                "index": i,
+                "time": float(row["time"]),
+                "job_id": row["job_id"],
+                "node": row["node"],
+            }
+            width = shown[1] - shown[0]
+            st.session_state["x_gantt_window"] = views.centred_window(float(row["time"]), width, span_h)
+            if row["node"] not in st.session_state["x_gantt_nodes"]:
+                st.session_state["x_gantt_nodes"] = [*st.session_state["x_gantt_nodes"], row["node"]]
+
+        window = st.session_state.get("x_gantt_window") or scenario.gantt_window or default_window
+        st.session_state["x_gantt_window"] = views.clamp_window(window, span_h) or default_window
+        w1, w2, w3, w4 = st.columns([3, 1, 1, 1], vertical_alignment="bottom")
+        w1.slider(
+            "Time window (h)",
+            0.0,
+            span_h,
+            step=1.0,
+            key="x_gantt_window",
+            help="the hours loaded into the chart; zoom inside it by dragging on the chart (down to seconds)",
+        )
+        w2.selectbox(
+            "Zoom around a preemption",
+            list(GANTT_ZOOMS),
+            format_func=GANTT_ZOOMS.get,
+            key="gantt_zoom",
+            help="how much time the chart shows around the chosen preemption",
+        )
+        w3.button(
+            "Previous preemption",
+            icon=":material/skip_previous:",
+            on_click=step,
+            args=(-1,),
+            disabled=preempts.empty,
+            width="stretch",
+        )
+        w4.button(
+            "Next preemption",
+            icon=":material/skip_next:",
+            on_click=step,
+            args=(1,),
+            disabled=preempts.empty,
+            width="stretch",
+        )
         window = tuple(st.session_state["x_gantt_window"])
         nodes = list(st.session_state["x_gantt_nodes"])
-        gantt = views.gantt_view(run.segments, run.events, window, nodes)
+        chosen = st.session_state.get("_gantt_preemption")
+        focus = None
+        if chosen is not None:
+            half = st.session_state["gantt_zoom"] / 2
+            focus = (chosen["time"] - half, chosen["time"] + half)
+        shown_policies = [gantt_policy] + ([] if second == NO_SECOND else [second])
+        gantt = views.gantt_view(
+            {p: (runs[p].segments, runs[p].events) for p in shown_policies}, cluster, nodes, window, focus, chosen
+        )
         st.plotly_chart(charts.gantt_figure(gantt), config=PLOT_CONFIG, key="gantt")
-        note = (
-            f" Showing the first {len(gantt.segments):,} of {gantt.total:,} segments: narrow the window."
-            if gantt.truncated
-            else ""
-        )
+        note = ""
+        if gantt.truncated:
+            shown_bars = sum(len(p.bars) for p in gantt.panels)
+            total_bars = sum(p.total for p in gantt.panels)
+            note = f" Showing the earliest {shown_bars:,} of {total_bars:,} bars in this window: narrow the window or the nodes."
         st.caption(
-            "One lane per node; orange = TE, blue = BE; dotted = restoring after a preemption, "
-            f"crossed = grace period, black × = preemption signal. Hover a bar for the job.{note}"
+            "Each node is drawn as its GPU lanes; a job covers the lanes it holds (CPU-only jobs share a `cpu` lane). "
+            "Red = TE, blue = BE; yellow dotted = restoring after a preemption, grey crossed = grace period, "
+            "× = preemption signal. Drag on the chart to zoom (down to seconds); "
+            f"double-click to reset. {views.seed_note(comparison.seeds)}{note}"
         )
+        message = st.session_state.pop("_gantt_note", None)
+        if message:
+            st.info(message, icon=":material/info:")
+        if chosen is not None:
+            st.text(  # ids and node names may come from an upload: plain text
+                f"Preemption {chosen['index'] + 1} of {len(preempts)} ({gantt_policy}): BE job {chosen['job_id']} "
+                f"signalled on node {chosen['node']} at {views.format_seconds(chosen['time'])} "
+                f"(t = {chosen['time']:,.0f} s)."
+            )
+            st.dataframe(views.preemption_events(run.events, chosen), hide_index=True, width="stretch", height=180)
+        else:
+            st.caption(
+                f"{len(preempts):,} preemptions in this run. Use Previous / Next preemption to step through them."
+            )
         scenario = replace(
             scenario,
             gantt_policy="" if gantt_policy == default_policy else gantt_policy,
