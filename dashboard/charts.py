@@ -27,6 +27,10 @@ POLICY_COLORS = {
     "fitgpp": "#2CA02C",
 }
 SPARE_COLORS = ("#1F77B4", "#FF7F0E", "#D62728", "#BCBD22", "#393B79", "#637939")
+# A dash and a marker per policy as well, so that two policies with identical results (their
+# lines on top of each other) stay tellable apart.
+DASHES = ("solid", "dash", "dot", "longdash", "dashdot", "longdashdot")
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "pentagon")
 STAT_COLORS = {"p50": "#A6BDDB", "p95": "#3690C0", "p99": "#034E7B"}  # light to dark: further into the tail
 # The Gantt: TE in a strong colour, BE muted; restore and grace in colours of their own with a
 # pattern in the class colour, so a piece reads as "restoring" or "in grace" and whose it is.
@@ -46,6 +50,21 @@ def policy_colors(policies: Sequence[str]) -> dict[str, str]:
     return {p: POLICY_COLORS.get(p) or next(spare) for p in policies}
 
 
+def policy_styles(policies: Sequence[str]) -> dict[str, dict[str, object]]:
+    """Colour, dash, marker symbol and marker size per policy, in the order given; markers of
+    later policies are smaller, so one drawn over an identical one leaves it visible."""
+    colors = policy_colors(policies)
+    return {
+        p: {
+            "color": colors[p],
+            "dash": DASHES[i % len(DASHES)],
+            "symbol": SYMBOLS[i % len(SYMBOLS)],
+            "size": max(11 - 2 * i, 5),
+        }
+        for i, p in enumerate(policies)
+    }
+
+
 def _layout(fig: go.Figure, height: int, **kwargs: object) -> go.Figure:
     fig.update_layout(
         template=TEMPLATE,
@@ -61,16 +80,17 @@ def _layout(fig: go.Figure, height: int, **kwargs: object) -> go.Figure:
 def cdf_figure(cdf: pd.DataFrame) -> go.Figure:
     """Slowdown CDF: one panel per class, one line per policy, log x."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=[f"{c} jobs" for c in CLASSES], horizontal_spacing=0.08)
-    colors = policy_colors(list(dict.fromkeys(cdf["policy"])))
+    styles = policy_styles(list(dict.fromkeys(cdf["policy"])))
     for col, cls in enumerate(CLASSES, start=1):
         part = cdf[cdf["job_class"] == cls]
         for policy, line in part.groupby("policy", sort=False):
+            style = styles[policy]
             fig.add_trace(
                 go.Scatter(
                     x=line["slowdown"],
                     y=line["fraction"],
                     mode="lines",
-                    line={"color": colors[policy], "shape": "hv", "width": 2},
+                    line={"color": style["color"], "dash": style["dash"], "shape": "hv", "width": 2},
                     name=policy,
                     legendgroup=policy,
                     showlegend=col == 1,
@@ -85,13 +105,29 @@ def cdf_figure(cdf: pd.DataFrame) -> go.Figure:
     return _layout(fig, 360)
 
 
-def percentile_figure(pct: pd.DataFrame) -> go.Figure:
-    """p50/p95/p99 slowdown bars: one panel per class, grouped by policy, log y."""
+def percentile_figure(pct: pd.DataFrame, height: int = 360) -> go.Figure:
+    """p50/p95/p99 slowdown bars: one panel per class, grouped by policy, log y.
+
+    With several seeds a bar is the mean and its whisker runs from the lowest to the highest
+    seed (never below a slowdown of 1)."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=[f"{c} jobs" for c in CLASSES], horizontal_spacing=0.08)
     for col, cls in enumerate(CLASSES, start=1):
         part = pct[pct["job_class"] == cls]
         for stat in PERCENTILES:
             bars = part[part["stat"] == stat]
+            spread = "lo" in bars and (bars["n"] > 1).any()
+            error = (
+                {
+                    "type": "data",
+                    "symmetric": False,
+                    "array": (bars["hi"] - bars["value"]).to_numpy(),
+                    "arrayminus": (bars["value"] - bars["lo"]).to_numpy(),
+                    "thickness": 1,
+                    "color": "#333",
+                }
+                if spread
+                else None
+            )
             fig.add_trace(
                 go.Bar(
                     x=bars["policy"],
@@ -100,16 +136,20 @@ def percentile_figure(pct: pd.DataFrame) -> go.Figure:
                     legendgroup=stat,
                     showlegend=col == 1,
                     marker={"color": STAT_COLORS[stat]},
-                    text=[_short(v) for v in bars["value"]],
+                    text=None if spread else [_short(v) for v in bars["value"]],
                     textposition="outside",
-                    hovertemplate=f"%{{x}} {cls} {stat}: %{{y:.4g}}<extra></extra>",
+                    error_y=error,
+                    customdata=np.stack([bars["lo"], bars["hi"]], axis=-1) if spread else None,
+                    hovertemplate=f"%{{x}} {cls} {stat}: %{{y:.4g}}"
+                    + (" (seeds %{customdata[0]:.4g} to %{customdata[1]:.4g})" if spread else "")
+                    + "<extra></extra>",
                 ),
                 row=1,
                 col=col,
             )
         fig.update_yaxes(type="log", row=1, col=col)
     fig.update_yaxes(title_text="slowdown (log)", row=1, col=1)
-    return _layout(fig, 360, barmode="group", uniformtext={"minsize": 8, "mode": "hide"})
+    return _layout(fig, height, barmode="group", uniformtext={"minsize": 8, "mode": "hide"})
 
 
 def _gantt_time(seconds: pd.Series | np.ndarray | float) -> pd.DatetimeIndex | pd.Timestamp:
@@ -241,7 +281,7 @@ def timeline_figure(timeline: pd.DataFrame) -> go.Figure:
     """GPU utilisation and pending TE/BE jobs over time, one line per policy."""
     series = ("GPU utilisation", "pending TE", "pending BE")
     fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.06, subplot_titles=series)
-    colors = policy_colors(list(dict.fromkeys(timeline["policy"])))
+    styles = policy_styles(list(dict.fromkeys(timeline["policy"])))
     for row, name in enumerate(series, start=1):
         part = timeline[timeline["series"] == name]
         for policy, line in part.groupby("policy", sort=False):
@@ -250,7 +290,7 @@ def timeline_figure(timeline: pd.DataFrame) -> go.Figure:
                     x=line["time_h"],
                     y=line["value"],
                     mode="lines",
-                    line={"color": colors[policy], "width": 1.6},
+                    line={"color": styles[policy]["color"], "dash": styles[policy]["dash"], "width": 1.6},
                     name=policy,
                     legendgroup=policy,
                     showlegend=row == 1,
@@ -299,23 +339,29 @@ def workload_figure(jobs: pd.DataFrame) -> go.Figure:
     return _layout(fig, 280, barmode="overlay")
 
 
-def sweep_figure(sweep: pd.DataFrame, knob: str, metrics: Sequence[tuple[str, str]]) -> go.Figure:
-    """Metrics against a knob: one panel per metric, one line per policy, whiskers = spread.
+def sweep_figure(
+    sweep: pd.DataFrame, knob: str, metrics: Sequence[tuple[str, str]], log_y: bool = False, height: int = 360
+) -> go.Figure:
+    """Metrics against a knob: one panel per metric, one line per policy (its own colour, dash
+    and marker), whiskers = the interval over seeds.
 
-    ``sweep`` columns: value (the knob), policy, metric, mean, lo, hi.
+    ``sweep`` columns: value (the knob), policy, metric, n, mean, lo, hi. ``log_y`` for
+    slowdowns, whose whiskers stay above 1 on a log axis.
     """
     fig = make_subplots(rows=1, cols=len(metrics), subplot_titles=[label for _, label in metrics])
-    colors = policy_colors(list(dict.fromkeys(sweep["policy"])))
+    styles = policy_styles(list(dict.fromkeys(sweep["policy"])))
     for col, (metric, _label) in enumerate(metrics, start=1):
         part = sweep[sweep["metric"] == metric]
         for policy, line in part.groupby("policy", sort=False):
             line = line.sort_values("value")
+            style = styles[policy]
             fig.add_trace(
                 go.Scatter(
                     x=line["value"],
                     y=line["mean"],
                     mode="lines+markers",
-                    line={"color": colors[policy]},
+                    line={"color": style["color"], "dash": style["dash"]},
+                    marker={"symbol": style["symbol"], "size": style["size"]},
                     error_y={
                         "type": "data",
                         "symmetric": False,
@@ -323,36 +369,44 @@ def sweep_figure(sweep: pd.DataFrame, knob: str, metrics: Sequence[tuple[str, st
                         "arrayminus": line["mean"] - line["lo"],
                         "thickness": 1,
                     },
+                    customdata=np.stack([line["lo"], line["hi"], line["n"]], axis=-1),
                     name=policy,
                     legendgroup=policy,
                     showlegend=col == 1,
-                    hovertemplate=f"{policy}<br>{knob} = %{{x}}<br>%{{y:.4g}}<extra></extra>",
+                    hovertemplate=f"{policy}<br>{knob} = %{{x}}<br>mean %{{y:.4g}}"
+                    "<br>95% interval %{customdata[0]:.4g} to %{customdata[1]:.4g} (%{customdata[2]} seeds)<extra></extra>",
                 ),
                 row=1,
                 col=col,
             )
         fig.update_xaxes(title_text=knob, row=1, col=col)
-    return _layout(fig, 360)
+        if log_y:
+            fig.update_yaxes(type="log", row=1, col=col)
+    return _layout(fig, height)
 
 
-def pareto_figure(points: pd.DataFrame, knob: str) -> go.Figure:
-    """TE p95 against BE p95 slowdown, one point per (policy, knob value); the front is lined.
+def pareto_figure(points: pd.DataFrame, knob: str, log: bool = True, height: int = 420) -> go.Figure:
+    """TE p95 against BE p95 slowdown, one point per (policy, knob value), a policy's points
+    joined in knob order; the front is dotted. No text labels (they overlap): the hover names
+    the knob value, the legend the policy.
 
     ``points`` columns: policy, value (the knob), te_p95, be_p95 (means over seeds).
     """
     fig = go.Figure()
-    colors = policy_colors(list(dict.fromkeys(points["policy"])))
+    styles = policy_styles(list(dict.fromkeys(points["policy"])))
     for policy, part in points.groupby("policy", sort=False):
+        part = part.sort_values("value")
+        style = styles[policy]
         fig.add_trace(
             go.Scatter(
                 x=part["te_p95"],
                 y=part["be_p95"],
-                mode="markers+text",
-                text=[f"{v:g}" for v in part["value"]],
-                textposition="top center",
-                marker={"color": colors[policy], "size": 10},
+                mode="lines+markers",
+                line={"color": style["color"], "dash": style["dash"], "width": 1},
+                marker={"color": style["color"], "symbol": style["symbol"], "size": style["size"] + 1},
+                customdata=part["value"],
                 name=policy,
-                hovertemplate=f"{policy}, {knob} = %{{text}}<br>TE p95 %{{x:.3g}}<br>BE p95 %{{y:.3g}}<extra></extra>",
+                hovertemplate=f"{policy}, {knob} = %{{customdata:g}}<br>TE p95 %{{x:.3g}}<br>BE p95 %{{y:.3g}}<extra></extra>",
             )
         )
     front = points[pareto_mask(points["te_p95"], points["be_p95"])].sort_values("te_p95")
@@ -367,9 +421,10 @@ def pareto_figure(points: pd.DataFrame, knob: str) -> go.Figure:
                 hoverinfo="skip",
             )
         )
-    fig.update_xaxes(type="log", title_text="TE p95 slowdown (log, lower is better)")
-    fig.update_yaxes(title_text="BE p95 slowdown (lower is better)")
-    return _layout(fig, 420)
+    scale = "log" if log else "linear"
+    fig.update_xaxes(type=scale, title_text=f"TE p95 slowdown ({scale}, lower is better)")
+    fig.update_yaxes(type=scale, title_text=f"BE p95 slowdown ({scale}, lower is better)")
+    return _layout(fig, height)
 
 
 def _short(value: float) -> str:

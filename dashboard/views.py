@@ -115,27 +115,61 @@ def absolute_trio(summaries: Sequence[Mapping[str, Mapping[str, Any]]]) -> pd.Da
     return pd.DataFrame(rows, columns=["policy", "metric", "value"])
 
 
-def percentile_frame(summaries: Mapping[str, Mapping[str, Any]], metric: str = "slowdown") -> pd.DataFrame:
-    """Tidy p50/p95/p99 of one metric: columns policy, job_class, stat, value."""
+def percentile_frame(
+    seed_summaries: Sequence[Mapping[str, Mapping[str, Any]]], metric: str = "slowdown"
+) -> pd.DataFrame:
+    """Tidy p50/p95/p99 of one metric over seeds: columns policy, job_class, stat, value (the
+    mean over seeds), lo and hi (the lowest and highest seed: an interval that never leaves
+    the range of the values, so a slowdown whisker never goes below 1) and n (seeds)."""
     rows = []
-    for policy, summary in summaries.items():
+    policies = list(dict.fromkeys(p for s in seed_summaries for p in s))
+    for policy in policies:
         for cls in CLASSES:
-            stats = summary["classes"][cls][metric]
             for stat in PERCENTILES:
-                value = stats.get(stat)
+                vals = [s[policy]["classes"][cls][metric].get(stat) for s in seed_summaries if policy in s]
+                x = np.array([v for v in vals if v is not None], dtype=float)
                 rows.append(
-                    {"policy": policy, "job_class": cls, "stat": stat, "value": np.nan if value is None else value}
+                    {
+                        "policy": policy,
+                        "job_class": cls,
+                        "stat": stat,
+                        "value": float(x.mean()) if len(x) else np.nan,
+                        "lo": float(x.min()) if len(x) else np.nan,
+                        "hi": float(x.max()) if len(x) else np.nan,
+                        "n": len(x),
+                    }
                 )
-    return pd.DataFrame(rows, columns=["policy", "job_class", "stat", "value"])
+    return pd.DataFrame(rows, columns=["policy", "job_class", "stat", "value", "lo", "hi", "n"])
 
 
-def percentile_table(summaries: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
-    """The percentiles as a wide table: one row per policy, columns like ``TE p95``."""
-    tidy = percentile_frame(summaries)
+def percentile_table(seed_summaries: Sequence[Mapping[str, Mapping[str, Any]]]) -> pd.DataFrame:
+    """The percentiles (mean over seeds) as a wide table: one row per policy, columns like ``TE p95``."""
+    tidy = percentile_frame(seed_summaries)
     tidy["column"] = tidy["job_class"] + " " + tidy["stat"]
     wide = tidy.pivot(index="policy", columns="column", values="value")
     order = [f"{c} {s}" for c in CLASSES for s in PERCENTILES]
-    return wide.reindex(index=list(summaries), columns=order)
+    return wide.reindex(index=list(dict.fromkeys(tidy["policy"])), columns=order)
+
+
+def bootstrap_mean(values: Iterable[float], level: float = 0.95, resamples: int = 2000) -> tuple[int, float, float, float]:
+    """(n, mean, lo, hi) over the finite values: the mean and its percentile-bootstrap interval.
+
+    A resampled mean lies between the smallest and the largest value, so the interval respects
+    every bound the values do (slowdown >= 1, a percent change >= -100) where a t interval on
+    few seeds would not. Resamples come from a fixed seed: the same values give the same
+    interval. lo = hi = mean for a single value; all NaN for none.
+    """
+    x = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
+    n = len(x)
+    if n == 0:
+        return 0, math.nan, math.nan, math.nan
+    mean = float(x.mean())
+    if n == 1:
+        return 1, mean, mean, mean
+    means = x[np.random.default_rng(0).integers(0, n, size=(resamples, n))].mean(axis=1)
+    lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+    # a mean of equal values can round a hair past them: clip to the values' range
+    return n, mean, float(max(min(lo, mean), x.min())), float(min(max(hi, mean), x.max()))
 
 
 def cdf_frame(jobs: Mapping[str, pd.DataFrame], max_points: int = 300) -> pd.DataFrame:

@@ -124,9 +124,9 @@ def test_cdf_figure_has_one_line_per_policy_and_class_on_log_x() -> None:
 
 def test_percentile_frame_table_and_figure() -> None:
     summaries = {"fifo": _summary(40.0, 2.0, 5.0), "fitgpp": _summary(1.5, 2.2, 6.0)}
-    tidy = views.percentile_frame(summaries)
-    assert len(tidy) == 2 * 2 * 3
-    table = views.percentile_table(summaries)
+    tidy = views.percentile_frame([summaries])
+    assert len(tidy) == 2 * 2 * 3 and set(tidy["n"]) == {1}
+    table = views.percentile_table([summaries])
     assert list(table.index) == ["fifo", "fitgpp"]
     assert table.loc["fitgpp", "TE p95"] == 1.5 and table.loc["fifo", "BE p99"] == 7.5
     fig = charts.percentile_figure(tidy)
@@ -134,6 +134,36 @@ def test_percentile_frame_table_and_figure() -> None:
     assert fig.layout.barmode == "group" and fig.layout.yaxis.type == "log"
     te_p95 = next(t for t in fig.data if t.name == "p95" and t.xaxis == "x")
     assert list(te_p95.x) == ["fifo", "fitgpp"] and list(te_p95.y) == [40.0, 1.5]
+    assert te_p95.error_y.array is None  # one seed: no whisker
+
+
+def test_percentiles_over_seeds_are_mean_with_a_whisker_inside_the_seeds() -> None:
+    seeds = [
+        {"fifo": _summary(40.0, 2.0, 5.0), "fitgpp": _summary(1.0, 2.2, 6.0)},
+        {"fifo": _summary(10.0, 2.0, 5.0), "fitgpp": _summary(1.5, 2.2, 6.0)},
+        {"fifo": _summary(10.0, 2.0, 5.0)},  # a policy missing in one seed counts its own seeds
+    ]
+    tidy = views.percentile_frame(seeds).set_index(["policy", "job_class", "stat"])
+    fifo = tidy.loc[("fifo", "TE", "p95")]
+    assert (fifo["value"], fifo["lo"], fifo["hi"], fifo["n"]) == (20.0, 10.0, 40.0, 3)
+    assert tidy.loc[("fitgpp", "TE", "p95"), "n"] == 2
+    assert views.percentile_table(seeds).loc["fifo", "TE p95"] == 20.0
+    fig = charts.percentile_figure(tidy.reset_index())
+    te_p95 = next(t for t in fig.data if t.name == "p95" and t.xaxis == "x")
+    assert list(te_p95.error_y.arrayminus) == [10.0, 0.25] and list(te_p95.error_y.array) == [20.0, 0.25]
+    lows = np.array(te_p95.y) - np.array(te_p95.error_y.arrayminus)
+    assert (lows >= 1.0).all()  # a slowdown whisker never below 1
+
+
+def test_bootstrap_interval_stays_inside_the_values() -> None:
+    assert views.bootstrap_mean([]) [0] == 0 and math.isnan(views.bootstrap_mean([None])[1])
+    assert views.bootstrap_mean([3.0]) == (1, 3.0, 3.0, 3.0)
+    n, mean, lo, hi = views.bootstrap_mean([1.0, 1.0, 1.0, 30.0])  # a t interval would reach below 1
+    assert n == 4 and mean == 8.25 and 1.0 <= lo < mean < hi <= 30.0
+    _n, _m, lo_pct, _hi = views.bootstrap_mean([-99.9, -99.0, -20.0])
+    assert lo_pct >= -99.9  # a percent change never below -100
+    assert views.bootstrap_mean([1.0, 3.0, float("nan")]) == views.bootstrap_mean([3.0, 1.0][::-1])  # NaN dropped
+    assert views.bootstrap_mean([2.0, 5.0, 9.0]) == views.bootstrap_mean([2.0, 5.0, 9.0])  # fixed resamples
 
 
 def _gantt_run():
@@ -308,21 +338,30 @@ def test_sweep_and_pareto_figures() -> None:
             "value": [1, 2, 1, 2],
             "policy": ["k8s", "k8s", "fitgpp", "fitgpp"],
             "metric": ["te_p95"] * 4,
-            "mean": [2.0, 3.0, 1.5, 2.5],
-            "lo": [1.5, 2.5, 1.0, 2.0],
-            "hi": [2.5, 3.5, 2.0, 3.0],
+            "n": [3] * 4,
+            "mean": [2.0, 3.0, 2.0, 3.0],  # identical lines
+            "lo": [1.5, 2.5, 1.5, 2.5],
+            "hi": [2.5, 3.5, 2.5, 3.5],
         }
     )
-    fig = charts.sweep_figure(sweep, "P", [("te_p95", "TE p95 slowdown")])
-    assert len(fig.data) == 2 and fig.layout.xaxis.title.text == "P"
+    fig = charts.sweep_figure(sweep, "load", [("te_p95", "TE p95 slowdown")], log_y=True)
+    assert len(fig.data) == 2 and fig.layout.xaxis.title.text == "load" and fig.layout.yaxis.type == "log"
     assert list(fig.data[0].error_y.array) == [0.5, 0.5]
+    a, b = fig.data
+    assert a.line.dash != b.line.dash and a.marker.symbol != b.marker.symbol  # identical lines stay tellable
+    assert b.marker.size < a.marker.size  # the one drawn on top leaves the other visible
+    assert charts.sweep_figure(sweep, "load", [("te_p95", "x")]).layout.yaxis.type != "log"
     points = pd.DataFrame(
-        {"policy": ["a", "a", "b"], "value": [1, 2, 1], "te_p95": [1.0, 2.0, 3.0], "be_p95": [5.0, 1.0, 6.0]}
+        {"policy": ["a", "a", "b"], "value": [2, 1, 1], "te_p95": [2.0, 1.0, 3.0], "be_p95": [1.0, 5.0, 6.0]}
     )
     assert list(views.pareto_mask(points["te_p95"], points["be_p95"])) == [True, True, False]
     pfig = charts.pareto_figure(points, "P")
     assert [t.name for t in pfig.data] == ["a", "b", "Pareto front"]
-    assert pfig.layout.xaxis.type == "log"
+    assert pfig.layout.xaxis.type == "log" and pfig.layout.yaxis.type == "log"
+    assert all(t.text is None for t in pfig.data)  # no labels to overlap: the hover names the value
+    assert list(pfig.data[0].customdata) == [1, 2] and list(pfig.data[0].x) == [1.0, 2.0]  # joined in knob order
+    assert "customdata" in pfig.data[0].hovertemplate
+    assert charts.pareto_figure(points, "P", log=False).layout.xaxis.type == "linear"
 
 
 def test_policy_colours_are_stable_and_distinct() -> None:
@@ -398,9 +437,10 @@ def test_widget_values_round_trip_to_the_same_scenario() -> None:
 
 
 def test_sweep_settings_url_and_frames() -> None:
-    s = sweeps.SweepSettings(knob="load", values="0.8,1.0", policies=("fifo", "fitgpp"), seeds=2, run=True)
+    assert sweeps.SweepSettings().knob == "load"  # the default knob changes every policy
+    s = sweeps.SweepSettings(knob="grace", values="0,60", policies=("fifo", "fitgpp"), seeds=2, run=True)
     q = s.to_query()
-    assert q == {"knob": "load", "values": "0.8,1.0", "policies": "fifo,fitgpp", "seeds": "2", "run": "1"}
+    assert q == {"knob": "grace", "values": "0,60", "policies": "fifo,fitgpp", "seeds": "2", "run": "1"}
     assert sweeps.SweepSettings.from_query(q) == (s, [])
     assert sweeps.SweepSettings.from_query({"knob": "grace"})[0].values == sweeps.SWEEP_KNOBS["grace"][0]
     assert len(sweeps.SweepSettings.from_query({"seeds": "0", "knob": "x", "policies": "zzz", "preset": "mmc"})[1]) == 4
@@ -415,7 +455,7 @@ def test_sweep_settings_url_and_frames() -> None:
     )
     frame = sweeps.metric_frame(rows, "load", ["TE_slowdown_p95"])
     first = frame.iloc[0]
-    assert first["mean"] == 2.0 and first["n"] == 2 and first["lo"] < 2.0 < first["hi"]
+    assert first["mean"] == 2.0 and first["n"] == 2 and 1.0 <= first["lo"] < 2.0 < first["hi"] <= 3.0
     assert frame.iloc[1]["lo"] == frame.iloc[1]["hi"] == 2.0  # no spread, no interval
     points = sweeps.pareto_points(rows, "load")
     assert list(points["te_p95"]) == [2.0, 2.0] and list(points["be_p95"]) == [6.0, 6.0]

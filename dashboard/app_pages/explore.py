@@ -229,18 +229,39 @@ if n_seeds == 1:
     )
 else:
     st.caption(f"Mean over {n_seeds} seeds ({comparison.seeds[0]}..{comparison.seeds[-1]}), ± one standard deviation.")
-cards = st.columns(len(scenario.policies))
-for col, policy in zip(cards, scenario.policies, strict=True):
-    with col.container(border=True):
-        st.markdown(f"**{policy}**" + (" (baseline)" if policy == baseline else ""))
-        for key, label in views.TRIO_LABELS.items():
+# the trio as a compact grid beside the percentile chart, so a chart is in sight without scrolling
+trio_box, chart_box = st.columns([6, 5], gap="medium")
+with trio_box:
+    widths = [2, 3, 3, 3]
+    for cell, text in zip(st.columns(widths), ["policy", *views.TRIO_LABELS.values()], strict=True):
+        cell.caption(text)
+    for policy in scenario.policies:
+        cells = st.columns(widths, vertical_alignment="center")
+        cells[0].markdown(f"**{policy}**" + ("  \n(baseline)" if policy == baseline else ""))
+        for cell, (key, label) in zip(cells[1:], views.TRIO_LABELS.items(), strict=True):
             value = absolute.loc[(policy, key), "value"]
             row = trio.loc[(policy, key)]
             delta = None
             if policy != baseline and not math.isnan(row["mean"]):
                 spread = f" ± {row['std']:.1f}" if n_seeds > 1 and not math.isnan(row["std"]) else ""
                 delta = f"{row['mean']:+.1f}%{spread}"
-            st.metric(label, "n/a" if math.isnan(value) else f"{value:.2f}", delta, delta_color="inverse")
+            cell.metric(
+                label,
+                "n/a" if math.isnan(value) else f"{value:.2f}",
+                delta,
+                delta_color="inverse",
+                label_visibility="collapsed",
+            )
+with chart_box:
+    st.plotly_chart(
+        charts.percentile_figure(views.percentile_frame(comparison.seed_summaries), height=340),
+        config=PLOT_CONFIG,
+        key="percentiles",
+    )
+    st.caption(
+        "Slowdown percentiles (log). "
+        + (f"Bars: mean over {n_seeds} seeds; whiskers: lowest to highest seed." if n_seeds > 1 else "One run.")
+    )
 
 # --- charts ---------------------------------------------------------------------------------------
 jobs = {p: r.jobs for p, r in runs.items()}
@@ -253,12 +274,12 @@ if tab_sd.open:
     with tab_sd:
         st.plotly_chart(charts.cdf_figure(views.cdf_frame(jobs)), config=PLOT_CONFIG, key="cdf")
         st.caption(
-            "Slowdown = job completion time / run time (1 = never waited). Lines further left are better; the tail is on the right."
+            "Slowdown = job completion time / run time (1 = never waited). Lines further left are better; "
+            f"the tail is on the right. {views.seed_note(comparison.seeds)}"
         )
-        st.plotly_chart(
-            charts.percentile_figure(views.percentile_frame(summaries)), config=PLOT_CONFIG, key="percentiles"
-        )
-        st.dataframe(views.percentile_table(summaries).style.format("{:.3g}"), width="stretch")
+        st.dataframe(views.percentile_table(comparison.seed_summaries).style.format("{:.3g}"), width="stretch")
+        if n_seeds > 1:
+            st.caption(f"Slowdown percentiles, mean over {n_seeds} seeds.")
 
 if tab_gantt.open:
     with tab_gantt:
@@ -399,7 +420,10 @@ if tab_time.open:
     with tab_time:
         timeline = views.timeline_frame({p: r.util for p, r in runs.items()}, {p: r.queue for p, r in runs.items()})
         st.plotly_chart(charts.timeline_figure(timeline), config=PLOT_CONFIG, key="timeline")
-        st.caption("Averages over equal time bins. Utilisation counts allocated GPUs, grace and restore time included.")
+        st.caption(
+            "Averages over equal time bins. Utilisation counts allocated GPUs, grace and restore time included. "
+            + views.seed_note(comparison.seeds)
+        )
 
 if tab_pre.open:
     with tab_pre:
@@ -417,12 +441,14 @@ if tab_pre.open:
         )
         st.caption(
             "Lost work is run time discarded by preemptions (zero with checkpoint = on_preempt). "
-            "Useful utilisation counts only the jobs' own run time."
+            "Useful utilisation counts only the jobs' own run time. " + views.seed_note(comparison.seeds)
         )
 
 if tab_jobs.open:
     with tab_jobs:
         shown = st.selectbox("Policy", scenario.policies, key="jobs_policy")
+        if n_seeds > 1:
+            st.caption(views.seed_note(comparison.seeds))
         st.dataframe(runs[shown].jobs, hide_index=True, width="stretch", height=320)
         d1, d2, d3 = st.columns(3)
         d1.download_button(
