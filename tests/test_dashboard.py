@@ -80,7 +80,7 @@ def test_each_result_tab_opens_from_the_url(tab: str, what: str | None) -> None:
     at = app(tab=tab, gantt_window="100,110", gantt_policy="k8s")
     assert_clean(at)
     charts = at.get("plotly_chart")
-    assert len(charts) == (1 if what else 0)
+    assert [c.key for c in charts] == ["percentiles"] + ([what] if what else [])  # beside the trio, then the tab
     if tab == "Gantt":
         assert at.slider(key="x_gantt_window").value == (100.0, 110.0)
         assert at.selectbox(key="x_gantt_policy").value == "k8s"
@@ -187,12 +187,16 @@ def test_sweep_page_reports_bad_values() -> None:
     assert not at.exception and at.error
 
 
+def gantt_spec(at: AppTest) -> str:
+    return next(c for c in at.get("plotly_chart") if c.key == "gantt").proto.spec
+
+
 def test_gantt_steps_through_preemptions_and_stacks_two_policies() -> None:
     at = app(tab="Gantt")
     assert_clean(at)
     assert at.selectbox(key="x_gantt_policy").value == "fitgpp"
     assert at.selectbox(key="gantt_with").value == "fifo"  # the baseline below, on the same time axis
-    fig = at.get("plotly_chart")[0].proto.spec
+    fig = gantt_spec(at)
     assert '"yaxis2"' in fig and '"fitgpp"' in fig and '"fifo"' in fig
     prev, nxt = at.button
     assert prev.label == "Previous preemption" and nxt.label == "Next preemption"
@@ -217,10 +221,69 @@ def test_gantt_steps_through_preemptions_and_stacks_two_policies() -> None:
     at.selectbox(key="gantt_zoom").set_value(3600.0).run()
     assert_clean(at)
     at.selectbox(key="gantt_with").set_value("(none)").run()
-    assert '"yaxis2"' not in at.get("plotly_chart")[0].proto.spec  # one policy alone
+    assert '"yaxis2"' not in gantt_spec(at)  # one policy alone
     at.selectbox(key="x_gantt_policy").set_value("k8s").run()  # another policy: the choice is dropped
     assert_clean(at)
     assert at.session_state["_gantt_preemption"] is None
     at.multiselect(key="x_gantt_nodes").set_value(["demo-1"]).run()
     assert_clean(at)
     assert at.query_params["gantt_nodes"] in ("demo-1", ["demo-1"])
+
+
+def _decode(value: object) -> object:
+    """Plotly's JSON writes numeric arrays as {"dtype", "bdata" (base64)}: back to lists."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(value, dict) and set(value) >= {"dtype", "bdata"}:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
+    if isinstance(value, dict):
+        return {k: _decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    return value
+
+
+def chart_spec(at: AppTest, key: str) -> dict:
+    """The figure drawn under ``key``, with its arrays decoded."""
+    import json
+
+    return _decode(json.loads(next(c for c in at.get("plotly_chart") if c.key == key).proto.spec))
+
+
+def test_several_seeds_show_their_spread_and_name_the_seed_of_single_runs() -> None:
+    at = app(source="generate", preset="demo", **{"g.jobs": "120"}, policies="fifo,fitgpp", seeds="3")
+    assert_clean(at)
+    bars = chart_spec(at, "percentiles")["data"]
+    te_p95 = next(t for t in bars if t["name"] == "p95" and t.get("xaxis", "x") == "x")
+    assert "arrayminus" in te_p95["error_y"]  # whiskers: lowest to highest seed
+    lows = [y - m for y, m in zip(te_p95["y"], te_p95["error_y"]["arrayminus"], strict=True)]
+    assert min(lows) >= 1.0
+    captions = " ".join(c.value for c in at.caption)
+    assert "mean over 3 seeds" in captions and "Seed 0 shown" in captions  # the CDF is one seed's
+    at = app(source="generate", preset="demo", **{"g.jobs": "120"}, policies="fifo,fitgpp", seeds="3", tab="Gantt")
+    assert any("Seed 0 shown" in c.value for c in at.caption)
+
+
+def test_sweep_defaults_to_load_and_log_axes_can_be_switched_off() -> None:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page("app_pages/sweep.py").run()
+    assert at.selectbox(key="s_knob").value == "load"
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params.update(run="1", values="0.8,1.2", seeds="2", workers="1", policies="fifo,fitgpp", jobs="100")
+    at.switch_page("app_pages/sweep.py").run()
+    assert_clean(at)
+    assert [c.key for c in at.get("plotly_chart")] == ["sweep_p95", "pareto", "sweep_trio"]
+    p95 = chart_spec(at, "sweep_p95")
+    assert p95["layout"]["yaxis"]["type"] == "log" and chart_spec(at, "pareto")["layout"]["xaxis"]["type"] == "log"
+    for trace in p95["data"]:
+        lows = [m - d for m, d in zip(trace["y"], trace["error_y"]["arrayminus"], strict=True)]
+        assert min(lows) >= 1.0  # bootstrap whiskers stay at or above a slowdown of 1
+    trio = chart_spec(at, "sweep_trio")
+    for trace in trio["data"]:
+        assert min(m - d for m, d in zip(trace["y"], trace["error_y"]["arrayminus"], strict=True)) >= -100
+    at.toggle(key="sweep_log").set_value(False).run()
+    assert_clean(at)
+    assert chart_spec(at, "sweep_p95")["layout"]["yaxis"].get("type") != "log"
+    assert chart_spec(at, "pareto")["layout"]["xaxis"]["type"] == "linear"
