@@ -340,7 +340,7 @@ if tab_gantt.open:
 
         window = st.session_state.get("x_gantt_window") or scenario.gantt_window or default_window
         st.session_state["x_gantt_window"] = views.clamp_window(window, span_h) or default_window
-        w1, w2, w3, w4 = st.columns([3, 1, 1, 1], vertical_alignment="bottom")
+        w1, w2, w3, w4 = st.columns([2.2, 1.1, 1.4, 1.3], vertical_alignment="bottom")
         w1.slider(
             "Time window (h)",
             0.0,
