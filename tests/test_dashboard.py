@@ -220,6 +220,13 @@ def test_gantt_steps_through_preemptions_and_stacks_two_policies() -> None:
     assert at.session_state["_gantt_preemption"]["index"] == 0 and "No preemption before" in at.info[0].value
     at.selectbox(key="gantt_zoom").set_value(3600.0).run()
     assert_clean(at)
+    import pandas as pd
+
+    from dashboard.views import GANTT_EPOCH
+
+    t = at.session_state["_gantt_preemption"]["time"]
+    shown = [pd.Timestamp(x) for x in chart_spec(at, "gantt")["layout"]["xaxis"]["range"]]
+    assert shown == [GANTT_EPOCH + pd.Timedelta(seconds=t - 1800), GANTT_EPOCH + pd.Timedelta(seconds=t + 1800)]
     at.selectbox(key="gantt_with").set_value("(none)").run()
     assert '"yaxis2"' not in gantt_spec(at)  # one policy alone
     at.selectbox(key="x_gantt_policy").set_value("k8s").run()  # another policy: the choice is dropped
