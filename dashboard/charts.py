@@ -167,11 +167,12 @@ def gantt_figure(view: GanttView) -> go.Figure:
     carries its job id when it is wide enough to hold it.
     """
     heights = [max(float(p.layout["y"].max()) + 1, 1.0) if len(p.layout) else 1.0 for p in view.panels]
+    height = int(min(max(GANTT_LANE_PX * sum(heights), 200) + 120, 1400))
     fig = make_subplots(
         rows=len(view.panels),
         cols=1,
         shared_xaxes=True,
-        vertical_spacing=0.06 if len(view.panels) > 1 else 0.0,
+        vertical_spacing=min(45 / height, 0.3) if len(view.panels) > 1 else 0.0,  # room for a panel's title
         row_heights=heights,
         subplot_titles=[p.policy for p in view.panels],
     )
@@ -268,14 +269,12 @@ def gantt_figure(view: GanttView) -> go.Figure:
              "line": {"width": 1.5, "color": "#111", "dash": "dot"}}
         )  # fmt: skip
     fig.update_layout(shapes=separators)
-    lanes_total = sum(heights)
     fig.update_xaxes(
         type="date",
         range=[_gantt_time(view.focus[0]), _gantt_time(view.focus[1])],
         tickformatstops=GANTT_TICKS,
         showgrid=True,
     )
-    height = int(min(max(GANTT_LANE_PX * lanes_total, 200) + 120, 1400))
     # uirevision: a user's zoom survives reruns until the chosen preemption or the window changes
     revision = f"{view.window}|{view.focus}|{[p.policy for p in view.panels]}"
     return _layout(
