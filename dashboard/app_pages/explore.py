@@ -231,6 +231,16 @@ else:
     st.caption(f"Mean over {n_seeds} seeds ({comparison.seeds[0]}..{comparison.seeds[-1]}), ± one standard deviation.")
 # the trio as a compact grid beside the percentile chart, so a chart is in sight without scrolling
 trio_box, chart_box = st.columns([6, 5], gap="medium")
+with chart_box:  # filled first: the chart reaches the browser before the 12 numbers
+    st.plotly_chart(
+        charts.percentile_figure(views.percentile_frame(comparison.seed_summaries), height=340),
+        config=PLOT_CONFIG,
+        key="percentiles",
+    )
+    st.caption(
+        "Slowdown percentiles (log). "
+        + (f"Bars: mean over {n_seeds} seeds; whiskers: lowest to highest seed." if n_seeds > 1 else "One run.")
+    )
 with trio_box:
     widths = [2, 3, 3, 3]
     for cell, text in zip(st.columns(widths), ["policy", *views.TRIO_LABELS.values()], strict=True):
@@ -252,16 +262,6 @@ with trio_box:
                 delta_color="inverse",
                 label_visibility="collapsed",
             )
-with chart_box:
-    st.plotly_chart(
-        charts.percentile_figure(views.percentile_frame(comparison.seed_summaries), height=340),
-        config=PLOT_CONFIG,
-        key="percentiles",
-    )
-    st.caption(
-        "Slowdown percentiles (log). "
-        + (f"Bars: mean over {n_seeds} seeds; whiskers: lowest to highest seed." if n_seeds > 1 else "One run.")
-    )
 
 # --- charts ---------------------------------------------------------------------------------------
 jobs = {p: r.jobs for p, r in runs.items()}
