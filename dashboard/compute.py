@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from simcore import metrics, presets
+from simcore import gantt, metrics, presets
 from simcore.engine import simulate
 from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.sweep import SweepSpec, run_sweep
@@ -41,7 +41,7 @@ def full_run(table: JobTable, cluster: ClusterSpec, config: SimConfig) -> Run:
         summary=metrics.summarize(result),
         jobs=result.jobs_frame,
         events=result.events_frame,
-        segments=metrics.segments(result),
+        segments=gantt.segments(result),
         util=metrics.utilization_over_time(result),
         queue=metrics.queue_length_over_time(result),
     )

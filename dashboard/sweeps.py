@@ -6,7 +6,6 @@ The sweep itself is :mod:`simcore.sweep`: this module only turns the page's sett
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
@@ -16,6 +15,7 @@ import pandas as pd
 
 from dashboard.demo import LOCAL, Limits
 from dashboard.scenario import parse_policy_names
+from dashboard.views import bootstrap_mean
 from simcore import sweep
 from simcore.errors import UserError
 from simcore.presets import PRESETS
@@ -38,8 +38,8 @@ MAX_SEEDS = LOCAL.max_seeds
 class SweepSettings:
     preset: str = "demo"
     jobs: str = ""  # "" = the preset's default
-    knob: str = "P"
-    values: str = SWEEP_KNOBS["P"][0]
+    knob: str = "load"  # changes every policy (P would change fitgpp only)
+    values: str = SWEEP_KNOBS["load"][0]
     policies: tuple[str, ...] = ("fifo", "priority", "k8s", "fitgpp")
     baseline: str = "fifo"
     seeds: int = 3
@@ -166,7 +166,7 @@ def from_widgets(values: Mapping[str, Any]) -> SweepSettings:
     return SweepSettings(
         preset=str(values.get("s_preset", "demo")),
         jobs=str(values.get("s_jobs", "")).strip(),
-        knob=str(values.get("s_knob", "P")),
+        knob=str(values.get("s_knob", SweepSettings.knob)),
         values=str(values.get("s_values", "")).strip(),
         policies=policies,
         baseline=baseline if baseline in policies else policies[0],
@@ -177,14 +177,12 @@ def from_widgets(values: Mapping[str, Any]) -> SweepSettings:
 
 
 def metric_frame(rows: pd.DataFrame, knob: str, metrics: Sequence[str]) -> pd.DataFrame:
-    """Mean and 95% CI over seeds per (knob value, policy, metric): columns value, policy,
-    metric, n, mean, lo, hi (lo = hi = mean when a single seed gives no interval)."""
+    """Mean and 95% bootstrap interval over seeds per (knob value, policy, metric): columns
+    value, policy, metric, n, mean, lo, hi (lo = hi = mean when a single seed gives no interval)."""
     records = []
     for (value, policy), group in rows.groupby([knob, "policy"], sort=False):
         for metric in metrics:
-            n, mean, _sd, lo, hi = sweep.mean_ci(group[metric].to_numpy(dtype=float))
-            if math.isnan(lo):
-                lo = hi = mean
+            n, mean, lo, hi = bootstrap_mean(group[metric].to_numpy(dtype=float))
             records.append(
                 {"value": value, "policy": policy, "metric": metric, "n": n, "mean": mean, "lo": lo, "hi": hi}
             )

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from simcore import gantt
 from simcore.model import ClusterSpec, JobTable
 
 HOUR = 3600.0
@@ -114,27 +115,61 @@ def absolute_trio(summaries: Sequence[Mapping[str, Mapping[str, Any]]]) -> pd.Da
     return pd.DataFrame(rows, columns=["policy", "metric", "value"])
 
 
-def percentile_frame(summaries: Mapping[str, Mapping[str, Any]], metric: str = "slowdown") -> pd.DataFrame:
-    """Tidy p50/p95/p99 of one metric: columns policy, job_class, stat, value."""
+def percentile_frame(
+    seed_summaries: Sequence[Mapping[str, Mapping[str, Any]]], metric: str = "slowdown"
+) -> pd.DataFrame:
+    """Tidy p50/p95/p99 of one metric over seeds: columns policy, job_class, stat, value (the
+    mean over seeds), lo and hi (the lowest and highest seed: an interval that never leaves
+    the range of the values, so a slowdown whisker never goes below 1) and n (seeds)."""
     rows = []
-    for policy, summary in summaries.items():
+    policies = list(dict.fromkeys(p for s in seed_summaries for p in s))
+    for policy in policies:
         for cls in CLASSES:
-            stats = summary["classes"][cls][metric]
             for stat in PERCENTILES:
-                value = stats.get(stat)
+                vals = [s[policy]["classes"][cls][metric].get(stat) for s in seed_summaries if policy in s]
+                x = np.array([v for v in vals if v is not None], dtype=float)
                 rows.append(
-                    {"policy": policy, "job_class": cls, "stat": stat, "value": np.nan if value is None else value}
+                    {
+                        "policy": policy,
+                        "job_class": cls,
+                        "stat": stat,
+                        "value": float(x.mean()) if len(x) else np.nan,
+                        "lo": float(x.min()) if len(x) else np.nan,
+                        "hi": float(x.max()) if len(x) else np.nan,
+                        "n": len(x),
+                    }
                 )
-    return pd.DataFrame(rows, columns=["policy", "job_class", "stat", "value"])
+    return pd.DataFrame(rows, columns=["policy", "job_class", "stat", "value", "lo", "hi", "n"])
 
 
-def percentile_table(summaries: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
-    """The percentiles as a wide table: one row per policy, columns like ``TE p95``."""
-    tidy = percentile_frame(summaries)
+def percentile_table(seed_summaries: Sequence[Mapping[str, Mapping[str, Any]]]) -> pd.DataFrame:
+    """The percentiles (mean over seeds) as a wide table: one row per policy, columns like ``TE p95``."""
+    tidy = percentile_frame(seed_summaries)
     tidy["column"] = tidy["job_class"] + " " + tidy["stat"]
     wide = tidy.pivot(index="policy", columns="column", values="value")
     order = [f"{c} {s}" for c in CLASSES for s in PERCENTILES]
-    return wide.reindex(index=list(summaries), columns=order)
+    return wide.reindex(index=list(dict.fromkeys(tidy["policy"])), columns=order)
+
+
+def bootstrap_mean(values: Iterable[float], level: float = 0.95, resamples: int = 2000) -> tuple[int, float, float, float]:
+    """(n, mean, lo, hi) over the finite values: the mean and its percentile-bootstrap interval.
+
+    A resampled mean lies between the smallest and the largest value, so the interval respects
+    every bound the values do (slowdown >= 1, a percent change >= -100) where a t interval on
+    few seeds would not. Resamples come from a fixed seed: the same values give the same
+    interval. lo = hi = mean for a single value; all NaN for none.
+    """
+    x = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
+    n = len(x)
+    if n == 0:
+        return 0, math.nan, math.nan, math.nan
+    mean = float(x.mean())
+    if n == 1:
+        return 1, mean, mean, mean
+    means = x[np.random.default_rng(0).integers(0, n, size=(resamples, n))].mean(axis=1)
+    lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+    # a mean of equal values can round a hair past them: clip to the values' range
+    return n, mean, float(max(min(lo, mean), x.min())), float(min(max(hi, mean), x.max()))
 
 
 def cdf_frame(jobs: Mapping[str, pd.DataFrame], max_points: int = 300) -> pd.DataFrame:
@@ -159,44 +194,233 @@ def cdf_frame(jobs: Mapping[str, pd.DataFrame], max_points: int = 300) -> pd.Dat
     return pd.concat(parts, ignore_index=True)
 
 
+GANTT_EPOCH = pd.Timestamp("2000-01-01")  # the Gantt's date axis reads elapsed time: day 1 00:00 = t 0
+GANTT_GAP = 0.6  # blank rows between two nodes' lanes
+
+
+def default_gantt_nodes(cluster: ClusterSpec, max_lanes: int) -> list[str]:
+    """The first nodes whose GPU lanes (a CPU-only node counts as one) add up to ``max_lanes``;
+    at least one."""
+    out, used = [], 0
+    for node in cluster.nodes:
+        lanes = max(gantt.lane_count(node.capacity.gpu), 1)
+        if out and used + lanes > max_lanes:
+            break
+        out.append(node.name)
+        used += lanes
+    return out
+
+
+def lane_layout(segments: pd.DataFrame, cluster: ClusterSpec, nodes: Sequence[str]) -> pd.DataFrame:
+    """Rows of one policy's Gantt panel, top to bottom: node, lane (GPU index or ``cpu``), y.
+
+    Every node shows all its GPU lanes, any extra lane the run used (fragmented fractional
+    GPUs, see :mod:`simcore.gantt`) and a ``cpu`` lane when it ran CPU-only jobs; the layout
+    depends on the whole run, so it does not move when the time window does.
+    """
+    lanes_of = {n.name: gantt.lane_count(n.capacity.gpu) for n in cluster.nodes}
+    gpu_rows = segments[segments["lane"] != gantt.CPU_LANE]
+    used = gpu_rows.groupby("node")["lane"].max().to_dict() if len(gpu_rows) else {}
+    has_cpu = set(segments.loc[segments["lane"] == gantt.CPU_LANE, "node"])
+    rows, y = [], 0.0
+    for name in nodes:
+        lanes: list[int | str] = list(range(max(lanes_of.get(name, 0), int(used.get(name, -1)) + 1)))
+        if name in has_cpu or not lanes:
+            lanes.append(gantt.CPU_LANE)
+        for lane in lanes:
+            rows.append({"node": name, "lane": lane, "y": y})
+            y += 1.0
+        y += GANTT_GAP
+    return pd.DataFrame(rows, columns=["node", "lane", "y"])
+
+
+@dataclass(frozen=True)
+class GanttPanel:
+    """One policy's part of the Gantt: its bars, preemption signals and lane rows."""
+
+    policy: str
+    bars: pd.DataFrame  # job_id, job_class, kind, node, lanes, start, end, y, height (seconds; y in rows)
+    preempts: pd.DataFrame  # job_id, node, time, y
+    layout: pd.DataFrame  # node, lane, y
+    total: int  # bars in the window before the cap
+
+
 @dataclass(frozen=True)
 class GanttView:
-    """The part of a run a Gantt chart shows, and how much was left out."""
+    """What the Gantt chart draws: one panel per policy on a shared time window (seconds)."""
 
-    segments: pd.DataFrame  # job_id, job_class, node, start_h, end_h, kind
-    preempts: pd.DataFrame  # job_id, node, time_h
-    nodes: tuple[str, ...]  # lanes, top to bottom
-    window: tuple[float, float]  # hours
-    total: int  # segments in the window before the cap
+    panels: tuple[GanttPanel, ...]
+    window: tuple[float, float]  # seconds: the data drawn
+    focus: tuple[float, float]  # seconds: the initial zoom (the window, or around a preemption)
+    selected: dict[str, Any] | None  # the chosen preemption: policy, time, job_id, node
     truncated: bool
 
 
-def gantt_view(
-    segments: pd.DataFrame,
-    events: pd.DataFrame,
-    window: tuple[float, float],
-    nodes: Sequence[str],
-    max_bars: int = 1500,
-) -> GanttView:
-    """Segments and preemption signals inside a time window (hours) on the given nodes.
+def gantt_bars(segments: pd.DataFrame, layout: pd.DataFrame, window: tuple[float, float]) -> pd.DataFrame:
+    """The bars of the segments inside ``window`` (seconds) on the layout's nodes.
 
-    At most ``max_bars`` segments are kept, the earliest first, so a large run stays
-    responsive; ``truncated`` says when the window held more.
+    A job's whole-GPU pieces on adjacent lanes merge into one tall bar (an 8-GPU job is one
+    bar, not eight); a fractional piece is a thinner bar at its place in the lane; CPU-only
+    jobs share their node's ``cpu`` lane (drawn over each other).
     """
     t0, t1 = window
-    seg = segments[segments["node"].isin(nodes)]
-    start_h = seg["start"].to_numpy(float) / HOUR
-    end_h = seg["end"].to_numpy(float) / HOUR
-    keep = (end_h > t0) & (start_h < t1)
-    seg = seg.loc[keep].assign(start_h=np.clip(start_h[keep], t0, t1), end_h=np.clip(end_h[keep], t0, t1))
-    seg = seg.sort_values(["start_h", "node"], kind="stable")
-    total = len(seg)
-    seg = seg.head(max_bars)[["job_id", "job_class", "node", "start_h", "end_h", "kind"]].reset_index(drop=True)
-    pre = events[(events["event"] == "preempt") & events["node"].isin(nodes)]
-    time_h = pre["time"].to_numpy(float) / HOUR
-    pre = pre.loc[(time_h >= t0) & (time_h <= t1)].assign(time_h=lambda d: d["time"] / HOUR)
-    pre = pre[["job_id", "node", "time_h"]].reset_index(drop=True)
-    return GanttView(seg, pre, tuple(nodes), (t0, t1), total, total > max_bars)
+    ys = layout.set_index(["node", "lane"])["y"]
+    seg = segments[(segments["end"] > t0) & (segments["start"] < t1) & segments["node"].isin(set(layout["node"]))]
+    seg = seg.assign(y=ys.reindex(pd.MultiIndex.from_frame(seg[["node", "lane"]])).to_numpy(float))
+    seg = seg[np.isfinite(seg["y"])]
+    whole = seg[seg["gpu"] == 1.0].sort_values(["node", "job_id", "start", "kind", "y"], kind="stable")
+    key = ["node", "job_id", "start", "end", "kind"]
+    # a new bar wherever the key changes or the next lane is not adjacent
+    new_bar = (whole[key].ne(whole[key].shift()).any(axis=1)) | (whole["y"].diff() != 1.0)
+    whole = whole.assign(bar=new_bar.cumsum())
+    merged = whole.groupby("bar", sort=False).agg(
+        job_id=("job_id", "first"),
+        job_class=("job_class", "first"),
+        kind=("kind", "first"),
+        node=("node", "first"),
+        lane_lo=("lane", "first"),
+        lane_hi=("lane", "last"),
+        start=("start", "first"),
+        end=("end", "first"),
+        y_lo=("y", "min"),
+        y_hi=("y", "max"),
+    )
+    merged_lanes = [f"{a}" if a == b else f"{a}-{b}" for a, b in zip(merged["lane_lo"], merged["lane_hi"], strict=True)]
+    bars_whole = pd.DataFrame(
+        {
+            "job_id": merged["job_id"],
+            "job_class": merged["job_class"],
+            "kind": merged["kind"],
+            "node": merged["node"],
+            "lanes": merged_lanes,
+            "start": merged["start"],
+            "end": merged["end"],
+            "y": (merged["y_lo"] + merged["y_hi"]) / 2,
+            "height": merged["y_hi"] - merged["y_lo"] + 0.9,
+        }
+    )
+    part = seg[seg["gpu"] != 1.0]
+    is_cpu = (part["lane"] == gantt.CPU_LANE).to_numpy()
+    share = np.where(is_cpu, 1.0, part["gpu"].to_numpy(float))
+    offset = np.where(is_cpu, 0.0, part["offset"].to_numpy(float))
+    bars_part = pd.DataFrame(
+        {
+            "job_id": part["job_id"],
+            "job_class": part["job_class"],
+            "kind": part["kind"],
+            "node": part["node"],
+            "lanes": part["lane"].astype(str),
+            "start": part["start"],
+            "end": part["end"],
+            "y": part["y"].to_numpy(float) - 0.5 + offset + share / 2,  # y grows downwards
+            "height": share * 0.9,
+        }
+    )
+    bars = pd.concat([bars_whole, bars_part], ignore_index=True)
+    bars["start"] = bars["start"].clip(lower=t0)
+    bars["end"] = bars["end"].clip(upper=t1)
+    return bars.sort_values(["start", "y"], kind="stable", ignore_index=True)
+
+
+def preemption_list(events: pd.DataFrame) -> pd.DataFrame:
+    """The preemption signals of a run, in time (then generation) order: time, job_id, node."""
+    pre = events[events["event"] == "preempt"]
+    return pre[["time", "job_id", "node"]].sort_values("time", kind="stable", ignore_index=True)
+
+
+def gantt_view(
+    runs: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]],
+    cluster: ClusterSpec,
+    nodes: Sequence[str],
+    window_h: tuple[float, float],
+    focus: tuple[float, float] | None = None,
+    selected: dict[str, Any] | None = None,
+    max_bars: int = 3000,
+) -> GanttView:
+    """The Gantt of ``runs`` (policy -> (segments, events)) on ``nodes`` in a window (hours).
+
+    At most ``max_bars`` bars are drawn, shared equally by the panels: each keeps its
+    earliest bars, so what is drawn is complete up to some time and the rest of the window
+    is left empty (``truncated``; the page says so).
+    """
+    window = (window_h[0] * HOUR, window_h[1] * HOUR)
+    per_panel = max(max_bars // max(len(runs), 1), 1)
+    panels = []
+    truncated = False
+    for policy, (segments, events) in runs.items():
+        layout = lane_layout(segments, cluster, nodes)
+        bars = gantt_bars(segments, layout, window)
+        total = len(bars)
+        truncated |= total > per_panel
+        pre = preemption_list(events)
+        pre = pre[(pre["time"] >= window[0]) & (pre["time"] <= window[1]) & pre["node"].isin(set(nodes))]
+        # the signal sits on the victim's bar: its run (or restore) piece that ends at the signal
+        ends = bars[bars["kind"] != "grace"][["job_id", "node", "end", "y", "height"]]
+        at = pre.merge(ends, left_on=["job_id", "node", "time"], right_on=["job_id", "node", "end"], how="left")
+        fallback = layout.groupby("node")["y"].min()
+        y = at["y"].fillna(at["node"].map(fallback)).to_numpy(float)
+        preempts = pd.DataFrame({"job_id": at["job_id"], "node": at["node"], "time": at["time"], "y": y})
+        preempts = preempts.drop_duplicates(["job_id", "node", "time", "y"], ignore_index=True)
+        panels.append(GanttPanel(policy, bars.head(per_panel), preempts, layout, total))
+    return GanttView(tuple(panels), window, focus or window, selected, truncated)
+
+
+def step_preemption(
+    preempts: pd.DataFrame, current: Mapping[str, Any] | None, step: int, window_h: tuple[float, float]
+) -> int | None:
+    """Index in ``preempts`` of the next (step +1) or previous (-1) preemption.
+
+    From a chosen preemption, its neighbour in the list; with none chosen, the first one from
+    the window's start (next) or the last one before its end (previous). None when there is
+    no such preemption.
+    """
+    n = len(preempts)
+    if n == 0:
+        return None
+    times = preempts["time"].to_numpy(float)
+    here = None
+    if current is not None:
+        match = preempts[
+            (preempts["time"] == current["time"])
+            & (preempts["job_id"] == current["job_id"])
+            & (preempts["node"] == current["node"])
+        ]
+        here = int(match.index[0]) if len(match) else None
+    if here is None:
+        if step > 0:
+            i = int(np.searchsorted(times, window_h[0] * HOUR, side="left"))
+            return i if i < n else None
+        i = int(np.searchsorted(times, window_h[1] * HOUR, side="right")) - 1
+        return i if i >= 0 else None
+    i = here + step
+    return i if 0 <= i < n else None
+
+
+def centred_window(time: float, width_h: float, span_h: float) -> tuple[float, float]:
+    """A window of ``width_h`` whole hours around ``time`` (seconds), inside [0, span]."""
+    width = min(float(width_h), span_h)
+    lo = math.floor(time / HOUR - width / 2)
+    lo = float(min(max(lo, 0), max(span_h - width, 0)))
+    return lo, lo + width
+
+
+def preemption_events(events: pd.DataFrame, chosen: Mapping[str, Any]) -> pd.DataFrame:
+    """What happened around one preemption: every event at its instant and the victim's own
+    events, in order, with a column saying why each row is shown."""
+    same_time = events["time"] == chosen["time"]
+    victim = events["job_id"] == chosen["job_id"]
+    out = events[same_time | victim].copy()
+    out.insert(0, "why", np.where(out["job_id"] == chosen["job_id"], "the victim", "same instant"))
+    return out.reset_index(drop=True)
+
+
+def format_seconds(t: float) -> str:
+    """``t`` (seconds from the start) as ``day d hh:mm:ss``, as the Gantt's axis reads it."""
+    days, rest = divmod(float(t), 86400.0)
+    hours, rest = divmod(rest, 3600.0)
+    minutes, seconds = divmod(rest, 60.0)
+    sec = f"{seconds:06.3f}".rstrip("0").rstrip(".") if seconds % 1 else f"{int(seconds):02d}"
+    return f"day {int(days) + 1} {int(hours):02d}:{int(minutes):02d}:{sec.zfill(2)}"
 
 
 def gantt_default_policy(policies: Sequence[str], preemptive: Mapping[str, bool]) -> str:
@@ -295,3 +519,10 @@ def pareto_mask(x: Iterable[float], y: Iterable[float]) -> np.ndarray:
         dominated = (xs <= xs[i]) & (ys <= ys[i]) & ((xs < xs[i]) | (ys < ys[i]))
         mask[i] = not dominated.any()
     return mask
+
+
+def seed_note(seeds: Sequence[int]) -> str:
+    """Names the seed a single-run chart shows when the scenario has several."""
+    if len(seeds) <= 1:
+        return ""
+    return f"Seed {seeds[0]} shown (the first of seeds {seeds[0]}..{seeds[-1]})."

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from simcore import cli_sweep, cli_workload, units
+from simcore import cli_sweep, cli_workload, gantt, units
 from simcore.compare import compare_results, parse_policy_list, parse_policy_spec, run_policies
 from simcore.csvsafe import write_csv
 from simcore.errors import UserError
@@ -103,6 +103,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         write_csv(result.events_frame, args.events_out)
     if args.summary_json:
         _write_json(args.summary_json, summary)
+    if args.gantt_out:
+        write_csv(gantt.segments(result)[gantt.GANTT_COLUMNS], args.gantt_out)
     c = summary["classes"]
     print(f"policy {spec.label}: {c['all']['count']} jobs ({c['TE']['count']} TE, {c['BE']['count']} BE) "
           f"on {len(cluster.nodes)} nodes in {summary['wall_seconds']:.2f} s")  # fmt: skip
@@ -158,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--jobs-out", metavar="FILE", help="write the per-job CSV")
     run.add_argument("--events-out", metavar="FILE", help="write the events CSV")
     run.add_argument("--summary-json", metavar="FILE", help="write the summary JSON")
+    run.add_argument("--gantt-out", metavar="FILE", help="write the Gantt segments CSV (one row per job segment per GPU lane)")
     run.set_defaults(func=cmd_run)
 
     cmp_ = sub.add_parser("compare", help="several policies on one workload", epilog=knob_epilog(), formatter_class=fmt)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from simcore import units
-from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
+from simcore.result import FINISH, RELEASE, START, SUBMIT, SimResult
 
 STATS = ("mean", "p50", "p90", "p95", "p99")
 TRIO = {
@@ -153,41 +153,3 @@ def queue_length_over_time(result: SimResult) -> pd.DataFrame:
     df = df.groupby("time", sort=True).sum().cumsum().reset_index()
     df["pending"] = df["pending_TE"] + df["pending_BE"]
     return df[["time", "pending", "pending_TE", "pending_BE"]].astype({"pending": int, "pending_TE": int, "pending_BE": int})
-
-
-def segments(result: SimResult) -> pd.DataFrame:
-    """Intervals each job held a node: ``restore``, ``run`` and ``grace`` pieces (for Gantt charts)."""
-    ev = pd.DataFrame({"t": result.ev_time, "job": result.ev_job, "code": result.ev_code, "node": result.ev_node})
-    ev = ev[ev["code"] != SUBMIT]
-    rows: list[tuple[int, int, float, float, str]] = []
-    restore = result.config.restore
-    open_start: dict[int, tuple[float, bool]] = {}
-    started_once: set[int] = set()
-    for t, j, c, k in ev.itertuples(index=False):
-        if c == START:
-            open_start[j] = (t, j in started_once)
-            started_once.add(j)
-        elif c in (PREEMPT, FINISH):
-            s, resumed = open_start.pop(j)
-            r_end = min(s + restore, t) if resumed and restore > 0 else s
-            if r_end > s:
-                rows.append((j, k, s, r_end, "restore"))
-            if t > r_end or c == FINISH:
-                rows.append((j, k, r_end, t, "run"))
-            if c == PREEMPT:
-                open_start[j] = (t, True)
-        elif c == RELEASE:
-            s, _ = open_start.pop(j)
-            rows.append((j, k, s, t, "grace"))
-    df = pd.DataFrame(rows, columns=["job", "node_idx", "start", "end", "kind"])
-    names = np.array(result.cluster.names, dtype=object)
-    return pd.DataFrame(
-        {
-            "job_id": result.jobs.job_id[df["job"].to_numpy(dtype=np.int64)],
-            "job_class": np.where(result.jobs.is_te[df["job"].to_numpy(dtype=np.int64)], "TE", "BE"),
-            "node": names[df["node_idx"].to_numpy(dtype=np.int64)],
-            "start": df["start"].to_numpy(dtype=float),
-            "end": df["end"].to_numpy(dtype=float),
-            "kind": df["kind"].to_numpy(dtype=object),
-        }
-    )

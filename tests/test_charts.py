@@ -8,9 +8,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import cluster_of, job, prop_cluster, run, te
 
 from dashboard import charts, sweeps, views
 from dashboard.scenario import Scenario, from_widgets, widget_values
+from simcore import gantt
 from simcore.model import JobTable, SimConfig
 
 
@@ -122,9 +124,9 @@ def test_cdf_figure_has_one_line_per_policy_and_class_on_log_x() -> None:
 
 def test_percentile_frame_table_and_figure() -> None:
     summaries = {"fifo": _summary(40.0, 2.0, 5.0), "fitgpp": _summary(1.5, 2.2, 6.0)}
-    tidy = views.percentile_frame(summaries)
-    assert len(tidy) == 2 * 2 * 3
-    table = views.percentile_table(summaries)
+    tidy = views.percentile_frame([summaries])
+    assert len(tidy) == 2 * 2 * 3 and set(tidy["n"]) == {1}
+    table = views.percentile_table([summaries])
     assert list(table.index) == ["fifo", "fitgpp"]
     assert table.loc["fitgpp", "TE p95"] == 1.5 and table.loc["fifo", "BE p99"] == 7.5
     fig = charts.percentile_figure(tidy)
@@ -132,52 +134,142 @@ def test_percentile_frame_table_and_figure() -> None:
     assert fig.layout.barmode == "group" and fig.layout.yaxis.type == "log"
     te_p95 = next(t for t in fig.data if t.name == "p95" and t.xaxis == "x")
     assert list(te_p95.x) == ["fifo", "fitgpp"] and list(te_p95.y) == [40.0, 1.5]
+    assert te_p95.error_y.array is None  # one seed: no whisker
 
 
-def _segments() -> tuple[pd.DataFrame, pd.DataFrame]:
+def test_percentiles_over_seeds_are_mean_with_a_whisker_inside_the_seeds() -> None:
+    seeds = [
+        {"fifo": _summary(40.0, 2.0, 5.0), "fitgpp": _summary(1.0, 2.2, 6.0)},
+        {"fifo": _summary(10.0, 2.0, 5.0), "fitgpp": _summary(1.5, 2.2, 6.0)},
+        {"fifo": _summary(10.0, 2.0, 5.0)},  # a policy missing in one seed counts its own seeds
+    ]
+    tidy = views.percentile_frame(seeds).set_index(["policy", "job_class", "stat"])
+    fifo = tidy.loc[("fifo", "TE", "p95")]
+    assert (fifo["value"], fifo["lo"], fifo["hi"], fifo["n"]) == (20.0, 10.0, 40.0, 3)
+    assert tidy.loc[("fitgpp", "TE", "p95"), "n"] == 2
+    assert views.percentile_table(seeds).loc["fifo", "TE p95"] == 20.0
+    fig = charts.percentile_figure(tidy.reset_index())
+    te_p95 = next(t for t in fig.data if t.name == "p95" and t.xaxis == "x")
+    assert list(te_p95.error_y.arrayminus) == [10.0, 0.25] and list(te_p95.error_y.array) == [20.0, 0.25]
+    lows = np.array(te_p95.y) - np.array(te_p95.error_y.arrayminus)
+    assert (lows >= 1.0).all()  # a slowdown whisker never below 1
+
+
+def test_bootstrap_interval_stays_inside_the_values() -> None:
+    assert views.bootstrap_mean([]) [0] == 0 and math.isnan(views.bootstrap_mean([None])[1])
+    assert views.bootstrap_mean([3.0]) == (1, 3.0, 3.0, 3.0)
+    n, mean, lo, hi = views.bootstrap_mean([1.0, 1.0, 1.0, 30.0])  # a t interval would reach below 1
+    assert n == 4 and mean == 8.25 and 1.0 <= lo < mean < hi <= 30.0
+    _n, _m, lo_pct, _hi = views.bootstrap_mean([-99.9, -99.0, -20.0])
+    assert lo_pct >= -99.9  # a percent change never below -100
+    assert views.bootstrap_mean([1.0, 3.0, float("nan")]) == views.bootstrap_mean([3.0, 1.0][::-1])  # NaN dropped
+    assert views.bootstrap_mean([2.0, 5.0, 9.0]) == views.bootstrap_mean([2.0, 5.0, 9.0])  # fixed resamples
+
+
+def _gantt_run():
+    # one 4-GPU node: A (BE, 4 GPUs) 0..10, signalled at 10 (grace to 40); T (TE, 2 GPUs) 40..60 on
+    # lanes 0-1; A restores 60..120 and runs 120..210 on lanes 0-3
+    r = run([job("A", 0, 100, 4), te("T", 10, 20, 2)], prop_cluster(4), policy="k8s")
+    return r, gantt.segments(r), r.events_frame
+
+
+def test_gantt_view_merges_lanes_marks_signals_and_caps() -> None:
+    r, seg, ev = _gantt_run()
+    view = views.gantt_view({"k8s": (seg, ev)}, r.cluster, ["n0"], (0.0, 1.0))
+    (panel,) = view.panels
+    assert list(panel.layout["lane"]) == [0, 1, 2, 3] and list(panel.layout["y"]) == [0, 1, 2, 3]
+    bars = panel.bars
+    got = bars[["job_id", "kind", "lanes", "start", "end", "y", "height"]].values.tolist()
+    assert got == [
+        ["A", "run", "0-3", 0.0, 10.0, 1.5, pytest.approx(3.9)],  # four lanes, one bar
+        ["A", "grace", "0-3", 10.0, 40.0, 1.5, pytest.approx(3.9)],
+        ["T", "run", "0-1", 40.0, 60.0, 0.5, pytest.approx(1.9)],
+        ["A", "restore", "0-3", 60.0, 120.0, 1.5, pytest.approx(3.9)],
+        ["A", "run", "0-3", 120.0, 210.0, 1.5, pytest.approx(3.9)],
+    ]
+    assert panel.preempts[["job_id", "time", "y"]].values.tolist() == [["A", 10.0, 1.5]]  # on the victim's bar
+    assert view.window == (0.0, 3600.0) and view.focus == view.window and not view.truncated
+    clipped = views.gantt_view({"k8s": (seg, ev)}, r.cluster, ["n0"], (0.0, 50 / 3600)).panels[0]
+    assert clipped.bars["end"].max() == pytest.approx(50.0) and len(clipped.bars) == 3
+    capped = views.gantt_view({"k8s": (seg, ev), "fifo": (seg, ev)}, r.cluster, ["n0"], (0.0, 1.0), max_bars=4)
+    assert capped.truncated and [len(p.bars) for p in capped.panels] == [2, 2]
+    assert [p.total for p in capped.panels] == [5, 5]
+    assert list(capped.panels[0].bars["start"]) == [0.0, 10.0]  # the earliest bars are kept
+
+
+def test_gantt_layout_fractions_extra_and_cpu_lanes() -> None:
+    jobs = [job(i, 0, 10, 0.6, cpu=0.5) for i in range(3)] + [job("c", 0, 5, 0, cpu=1)]
+    r = run(jobs, cluster_of((8, 8, 2), (8, 8, 2)), policy="fifo")
+    seg = gantt.segments(r)
+    layout = views.lane_layout(seg, r.cluster, ["n0", "n1"])
+    n0 = layout[layout["node"] == "n0"]
+    assert list(n0["lane"]) == [0, 1, 2, "cpu"]  # the extra lane of fragmented fractions, then cpu
+    assert list(layout.loc[layout["node"] == "n1", "lane"]) == [0, 1]  # n1 ran nothing
+    assert layout.loc[layout["node"] == "n1", "y"].iloc[0] == 4 + views.GANTT_GAP
+    bars = views.gantt_bars(seg, layout, (0.0, 100.0)).set_index("job_id")
+    assert bars.loc["0", "y"] == pytest.approx(0 - 0.5 + 0.3) and bars.loc["0", "height"] == pytest.approx(0.54)
+    assert bars.loc["c", "y"] == 3.0 and bars.loc["c", "lanes"] == "cpu"
+    assert views.default_gantt_nodes(r.cluster, 2) == ["n0"] and views.default_gantt_nodes(r.cluster, 4) == ["n0", "n1"]
+    assert views.default_gantt_nodes(r.cluster, 1) == ["n0"]  # at least one node
+
+
+def test_stepping_through_preemptions() -> None:
     h = views.HOUR
-    seg = pd.DataFrame(
-        {
-            "job_id": ["b1", "t1", "b1", "b1", "b2", "late"],
-            "job_class": ["BE", "TE", "BE", "BE", "BE", "BE"],
-            "node": ["n0", "n0", "n0", "n0", "n1", "n1"],
-            "start": [0, 2 * h, 1.9 * h, 3 * h, 0, 50 * h],
-            "end": [1.9 * h, 3 * h, 2 * h, 3.1 * h, 4 * h, 60 * h],
-            "kind": ["run", "run", "grace", "restore", "run", "run"],
-        }
-    )
-    ev = pd.DataFrame(
-        {"time": [1.9 * h, 0.0], "job_id": ["b1", "t1"], "event": ["preempt", "submit"], "node": ["n0", ""]}
-    )
-    return seg, ev
+    pre = pd.DataFrame({"time": [1 * h, 5 * h, 5 * h, 9 * h], "job_id": ["a", "b", "c", "a"], "node": ["n0"] * 4})
+    assert views.step_preemption(pre, None, 1, (2.0, 8.0)) == 1  # the first from the window's start
+    assert views.step_preemption(pre, None, -1, (2.0, 8.0)) == 2  # the last before its end
+    assert views.step_preemption(pre, None, 1, (9.5, 12.0)) is None
+    chosen = {"time": 5 * h, "job_id": "c", "node": "n0"}
+    assert views.step_preemption(pre, chosen, 1, (0.0, 1.0)) == 3
+    assert views.step_preemption(pre, chosen, -1, (0.0, 1.0)) == 1
+    assert views.step_preemption(pre, {**chosen, "job_id": "zz"}, 0, (0.0, 0.0)) is None  # not in this run
+    assert views.step_preemption(pre.head(0), None, 1, (0.0, 1.0)) is None
+    assert views.step_preemption(pre, {"time": 9 * h, "job_id": "a", "node": "n0"}, 1, (0, 1)) is None
+    assert views.centred_window(5 * h, 4.0, 100.0) == (3.0, 7.0)
+    assert views.centred_window(0.5 * h, 4.0, 100.0) == (0.0, 4.0)
+    assert views.centred_window(99 * h, 4.0, 100.0) == (96.0, 100.0)
+    assert views.format_seconds(0) == "day 1 00:00:00"
+    assert views.format_seconds(86400 + 3 * 3600 + 4 * 60 + 5.25) == "day 2 03:04:05.25"
 
 
-def test_gantt_view_windows_caps_and_keeps_preemptions() -> None:
-    seg, ev = _segments()
-    view = views.gantt_view(seg, ev, (0.0, 10.0), ["n0", "n1"])
-    assert view.total == 5 and not view.truncated  # the segment at 50 h is outside
-    assert list(view.preempts["time_h"]) == [pytest.approx(1.9)]
-    capped = views.gantt_view(seg, ev, (0.0, 10.0), ["n0", "n1"], max_bars=2)
-    assert len(capped.segments) == 2 and capped.truncated and capped.total == 5
-    only_n1 = views.gantt_view(seg, ev, (0.0, 100.0), ["n1"])
-    assert set(only_n1.segments["node"]) == {"n1"} and only_n1.preempts.empty
-    clipped = views.gantt_view(seg, ev, (55.0, 58.0), ["n1"])
-    assert list(clipped.segments[["start_h", "end_h"]].iloc[0]) == [55.0, 58.0]
+def test_preemption_events_show_the_victim_and_the_instant() -> None:
+    _r, _seg, ev = _gantt_run()
+    out = views.preemption_events(ev, {"time": 10.0, "job_id": "A", "node": "n0"})
+    assert out[["why", "job_id", "event", "time"]].values.tolist() == [
+        ["the victim", "A", "submit", 0.0],
+        ["the victim", "A", "start", 0.0],
+        ["same instant", "T", "submit", 10.0],
+        ["the victim", "A", "preempt", 10.0],
+        ["the victim", "A", "release", 40.0],
+        ["the victim", "A", "start", 60.0],
+        ["the victim", "A", "finish", 210.0],
+    ]
 
 
-def test_gantt_figure_lanes_colours_and_hover() -> None:
-    seg, ev = _segments()
-    fig = charts.gantt_figure(views.gantt_view(seg, ev, (0.0, 10.0), ["n0", "n1"]))
-    names = {t.name for t in fig.data}
-    assert names == {"TE run", "BE run", "BE grace", "BE restore", "preemption"}
-    te = next(t for t in fig.data if t.name == "TE run")
-    assert te.orientation == "h" and te.marker.color == charts.CLASS_COLORS["TE"]
-    assert list(te.base) == [2.0] and list(te.x) == [1.0]
-    assert "t1" in str(te.customdata[0][0]) and "customdata[0]" in te.hovertemplate
-    grace = next(t for t in fig.data if t.name == "BE grace")
-    assert grace.marker.pattern.shape == "x"
-    assert list(fig.layout.yaxis.categoryarray) == ["n1", "n0"]  # n0 on top
-    assert list(fig.layout.xaxis.range) == [0.0, 10.0]
+def test_gantt_figure_panels_order_colours_and_focus() -> None:
+    r, seg, ev = _gantt_run()
+    chosen = {"policy": "k8s", "index": 0, "time": 10.0, "job_id": "A", "node": "n0"}
+    view = views.gantt_view({"k8s": (seg, ev), "fifo": (seg, ev)}, r.cluster, ["n0"], (0.0, 1.0), (0.0, 20.0), chosen)
+    fig = charts.gantt_figure(view)
+    top = [t for t in fig.data if t.yaxis == "y"]
+    names = [t.name for t in top]
+    assert names == ["BE run", "BE restore", "BE grace", "TE run", "preemption signal"]  # TE over BE, signals last
+    te_bar = top[3]
+    assert te_bar.marker.color == charts.GANTT_CLASS_COLORS["TE"] and list(te_bar.text) == ["T"]
+    assert list(te_bar.x) == [20_000.0]  # 20 s as milliseconds on the date axis
+    assert pd.Timestamp(te_bar.base[0]) == views.GANTT_EPOCH + pd.Timedelta(seconds=40)
+    assert list(te_bar.width) == [pytest.approx(1.9)] and list(te_bar.y) == [0.5]
+    grace = top[2]
+    assert grace.marker.pattern.shape == "x" and grace.marker.color != charts.GANTT_CLASS_COLORS["BE"]
+    assert top[1].marker.color != grace.marker.color  # restore and grace differ
+    assert top[4].mode == "markers" and top[4].marker.size >= 10  # fixed-size: visible at any zoom
+    assert {t.yaxis for t in fig.data} == {"y", "y2"} and [a.text for a in fig.layout.annotations] == ["k8s", "fifo"]
+    assert fig.layout.xaxis2.matches == "x" or fig.layout.xaxis.matches == "x2"  # one shared time axis
+    assert pd.Timestamp(fig.layout.xaxis.range[1]) == views.GANTT_EPOCH + pd.Timedelta(seconds=20)  # the focus
+    assert list(fig.layout.yaxis.range) == [pytest.approx(4 - 0.4), -0.6]  # reversed: lane 0 on top
+    assert list(fig.layout.yaxis.ticktext) == ["n0"]
+    assert any(shape.line.dash == "dot" for shape in fig.layout.shapes)  # the chosen preemption
+    assert fig.layout.uniformtext.mode == "hide"  # labels only where they fit
 
 
 def test_resample_steps_is_a_time_weighted_mean() -> None:
@@ -238,21 +330,30 @@ def test_sweep_and_pareto_figures() -> None:
             "value": [1, 2, 1, 2],
             "policy": ["k8s", "k8s", "fitgpp", "fitgpp"],
             "metric": ["te_p95"] * 4,
-            "mean": [2.0, 3.0, 1.5, 2.5],
-            "lo": [1.5, 2.5, 1.0, 2.0],
-            "hi": [2.5, 3.5, 2.0, 3.0],
+            "n": [3] * 4,
+            "mean": [2.0, 3.0, 2.0, 3.0],  # identical lines
+            "lo": [1.5, 2.5, 1.5, 2.5],
+            "hi": [2.5, 3.5, 2.5, 3.5],
         }
     )
-    fig = charts.sweep_figure(sweep, "P", [("te_p95", "TE p95 slowdown")])
-    assert len(fig.data) == 2 and fig.layout.xaxis.title.text == "P"
+    fig = charts.sweep_figure(sweep, "load", [("te_p95", "TE p95 slowdown")], log_y=True)
+    assert len(fig.data) == 2 and fig.layout.xaxis.title.text == "load" and fig.layout.yaxis.type == "log"
     assert list(fig.data[0].error_y.array) == [0.5, 0.5]
+    a, b = fig.data
+    assert a.line.dash != b.line.dash and a.marker.symbol != b.marker.symbol  # identical lines stay tellable
+    assert b.marker.size < a.marker.size  # the one drawn on top leaves the other visible
+    assert charts.sweep_figure(sweep, "load", [("te_p95", "x")]).layout.yaxis.type != "log"
     points = pd.DataFrame(
-        {"policy": ["a", "a", "b"], "value": [1, 2, 1], "te_p95": [1.0, 2.0, 3.0], "be_p95": [5.0, 1.0, 6.0]}
+        {"policy": ["a", "a", "b"], "value": [2, 1, 1], "te_p95": [2.0, 1.0, 3.0], "be_p95": [1.0, 5.0, 6.0]}
     )
     assert list(views.pareto_mask(points["te_p95"], points["be_p95"])) == [True, True, False]
     pfig = charts.pareto_figure(points, "P")
     assert [t.name for t in pfig.data] == ["a", "b", "Pareto front"]
-    assert pfig.layout.xaxis.type == "log"
+    assert pfig.layout.xaxis.type == "log" and pfig.layout.yaxis.type == "log"
+    assert all(t.text is None for t in pfig.data)  # no labels to overlap: the hover names the value
+    assert list(pfig.data[0].customdata) == [1, 2] and list(pfig.data[0].x) == [1.0, 2.0]  # joined in knob order
+    assert "customdata" in pfig.data[0].hovertemplate
+    assert charts.pareto_figure(points, "P", log=False).layout.xaxis.type == "linear"
 
 
 def test_policy_colours_are_stable_and_distinct() -> None:
@@ -293,11 +394,11 @@ def test_scenario_from_a_bad_url_keeps_the_good_parts() -> None:
 
 
 def test_gantt_defaults() -> None:
-    seg, ev = _segments()
-    span, window = views.gantt_default_window(seg, ev, 8.0)
-    assert span == 60.0 and window == (0.0, 8.0)  # first preemption at 1.9 h: start an hour before, at 0
+    _r, seg, ev = _gantt_run()
     late = ev.assign(time=ev["time"] + 20 * views.HOUR)
-    assert views.gantt_default_window(seg, late, 8.0)[1] == (20.0, 28.0)
+    span, window = views.gantt_default_window(seg.assign(end=seg["end"] + 59 * views.HOUR), late, 8.0)
+    assert span == 60.0 and window == (19.0, 27.0)  # from an hour before the first preemption
+    assert views.gantt_default_window(seg, ev, 8.0) == (1.0, (0.0, 1.0))
     assert views.clamp_window((50, 90), 60.0) == (50.0, 60.0) and views.clamp_window((70, 90), 60.0) is None
     assert views.gantt_default_policy(["fifo", "k8s", "fitgpp"], {"k8s": True, "fitgpp": True}) == "fitgpp"
     assert views.gantt_default_policy(["fifo", "k8s"], {"k8s": True}) == "k8s"
@@ -328,9 +429,10 @@ def test_widget_values_round_trip_to_the_same_scenario() -> None:
 
 
 def test_sweep_settings_url_and_frames() -> None:
-    s = sweeps.SweepSettings(knob="load", values="0.8,1.0", policies=("fifo", "fitgpp"), seeds=2, run=True)
+    assert sweeps.SweepSettings().knob == "load"  # the default knob changes every policy
+    s = sweeps.SweepSettings(knob="grace", values="0,60", policies=("fifo", "fitgpp"), seeds=2, run=True)
     q = s.to_query()
-    assert q == {"knob": "load", "values": "0.8,1.0", "policies": "fifo,fitgpp", "seeds": "2", "run": "1"}
+    assert q == {"knob": "grace", "values": "0,60", "policies": "fifo,fitgpp", "seeds": "2", "run": "1"}
     assert sweeps.SweepSettings.from_query(q) == (s, [])
     assert sweeps.SweepSettings.from_query({"knob": "grace"})[0].values == sweeps.SWEEP_KNOBS["grace"][0]
     assert len(sweeps.SweepSettings.from_query({"seeds": "0", "knob": "x", "policies": "zzz", "preset": "mmc"})[1]) == 4
@@ -345,7 +447,7 @@ def test_sweep_settings_url_and_frames() -> None:
     )
     frame = sweeps.metric_frame(rows, "load", ["TE_slowdown_p95"])
     first = frame.iloc[0]
-    assert first["mean"] == 2.0 and first["n"] == 2 and first["lo"] < 2.0 < first["hi"]
+    assert first["mean"] == 2.0 and first["n"] == 2 and 1.0 <= first["lo"] < 2.0 < first["hi"] <= 3.0
     assert frame.iloc[1]["lo"] == frame.iloc[1]["hi"] == 2.0  # no spread, no interval
     points = sweeps.pareto_points(rows, "load")
     assert list(points["te_p95"]) == [2.0, 2.0] and list(points["be_p95"]) == [6.0, 6.0]

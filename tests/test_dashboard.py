@@ -86,7 +86,7 @@ def test_each_result_tab_opens_from_the_url(tab: str, what: str | None) -> None:
     at = app(tab=tab, gantt_window="100,110", gantt_policy="k8s")
     assert_clean(at)
     charts = at.get("plotly_chart")
-    assert len(charts) == (1 if what else 0)
+    assert [c.key for c in charts] == ["percentiles"] + ([what] if what else [])  # beside the trio, then the tab
     if tab == "Gantt":
         assert at.slider(key="x_gantt_window").value == (100.0, 110.0)
         assert at.selectbox(key="x_gantt_policy").value == "k8s"
@@ -193,3 +193,112 @@ def test_sweep_page_reports_bad_values() -> None:
     at.query_params.update(knob="load", values="0.5,-1")
     at.switch_page("app_pages/sweep.py").run()
     assert not at.exception and at.error
+
+
+def gantt_spec(at: AppTest) -> str:
+    return next(c for c in at.get("plotly_chart") if c.key == "gantt").proto.spec
+
+
+def test_gantt_steps_through_preemptions_and_stacks_two_policies() -> None:
+    at = app(tab="Gantt")
+    assert_clean(at)
+    assert at.selectbox(key="x_gantt_policy").value == "fitgpp"
+    assert at.selectbox(key="gantt_with").value == "fifo"  # the baseline below, on the same time axis
+    fig = gantt_spec(at)
+    assert '"yaxis2"' in fig and '"fitgpp"' in fig and '"fifo"' in fig
+    prev, nxt = at.button
+    assert prev.label == "Previous preemption" and nxt.label == "Next preemption"
+    window = at.slider(key="x_gantt_window").value
+    nxt.click().run()
+    assert_clean(at)
+    chosen = at.session_state["_gantt_preemption"]
+    assert chosen["index"] == 0 and chosen["policy"] == "fitgpp"
+    assert window[0] * 3600 <= chosen["time"]  # the first preemption from the window's start
+    lo, hi = at.slider(key="x_gantt_window").value
+    assert lo * 3600 <= chosen["time"] <= hi * 3600 and hi - lo == window[1] - window[0]  # centred on it
+    assert at.text[0].value.startswith("Preemption 1 of ") and f"BE job {chosen['job_id']}" in at.text[0].value
+    table = at.dataframe[-1].value
+    assert {"the victim", "same instant"} >= set(table["why"]) and "preempt" in set(table["event"])
+    at.button[1].click().run()
+    assert at.session_state["_gantt_preemption"]["index"] == 1
+    at.button[0].click().run()
+    assert at.session_state["_gantt_preemption"]["index"] == 0
+    at.button[0].click().run()  # nothing before the first: a notice, the choice stays
+    assert_clean(at)
+    assert at.session_state["_gantt_preemption"]["index"] == 0 and "No preemption before" in at.info[0].value
+    at.selectbox(key="gantt_zoom").set_value(3600.0).run()
+    assert_clean(at)
+    import pandas as pd
+
+    from dashboard.views import GANTT_EPOCH
+
+    t = at.session_state["_gantt_preemption"]["time"]
+    shown = [pd.Timestamp(x) for x in chart_spec(at, "gantt")["layout"]["xaxis"]["range"]]
+    assert shown == [GANTT_EPOCH + pd.Timedelta(seconds=t - 1800), GANTT_EPOCH + pd.Timedelta(seconds=t + 1800)]
+    at.selectbox(key="gantt_with").set_value("(none)").run()
+    assert '"yaxis2"' not in gantt_spec(at)  # one policy alone
+    at.selectbox(key="x_gantt_policy").set_value("k8s").run()  # another policy: the choice is dropped
+    assert_clean(at)
+    assert at.session_state["_gantt_preemption"] is None
+    at.multiselect(key="x_gantt_nodes").set_value(["demo-1"]).run()
+    assert_clean(at)
+    assert at.query_params["gantt_nodes"] in ("demo-1", ["demo-1"])
+
+
+def _decode(value: object) -> object:
+    """Plotly's JSON writes numeric arrays as {"dtype", "bdata" (base64)}: back to lists."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(value, dict) and set(value) >= {"dtype", "bdata"}:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
+    if isinstance(value, dict):
+        return {k: _decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    return value
+
+
+def chart_spec(at: AppTest, key: str) -> dict:
+    """The figure drawn under ``key``, with its arrays decoded."""
+    import json
+
+    return _decode(json.loads(next(c for c in at.get("plotly_chart") if c.key == key).proto.spec))
+
+
+def test_several_seeds_show_their_spread_and_name_the_seed_of_single_runs() -> None:
+    at = app(source="generate", preset="demo", **{"g.jobs": "120"}, policies="fifo,fitgpp", seeds="3")
+    assert_clean(at)
+    bars = chart_spec(at, "percentiles")["data"]
+    te_p95 = next(t for t in bars if t["name"] == "p95" and t.get("xaxis", "x") == "x")
+    assert "arrayminus" in te_p95["error_y"]  # whiskers: lowest to highest seed
+    lows = [y - m for y, m in zip(te_p95["y"], te_p95["error_y"]["arrayminus"], strict=True)]
+    assert min(lows) >= 1.0
+    captions = " ".join(c.value for c in at.caption)
+    assert "mean over 3 seeds" in captions and "Seed 0 shown" in captions  # the CDF is one seed's
+    at = app(source="generate", preset="demo", **{"g.jobs": "120"}, policies="fifo,fitgpp", seeds="3", tab="Gantt")
+    assert any("Seed 0 shown" in c.value for c in at.caption)
+
+
+def test_sweep_defaults_to_load_and_log_axes_can_be_switched_off() -> None:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page("app_pages/sweep.py").run()
+    assert at.selectbox(key="s_knob").value == "load"
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params.update(run="1", values="0.8,1.2", seeds="2", workers="1", policies="fifo,fitgpp", jobs="100")
+    at.switch_page("app_pages/sweep.py").run()
+    assert_clean(at)
+    assert [c.key for c in at.get("plotly_chart")] == ["sweep_p95", "pareto", "sweep_trio"]
+    p95 = chart_spec(at, "sweep_p95")
+    assert p95["layout"]["yaxis"]["type"] == "log" and chart_spec(at, "pareto")["layout"]["xaxis"]["type"] == "log"
+    for trace in p95["data"]:
+        lows = [m - d for m, d in zip(trace["y"], trace["error_y"]["arrayminus"], strict=True)]
+        assert min(lows) >= 1.0  # bootstrap whiskers stay at or above a slowdown of 1
+    trio = chart_spec(at, "sweep_trio")
+    for trace in trio["data"]:
+        assert min(m - d for m, d in zip(trace["y"], trace["error_y"]["arrayminus"], strict=True)) >= -100
+    at.toggle(key="sweep_log").set_value(False).run()
+    assert_clean(at)
+    assert chart_spec(at, "sweep_p95")["layout"]["yaxis"].get("type") != "log"
+    assert chart_spec(at, "pareto")["layout"]["xaxis"]["type"] == "linear"

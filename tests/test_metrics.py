@@ -54,6 +54,7 @@ def test_time_series_by_hand():
     assert q[["time", "pending", "pending_TE", "pending_BE"]].values.tolist() == [
         [0, 0, 0, 0], [10, 1, 1, 0], [40, 1, 0, 1], [60, 0, 0, 0]]  # fmt: skip
     seg = metrics.segments(r)
+    seg = seg[seg["lane"] == 0]  # A holds lanes 0-3, T lanes 0-1
     rows = seg[["job_id", "start", "end", "kind"]].values.tolist()
     assert rows == [["A", 0, 10, "run"], ["A", 10, 40, "grace"], ["T", 40, 60, "run"],
                     ["A", 60, 120, "restore"], ["A", 120, 210, "run"]]  # fmt: skip

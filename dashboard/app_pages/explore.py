@@ -32,7 +32,9 @@ SOURCE_LABELS = {"sample": "bundled sample", "generate": "synthetic generator", 
 CLUSTER_LABELS = {"workload": "the workload's own", "custom": "uniform nodes", "upload": "upload a node list"}
 PLOT_CONFIG = {"displaylogo": False}
 GANTT_HOURS = 8.0  # short enough that TE jobs (minutes long) are visible bars
-GANTT_LANES = 16
+GANTT_LANES = 32  # GPU lanes drawn per policy by default (the first nodes)
+GANTT_ZOOMS = {120.0: "2 min", 600.0: "10 min", 3600.0: "1 h", 4 * 3600.0: "4 h"}
+NO_SECOND = "(none)"
 TABS = ("Slowdown", "Gantt", "Utilisation and queue", "Preemptions", "Jobs and downloads")
 
 
@@ -239,18 +241,39 @@ if n_seeds == 1:
     )
 else:
     st.caption(f"Mean over {n_seeds} seeds ({comparison.seeds[0]}..{comparison.seeds[-1]}), ± one standard deviation.")
-cards = st.columns(len(scenario.policies))
-for col, policy in zip(cards, scenario.policies, strict=True):
-    with col.container(border=True):
-        st.markdown(f"**{policy}**" + (" (baseline)" if policy == baseline else ""))
-        for key, label in views.TRIO_LABELS.items():
+# the trio as a compact grid beside the percentile chart, so a chart is in sight without scrolling
+trio_box, chart_box = st.columns([6, 5], gap="medium")
+with chart_box:  # filled first: the chart reaches the browser before the 12 numbers
+    st.plotly_chart(
+        charts.percentile_figure(views.percentile_frame(comparison.seed_summaries), height=340),
+        config=PLOT_CONFIG,
+        key="percentiles",
+    )
+    st.caption(
+        "Slowdown percentiles (log). "
+        + (f"Bars: mean over {n_seeds} seeds; whiskers: lowest to highest seed." if n_seeds > 1 else "One run.")
+    )
+with trio_box:
+    widths = [2, 3, 3, 3]
+    for cell, text in zip(st.columns(widths), ["policy", *views.TRIO_LABELS.values()], strict=True):
+        cell.caption(text)
+    for policy in scenario.policies:
+        cells = st.columns(widths, vertical_alignment="center")
+        cells[0].markdown(f"**{policy}**" + ("  \n(baseline)" if policy == baseline else ""))
+        for cell, (key, label) in zip(cells[1:], views.TRIO_LABELS.items(), strict=True):
             value = absolute.loc[(policy, key), "value"]
             row = trio.loc[(policy, key)]
             delta = None
             if policy != baseline and not math.isnan(row["mean"]):
                 spread = f" ± {row['std']:.1f}" if n_seeds > 1 and not math.isnan(row["std"]) else ""
                 delta = f"{row['mean']:+.1f}%{spread}"
-            st.metric(label, "n/a" if math.isnan(value) else f"{value:.2f}", delta, delta_color="inverse")
+            cell.metric(
+                label,
+                "n/a" if math.isnan(value) else f"{value:.2f}",
+                delta,
+                delta_color="inverse",
+                label_visibility="collapsed",
+            )
 
 # --- charts ---------------------------------------------------------------------------------------
 jobs = {p: r.jobs for p, r in runs.items()}
@@ -263,12 +286,14 @@ if tab_sd.open:
     with tab_sd:
         st.plotly_chart(charts.cdf_figure(views.cdf_frame(jobs)), config=PLOT_CONFIG, key="cdf")
         st.caption(
-            "Slowdown = job completion time / run time (1 = never waited). Lines further left are better; the tail is on the right."
+            "Slowdown = job completion time / run time (1 = never waited). Lines further left are better; "
+            f"the tail is on the right. {views.seed_note(comparison.seeds)}"
         )
-        st.plotly_chart(
-            charts.percentile_figure(views.percentile_frame(summaries)), config=PLOT_CONFIG, key="percentiles"
+        st.dataframe(
+            views.percentile_table(comparison.seed_summaries).style.format("{:.3g}", na_rep="n/a"), width="stretch"
         )
-        st.dataframe(views.percentile_table(summaries).style.format("{:.3g}", na_rep="n/a"), width="stretch")
+        if n_seeds > 1:
+            st.caption(f"Slowdown percentiles, mean over {n_seeds} seeds.")
 
 if tab_gantt.open:
     with tab_gantt:
@@ -276,7 +301,7 @@ if tab_gantt.open:
         view_of = (workload.key, views.cluster_key(cluster))
         if st.session_state.get("_gantt_for", view_of) != view_of:
             scenario = replace(scenario, gantt_policy="", gantt_window=None, gantt_nodes=())
-            for key in ("x_gantt_policy", "x_gantt_window", "x_gantt_nodes"):
+            for key in ("x_gantt_policy", "x_gantt_window", "x_gantt_nodes", "gantt_with", "_gantt_preemption"):
                 st.session_state.pop(key, None)
         st.session_state["_gantt_for"] = view_of
         default_policy = views.gantt_default_policy(scenario.policies, {p: POLICIES[p].preemptive for p in POLICIES})
@@ -284,30 +309,120 @@ if tab_gantt.open:
             st.session_state["x_gantt_policy"] = scenario.gantt_policy or default_policy
         if st.session_state["x_gantt_policy"] not in scenario.policies:
             st.session_state["x_gantt_policy"] = default_policy
-        c1, c2, c3 = st.columns([1, 2, 2])
+        c1, c2, c3 = st.columns([1, 1, 3])
         gantt_policy = c1.selectbox("Policy", scenario.policies, key="x_gantt_policy")
+        others = [NO_SECOND] + [p for p in scenario.policies if p != gantt_policy]
+        if st.session_state.get("gantt_with") not in others:
+            st.session_state["gantt_with"] = baseline if baseline in others else NO_SECOND
+        second = c2.selectbox(
+            "Stacked with", others, key="gantt_with", help="a second policy drawn below, on the same time axis"
+        )
         run = runs[gantt_policy]
-        span_h, default_window = views.gantt_default_window(run.segments, run.events, GANTT_HOURS)
-        window = st.session_state.get("x_gantt_window") or scenario.gantt_window or default_window
-        st.session_state["x_gantt_window"] = views.clamp_window(window, span_h) or default_window
-        c2.slider("Time window (h)", 0.0, span_h, step=1.0, key="x_gantt_window")
-        default_nodes = cluster.names[:GANTT_LANES]
+        default_nodes = views.default_gantt_nodes(cluster, GANTT_LANES)
         picked = st.session_state.get("x_gantt_nodes") or list(scenario.gantt_nodes)
         st.session_state["x_gantt_nodes"] = [n for n in picked if n in cluster.names] or default_nodes
         c3.multiselect("Nodes", cluster.names, key="x_gantt_nodes")
+
+        span_h, default_window = views.gantt_default_window(run.segments, run.events, GANTT_HOURS)
+        preempts = views.preemption_list(run.events)
+        chosen = st.session_state.get("_gantt_preemption")
+        if chosen is not None and (
+            chosen["policy"] != gantt_policy or views.step_preemption(preempts, chosen, 0, (0.0, 0.0)) != chosen["index"]
+        ):
+            st.session_state["_gantt_preemption"] = None  # another policy or run: it is not one of these
+        st.session_state.setdefault("gantt_zoom", 600.0)
+
+        def step(direction: int) -> None:
+            """Choose the next/previous preemption and centre the window on it."""
+            shown = tuple(st.session_state.get("x_gantt_window") or default_window)
+            i = views.step_preemption(preempts, st.session_state.get("_gantt_preemption"), direction, shown)
+            if i is None:
+                st.session_state["_gantt_note"] = "No preemption " + ("after" if direction > 0 else "before") + " this one."
+                return
+            row = preempts.iloc[i]
+            st.session_state["_gantt_preemption"] = {
+                "policy": gantt_policy,
+                "index": i,
+                "time": float(row["time"]),
+                "job_id": row["job_id"],
+                "node": row["node"],
+            }
+            width = shown[1] - shown[0]
+            st.session_state["x_gantt_window"] = views.centred_window(float(row["time"]), width, span_h)
+            if row["node"] not in st.session_state["x_gantt_nodes"]:
+                st.session_state["x_gantt_nodes"] = [*st.session_state["x_gantt_nodes"], row["node"]]
+
+        window = st.session_state.get("x_gantt_window") or scenario.gantt_window or default_window
+        st.session_state["x_gantt_window"] = views.clamp_window(window, span_h) or default_window
+        w1, w2, w3, w4 = st.columns([2.2, 1.1, 1.4, 1.3], vertical_alignment="bottom")
+        w1.slider(
+            "Time window (h)",
+            0.0,
+            span_h,
+            step=1.0,
+            key="x_gantt_window",
+            help="the hours loaded into the chart; zoom inside it by dragging on the chart (down to seconds)",
+        )
+        w2.selectbox(
+            "Zoom around a preemption",
+            list(GANTT_ZOOMS),
+            format_func=GANTT_ZOOMS.get,
+            key="gantt_zoom",
+            help="how much time the chart shows around the chosen preemption",
+        )
+        w3.button(
+            "Previous preemption",
+            icon=":material/skip_previous:",
+            on_click=step,
+            args=(-1,),
+            disabled=preempts.empty,
+            width="stretch",
+        )
+        w4.button(
+            "Next preemption",
+            icon=":material/skip_next:",
+            on_click=step,
+            args=(1,),
+            disabled=preempts.empty,
+            width="stretch",
+        )
         window = tuple(st.session_state["x_gantt_window"])
         nodes = list(st.session_state["x_gantt_nodes"])
-        gantt = views.gantt_view(run.segments, run.events, window, nodes)
+        chosen = st.session_state.get("_gantt_preemption")
+        focus = None
+        if chosen is not None:
+            half = st.session_state["gantt_zoom"] / 2
+            focus = (chosen["time"] - half, chosen["time"] + half)
+        shown_policies = [gantt_policy] + ([] if second == NO_SECOND else [second])
+        gantt = views.gantt_view(
+            {p: (runs[p].segments, runs[p].events) for p in shown_policies}, cluster, nodes, window, focus, chosen
+        )
         st.plotly_chart(charts.gantt_figure(gantt), config=PLOT_CONFIG, key="gantt")
-        note = (
-            f" Showing the first {len(gantt.segments):,} of {gantt.total:,} segments: narrow the window."
-            if gantt.truncated
-            else ""
-        )
+        note = ""
+        if gantt.truncated:
+            shown_bars = sum(len(p.bars) for p in gantt.panels)
+            total_bars = sum(p.total for p in gantt.panels)
+            note = f" Showing the earliest {shown_bars:,} of {total_bars:,} bars in this window: narrow the window or the nodes."
         st.caption(
-            "One lane per node; orange = TE, blue = BE; dotted = restoring after a preemption, "
-            f"crossed = grace period, black × = preemption signal. Hover a bar for the job.{note}"
+            "Each node is drawn as its GPU lanes; a job covers the lanes it holds (CPU-only jobs share a `cpu` lane). "
+            "Red = TE, blue = BE; yellow dotted = restoring after a preemption, grey crossed = grace period, "
+            "× = preemption signal. Drag on the chart to zoom (down to seconds); "
+            f"double-click to reset. {views.seed_note(comparison.seeds)}{note}"
         )
+        message = st.session_state.pop("_gantt_note", None)
+        if message:
+            st.info(message, icon=":material/info:")
+        if chosen is not None:
+            st.text(  # ids and node names may come from an upload: plain text
+                f"Preemption {chosen['index'] + 1} of {len(preempts)} ({gantt_policy}): BE job {chosen['job_id']} "
+                f"signalled on node {chosen['node']} at {views.format_seconds(chosen['time'])} "
+                f"(t = {chosen['time']:,.0f} s)."
+            )
+            st.dataframe(views.preemption_events(run.events, chosen), hide_index=True, width="stretch", height=180)
+        else:
+            st.caption(
+                f"{len(preempts):,} preemptions in this run. Use Previous / Next preemption to step through them."
+            )
         scenario = replace(
             scenario,
             gantt_policy="" if gantt_policy == default_policy else gantt_policy,
@@ -319,7 +434,10 @@ if tab_time.open:
     with tab_time:
         timeline = views.timeline_frame({p: r.util for p, r in runs.items()}, {p: r.queue for p, r in runs.items()})
         st.plotly_chart(charts.timeline_figure(timeline), config=PLOT_CONFIG, key="timeline")
-        st.caption("Averages over equal time bins. Utilisation counts allocated GPUs, grace and restore time included.")
+        st.caption(
+            "Averages over equal time bins. Utilisation counts allocated GPUs, grace and restore time included. "
+            + views.seed_note(comparison.seeds)
+        )
 
 if tab_pre.open:
     with tab_pre:
@@ -338,12 +456,14 @@ if tab_pre.open:
         )
         st.caption(
             "Lost work is run time discarded by preemptions (zero with checkpoint = on_preempt). "
-            "Useful utilisation counts only the jobs' own run time."
+            "Useful utilisation counts only the jobs' own run time. " + views.seed_note(comparison.seeds)
         )
 
 if tab_jobs.open:
     with tab_jobs:
         shown = st.selectbox("Policy", scenario.policies, key="jobs_policy")
+        if n_seeds > 1:
+            st.caption(views.seed_note(comparison.seeds))
         st.dataframe(runs[shown].jobs, hide_index=True, width="stretch", height=320)
         d1, d2, d3 = st.columns(3)
         d1.download_button(

@@ -133,15 +133,37 @@ trio_metrics = [
 ]
 p95_metrics = [("TE_slowdown_p95", "TE p95 slowdown"), ("BE_slowdown_p95", "BE p95 slowdown")]
 frame = sweeps.metric_frame(rows, settings.knob, [m for m, _ in trio_metrics + p95_metrics])
+log_axes = st.toggle(
+    "Log slowdown axes", value=True, key="sweep_log", help="slowdown spans orders of magnitude (fifo's TE tail)"
+)
+seeds_note = (
+    f"Lines: mean over {len(spec.seeds)} seeds; whiskers: 95% bootstrap interval of the mean, which stays inside "
+    "the seeds' range (a slowdown never below 1, a change never below -100%). Each policy has its own dash and marker."
+    if len(spec.seeds) > 1
+    else "One seed: no interval. Each policy has its own dash and marker."
+)
+# the slowdowns and their trade-off side by side, so a chart shows without scrolling
+left, right = st.columns(2, gap="medium")
+with left:
+    st.subheader("TE and BE p95 slowdown")
+    st.plotly_chart(
+        charts.sweep_figure(frame, settings.knob, p95_metrics, log_y=log_axes, height=360),
+        config=PLOT_CONFIG,
+        key="sweep_p95",
+    )
+with right:
+    st.subheader("Trade-off: TE p95 against BE p95")
+    st.plotly_chart(
+        charts.pareto_figure(sweeps.pareto_points(rows, settings.knob), settings.knob, log=log_axes, height=360),
+        config=PLOT_CONFIG,
+        key="pareto",
+    )
+st.caption(
+    f"{seeds_note} Trade-off: each point is one policy at one knob value (hover for the value), mean over seeds, "
+    "a policy's points joined in knob order; lower-left is better on both, the dotted line is the Pareto front."
+)
 st.subheader(f"The trio against {baseline}")
 st.plotly_chart(charts.sweep_figure(frame, settings.knob, trio_metrics), config=PLOT_CONFIG, key="sweep_trio")
-st.subheader("TE and BE p95 slowdown")
-st.plotly_chart(charts.sweep_figure(frame, settings.knob, p95_metrics), config=PLOT_CONFIG, key="sweep_p95")
-st.subheader("Trade-off: TE p95 against BE p95")
-st.plotly_chart(
-    charts.pareto_figure(sweeps.pareto_points(rows, settings.knob), settings.knob), config=PLOT_CONFIG, key="pareto"
-)
-st.caption("Each point is one policy at one knob value (labelled), mean over seeds. Lower-left is better on both.")
 with st.expander("All rows"):
     st.dataframe(rows, hide_index=True)
     st.download_button("Rows CSV", lambda: to_csv_text(rows), "sweep.csv", "text/csv", on_click="ignore")
