@@ -150,9 +150,11 @@ def _parse_field(key: str, text: str) -> Any:
             raise ValueError(f"must be between 1 and {MAX_SEEDS}")
         return n
     if key == "nodes":
+        from simcore.workload import MAX_NODES
+
         n = _int(text)
-        if n < 1:
-            raise ValueError("must be at least 1")
+        if not 1 <= n <= MAX_NODES:
+            raise ValueError(f"must be between 1 and {MAX_NODES:,}")
         return n
     if key in ("node_cpu", "node_mem_gb", "node_gpu"):
         x = float(text)

@@ -160,9 +160,9 @@ def _cli_accepts(command: str) -> None:
 @pytest.mark.parametrize(
     ("scenario", "limit"),
     [
-        (Scenario(cluster="custom", nodes=10**9), "max_nodes"),
-        (Scenario(source="generate", gen=(("jobs", "100000000"),)), "max_jobs"),
-        (Scenario(source="generate", gen=(("nodes", "1e9"),)), "max_nodes"),
+        (Scenario(cluster="custom", nodes=1000), "max_nodes"),
+        (Scenario(source="generate", gen=(("jobs", "1000000"),)), "max_jobs"),
+        (Scenario(source="generate", gen=(("nodes", "1000"),)), "max_nodes"),
         (Scenario(source="generate", seeds=6), "max_seeds"),
         (Scenario(source="generate", gen=(("jobs", "20000"),), seeds=5), "budget"),
     ],
@@ -190,8 +190,8 @@ def test_the_budget_counts_jobs_policies_and_seeds() -> None:
 @pytest.mark.parametrize(
     ("grid", "fixed", "limit"),
     [
-        ({"nodes": [2, 10**9]}, {}, "max_nodes"),
-        ({"P": [0, 1]}, {"jobs": "1e8"}, "max_jobs"),
+        ({"nodes": [2, 1000]}, {}, "max_nodes"),
+        ({"P": [0, 1]}, {"jobs": "1e6"}, "max_jobs"),
         ({"load": [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1]}, {}, "max_sweep_values"),
         ({"jobs": [20000, 19000]}, {}, "budget"),
     ],
