@@ -157,6 +157,8 @@ CHECKPOINT_MODES = ("on_preempt", "periodic", "none")
 BACKFILL_MODES = ("greedy", "none")
 PLACEMENTS = ("best_fit", "first_fit", "worst_fit")
 
+MAX_SECONDS = 1e9  # bound of the time knobs without a natural one (about 32 years: any more is a typo)
+
 #: knob -> (default, one-line help). The single source for CLI help and the dashboard.
 KNOB_HELP: dict[str, str] = {
     "grace": "seconds a preempted job keeps its resources to checkpoint (default 30)",
@@ -166,8 +168,12 @@ KNOB_HELP: dict[str, str] = {
     "backfill": "greedy (skip jobs that do not fit) or none (strict head-of-line)",
     "placement": "best_fit, first_fit or worst_fit node choice",
     "P": "fitgpp only: max preemptions per BE job (default 2)",
-    "s": "fitgpp only: victim dominant share at most s x the TE job's (inf = no cap)",
+    "s": "fitgpp and fitdelay: victim dominant share at most s x the TE job's (inf = no cap)",
+    "reentry": "fitdelay only: seconds of expected wait to get back in per unit of normalised room its victims "
+    "give up (0 to 1e9, default 1800)",
     "tau": "bounded-slowdown threshold in seconds (0 = plain slowdown)",
+    "min_runtime": "every preemptive policy: a BE job is a victim candidate only once its current run segment "
+    "(restore included) has lasted this many seconds (0 to 1e9, default 0 = no exemption)",
     "seed": "seed of the random policy and of generators (default 0)",
 }
 
@@ -185,7 +191,9 @@ class SimConfig:
     placement: str = "best_fit"
     P: int = 2
     s: float = math.inf
+    reentry: float = 1800.0
     tau: float = 0.0
+    min_runtime: float = 0.0
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -203,6 +211,9 @@ class SimConfig:
         _check(self.s > 0 and not math.isnan(self.s), "s", "must be a number > 0 (inf = no cap)")
         _check(self.tau >= 0 and math.isfinite(self.tau), "tau", "must be a finite number >= 0")
         _check(self.seed >= 0, "seed", "must be an integer >= 0")
+        within = f"must be a number of seconds in [0, {MAX_SECONDS:g}]"
+        _check(0 <= self.reentry <= MAX_SECONDS, "reentry", within)
+        _check(0 <= self.min_runtime <= MAX_SECONDS, "min_runtime", within)
 
     def knobs(self) -> dict[str, Any]:
         """The knobs as JSON-ready values (inf as the string "inf")."""
