@@ -83,3 +83,16 @@ def test_registered_with_its_knobs():
     assert POLICY_KNOBS["fitdelay"] == ("s", "reentry", "min_runtime")
     assert POLICY_KNOBS["fitgpp"] == ("P", "s", "min_runtime")
     assert POLICY_KNOBS["fifo"] == ()
+
+
+def test_policies_command_lists_every_policy_with_its_knobs(capsys):
+    from simcore.cli import main
+
+    assert main(["policies"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == list(POLICIES)
+    by_name = dict(zip(POLICIES, lines, strict=True))
+    assert by_name["fitdelay"].endswith("[knobs: s=inf, reentry=1800, min_runtime=0]")
+    assert by_name["fitgpp"].endswith("[knobs: P=2, s=inf, min_runtime=0]")
+    assert by_name["fifo"].endswith("[knobs: none]")
+    assert "beyond the paper" in by_name["fitdelay"]
