@@ -250,8 +250,9 @@ def section(plan: rp.Plan, study: Study, main: pd.DataFrame, trace_a: pd.DataFra
         "`fitdelay` is our own policy, not the paper's: fitgpp's candidates without the `P` cap, fewest victims "
         "first, then the victim set that causes the least BE delay in seconds: lost work + grace + restore + "
         "`reentry` x the normalised room its victims give up (README, \"Beyond the paper\"). "
-        f"`paper` preset, **{n_jobs} jobs** per workload on {plan.nodes} nodes x 8 GPUs, {seeds} seeds per regime "
-        "(the Alibaba recipe A is one workload); every difference is paired on the same workloads, mean [95% CI].\n"
+        f"`paper` preset, **{n_jobs} jobs** per workload on {plan.nodes} nodes x 8 GPUs, {seeds} seeds per regime"
+        + (" (the Alibaba recipe A is one workload)" if trace_a is not None else "")
+        + "; every difference is paired on the same workloads, mean [95% CI].\n"
     )
     out.append("### Criteria\n")
     out.append(

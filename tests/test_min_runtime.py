@@ -147,3 +147,20 @@ def test_candidates_carry_checkpoint_information(monkeypatch, mode, first, secon
     jobs = [job("B", 0, 1000, 4), te("T1", 60, 50, 2), te("T2", 230, 50, 2)]
     run(jobs, prop_cluster(4), policy="spy", checkpoint=mode, checkpoint_interval=25)
     np.testing.assert_equal(spy.seen, [first, second])
+
+
+def test_dashboard_knobs_carry_min_runtime_and_reentry():
+    """The Explore page's knob widgets and its shareable link carry both knobs, and a bad value is refused."""
+    from dashboard.scenario import Scenario, from_widgets, widget_values
+    from dashboard.sweeps import SWEEP_KNOBS
+
+    base = Scenario(policies=("fifo", "k8s", "fitdelay"))
+    values = widget_values(base)
+    assert values["x_k_min_runtime"] == 0 and values["x_k_reentry"] == 1800
+    scenario, problems = from_widgets({**values, "x_k_min_runtime": 600.0, "x_k_reentry": 900.0}, base, {})
+    assert not problems and scenario.knobs.min_runtime == 600 and scenario.knobs.reentry == 900
+    back, warnings = Scenario.from_query(scenario.to_query())
+    assert not warnings and back.knobs == scenario.knobs
+    _, problems = from_widgets({**values, "x_k_min_runtime": -1.0}, base, {})
+    assert any("min_runtime" in p for p in problems)
+    assert "min_runtime" in SWEEP_KNOBS

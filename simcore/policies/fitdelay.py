@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -86,7 +87,7 @@ class FitDelay(FitGpp):
         )
 
     @staticmethod
-    def _delay(view: PreemptionView, per_victim, slack, n: int):
+    def _delay(view: PreemptionView, per_victim: Any, slack: Any, n: int) -> Any:
         """Seconds of BE delay of a set of n victims. Rounded to the microsecond, so that equal delays reached
         by different sums tie exactly and fall to the next criterion."""
         return np.round(per_victim + n * view.config.grace + view.config.reentry * slack, 6)
