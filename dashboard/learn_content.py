@@ -23,6 +23,21 @@ class RegimeFact:
 
 
 ALL_SIX = ("fifo", "priority", "k8s", "lrtp", "random", "fitgpp")
+
+#: The Learn page's paragraph on the two controls of our own (README "Beyond the paper").
+BEYOND_PAPER = (
+    "Two controls go beyond the paper. **`min_runtime`** (every preemptive policy; Slurm calls it "
+    "`PreemptExemptTime`) exempts a BE job from preemption until its current run segment has lasted "
+    "that many seconds, so a job that has just (re)started is not thrown out again at once; a TE job "
+    "that finds no other victim waits, and preempts the moment the exemption ends. **`fitdelay`** is our "
+    "own policy: like fitgpp it takes the fewest victims, but among those sets it picks the one that delays "
+    "BE least, counting in seconds the work a preemption would lose (which depends on the `checkpoint` "
+    "mode), the grace and restore time, and `reentry` seconds per unit of room the victims give up beyond "
+    "what the TE job needs (a bigger victim waits longer to get back in). fitgpp ranks the lost work only "
+    "third, so without checkpoints it throws away hours of work to save a little room; fitdelay weighs "
+    "both in one unit, and with `on_preempt` (nothing lost) it chooses like fitgpp. Its measured effect "
+    "in each regime, and where it does not win, is section 8 of docs/RESULTS.md."
+)
 PAPER = Scenario(source="generate", preset="paper", seeds=3)
 
 REGIME_FACTS: tuple[RegimeFact, ...] = (
@@ -70,6 +85,15 @@ REGIME_FACTS: tuple[RegimeFact, ...] = (
         "seed-to-seed spread at this size. Look at the ± on the cards.",
         "Open the demo preset with 10 seeds",
         Scenario(source="generate", preset="demo", seeds=10, policies=("fifo", "priority", "k8s", "lrtp", "fitgpp")),
+    ),
+    RegimeFact(
+        "**Without checkpoints, lost work decides**: with `checkpoint = none` a preempted job restarts "
+        "from scratch, so fitgpp, which ranks lost work only third, loses far more work than k8s, which "
+        "always preempts the most recently started jobs. Our `fitdelay` prices lost work and the room its "
+        "victims give up in the same unit of seconds (see above).",
+        "Compare k8s, fitgpp and fitdelay with checkpoint = none",
+        Scenario(source="generate", preset="paper", seeds=3, policies=("fifo", "k8s", "fitgpp", "fitdelay"),
+                 knobs=SimConfig(checkpoint="none")),  # fmt: skip
     ),
     RegimeFact(
         "**Overload depends on length**: with load ≥ 1 the queue grows over the trace, so every "

@@ -18,6 +18,7 @@ from dashboard.scenario import parse_policy_names
 from dashboard.views import bootstrap_mean
 from simcore import sweep
 from simcore.errors import UserError
+from simcore.model import KNOB_HELP
 from simcore.presets import PRESETS
 
 #: knob -> (default values, help). Workload parameters (nodes, load, te_share) and SimConfig knobs.
@@ -29,6 +30,7 @@ SWEEP_KNOBS: dict[str, tuple[str, str]] = {
     "s": ("1,2,4,inf", "fitgpp: victim dominant share at most s x the TE job's"),
     "grace": ("0,30,120,600", "seconds a preempted job keeps its resources to checkpoint"),
     "restore": ("0,60,300,900", "seconds of restoring on every start after a preemption"),
+    "min_runtime": ("0,600,3600", KNOB_HELP["min_runtime"]),
 }
 MAX_POINTS = LOCAL.max_sweep_values  # what a link may ask for; demo mode refuses more than its own limit
 MAX_SEEDS = LOCAL.max_seeds

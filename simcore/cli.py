@@ -20,7 +20,7 @@ from simcore.csvsafe import write_csv
 from simcore.errors import UserError
 from simcore.metrics import summarize
 from simcore.model import KNOB_HELP, SimConfig
-from simcore.policies import POLICY_HELP
+from simcore.policies import POLICIES, POLICY_HELP, POLICY_KNOBS
 
 
 def knob_epilog() -> str:
@@ -144,6 +144,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_policies(args: argparse.Namespace) -> int:
+    """One line per policy: its name, its help and its own knobs (with their defaults)."""
+    defaults = SimConfig().knobs()
+    width = max(len(name) for name in POLICIES)
+    for name in POLICIES:
+        knobs = ", ".join(f"{k}={v:g}" if isinstance(v := defaults[k], float) else f"{k}={v}"
+                          for k in POLICY_KNOBS[name]) or "none"  # fmt: skip
+        print(f"{name:<{width}}  {POLICY_HELP[name]} [knobs: {knobs}]")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="simcore",
@@ -172,6 +183,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_set_option(cmp_)
     cmp_.add_argument("--json", metavar="FILE", help="write the compare JSON")
     cmp_.set_defaults(func=cmd_compare)
+
+    pol = sub.add_parser("policies", help="list every policy, one per line, with its help and its own knobs",
+                         epilog=knob_epilog(), formatter_class=fmt)  # fmt: skip
+    pol.set_defaults(func=cmd_policies)
 
     cli_workload.add_generate_command(sub)
     cli_workload.add_convert_command(sub)

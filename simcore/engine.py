@@ -27,6 +27,7 @@ from simcore.policies import Candidates, Preemption, PreemptionView, get_policy
 from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
 
 _FINISH_KIND, _RELEASE_KIND = 0, 1
+_WAKE_KIND = 2  # a running BE job's segment reaches min_runtime: an instant of its own, no event
 _UNBOUNDED = (UNBOUNDED, UNBOUNDED, UNBOUNDED)
 
 
@@ -118,6 +119,8 @@ class _Run:
         self.work_left = jobs.duration.tolist()  # duration - kept
         self.seg_start = np.zeros(n)
         self.seg_restore = np.zeros(n)
+        self.last_ckpt = np.full(n, np.nan)  # when the work kept so far was saved (NaN: never)
+        self.min_runtime = config.min_runtime if self.preemptive else 0.0
         self.token = [0] * n
         self.nominated: dict[int, int] = {}  # TE job -> node
         self.reservation: dict[int, np.ndarray] = {}  # TE job -> reserved vector (units)
@@ -162,6 +165,8 @@ class _Run:
     def _candidates(self) -> Candidates:
         jobs = self.rb_job[self.rb_job >= 0]
         jobs = jobs[np.argsort(self.order_rank[jobs])]
+        if self.min_runtime > 0:  # the same sum as the wake-up time, so the instant it is pushed for qualifies
+            jobs = jobs[self.seg_start[jobs] + self.min_runtime <= self.now]
         progress = np.maximum(0.0, self.now - self.seg_start[jobs] - self.seg_restore[jobs])
         total = self.kept[jobs] + progress
         return Candidates(
@@ -173,7 +178,20 @@ class _Run:
             lost_now=self._lost_if_signalled(total),
             preemptions=self.preemptions[jobs],
             rank=self.order_rank[jobs],
+            last_checkpoint=self._last_checkpoint(jobs, total),
+            restore_next=np.full(len(jobs), self.cfg.restore),
         )
+
+    def _last_checkpoint(self, jobs: np.ndarray, total: np.ndarray) -> np.ndarray:
+        """Time the work a signal now would keep was saved: a periodic checkpoint of this segment, else the last
+        one before it (its last preemption with on_preempt); NaN when nothing is saved."""
+        before = self.last_ckpt[jobs]
+        if self.cfg.checkpoint != "periodic":
+            return before
+        saved = np.floor(total / self.cfg.checkpoint_interval) * self.cfg.checkpoint_interval
+        kept = self.kept[jobs]
+        during = self.seg_start[jobs] + self.seg_restore[jobs] + (saved - kept)
+        return np.where(saved > kept, during, before)
 
     def _lost_if_signalled(self, total: np.ndarray) -> np.ndarray:
         mode = self.cfg.checkpoint
@@ -206,12 +224,17 @@ class _Run:
             self.seg_start[j] = now
             self.seg_restore[j] = restore
             self._rb_add(j)
+            if self.min_runtime > 0:
+                wake = (now + self.min_runtime, _WAKE_KIND, self.order_rank_list[j], j, self.token[j])
+                heapq.heappush(self.heap, wake)
         self._log(j, START, k)
 
     def _signal(self, j: int, te: int) -> None:
         progress = max(0.0, self.now - self.seg_start[j] - self.seg_restore[j])
         total = self.kept[j] + progress
         kept = total - float(self._lost_if_signalled(np.array([total]))[0])
+        on_preempt = self.cfg.checkpoint == "on_preempt"  # the grace period saves it all, from the signal on
+        self.last_ckpt[j] = self.now if on_preempt else self._last_checkpoint(np.array([j]), np.array([total]))[0]
         self.lost[j] += total - kept
         self.kept[j] = kept
         self.work_left[j] = self.dur[j] - kept
@@ -375,8 +398,16 @@ class _Run:
         a = 0
         heap, token, heappop, timeout = self.heap, self.token, heapq.heappop, env.timeout
         while True:
-            while heap and heap[0][1] == _FINISH_KIND and heap[0][4] != token[heap[0][3]]:
-                heappop(heap)  # a finish made stale by a preemption
+            # drop a finish or wake-up made stale by a preemption, and a wake-up of a finished job or one that
+            # would be the next instant while no TE job waits (a TE job that comes later finds it a candidate)
+            while heap and (
+                (heap[0][1] != _RELEASE_KIND and heap[0][4] != token[heap[0][3]])
+                or (
+                    heap[0][1] == _WAKE_KIND
+                    and (self.slot_of[heap[0][3]] < 0 or (not self.te_waiting and heap[0][0] <= times[a]))
+                )
+            ):
+                heappop(heap)
             t = heap[0][0] if heap else math.inf
             if times[a] < t:
                 t = times[a]
@@ -391,6 +422,8 @@ class _Run:
                 if kind == _FINISH_KIND:
                     if tok == token[j]:
                         self._finish(j)
+                elif kind == _WAKE_KIND:
+                    pass  # the instant itself is the point: the pass below runs
                 else:
                     self._release(j)
                     new.append(j)

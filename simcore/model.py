@@ -234,7 +234,9 @@ KNOB_RANGES: dict[str, KnobRange] = {
     "restore": KnobRange(0, MAX_SECONDS),
     "P": KnobRange(0, 1_000_000, whole=True),
     "s": KnobRange(0, math.inf, low_open=True),
+    "reentry": KnobRange(0, MAX_SECONDS),
     "tau": KnobRange(0, MAX_SECONDS),
+    "min_runtime": KnobRange(0, MAX_SECONDS),
     "seed": KnobRange(0, MAX_SEED, whole=True),
 }
 
@@ -247,8 +249,12 @@ KNOB_HELP: dict[str, str] = {
     "backfill": "greedy (skip jobs that do not fit) or none (strict head-of-line) (default greedy)",
     "placement": "best_fit, first_fit or worst_fit node choice (default best_fit)",
     "P": "fitgpp only: max preemptions per BE job (default 2; 0 to 1000000)",
-    "s": "fitgpp only: victim dominant share at most s x the TE job's (default inf = no cap; > 0, or inf)",
+    "s": "fitgpp and fitdelay: victim dominant share at most s x the TE job's (default inf = no cap; > 0, or inf)",
+    "reentry": "fitdelay only: seconds of expected wait to get back in per unit of normalised room its victims "
+    "give up (default 1800; 0 to 1e9)",
     "tau": "bounded-slowdown threshold in seconds (default 0 = plain slowdown; 0 to 1e9)",
+    "min_runtime": "every preemptive policy: a BE job is a victim candidate only once its current run segment "
+    "(restore included) has lasted this many seconds (default 0 = no exemption; 0 to 1e9)",
     "seed": "seed of the random policy and of generators (default 0; 0 to 9223372036854775807)",
 }
 
@@ -266,7 +272,9 @@ class SimConfig:
     placement: str = "best_fit"
     P: int = 2
     s: float = math.inf
+    reentry: float = 1800.0
     tau: float = 0.0
+    min_runtime: float = 0.0
     seed: int = 0
 
     def __post_init__(self) -> None:

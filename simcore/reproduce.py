@@ -226,8 +226,12 @@ def reproduce(
     else:
         trace_note = f"The Alibaba trace was not found at `{trace_dir}`; that part was skipped."
         log(trace_note)
+    from simcore import beyond
+
+    study = beyond.run(plan, results, log, **kw)
+    timings.update(study.timings)
     doc = out_dir / "RESULTS.md"
-    text = render(plan, main, curves, trace_rows, results, timings, command, workers, dask, trace_note)
+    text = render(plan, main, curves, trace_rows, results, timings, command, workers, dask, trace_note, study)
     doc.write_text(text, encoding="utf-8")
     from simcore.policies import POLICIES
 
@@ -357,6 +361,7 @@ def render(
     workers: int,
     dask: str | None,
     trace_note: str,
+    study: Any = None,  # beyond.Study: fitdelay and min_runtime (section 8)
 ) -> str:
     from simcore.policies import POLICIES
 
@@ -441,6 +446,11 @@ def render(
     add("## 7. Where FitGpp wins, where it does not, and why\n")
     add(mechanism_text(main, curves, plan, trace_rows))
 
+    if study is not None:
+        from simcore import beyond
+
+        add(beyond.section(plan, study, main, trace_rows.get("A"), figs))
+
     add("## Reproduce\n")
     total = sum(timings.values())
     executor = f"Dask ({dask})" if dask else f"{workers} local worker process(es)"
@@ -453,7 +463,7 @@ def render(
     )
     add("```")
     where = _shown_path(results)
-    for name in ("main", "curves", *(f"alibaba_{r}" for r in trace_rows)):
+    for name in ("main", "curves", *(f"alibaba_{r}" for r in trace_rows), *(study.grids if study else ())):
         add(f"simcore sweep {where}/grid_{name}.yaml --out {where}/rows_{name}.parquet --workers 2")
     add("```\n")
     add(

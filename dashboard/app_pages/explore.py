@@ -23,7 +23,7 @@ from dashboard.scenario import (
 from simcore.csvsafe import to_csv_text
 from simcore.errors import UserError
 from simcore.metrics import compare_summaries
-from simcore.model import BACKFILL_MODES, CHECKPOINT_MODES, KNOB_HELP, PLACEMENTS
+from simcore.model import BACKFILL_MODES, CHECKPOINT_MODES, KNOB_HELP, MAX_SECONDS, PLACEMENTS
 from simcore.policies import POLICIES, POLICY_HELP
 from simcore.presets import PRESETS
 from simcore.workload import offered_load
@@ -158,6 +158,10 @@ with st.sidebar:
         st.selectbox("placement", PLACEMENTS, key="x_k_placement", help=KNOB_HELP["placement"])
         st.number_input("P", min_value=0, step=1, key="x_k_P", help=KNOB_HELP["P"])
         st.text_input("s", key="x_k_s", help=KNOB_HELP["s"])
+        st.number_input("reentry (s)", min_value=0.0, max_value=MAX_SECONDS, step=600.0, key="x_k_reentry",
+                        help=KNOB_HELP["reentry"])  # fmt: skip
+        st.number_input("min_runtime (s)", min_value=0.0, max_value=MAX_SECONDS, step=600.0, key="x_k_min_runtime",
+                        help=KNOB_HELP["min_runtime"])  # fmt: skip
         st.number_input("tau (s)", min_value=0.0, step=60.0, key="x_k_tau", help=KNOB_HELP["tau"])
         st.number_input("seed", min_value=0, step=1, key="x_k_seed", help=KNOB_HELP["seed"])
 

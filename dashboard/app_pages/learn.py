@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.learn_content import REGIME_FACTS
+from dashboard.learn_content import BEYOND_PAPER, REGIME_FACTS
 from simcore.policies import POLICY_HELP
 
 EXPLORE = "app_pages/explore.py"
@@ -42,6 +42,9 @@ st.info(
     "algorithm, which is not public in the abstract.",
     icon=":material/info:",
 )
+
+st.header("Beyond the paper: min_runtime and fitdelay")
+st.markdown(BEYOND_PAPER)
 
 st.header("The metrics")
 st.markdown(

@@ -20,7 +20,9 @@ from simcore.model import SimConfig
 
 @dataclass(frozen=True, eq=False)
 class Candidates:
-    """Running (not preempting) BE jobs, one entry each, sorted by job order."""
+    """Running (not preempting) BE jobs, one entry each, sorted by job order.
+
+    With ``min_runtime`` > 0 only the jobs whose current segment has lasted that long."""
 
     job: np.ndarray  # job index in the engine
     node: np.ndarray
@@ -30,6 +32,9 @@ class Candidates:
     lost_now: np.ndarray  # work that a signal now would lose (checkpoint mode)
     preemptions: np.ndarray
     rank: np.ndarray  # job order: submit time, then job_id
+    # checkpoint-aware information (nothing about the checkpoint rule itself changes)
+    last_checkpoint: np.ndarray  # time the work a signal now would keep was saved (NaN: nothing saved yet)
+    restore_next: np.ndarray  # restore it would pay on its next start (every start after a preemption pays it)
 
     def __len__(self) -> int:
         return len(self.job)

@@ -30,6 +30,7 @@ class FitGpp:
     name: str = "fitgpp"
     preemptive: bool = True
     fifo_order: bool = False
+    knobs: tuple[str, ...] = ("P", "s")  # its own knobs (the mechanics knobs are everyone's)
     help: str = (
         "Our reconstruction of the paper's approach: preempt the fewest BE jobs whose place fits the TE job "
         "most tightly, losing the least work, and never a job already preempted P times (or larger than s x "
