@@ -22,13 +22,12 @@ ranks exactly like fitgpp without the cap.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from simcore.cluster import EPS
+from simcore import units
 from simcore.policies.base import Preemption, PreemptionView
 from simcore.policies.fitgpp import FitGpp
 
@@ -43,29 +42,19 @@ class FitDelay(FitGpp):
         "victims but spares jobs that would lose hours of work; no P cap (min_runtime bounds repeats)."
     )
 
-    def victims(self, view: PreemptionView) -> Preemption | None:
-        c = view.candidates
-        if len(c) == 0:
-            return None
-        cfg = view.config
-        pos = np.arange(len(c))
-        if not math.isinf(cfg.s):
-            inv = view.inv_cap[c.node]
-            te_share = (view.te_req * inv).max(axis=1)
-            pos = np.flatnonzero((c.req * inv).max(axis=1) <= cfg.s * te_share + EPS)
-            if len(pos) == 0:
-                return None
-        return self._one(view, pos) or self._larger(view, pos)
+    def _eligible(self, view: PreemptionView) -> np.ndarray:
+        """No ``P`` cap (see the module docstring): only the ``s`` cap."""
+        return self._within_share(view)
 
     def _one(self, view: PreemptionView, pos: np.ndarray) -> Preemption | None:
         c = view.candidates
         node = c.node[pos]
         total = view.avail[node] + c.req[pos]
-        ok = (total >= view.te_req - EPS).all(axis=1)
+        ok = (total >= view.te_req).all(axis=1)
         if not ok.any():
             return None
         pos, node, total = pos[ok], node[ok], total[ok]
-        slack = np.round(np.abs((total - view.te_req) * view.inv_cap[node]).sum(axis=1), 9)
+        slack = units.norm_round(units.l1(total - view.te_req, view.inv_cap[node]))
         delay = self._delay(view, c.lost_now[pos] + c.restore_next[pos], slack, 1)
         order = np.lexsort((node, c.rank[pos], -c.seg_start[pos], c.preemptions[pos], slack, delay))
         best = int(pos[order[0]])
@@ -90,7 +79,8 @@ class FitDelay(FitGpp):
     def _delay(view: PreemptionView, per_victim: Any, slack: Any, n: int) -> Any:
         """Seconds of BE delay of a set of n victims. Rounded to the microsecond, so that equal delays reached
         by different sums tie exactly and fall to the next criterion."""
-        return np.round(per_victim + n * view.config.grace + view.config.reentry * slack, 6)
+        room = slack / units.NORM_SCALE  # the slack as fitgpp keeps it is rint(slack x 1e9)
+        return np.round(per_victim + n * view.config.grace + view.config.reentry * room, 6)
 
 
 FITDELAY = FitDelay()

@@ -38,19 +38,26 @@ class FitGpp:
     )
 
     def victims(self, view: PreemptionView) -> Preemption | None:
-        c = view.candidates
-        if len(c) == 0:
+        if len(view.candidates) == 0:
             return None
-        cfg = view.config
-        eligible = c.preemptions < cfg.P
-        if not math.isinf(cfg.s):
-            inv = view.inv_cap[c.node]
-            te_share = (view.te_req * inv).max(axis=1)
-            eligible &= units.norm_round((c.req * inv).max(axis=1)) <= units.norm_round(cfg.s * te_share)
-        pos = np.flatnonzero(eligible)
+        pos = np.flatnonzero(self._eligible(view))
         if len(pos) == 0:
             return None
         return self._one(view, pos) or self._larger(view, pos)
+
+    def _eligible(self, view: PreemptionView) -> np.ndarray:
+        """The candidates under the caps: fewer than ``P`` preemptions, share at most ``s`` x the TE job's."""
+        return (view.candidates.preemptions < view.config.P) & self._within_share(view)
+
+    @staticmethod
+    def _within_share(view: PreemptionView) -> np.ndarray:
+        """Candidates whose dominant share is at most ``s`` times the TE job's (both rounded to 1e-9)."""
+        c = view.candidates
+        if math.isinf(view.config.s):
+            return np.ones(len(c), dtype=bool)
+        inv = view.inv_cap[c.node]
+        te_share = (view.te_req * inv).max(axis=1)
+        return units.norm_round((c.req * inv).max(axis=1)) <= units.norm_round(view.config.s * te_share)
 
     def _slack(self, view: PreemptionView, k: int, total: np.ndarray) -> float:
         return float(units.norm_round(units.l1(total - view.te_req, view.inv_cap[k])))
