@@ -127,8 +127,16 @@ def summary(times: list[float | None]) -> dict[str, float]:
     }
 
 
-async def drive(url: str, rss: RssSampler, args: argparse.Namespace) -> dict[str, object]:
-    out: dict[str, object] = {"rss_idle_mb": round(rss.now() / 1e6)}
+class Results(dict):
+    """The measurements so far; each is also printed as it is taken (a deadline keeps them)."""
+
+    def __setitem__(self, key: str, value: object) -> None:
+        super().__setitem__(key, value)
+        print(json.dumps({key: value}), file=sys.stderr, flush=True)
+
+
+async def drive(url: str, rss: RssSampler, args: argparse.Namespace, out: Results) -> None:
+    out["rss_idle_mb"] = round(rss.now() / 1e6)
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         out["warm_up"] = summary([await first_chart(browser, url)])  # first visit: imports, worker start
@@ -149,7 +157,6 @@ async def drive(url: str, rss: RssSampler, args: argparse.Namespace) -> dict[str
     out["rss_after_distinct_scenarios_mb"] = round(rss.now() / 1e6)
     out["rss_peak_mb"] = round(rss.peak / 1e6)
     out["rss_peak_with_workers_mb"] = round(rss.peak_with_workers / 1e6)
-    return out
 
 
 def main() -> int:
@@ -178,6 +185,7 @@ def main() -> int:
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     rss = None
+    results = Results()
     try:
         for _ in range(200):
             try:
@@ -186,7 +194,10 @@ def main() -> int:
             except OSError:
                 time.sleep(0.3)
         rss = RssSampler(server.pid)
-        results = asyncio.run(asyncio.wait_for(drive(url, rss, args), args.deadline))
+        try:
+            asyncio.run(asyncio.wait_for(drive(url, rss, args, results), args.deadline))
+        except TimeoutError:
+            results["stopped"] = f"deadline of {args.deadline:g} s reached"
     finally:
         if rss is not None:
             rss.stop()

@@ -123,7 +123,7 @@ def test_outside_demo_mode_an_address_from_a_link_is_used_only_after_a_click(
 ) -> None:
     monkeypatch.delenv(demo.ENV_VAR, raising=False)
     address = f"tcp://127.0.0.1:{listener.port}"
-    at = open_page("sweep", dask=address, knob="grace", values="0,600", seeds="1", policies="fifo", jobs="60")
+    at = open_page("sweep", dask=address, knob="grace", values="0,600", seeds="1", policies="fifo", jobs="61")
     assert at.text_input(key="s_dask").value == ""
     next(b for b in at.button if b.label == "Use this Dask scheduler").click().run()
     assert_no_exception(at)

@@ -18,6 +18,7 @@ from urllib.parse import urlparse
 import psutil
 import pytest
 from test_browser import ARGS, CHROMIUM, TIMEOUT_MS, _assert_no_exception, _wait_idle, serve, sync_api
+from test_hosting_worker import live_workers
 
 pytestmark = [
     pytest.mark.browser,
@@ -163,18 +164,9 @@ def test_csv_downloads_escape_formulas(demo_server: str, browser: object, tmp_pa
 
 
 def _workers_of(server_url: str) -> list[psutil.Process]:
-    """The worker processes of the server at ``server_url`` (multiprocessing's own servers excepted)."""
+    """The worker processes of the server at ``server_url``."""
     port = str(urlparse(server_url).port)
-    server = next(p for p in psutil.Process().children() if port in p.cmdline())
-    out = []
-    for p in server.children(recursive=True):
-        try:
-            cmd = " ".join(p.cmdline())
-            if p.status() != psutil.STATUS_ZOMBIE and "multiprocessing.forkserver" not in cmd and "resource_tracker" not in cmd:
-                out.append(p)
-        except psutil.NoSuchProcess:
-            pass
-    return out
+    return live_workers(next(p for p in psutil.Process().children() if port in p.cmdline()))
 
 
 def test_a_visitor_who_leaves_stops_the_computation(demo_server: str, browser: object) -> None:

@@ -48,16 +48,22 @@ def crash(progress: object) -> None:
     raise KeyError("/srv/secret/path.py")
 
 
-SERVERS = ("multiprocessing.forkserver import", "multiprocessing.resource_tracker import")
-
-
 def _descendants() -> list[psutil.Process]:
-    """Live processes started below this one, multiprocessing's own servers excepted."""
+    """Live worker processes: everything below this process except multiprocessing's own servers
+    (the forkserver and the resource tracker); a worker is forked from the forkserver, so it is
+    found below it (with the forkserver's command line)."""
+    return live_workers(psutil.Process())
+
+
+def live_workers(root: psutil.Process) -> list[psutil.Process]:
     out = []
-    for p in psutil.Process().children(recursive=True):
+    for p in root.children():
         try:
-            if p.status() != psutil.STATUS_ZOMBIE and not any(s in " ".join(p.cmdline()) for s in SERVERS):
-                out.append(p)
+            cmd = " ".join(p.cmdline())
+            if "multiprocessing.forkserver" in cmd:
+                out += [c for c in p.children(recursive=True) if c.status() != psutil.STATUS_ZOMBIE]
+            elif "multiprocessing.resource_tracker" not in cmd and p.status() != psutil.STATUS_ZOMBIE:
+                out += [p, *p.children(recursive=True)]
         except psutil.NoSuchProcess:
             pass
     return out
