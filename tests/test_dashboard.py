@@ -302,3 +302,17 @@ def test_sweep_defaults_to_load_and_log_axes_can_be_switched_off() -> None:
     assert_clean(at)
     assert chart_spec(at, "sweep_p95")["layout"]["yaxis"].get("type") != "log"
     assert chart_spec(at, "pareto")["layout"]["xaxis"]["type"] == "linear"
+
+
+def test_an_upload_over_the_demo_byte_cap_is_refused_by_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dashboard import demo
+
+    monkeypatch.setenv(demo.ENV_VAR, "1")
+    at = app(source="upload")
+    too_big = DEMO + b"#" * (demo.DEMO.upload_bytes - len(DEMO) + 1)  # one byte over the cap
+    at.file_uploader(key="upload_workload").set_value(("big.csv", too_big, "text/csv")).run()
+    assert not at.exception
+    refusal = " ".join(shown(e) for e in at.error)
+    assert f"({demo.DEMO.upload_bytes} bytes)" in refusal and "big.csv" in refusal  # the file and the limit
+    assert "simcore compare big.csv" in refusal  # and the command that runs it locally
+    assert not at.metric

@@ -50,8 +50,8 @@ lim = limits()
 link_warnings = state.restore("explore", "x_source", Scenario.from_query, _explore_widget_values)
 
 # --- sidebar: the scenario ------------------------------------------------------------------
-upload: tuple[str, bytes] | None = None
-cluster_upload: tuple[str, bytes] | None = None
+upload_file: uploads.UploadedFile | None = None  # their bytes are read only after the size check
+cluster_file: uploads.UploadedFile | None = None
 with st.sidebar:
     st.header("Scenario")
     with st.expander("Workload", expanded=True):
@@ -111,8 +111,7 @@ with st.sidebar:
                 help="Canonical columns job_id, submit_time, duration, cpu, mem_gb, gpu, job_class (TE/BE); "
                 "or an Alibaba GPU trace pod list. Uploaded files are not part of shared links.",
             )
-            if file is not None:
-                upload = (file.name, file.getvalue())
+            upload_file = file
             alibaba_box = st.popover("Alibaba trace options", icon=":material/tune:", width="stretch")
             for option in uploads.UPLOAD_OPTIONS:
                 st.session_state.setdefault(f"x_u_{option.name}", option.default)
@@ -129,9 +128,7 @@ with st.sidebar:
             st.number_input("memory per node (GiB)", min_value=0.0, step=64.0, key="x_node_mem_gb")
             st.number_input("GPUs per node", min_value=0.0, step=1.0, key="x_node_gpu")
         elif st.session_state["x_cluster"] == "upload":
-            file = st.file_uploader("Cluster file", type=list(uploads.CLUSTER_TYPES), key="upload_cluster")
-            if file is not None:
-                cluster_upload = (file.name, file.getvalue())
+            cluster_file = st.file_uploader("Cluster file", type=list(uploads.CLUSTER_TYPES), key="upload_cluster")
     with st.expander("Policies", expanded=True):
         st.multiselect(
             "Compare",
@@ -179,18 +176,20 @@ notices.link_warnings(link_warnings)
 for problem in problems:
     st.warning(md(problem))
 
-if scenario.source == "upload" and upload is None:
+if scenario.source == "upload" and upload_file is None:
     st.info(
         "Upload a workload file in the sidebar: CSV, JSON records or Parquet with the canonical columns, "
         "or an Alibaba GPU trace pod list.",
         icon=":material/upload_file:",
     )
     st.stop()
-if scenario.cluster == "upload" and cluster_upload is None:
+if scenario.cluster == "upload" and cluster_file is None:
     st.info("Upload a cluster file in the sidebar: YAML/JSON pools or a node list CSV.", icon=":material/upload_file:")
     st.stop()
 try:
     budget.check_scenario(scenario, lim)  # before any workload is built
+    upload = uploads.upload_content(upload_file) if upload_file is not None else None
+    cluster_upload = uploads.upload_content(cluster_file, "cluster") if cluster_file is not None else None
     workload = data.load_workload(scenario, upload)
     cluster = data.resolve_cluster(scenario, workload, cluster_upload)
     workload_file = upload[0] if upload else budget.WORKLOAD_FILE
