@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -315,3 +316,17 @@ def test_cli_without_the_option_writes_no_records(tmp_path):
             "--node-gpu", "1", "--events-out", str(tmp_path / "e.csv")]  # fmt: skip
     assert cli_main(argv) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["e.csv", "w.csv"]
+
+
+def test_readme_documents_every_key_and_reason():
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    section = text[text.index("- **decision records**"):text.index("- **compare JSON**")]
+    for name in PREEMPTIVE:
+        start = section.index(f"\n    - `{name}`:")
+        end = section.find("\n    - ", start + 1)
+        entry = section[start : end if end >= 0 else len(section)]
+        for key, _ in POLICIES[name].key:
+            assert f"`{key}`" in entry, f"README: {name}'s key value {key} is not documented"
+    for why in REASONS:
+        assert f"`{why}`" in section
