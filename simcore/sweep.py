@@ -32,7 +32,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,7 @@ from simcore import workers as worker_life
 from simcore.csvsafe import write_csv
 from simcore.errors import UserError
 from simcore.model import MAX_SEED, SimConfig
+from simcore.policy_spec import PolicySpec, parse_policies
 from simcore.result import PREEMPT
 from simcore.sweep_store import ID_COLUMNS, good_parts, load_store, parts_dir, remove_merged, write_atomic
 
@@ -78,58 +79,6 @@ METRIC_COLUMNS: tuple[str, ...] = (
 
 
 # --- specs -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PolicySpec:
-    """A policy with its own knobs, written ``name[:KNOB=VALUE]...`` (``fitgpp:P=1:s=4``).
-
-    The label (the text as written, normalised) names the policy in rows and tables. Its knobs
-    override the point's knobs for that policy only."""
-
-    label: str
-    name: str
-    knobs: tuple[tuple[str, str], ...] = ()
-
-
-def parse_policy(text: str) -> PolicySpec:
-    parts = [p.strip() for p in str(text).strip().split(":")]
-    name = parts[0]
-    if not name:
-        raise UserError(f"policy {text!r}: empty policy name")
-    known = _policy_names()
-    if name not in known:
-        raise UserError(f"policy {text!r}: unknown policy {name!r} (known: {', '.join(known)})")
-    knobs = []
-    for part in parts[1:]:
-        key, sep, value = part.partition("=")
-        if not sep or not key.strip() or not value.strip():
-            raise UserError(f"policy {text!r}: {part!r} is not KNOB=VALUE")
-        knobs.append((key.strip(), value.strip()))
-    try:
-        SimConfig(policy=name).with_knobs(dict(knobs))
-    except ValueError as e:
-        raise UserError(f"policy {text!r}: {e}") from None
-    label = ":".join([name, *(f"{k}={v}" for k, v in knobs)])
-    return PolicySpec(label, name, tuple(knobs))
-
-
-def parse_policies(value: str | Sequence[str]) -> tuple[PolicySpec, ...]:
-    items = value.split(",") if isinstance(value, str) else list(value)
-    specs = tuple(parse_policy(p) for p in items if str(p).strip())
-    if not specs:
-        raise UserError("policies: the list is empty")
-    labels = [p.label for p in specs]
-    dupes = sorted({x for x in labels if labels.count(x) > 1})
-    if dupes:
-        raise UserError(f"policies: {', '.join(dupes)} listed twice")
-    return specs
-
-
-def _policy_names() -> list[str]:
-    from simcore.policies import POLICIES
-
-    return list(POLICIES)
 
 
 @dataclass(frozen=True)
@@ -405,7 +354,7 @@ def run_task(task: Task) -> list[dict[str, Any]]:
     summaries: dict[str, dict[str, Any]] = {}
     rows: dict[str, dict[str, Any]] = {}
     for pol in task.policies:
-        config = replace(base.with_knobs(dict(pol.knobs)), policy=pol.name)
+        config = pol.config(base)
         result = simulate(table, cluster, config)
         summary = summarize(result)
         summaries[pol.label] = summary
