@@ -16,6 +16,7 @@ from typing import Any
 from simcore.cli_workload import parse_assignments
 from simcore.csvsafe import write_csv
 from simcore.errors import UserError
+from simcore.stats import SPREAD_NAME
 
 SWEEP_EPILOG = """\
 examples:
@@ -172,7 +173,7 @@ def format_summary(agg: Any, baseline: str) -> str:
     widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(header)]
     out = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
     out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in lines]
-    return "mean ± 95% CI half-width over seeds (sd = slowdown)\n" + "\n".join(out)
+    return f"mean ± {SPREAD_NAME} half-width over seeds (sd = slowdown)\n" + "\n".join(out)
 
 
 def _mean_ci(rec: Any) -> str:

@@ -31,6 +31,7 @@ import pandas as pd
 
 from simcore import sweep
 from simcore.model import SimConfig
+from simcore.stats import SPREAD_NAME, mean_ci, paired_diff
 
 DESCRIPTION = """\
 Re-measure the paper's headline (TE p95 slowdown -96.6%, BE p50 +18.0%, BE p95 +23.9% vs FIFO)
@@ -236,7 +237,7 @@ def reproduce(
     from simcore.policies import POLICIES
 
     log(
-        f"trio vs fifo, mean [95% CI] over {main['seed'].nunique()} seeds of {int(main['jobs_simulated'].iloc[0])} jobs:"
+        f"trio vs fifo, mean [{SPREAD_NAME}] over {main['seed'].nunique()} seeds of {int(main['jobs_simulated'].iloc[0])} jobs:"
     )
     header = ["policy", *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO)]
     for row in [header, *headline_rows(main, list(POLICIES))]:
@@ -291,7 +292,7 @@ class Stat:
 
     @classmethod
     def of(cls, values: Any) -> Stat:
-        n, mean, _sd, lo, hi = sweep.mean_ci(np.asarray(values, dtype=float))
+        n, mean, _sd, lo, hi = mean_ci(np.asarray(values, dtype=float))
         return cls(n, mean, lo, hi)
 
 
@@ -303,8 +304,7 @@ def paired(rows: pd.DataFrame, policy: str, other: str, metric: str) -> Stat:
     """policy minus other on the same (point, seed)."""
     a = rows[rows["policy"] == policy].set_index(["point_id", "seed"])[metric]
     b = rows[rows["policy"] == other].set_index(["point_id", "seed"])[metric]
-    common = a.index.intersection(b.index)
-    return Stat.of(a.loc[common].to_numpy(dtype=float) - b.loc[common].to_numpy(dtype=float))
+    return Stat.of(paired_diff(a, b))
 
 
 def fmt_pct(s: Stat) -> str:
@@ -403,7 +403,7 @@ def render(
     add("")
 
     add("## 3. Tails, preemptions and lost work\n")
-    add(f"Absolute values, mean [95% CI] over seeds ({cfg}). Slowdown = JCT / run time; waits in wall-clock units.\n")
+    add(f"Absolute values, mean [{SPREAD_NAME}] over seeds ({cfg}). Slowdown = JCT / run time; waits in wall-clock units.\n")
     cols = [("TE_slowdown_p95", "TE p95 slowdown", ""), ("TE_slowdown_p99", "TE p99 slowdown", ""),
             ("TE_wait_max", "TE max wait", "s"), ("BE_slowdown_p50", "BE p50 slowdown", ""),
             ("BE_slowdown_p95", "BE p95 slowdown", ""), ("preemptions", "preemptions", ""),
@@ -415,7 +415,7 @@ def render(
     add("")
 
     add("## 4. FitGpp against the other preemptive policies (paired)\n")
-    add(f"fitgpp minus the other policy on the same workloads, mean [95% CI] ({cfg}). "
+    add(f"fitgpp minus the other policy on the same workloads, mean [{SPREAD_NAME}] ({cfg}). "
         "Negative = fitgpp lower; slowdowns are better lower.\n")  # fmt: skip
     pair_cols = [("TE_slowdown_p95", "TE p95 slowdown"), ("BE_slowdown_p50", "BE p50 slowdown"),
                  ("BE_slowdown_p95", "BE p95 slowdown"), ("preemptions", "preemptions")]  # fmt: skip
@@ -574,7 +574,7 @@ def regime_section(plan: Plan, main: pd.DataFrame, curves: pd.DataFrame) -> str:
     return (
         "### Across regimes: BE cost of fitgpp against the other preemptive policies\n\n"
         "Paired on the same workloads: fitgpp's BE p50 and p95 change against fifo minus the other policy's, in "
-        f"percentage points, mean [95% CI] over {curves['seed'].nunique()} seeds, **{n_jobs} jobs** per workload. "
+        f"percentage points, mean [{SPREAD_NAME}] over {curves['seed'].nunique()} seeds, **{n_jobs} jobs** per workload. "
         "Negative = fitgpp costs BE less; the verdict counts a difference only when its CI excludes 0.\n\n"
         + _table(header, rows)
         + "\n"

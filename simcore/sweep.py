@@ -19,7 +19,7 @@ part is set aside and its task runs again (:mod:`simcore.sweep_store`). Pool wor
 the sweep's process, even when it is killed (:mod:`simcore.workers`).
 
 Aggregation (:func:`aggregate`, :func:`paired_differences`): mean and a 95% confidence interval
-over seeds (Student t, quantile computed here so scipy is not needed).
+over seeds (Student t, :mod:`simcore.stats`).
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ from simcore.errors import UserError
 from simcore.model import MAX_SEED, SimConfig
 from simcore.policy_spec import PolicySpec, parse_policies
 from simcore.result import PREEMPT
+from simcore.stats import LEVEL, mean_ci, paired_diff
 from simcore.sweep_store import ID_COLUMNS, good_parts, load_store, parts_dir, remove_merged, write_atomic
 
 MAX_SEEDS = 100_000  # seeds in one sweep
@@ -604,61 +605,6 @@ def _sort(df: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
 # --- aggregation -----------------------------------------------------------------------------
 
 
-def t_quantile(p: float, df: int) -> float:
-    """The ``p`` quantile (p > 0.5) of Student's t with ``df`` >= 1 whole degrees of freedom.
-
-    Bisection on the exact closed-form CDF for whole df (Abramowitz and Stegun 26.7.3-4),
-    accurate to ~1e-12: enough for confidence intervals, and no scipy dependency."""
-    if df < 1 or not 0.5 < p < 1:
-        raise ValueError("t_quantile needs df >= 1 and 0.5 < p < 1")
-    target = 2 * p - 1  # P(|T| < t)
-    lo, hi = 0.0, 1.0
-    while _t_central(hi, df) < target:
-        hi *= 2
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if _t_central(mid, df) < target:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-13 * hi:
-            break
-    return (lo + hi) / 2
-
-
-def _t_central(t: float, df: int) -> float:
-    """P(|T| < t) for Student's t with whole ``df``."""
-    theta = math.atan(t / math.sqrt(df))
-    c2, s = math.cos(theta) ** 2, math.sin(theta)
-    if df % 2 == 0:
-        term = total = 1.0
-        for k in range(1, df // 2):
-            term *= c2 * (2 * k - 1) / (2 * k)
-            total += term
-        return s * total
-    if df == 1:
-        return 2 * theta / math.pi
-    term = total = math.cos(theta)
-    for k in range(1, (df - 1) // 2):
-        term *= c2 * (2 * k) / (2 * k + 1)
-        total += term
-    return 2 / math.pi * (theta + s * total)
-
-
-def mean_ci(values: Iterable[float], level: float = 0.95) -> tuple[int, float, float, float, float]:
-    """(n, mean, sd, ci_low, ci_high) over the finite values; the CI is NaN when n < 2."""
-    x = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
-    n = len(x)
-    if n == 0:
-        return 0, math.nan, math.nan, math.nan, math.nan
-    mean = float(x.mean())
-    if n < 2:
-        return 1, mean, math.nan, math.nan, math.nan
-    sd = float(x.std(ddof=1))
-    half = t_quantile(0.5 + level / 2, n - 1) * sd / math.sqrt(n)
-    return n, mean, sd, mean - half, mean + half
-
-
 def metric_columns(df: pd.DataFrame) -> list[str]:
     return [c for c in df.columns if c in METRIC_COLUMNS or any(c.startswith(f"{k}_vs_") for k in TRIO_KEYS)]
 
@@ -674,7 +620,7 @@ def varying_columns(df: pd.DataFrame) -> list[str]:
 
 
 def aggregate(
-    rows: pd.DataFrame, metrics: Sequence[str] | None = None, over: str = "seed", level: float = 0.95
+    rows: pd.DataFrame, metrics: Sequence[str] | None = None, over: str = "seed", level: float = LEVEL
 ) -> pd.DataFrame:
     """Mean and CI over the replicates for each setting, policy and metric, in long form:
     ``<grid axes>, policy, metric, n, mean, sd, ci_low, ci_high``.
@@ -695,7 +641,7 @@ def aggregate(
 
 
 def paired_differences(
-    rows: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = None, over: str = "seed", level: float = 0.95
+    rows: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = None, over: str = "seed", level: float = LEVEL
 ) -> pd.DataFrame:
     """Policy minus ``baseline`` on the same workload (same point and seed), mean and CI over
     the replicates (``over`` as in :func:`aggregate`).
@@ -710,11 +656,9 @@ def paired_differences(
     records = []
     for key, g in rows[rows["policy"] != baseline].groupby([*axes, "policy"], sort=False, dropna=False):
         g = g.set_index(["point_id", "seed"])
-        common = g.index.intersection(base.index)
         head = {**dict(zip([*axes, "policy"], key, strict=True)), "baseline": baseline}
         for m in metrics:
-            diff = g.loc[common, m].to_numpy(dtype=float) - base.loc[common, m].to_numpy(dtype=float)
-            n, mean, sd, lo, hi = mean_ci(diff, level)
+            n, mean, sd, lo, hi = mean_ci(paired_diff(g[m], base[m]), level)
             records.append({**head, "metric": m, "n": n, "mean_diff": mean, "sd": sd, "ci_low": lo, "ci_high": hi})
     return pd.DataFrame.from_records(
         records, columns=[*axes, "policy", "baseline", "metric", "n", "mean_diff", "sd", "ci_low", "ci_high"]
