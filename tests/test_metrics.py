@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from helpers import job, prop_cluster, run, te
 
-from simcore import metrics
+from simcore import gantt, metrics
 from simcore.engine import simulate
 from simcore.model import SimConfig
 from simcore.presets import generate
@@ -53,7 +53,7 @@ def test_time_series_by_hand():
     q = metrics.queue_length_over_time(r)
     assert q[["time", "pending", "pending_TE", "pending_BE"]].values.tolist() == [
         [0, 0, 0, 0], [10, 1, 1, 0], [40, 1, 0, 1], [60, 0, 0, 0]]  # fmt: skip
-    seg = metrics.segments(r)
+    seg = gantt.segments(r)
     seg = seg[seg["lane"] == 0]  # A holds lanes 0-3, T lanes 0-1
     rows = seg[["job_id", "start", "end", "kind"]].values.tolist()
     assert rows == [["A", 0, 10, "run"], ["A", 10, 40, "grace"], ["T", 40, 60, "run"],
