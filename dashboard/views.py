@@ -16,23 +16,13 @@ import numpy as np
 import pandas as pd
 
 from simcore import gantt
+from simcore.metrics import TRIO as TRIO_SOURCE
+from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.model import ClusterSpec, JobTable
 from simcore.stats import bootstrap_mean as bootstrap_mean  # re-exported: the chart tests read it here
 
 HOUR = 3600.0
 CLASSES = ("TE", "BE")
-TRIO_KEYS = ("TE_p95_slowdown_pct", "BE_p50_slowdown_pct", "BE_p95_slowdown_pct")
-TRIO_LABELS = {
-    "TE_p95_slowdown_pct": "TE p95 slowdown",
-    "BE_p50_slowdown_pct": "BE p50 slowdown",
-    "BE_p95_slowdown_pct": "BE p95 slowdown",
-}
-# The absolute value behind each trio entry: (class, statistic) of the slowdown.
-TRIO_SOURCE = {
-    "TE_p95_slowdown_pct": ("TE", "p95"),
-    "BE_p50_slowdown_pct": ("BE", "p50"),
-    "BE_p95_slowdown_pct": ("BE", "p95"),
-}
 PERCENTILES = ("p50", "p95", "p99")
 
 

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from simcore import sweep
+from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.model import SimConfig
 from simcore.stats import SPREAD_NAME, mean_ci, paired_diff
 
@@ -42,9 +43,7 @@ of the paper's approach, not the paper's exact algorithm.
 """
 
 #: The paper's abstract: fitgpp against FIFO on its own workloads.
-PAPER_TRIO: dict[str, float] = {"TE_p95_slowdown_pct": -96.6, "BE_p50_slowdown_pct": 18.0, "BE_p95_slowdown_pct": 23.9}
-TRIO_LABELS = {"TE_p95_slowdown_pct": "TE p95 slowdown", "BE_p50_slowdown_pct": "BE p50 slowdown",
-               "BE_p95_slowdown_pct": "BE p95 slowdown"}  # fmt: skip
+PAPER_TRIO: dict[str, float] = dict(zip(TRIO_KEYS, (-96.6, 18.0, 23.9), strict=True))
 DEFAULT_TRACE = "../shared/traces/alibaba-gpu-2023"
 NAIVE = ("k8s", "lrtp", "random")  # preemptive baselines without fitgpp's caps
 

@@ -43,6 +43,7 @@ import pandas as pd
 from simcore import workers as worker_life
 from simcore.csvsafe import write_csv
 from simcore.errors import UserError
+from simcore.metrics import TRIO_KEYS
 from simcore.model import MAX_SEED, SimConfig
 from simcore.policy_spec import PolicySpec, parse_policies
 from simcore.result import PREEMPT
@@ -57,7 +58,6 @@ KNOB_NAMES: tuple[str, ...] = tuple(f.name for f in fields(SimConfig) if f.name 
 
 CLASSES = ("TE", "BE", "all")
 STATS = ("mean", "p50", "p90", "p95", "p99")
-TRIO_KEYS = ("TE_p95_slowdown_pct", "BE_p50_slowdown_pct", "BE_p95_slowdown_pct")
 
 #: Metric columns of a row, in order (the trio columns ``<trio key>_vs_<baseline>`` follow them).
 METRIC_COLUMNS: tuple[str, ...] = (
