@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -168,6 +168,15 @@ def _text(v: Any) -> str:
 # --- running -------------------------------------------------------------------------------------
 
 
+class RunOptions(TypedDict):
+    """How every part of the study is run (the keyword arguments of :func:`run_grid`)."""
+
+    workers: int
+    dask: str | None
+    progress: bool
+    resume: bool
+
+
 def run_grid(
     grid: Mapping[str, Any], name: str, results: Path, *, workers: int, dask: str | None, progress: bool, resume: bool
 ) -> tuple[pd.DataFrame, float]:
@@ -210,7 +219,7 @@ def reproduce(
     """Run the plan, write ``out_dir/RESULTS.md`` and ``out_dir/results/``; return the document path."""
     results = out_dir / "results"
     results.mkdir(parents=True, exist_ok=True)
-    kw = {"workers": workers, "dask": dask, "progress": progress, "resume": resume}
+    kw = RunOptions(workers=workers, dask=dask, progress=progress, resume=resume)
     timings: dict[str, float] = {}
     log(f"main study: paper preset, {plan.jobs} jobs on {plan.nodes} nodes, {plan.main_seeds} seeds")
     main, timings["main"] = run_grid(main_grid(plan), "main", results, **kw)

@@ -535,11 +535,12 @@ def run_sweep(
     out_path = Path(out) if out is not None else None
     tasks = spec.tasks()
     labels = [p.label for p in spec.policies]
-    stored, notes = pd.DataFrame(columns=list(ID_COLUMNS)), []
+    stored, notes = pd.DataFrame(columns=list(ID_COLUMNS)), list[str]()
     if out_path is not None:
         stored, notes = load_store(out_path, METRIC_COLUMNS)
-    for note in notes if log is not None else ():
-        log(note)
+    if log is not None:
+        for note in notes:
+            log(note)
     done = _done_tasks(stored, labels)
     todo = [t for t in tasks if t.key not in done]
     skipped = len(tasks) - len(todo)
@@ -582,7 +583,8 @@ def _done_tasks(stored: pd.DataFrame, labels: Sequence[str]) -> set[tuple[str, i
     if stored.empty:
         return set()
     have = stored[stored["policy"].isin(labels)].groupby(["point_id", "seed"])["policy"].nunique()
-    return {(str(p), int(s)) for (p, s), n in have.items() if n == len(labels)}
+    complete = have[have == len(labels)].index
+    return {(str(p), int(s)) for p, s in zip(complete.get_level_values(0), complete.get_level_values(1), strict=True)}
 
 
 def _sort(df: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
