@@ -20,12 +20,10 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-#: What every "mean [spread]" of the CLI and RESULTS.md shows: the t interval of :func:`mean_ci`.
-SPREAD_NAME = "95% CI"
-SPREAD_DOC = "95% confidence interval of the mean over the replicates (Student t)"
-#: What the dashboard's sweep whiskers show: the interval of :func:`bootstrap_mean`.
-BOOTSTRAP_NAME = "95% bootstrap interval of the mean"
 LEVEL = 0.95
+#: What every "mean [spread]" of the CLI and RESULTS.md shows: the Student-t confidence interval
+#: of the mean over the replicates at :data:`LEVEL` (:func:`mean_ci`).
+SPREAD_NAME = f"{LEVEL:.0%} CI"
 
 
 def _finite(values: Iterable[float | None]) -> np.ndarray:
