@@ -1,4 +1,5 @@
-# One command each, on a fresh machine: `make run` (dashboard) and `make test` (full suite).
+# One command each, on a fresh machine: `make run` (dashboard) and `make test` (lint, types of simcore
+# as configured in pyproject.toml, full suite).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -21,6 +22,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check simcore dashboard tests bench
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)

@@ -14,6 +14,7 @@ from typing import Any
 
 from dashboard.demo import LOCAL
 from simcore.model import SimConfig, parse_knob
+from simcore.policy_spec import parse_policies
 
 SOURCES = ("sample", "generate", "upload")
 CLUSTER_MODES = ("workload", "custom", "upload")
@@ -172,14 +173,11 @@ def _parse_field(key: str, text: str) -> Any:
 
 
 def parse_policy_names(text: str) -> tuple[str, ...]:
-    """A URL's comma-separated policy list: known names, each once, at least one."""
-    from simcore.policies import POLICIES
-
-    names = tuple(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
-    unknown = [p for p in names if p not in POLICIES]
-    if unknown or not names:
-        raise ValueError(f"unknown policy {', '.join(unknown)}" if unknown else "needs at least one policy")
-    return names
+    """A URL's comma-separated policy list: known names without knobs, each once, at least one."""
+    specs = parse_policies(list(dict.fromkeys(p.strip() for p in text.split(","))))
+    if any(s.knobs for s in specs):
+        raise ValueError("per-policy knobs are set with the knob widgets, not in the policy list")
+    return tuple(s.name for s in specs)
 
 
 def _choice(text: str, options: tuple[str, ...]) -> str:

@@ -15,11 +15,11 @@ import pandas as pd
 
 from dashboard.demo import LOCAL, Limits
 from dashboard.scenario import parse_policy_names
-from dashboard.views import bootstrap_mean
 from simcore import sweep
 from simcore.errors import UserError
 from simcore.model import KNOB_HELP
 from simcore.presets import PRESETS
+from simcore.stats import bootstrap_mean
 
 #: knob -> (default values, help). Workload parameters (nodes, load, te_share) and SimConfig knobs.
 SWEEP_KNOBS: dict[str, tuple[str, str]] = {

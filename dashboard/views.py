@@ -16,22 +16,13 @@ import numpy as np
 import pandas as pd
 
 from simcore import gantt
+from simcore.metrics import TRIO as TRIO_SOURCE
+from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.model import ClusterSpec, JobTable
+from simcore.stats import bootstrap_mean as bootstrap_mean  # re-exported: the chart tests read it here
 
 HOUR = 3600.0
 CLASSES = ("TE", "BE")
-TRIO_KEYS = ("TE_p95_slowdown_pct", "BE_p50_slowdown_pct", "BE_p95_slowdown_pct")
-TRIO_LABELS = {
-    "TE_p95_slowdown_pct": "TE p95 slowdown",
-    "BE_p50_slowdown_pct": "BE p50 slowdown",
-    "BE_p95_slowdown_pct": "BE p95 slowdown",
-}
-# The absolute value behind each trio entry: (class, statistic) of the slowdown.
-TRIO_SOURCE = {
-    "TE_p95_slowdown_pct": ("TE", "p95"),
-    "BE_p50_slowdown_pct": ("BE", "p50"),
-    "BE_p95_slowdown_pct": ("BE", "p95"),
-}
 PERCENTILES = ("p50", "p95", "p99")
 
 
@@ -149,27 +140,6 @@ def percentile_table(seed_summaries: Sequence[Mapping[str, Mapping[str, Any]]]) 
     wide = tidy.pivot(index="policy", columns="column", values="value")
     order = [f"{c} {s}" for c in CLASSES for s in PERCENTILES]
     return wide.reindex(index=list(dict.fromkeys(tidy["policy"])), columns=order)
-
-
-def bootstrap_mean(values: Iterable[float], level: float = 0.95, resamples: int = 2000) -> tuple[int, float, float, float]:
-    """(n, mean, lo, hi) over the finite values: the mean and its percentile-bootstrap interval.
-
-    A resampled mean lies between the smallest and the largest value, so the interval respects
-    every bound the values do (slowdown >= 1, a percent change >= -100) where a t interval on
-    few seeds would not. Resamples come from a fixed seed: the same values give the same
-    interval. lo = hi = mean for a single value; all NaN for none.
-    """
-    x = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
-    n = len(x)
-    if n == 0:
-        return 0, math.nan, math.nan, math.nan
-    mean = float(x.mean())
-    if n == 1:
-        return 1, mean, mean, mean
-    means = x[np.random.default_rng(0).integers(0, n, size=(resamples, n))].mean(axis=1)
-    lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
-    # a mean of equal values can round a hair past them: clip to the values' range
-    return n, mean, float(max(min(lo, mean), x.min())), float(min(max(hi, mean), x.max()))
 
 
 def cdf_frame(jobs: Mapping[str, pd.DataFrame], max_points: int = 300) -> pd.DataFrame:

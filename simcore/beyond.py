@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from simcore import reproduce as rp
+from simcore.stats import SPREAD_NAME
 
 OURS, REF, K8S = "fitdelay", "fitgpp", "k8s"
 PREEMPTIVE = (K8S, "lrtp", "random", REF, OURS)
@@ -268,7 +269,7 @@ def section(plan: rp.Plan, study: Study, main: pd.DataFrame, trace_a: pd.DataFra
         "`reentry` x the normalised room its victims give up (README, \"Beyond the paper\"). "
         f"`paper` preset, **{n_jobs} jobs** per workload on {plan.nodes} nodes x 8 GPUs, {seeds} seeds per regime"
         + (" (the Alibaba recipe A is one workload)" if trace_a is not None else "")
-        + "; every difference is paired on the same workloads, mean [95% CI].\n"
+        + f"; every difference is paired on the same workloads, mean [{SPREAD_NAME}].\n"
     )
     out.append("### Criteria\n")
     out.append(
@@ -298,7 +299,7 @@ def min_runtime_section(study: Study, main: pd.DataFrame, figs: rp.Figures) -> s
     out.append(
         f"min_runtime in {{{', '.join(map(str, MIN_RUNTIMES))}}} s, {study.min_runtime['seed'].nunique()} seeds per "
         "point, same workloads as above. A running BE job is a victim candidate only once its current segment has "
-        "lasted min_runtime; a TE job that finds no candidate waits. Mean [95% CI].\n"
+        f"lasted min_runtime; a TE job that finds no candidate waits. Mean [{SPREAD_NAME}].\n"
     )
     cols = [("TE_slowdown_p95", "TE p95 slowdown", ""), ("TE_wait_max", "TE max wait", "s"),
             ("BE_slowdown_p50", "BE p50 slowdown", ""), ("BE_slowdown_p95", "BE p95 slowdown", ""),

@@ -16,6 +16,8 @@ from typing import Any
 from simcore.cli_workload import parse_assignments
 from simcore.csvsafe import write_csv
 from simcore.errors import UserError
+from simcore.metrics import TRIO
+from simcore.stats import SPREAD_NAME
 
 SWEEP_EPILOG = """\
 examples:
@@ -152,12 +154,8 @@ def format_summary(agg: Any, baseline: str) -> str:
     """A text table: per setting and policy, seeds, TE p95 / BE p50 / BE p95 slowdown and the trio."""
     cols = [c for c in agg.columns if c not in ("policy", "metric", "n", "mean", "sd", "ci_low", "ci_high")]
     shown = [
-        ("TE_slowdown_p95", "TE p95 sd"),
-        ("BE_slowdown_p50", "BE p50 sd"),
-        ("BE_slowdown_p95", "BE p95 sd"),
-        (f"TE_p95_slowdown_pct_vs_{baseline}", f"TE p95 % vs {baseline}"),
-        (f"BE_p50_slowdown_pct_vs_{baseline}", f"BE p50 % vs {baseline}"),
-        (f"BE_p95_slowdown_pct_vs_{baseline}", f"BE p95 % vs {baseline}"),
+        *((f"{cls}_slowdown_{stat}", f"{cls} {stat} sd") for cls, stat in TRIO.values()),
+        *((f"{key}_vs_{baseline}", f"{cls} {stat} % vs {baseline}") for key, (cls, stat) in TRIO.items()),
     ]
     header = [*cols, "policy", "seeds", *(label for _, label in shown)]
     lines = []
@@ -172,7 +170,7 @@ def format_summary(agg: Any, baseline: str) -> str:
     widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(header)]
     out = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
     out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in lines]
-    return "mean ± 95% CI half-width over seeds (sd = slowdown)\n" + "\n".join(out)
+    return f"mean ± {SPREAD_NAME} half-width over seeds (sd = slowdown)\n" + "\n".join(out)
 
 
 def _mean_ci(rec: Any) -> str:

@@ -255,7 +255,7 @@ def cluster_from_args(args: argparse.Namespace, notes: list[str] | None = None) 
     for option, value in zip(("--node-cpu", "--node-mem-gb", "--node-gpu"), values[1:], strict=True):
         if not (0 <= value <= MAX_RESOURCE):
             raise UserError(f"{option}: {value:g} must be a finite number >= 0 and <= {format_limit(MAX_RESOURCE)}")
-    return ClusterSpec.uniform(*values)
+    return ClusterSpec.uniform(int(values[0]), *values[1:])
 
 
 def _cluster_given(args: argparse.Namespace) -> bool:

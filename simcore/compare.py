@@ -1,60 +1,42 @@
-"""Several policies on one workload: policy specs like ``fitgpp:P=1:s=4`` and the compare JSON.
+"""Several policies on one workload, and the compare JSON.
 
-A spec is a policy name with optional per-policy knobs after colons; its text is its label
-in tables and JSON, so ``fitgpp:P=1`` and ``fitgpp:P=3`` can be compared side by side.
+Policies are given as specs (:mod:`simcore.policy_spec`): ``fitgpp:P=1`` and ``fitgpp:P=3``
+run side by side on the same jobs, each labelled by its normalised text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from simcore.engine import simulate
 from simcore.errors import UserError
 from simcore.metrics import compare_summaries, summarize
 from simcore.model import ClusterSpec, JobTable, SimConfig
-from simcore.policies import POLICIES
+from simcore.policy_spec import parse_policies, parse_policy
 from simcore.result import SimResult
 
 
 @dataclass(frozen=True)
-class PolicySpec:
+class Configured:
+    """A spec's label with the full configuration it runs."""
+
     label: str
     config: SimConfig
 
 
-def parse_policy_spec(text: str, base: SimConfig) -> PolicySpec:
+def parse_policy_spec(text: str, base: SimConfig) -> Configured:
     """``name[:KEY=VALUE...]`` on top of the base knobs."""
-    label = text.strip()
-    name, *pairs = label.split(":")
-    if name not in POLICIES:
-        raise UserError(f"unknown policy {name!r} in {label!r} (known: {', '.join(POLICIES)})")
-    knobs: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise UserError(f"policy {label!r}: {pair!r} is not KEY=VALUE")
-        knobs[key.strip()] = value.strip()
-    try:
-        return PolicySpec(label, replace(base.with_knobs(knobs), policy=name))
-    except ValueError as e:
-        raise UserError(f"policy {label!r}: {e}") from None
+    spec = parse_policy(text)
+    return Configured(spec.label, spec.config(base))
 
 
-def parse_policy_list(text: str | Iterable[str], base: SimConfig) -> list[PolicySpec]:
-    items = [t for t in (text.split(",") if isinstance(text, str) else text) if t.strip()]
-    if not items:
-        raise UserError("no policy given")
-    specs = [parse_policy_spec(t, base) for t in items]
-    labels = [s.label for s in specs]
-    dup = {x for x in labels if labels.count(x) > 1}
-    if dup:
-        raise UserError(f"policy listed twice: {', '.join(sorted(dup))}")
-    return specs
+def parse_policy_list(text: str | Iterable[str], base: SimConfig) -> list[Configured]:
+    return [Configured(s.label, s.config(base)) for s in parse_policies(text)]
 
 
-def run_policies(jobs: JobTable, cluster: ClusterSpec, specs: Iterable[PolicySpec]) -> dict[str, SimResult]:
+def run_policies(jobs: JobTable, cluster: ClusterSpec, specs: Iterable[Configured]) -> dict[str, SimResult]:
     return {s.label: simulate(jobs, cluster, s.config) for s in specs}
 
 

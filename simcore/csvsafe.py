@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -42,7 +42,7 @@ def _text_columns(df: pd.DataFrame) -> list[str]:
     return [c for c in df.columns if df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype)]
 
 
-def _quoting(df: pd.DataFrame) -> int:
+def _quoting(df: pd.DataFrame) -> Literal[0, 1, 2, 3]:
     """Minimal quoting, unless some text cell holds a carriage return (see the module docstring)."""
     has_cr = any(df[c].map(lambda v: isinstance(v, str) and "\r" in v).any() for c in _text_columns(df))
     return csv.QUOTE_NONNUMERIC if has_cr else csv.QUOTE_MINIMAL

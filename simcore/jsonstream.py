@@ -26,6 +26,7 @@ def first_value(text: str, max_items: int) -> tuple[Any, bool]:
     deeply), :class:`ValueError` (a number too long) or :class:`TooManyItems`."""
     decoder = json.JSONDecoder()
     start = _skip(text, 0)
+    value: Any
     if text.startswith("[", start):
         value, end = _list(decoder, text, start, max_items)
     elif text.startswith("{", start):

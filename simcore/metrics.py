@@ -18,11 +18,16 @@ from simcore import units
 from simcore.result import FINISH, RELEASE, START, SUBMIT, SimResult
 
 STATS = ("mean", "p50", "p90", "p95", "p99")
-TRIO = {
+#: The trio, the paper's three numbers: key -> (class, slowdown statistic) it is the percent change of.
+#: Every layer (compare JSON, sweep rows, RESULTS.md, dashboard) reads its keys and labels from here.
+TRIO: dict[str, tuple[str, str]] = {
     "TE_p95_slowdown_pct": ("TE", "p95"),
     "BE_p50_slowdown_pct": ("BE", "p50"),
     "BE_p95_slowdown_pct": ("BE", "p95"),
 }
+TRIO_KEYS: tuple[str, ...] = tuple(TRIO)
+#: "TE p95 slowdown": how a trio entry is named in tables, figures and pages.
+TRIO_LABELS: dict[str, str] = {key: f"{cls} {stat} slowdown" for key, (cls, stat) in TRIO.items()}
 
 
 def describe(values: np.ndarray) -> dict[str, float | None]:

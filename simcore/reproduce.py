@@ -24,13 +24,15 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import pandas as pd
 
 from simcore import sweep
+from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.model import SimConfig
+from simcore.stats import SPREAD_NAME, mean_ci, paired_diff
 
 DESCRIPTION = """\
 Re-measure the paper's headline (TE p95 slowdown -96.6%, BE p50 +18.0%, BE p95 +23.9% vs FIFO)
@@ -41,9 +43,7 @@ of the paper's approach, not the paper's exact algorithm.
 """
 
 #: The paper's abstract: fitgpp against FIFO on its own workloads.
-PAPER_TRIO: dict[str, float] = {"TE_p95_slowdown_pct": -96.6, "BE_p50_slowdown_pct": 18.0, "BE_p95_slowdown_pct": 23.9}
-TRIO_LABELS = {"TE_p95_slowdown_pct": "TE p95 slowdown", "BE_p50_slowdown_pct": "BE p50 slowdown",
-               "BE_p95_slowdown_pct": "BE p95 slowdown"}  # fmt: skip
+PAPER_TRIO: dict[str, float] = dict(zip(TRIO_KEYS, (-96.6, 18.0, 23.9), strict=True))
 DEFAULT_TRACE = "../shared/traces/alibaba-gpu-2023"
 NAIVE = ("k8s", "lrtp", "random")  # preemptive baselines without fitgpp's caps
 
@@ -168,6 +168,15 @@ def _text(v: Any) -> str:
 # --- running -------------------------------------------------------------------------------------
 
 
+class RunOptions(TypedDict):
+    """How every part of the study is run (the keyword arguments of :func:`run_grid`)."""
+
+    workers: int
+    dask: str | None
+    progress: bool
+    resume: bool
+
+
 def run_grid(
     grid: Mapping[str, Any], name: str, results: Path, *, workers: int, dask: str | None, progress: bool, resume: bool
 ) -> tuple[pd.DataFrame, float]:
@@ -210,7 +219,7 @@ def reproduce(
     """Run the plan, write ``out_dir/RESULTS.md`` and ``out_dir/results/``; return the document path."""
     results = out_dir / "results"
     results.mkdir(parents=True, exist_ok=True)
-    kw = {"workers": workers, "dask": dask, "progress": progress, "resume": resume}
+    kw = RunOptions(workers=workers, dask=dask, progress=progress, resume=resume)
     timings: dict[str, float] = {}
     log(f"main study: paper preset, {plan.jobs} jobs on {plan.nodes} nodes, {plan.main_seeds} seeds")
     main, timings["main"] = run_grid(main_grid(plan), "main", results, **kw)
@@ -236,7 +245,7 @@ def reproduce(
     from simcore.policies import POLICIES
 
     log(
-        f"trio vs fifo, mean [95% CI] over {main['seed'].nunique()} seeds of {int(main['jobs_simulated'].iloc[0])} jobs:"
+        f"trio vs fifo, mean [{SPREAD_NAME}] over {main['seed'].nunique()} seeds of {int(main['jobs_simulated'].iloc[0])} jobs:"
     )
     header = ["policy", *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO)]
     for row in [header, *headline_rows(main, list(POLICIES))]:
@@ -291,7 +300,7 @@ class Stat:
 
     @classmethod
     def of(cls, values: Any) -> Stat:
-        n, mean, _sd, lo, hi = sweep.mean_ci(np.asarray(values, dtype=float))
+        n, mean, _sd, lo, hi = mean_ci(np.asarray(values, dtype=float))
         return cls(n, mean, lo, hi)
 
 
@@ -303,8 +312,7 @@ def paired(rows: pd.DataFrame, policy: str, other: str, metric: str) -> Stat:
     """policy minus other on the same (point, seed)."""
     a = rows[rows["policy"] == policy].set_index(["point_id", "seed"])[metric]
     b = rows[rows["policy"] == other].set_index(["point_id", "seed"])[metric]
-    common = a.index.intersection(b.index)
-    return Stat.of(a.loc[common].to_numpy(dtype=float) - b.loc[common].to_numpy(dtype=float))
+    return Stat.of(paired_diff(a, b))
 
 
 def fmt_pct(s: Stat) -> str:
@@ -403,7 +411,7 @@ def render(
     add("")
 
     add("## 3. Tails, preemptions and lost work\n")
-    add(f"Absolute values, mean [95% CI] over seeds ({cfg}). Slowdown = JCT / run time; waits in wall-clock units.\n")
+    add(f"Absolute values, mean [{SPREAD_NAME}] over seeds ({cfg}). Slowdown = JCT / run time; waits in wall-clock units.\n")
     cols = [("TE_slowdown_p95", "TE p95 slowdown", ""), ("TE_slowdown_p99", "TE p99 slowdown", ""),
             ("TE_wait_max", "TE max wait", "s"), ("BE_slowdown_p50", "BE p50 slowdown", ""),
             ("BE_slowdown_p95", "BE p95 slowdown", ""), ("preemptions", "preemptions", ""),
@@ -415,7 +423,7 @@ def render(
     add("")
 
     add("## 4. FitGpp against the other preemptive policies (paired)\n")
-    add(f"fitgpp minus the other policy on the same workloads, mean [95% CI] ({cfg}). "
+    add(f"fitgpp minus the other policy on the same workloads, mean [{SPREAD_NAME}] ({cfg}). "
         "Negative = fitgpp lower; slowdowns are better lower.\n")  # fmt: skip
     pair_cols = [("TE_slowdown_p95", "TE p95 slowdown"), ("BE_slowdown_p50", "BE p50 slowdown"),
                  ("BE_slowdown_p95", "BE p95 slowdown"), ("preemptions", "preemptions")]  # fmt: skip
@@ -574,7 +582,7 @@ def regime_section(plan: Plan, main: pd.DataFrame, curves: pd.DataFrame) -> str:
     return (
         "### Across regimes: BE cost of fitgpp against the other preemptive policies\n\n"
         "Paired on the same workloads: fitgpp's BE p50 and p95 change against fifo minus the other policy's, in "
-        f"percentage points, mean [95% CI] over {curves['seed'].nunique()} seeds, **{n_jobs} jobs** per workload. "
+        f"percentage points, mean [{SPREAD_NAME}] over {curves['seed'].nunique()} seeds, **{n_jobs} jobs** per workload. "
         "Negative = fitgpp costs BE less; the verdict counts a difference only when its CI excludes 0.\n\n"
         + _table(header, rows)
         + "\n"

@@ -19,7 +19,7 @@ part is set aside and its task runs again (:mod:`simcore.sweep_store`). Pool wor
 the sweep's process, even when it is killed (:mod:`simcore.workers`).
 
 Aggregation (:func:`aggregate`, :func:`paired_differences`): mean and a 95% confidence interval
-over seeds (Student t, quantile computed here so scipy is not needed).
+over seeds (Student t, :mod:`simcore.stats`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -43,8 +43,11 @@ import pandas as pd
 from simcore import workers as worker_life
 from simcore.csvsafe import write_csv
 from simcore.errors import UserError
+from simcore.metrics import TRIO_KEYS
 from simcore.model import MAX_SEED, SimConfig
+from simcore.policy_spec import PolicySpec, parse_policies
 from simcore.result import PREEMPT
+from simcore.stats import LEVEL, mean_ci, paired_diff
 from simcore.sweep_store import ID_COLUMNS, good_parts, load_store, parts_dir, remove_merged, write_atomic
 
 MAX_SEEDS = 100_000  # seeds in one sweep
@@ -55,7 +58,6 @@ KNOB_NAMES: tuple[str, ...] = tuple(f.name for f in fields(SimConfig) if f.name 
 
 CLASSES = ("TE", "BE", "all")
 STATS = ("mean", "p50", "p90", "p95", "p99")
-TRIO_KEYS = ("TE_p95_slowdown_pct", "BE_p50_slowdown_pct", "BE_p95_slowdown_pct")
 
 #: Metric columns of a row, in order (the trio columns ``<trio key>_vs_<baseline>`` follow them).
 METRIC_COLUMNS: tuple[str, ...] = (
@@ -78,58 +80,6 @@ METRIC_COLUMNS: tuple[str, ...] = (
 
 
 # --- specs -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PolicySpec:
-    """A policy with its own knobs, written ``name[:KNOB=VALUE]...`` (``fitgpp:P=1:s=4``).
-
-    The label (the text as written, normalised) names the policy in rows and tables. Its knobs
-    override the point's knobs for that policy only."""
-
-    label: str
-    name: str
-    knobs: tuple[tuple[str, str], ...] = ()
-
-
-def parse_policy(text: str) -> PolicySpec:
-    parts = [p.strip() for p in str(text).strip().split(":")]
-    name = parts[0]
-    if not name:
-        raise UserError(f"policy {text!r}: empty policy name")
-    known = _policy_names()
-    if name not in known:
-        raise UserError(f"policy {text!r}: unknown policy {name!r} (known: {', '.join(known)})")
-    knobs = []
-    for part in parts[1:]:
-        key, sep, value = part.partition("=")
-        if not sep or not key.strip() or not value.strip():
-            raise UserError(f"policy {text!r}: {part!r} is not KNOB=VALUE")
-        knobs.append((key.strip(), value.strip()))
-    try:
-        SimConfig(policy=name).with_knobs(dict(knobs))
-    except ValueError as e:
-        raise UserError(f"policy {text!r}: {e}") from None
-    label = ":".join([name, *(f"{k}={v}" for k, v in knobs)])
-    return PolicySpec(label, name, tuple(knobs))
-
-
-def parse_policies(value: str | Sequence[str]) -> tuple[PolicySpec, ...]:
-    items = value.split(",") if isinstance(value, str) else list(value)
-    specs = tuple(parse_policy(p) for p in items if str(p).strip())
-    if not specs:
-        raise UserError("policies: the list is empty")
-    labels = [p.label for p in specs]
-    dupes = sorted({x for x in labels if labels.count(x) > 1})
-    if dupes:
-        raise UserError(f"policies: {', '.join(dupes)} listed twice")
-    return specs
-
-
-def _policy_names() -> list[str]:
-    from simcore.policies import POLICIES
-
-    return list(POLICIES)
 
 
 @dataclass(frozen=True)
@@ -405,7 +355,7 @@ def run_task(task: Task) -> list[dict[str, Any]]:
     summaries: dict[str, dict[str, Any]] = {}
     rows: dict[str, dict[str, Any]] = {}
     for pol in task.policies:
-        config = replace(base.with_knobs(dict(pol.knobs)), policy=pol.name)
+        config = pol.config(base)
         result = simulate(table, cluster, config)
         summary = summarize(result)
         summaries[pol.label] = summary
@@ -585,11 +535,12 @@ def run_sweep(
     out_path = Path(out) if out is not None else None
     tasks = spec.tasks()
     labels = [p.label for p in spec.policies]
-    stored, notes = pd.DataFrame(columns=list(ID_COLUMNS)), []
+    stored, notes = pd.DataFrame(columns=list(ID_COLUMNS)), list[str]()
     if out_path is not None:
         stored, notes = load_store(out_path, METRIC_COLUMNS)
-    for note in notes if log is not None else ():
-        log(note)
+    if log is not None:
+        for note in notes:
+            log(note)
     done = _done_tasks(stored, labels)
     todo = [t for t in tasks if t.key not in done]
     skipped = len(tasks) - len(todo)
@@ -632,7 +583,8 @@ def _done_tasks(stored: pd.DataFrame, labels: Sequence[str]) -> set[tuple[str, i
     if stored.empty:
         return set()
     have = stored[stored["policy"].isin(labels)].groupby(["point_id", "seed"])["policy"].nunique()
-    return {(str(p), int(s)) for (p, s), n in have.items() if n == len(labels)}
+    complete = have[have == len(labels)].index
+    return {(str(p), int(s)) for p, s in zip(complete.get_level_values(0), complete.get_level_values(1), strict=True)}
 
 
 def _sort(df: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
@@ -655,61 +607,6 @@ def _sort(df: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
 # --- aggregation -----------------------------------------------------------------------------
 
 
-def t_quantile(p: float, df: int) -> float:
-    """The ``p`` quantile (p > 0.5) of Student's t with ``df`` >= 1 whole degrees of freedom.
-
-    Bisection on the exact closed-form CDF for whole df (Abramowitz and Stegun 26.7.3-4),
-    accurate to ~1e-12: enough for confidence intervals, and no scipy dependency."""
-    if df < 1 or not 0.5 < p < 1:
-        raise ValueError("t_quantile needs df >= 1 and 0.5 < p < 1")
-    target = 2 * p - 1  # P(|T| < t)
-    lo, hi = 0.0, 1.0
-    while _t_central(hi, df) < target:
-        hi *= 2
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if _t_central(mid, df) < target:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-13 * hi:
-            break
-    return (lo + hi) / 2
-
-
-def _t_central(t: float, df: int) -> float:
-    """P(|T| < t) for Student's t with whole ``df``."""
-    theta = math.atan(t / math.sqrt(df))
-    c2, s = math.cos(theta) ** 2, math.sin(theta)
-    if df % 2 == 0:
-        term = total = 1.0
-        for k in range(1, df // 2):
-            term *= c2 * (2 * k - 1) / (2 * k)
-            total += term
-        return s * total
-    if df == 1:
-        return 2 * theta / math.pi
-    term = total = math.cos(theta)
-    for k in range(1, (df - 1) // 2):
-        term *= c2 * (2 * k) / (2 * k + 1)
-        total += term
-    return 2 / math.pi * (theta + s * total)
-
-
-def mean_ci(values: Iterable[float], level: float = 0.95) -> tuple[int, float, float, float, float]:
-    """(n, mean, sd, ci_low, ci_high) over the finite values; the CI is NaN when n < 2."""
-    x = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
-    n = len(x)
-    if n == 0:
-        return 0, math.nan, math.nan, math.nan, math.nan
-    mean = float(x.mean())
-    if n < 2:
-        return 1, mean, math.nan, math.nan, math.nan
-    sd = float(x.std(ddof=1))
-    half = t_quantile(0.5 + level / 2, n - 1) * sd / math.sqrt(n)
-    return n, mean, sd, mean - half, mean + half
-
-
 def metric_columns(df: pd.DataFrame) -> list[str]:
     return [c for c in df.columns if c in METRIC_COLUMNS or any(c.startswith(f"{k}_vs_") for k in TRIO_KEYS)]
 
@@ -725,7 +622,7 @@ def varying_columns(df: pd.DataFrame) -> list[str]:
 
 
 def aggregate(
-    rows: pd.DataFrame, metrics: Sequence[str] | None = None, over: str = "seed", level: float = 0.95
+    rows: pd.DataFrame, metrics: Sequence[str] | None = None, over: str = "seed", level: float = LEVEL
 ) -> pd.DataFrame:
     """Mean and CI over the replicates for each setting, policy and metric, in long form:
     ``<grid axes>, policy, metric, n, mean, sd, ci_low, ci_high``.
@@ -746,7 +643,7 @@ def aggregate(
 
 
 def paired_differences(
-    rows: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = None, over: str = "seed", level: float = 0.95
+    rows: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = None, over: str = "seed", level: float = LEVEL
 ) -> pd.DataFrame:
     """Policy minus ``baseline`` on the same workload (same point and seed), mean and CI over
     the replicates (``over`` as in :func:`aggregate`).
@@ -761,11 +658,9 @@ def paired_differences(
     records = []
     for key, g in rows[rows["policy"] != baseline].groupby([*axes, "policy"], sort=False, dropna=False):
         g = g.set_index(["point_id", "seed"])
-        common = g.index.intersection(base.index)
         head = {**dict(zip([*axes, "policy"], key, strict=True)), "baseline": baseline}
         for m in metrics:
-            diff = g.loc[common, m].to_numpy(dtype=float) - base.loc[common, m].to_numpy(dtype=float)
-            n, mean, sd, lo, hi = mean_ci(diff, level)
+            n, mean, sd, lo, hi = mean_ci(paired_diff(g[m], base[m]), level)
             records.append({**head, "metric": m, "n": n, "mean_diff": mean, "sd": sd, "ci_low": lo, "ci_high": hi})
     return pd.DataFrame.from_records(
         records, columns=[*axes, "policy", "baseline", "metric", "n", "mean_diff", "sd", "ci_low", "ci_high"]

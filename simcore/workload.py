@@ -248,7 +248,7 @@ def read_csv_raw(data: bytes, source: str, max_rows: int = DEFAULT_MAX_ROWS) -> 
                 if len(numbers) + len(filled) > max_rows:
                     raise LimitExceeded(source, f"{max_rows + 1:,} rows or more", "row", max_rows, "--max-rows")
                 width = len(columns)
-                rows = []
+                rows: list[list[str]] = []
                 for k in filled:
                     row = batch[k]
                     if len(row) != width:
@@ -346,7 +346,7 @@ def _bools_as_text(values: list[Any]) -> list[Any]:
 
 
 def _json_lines(text: str, source: str, max_rows: int) -> list[Any]:
-    out = []
+    out: list[Any] = []
     for lineno, line in enumerate(io.StringIO(text, newline=None), start=1):
         if line.strip():
             if len(out) == max_rows:
@@ -572,7 +572,7 @@ def _duplicates(values: list[Any], raw: RawTable, column: str, bad: set[int]) ->
         v = values[i]
         if dup[i]:
             out.append(
-                (int(i), Problem(raw.label(i), column, f"duplicate {column} {v!r} (first at {raw.label(first[v])})"))
+                (int(i), Problem(raw.label(int(i)), column, f"duplicate {column} {v!r} (first at {raw.label(first[v])})"))
             )
         else:
             first.setdefault(v, int(i))

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from helpers import job, prop_cluster, run, te
 
-from simcore import metrics
+from simcore import gantt, metrics
 from simcore.engine import simulate
 from simcore.model import SimConfig
 from simcore.presets import generate
@@ -53,7 +53,7 @@ def test_time_series_by_hand():
     q = metrics.queue_length_over_time(r)
     assert q[["time", "pending", "pending_TE", "pending_BE"]].values.tolist() == [
         [0, 0, 0, 0], [10, 1, 1, 0], [40, 1, 0, 1], [60, 0, 0, 0]]  # fmt: skip
-    seg = metrics.segments(r)
+    seg = gantt.segments(r)
     seg = seg[seg["lane"] == 0]  # A holds lanes 0-3, T lanes 0-1
     rows = seg[["job_id", "start", "end", "kind"]].values.tolist()
     assert rows == [["A", 0, 10, "run"], ["A", 10, 40, "grace"], ["T", 40, 60, "run"],
@@ -76,3 +76,33 @@ def test_bounded_slowdown_tau():
     jf = r.jobs_frame.set_index("job_id")
     # A: jct 5 -> max(1, 5/max(5,10)) = 1; B waits 5: jct 105 -> 105/100.
     assert jf.loc["A", "slowdown"] == 1.0 and jf.loc["B", "slowdown"] == pytest.approx(1.05)
+
+
+def test_the_trio_is_declared_once_and_every_layer_reads_it():
+    import re
+    from pathlib import Path
+
+    from dashboard import views
+    from simcore import cli_sweep, reproduce, sweep
+
+    assert metrics.TRIO_KEYS == ("TE_p95_slowdown_pct", "BE_p50_slowdown_pct", "BE_p95_slowdown_pct")
+    assert list(metrics.TRIO_LABELS.values()) == ["TE p95 slowdown", "BE p50 slowdown", "BE p95 slowdown"]
+    assert sweep.TRIO_KEYS is metrics.TRIO_KEYS and views.TRIO_KEYS is metrics.TRIO_KEYS
+    assert views.TRIO_LABELS is metrics.TRIO_LABELS and reproduce.TRIO_LABELS is metrics.TRIO_LABELS
+    assert views.TRIO_SOURCE is metrics.TRIO and list(reproduce.PAPER_TRIO) == list(metrics.TRIO_KEYS)
+    header = cli_sweep.format_summary(
+        sweep.aggregate(
+            __import__("pandas").DataFrame(
+                {"point_id": ["p"], "seed": [0], "policy": ["fifo"], "TE_slowdown_p95": [2.0],
+                 "TE_p95_slowdown_pct_vs_fifo": [0.0]}  # fmt: skip
+            )
+        ),
+        "fifo",
+    ).splitlines()[1]
+    assert "TE p95 sd" in header and "BE p95 % vs fifo" in header
+    # no other module writes its own table of trio keys: a module-level TRIO name bound to a literal
+    root = Path(__file__).resolve().parent.parent
+    literal = re.compile(r"^[A-Z_]*TRIO[A-Z_]*\s*(:[^=]*)?=\s*[{(\[]", re.M)
+    for path in [*root.glob("simcore/**/*.py"), *root.glob("dashboard/**/*.py")]:
+        if path.name != "metrics.py":
+            assert not literal.search(path.read_text(encoding="utf-8")), f"{path} declares the trio again"

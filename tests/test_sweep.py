@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ from simcore import cli_sweep, sweep
 from simcore.errors import UserError
 
 SMALL = {"jobs": 60, "nodes": 2}
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_workloads"
 
 
 def small_spec(**kw) -> sweep.SweepSpec:
@@ -119,14 +121,6 @@ def test_limit_then_extend_grid(tmp_path, reference):
     )
 
 
-def test_t_quantiles_match_tables():
-    # two-sided 95% and 99% critical values from standard t tables
-    table = {(0.975, 1): 12.7062, (0.975, 2): 4.3027, (0.975, 4): 2.7764, (0.975, 9): 2.2622,
-             (0.975, 19): 2.0930, (0.975, 30): 2.0423, (0.995, 5): 4.0321, (0.995, 10): 3.1693}  # fmt: skip
-    for (p, df), value in table.items():
-        assert sweep.t_quantile(p, df) == pytest.approx(value, abs=5e-5)
-
-
 def hand_table() -> pd.DataFrame:
     """Two policies on one point, three seeds; values chosen to make the arithmetic easy by hand."""
     rows = []
@@ -163,13 +157,6 @@ def test_paired_differences_on_a_hand_made_table():
     assert r["ci_high"] == pytest.approx(13 / 6 + 3.125804, abs=1e-5)
 
 
-def test_aggregate_skips_missing_values_and_single_seeds():
-    assert sweep.mean_ci([1.0, math.nan, None, 3.0])[:2] == (2, 2.0)
-    n, mean, sd, lo, hi = sweep.mean_ci([5.0])
-    assert (n, mean) == (1, 5.0) and all(math.isnan(x) for x in (sd, lo, hi))
-    assert sweep.mean_ci([])[0] == 0
-
-
 def test_aggregate_over_a_grid_axis():
     t = hand_table()
     t["window"] = t["seed"]  # three windows of one seed each, as in the real-trace study
@@ -194,7 +181,7 @@ def test_aggregate_over_a_grid_axis():
         ({"seeds": "a,b"}, "seeds 'a,b'"),
         ({"seeds": 0}, "seeds 0"),
         ({"policies": "fifo,nope"}, "unknown policy 'nope'"),
-        ({"policies": "fitgpp:P"}, "'P' is not KNOB=VALUE"),
+        ({"policies": "fitgpp:P"}, "'P' is not KEY=VALUE"),
         ({"policies": "fitgpp:P=x"}, "knob P"),
         ({"policies": "fifo,fifo"}, "fifo listed twice"),
         ({"baseline": "k8s"}, "baseline 'k8s' is not among the policies"),
@@ -445,3 +432,70 @@ def test_pool_workers_die_when_the_sweep_is_killed(tmp_path):
     for pid in left:  # do not leave them behind even when the test fails
         os.kill(pid, signal.SIGKILL)
     assert not left, f"processes still running 5 s after the sweep was killed: {sorted(left)}"
+
+
+# --- one policy-spec grammar for run, compare, sweep and the dashboard -------------------------
+
+
+def _compare_json(tmp_path, policies: str, name: str) -> dict:
+    import json
+
+    from simcore.cli import main as cli_main
+
+    out = tmp_path / f"{name}.json"
+    argv = ["compare", str(SAMPLES / "demo.csv"), "--cluster", str(SAMPLES / "demo_cluster.yaml"),
+            "--policies", policies, "--json", str(out)]  # fmt: skip
+    assert cli_main(argv) == 0
+    data = json.loads(out.read_text())
+    for summary in data["policies"].values():
+        summary.pop("wall_seconds")
+    return data
+
+
+def test_spaced_and_compact_specs_are_one_policy_in_compare_and_sweep(tmp_path, reference):
+    from simcore.policy_spec import parse_policy
+
+    assert parse_policy(" fitgpp : P = 1 : s=4 ").label == parse_policy("fitgpp:P=1:s=4").label == "fitgpp:P=1:s=4"
+    spaced = _compare_json(tmp_path, "fifo, fitgpp: P=1", "spaced")
+    compact = _compare_json(tmp_path, "fifo,fitgpp:P=1", "compact")
+    assert list(spaced["policies"]) == ["fifo", "fitgpp:P=1"] and spaced == compact
+    assert spaced["policies"]["fitgpp:P=1"]["knobs"]["P"] == 1
+    rows, _, _ = reference  # policies fifo,priority,fitgpp,fitgpp:P=1
+    spaced_rows = sweep.run_sweep(small_spec(policies="fifo, priority ,fitgpp,fitgpp: P=1"), tmp_path / "s.parquet",
+                                  workers=1).rows  # fmt: skip
+    pd.testing.assert_frame_equal(spaced_rows, rows)
+
+
+def test_an_empty_knob_value_is_one_error_everywhere(tmp_path, capsys):
+    from dashboard.scenario import parse_policy_names
+    from simcore.cli import main as cli_main
+    from simcore.compare import parse_policy_list
+    from simcore.model import SimConfig
+
+    message = "policy 'fitgpp:P=': 'P=' is not KEY=VALUE"
+    errors = []
+    for call in (
+        lambda: small_spec(policies="fifo,fitgpp:P="),
+        lambda: parse_policy_list("fifo,fitgpp:P=", SimConfig()),
+        lambda: parse_policy_names("fifo,fitgpp:P="),
+    ):
+        with pytest.raises(UserError) as err:
+            call()
+        errors.append(str(err.value))
+    wl = [str(SAMPLES / "demo.csv"), "--cluster", str(SAMPLES / "demo_cluster.yaml")]
+    for argv in (["run", *wl, "--policy", "fitgpp:P="], ["compare", *wl, "--policies", "fifo,fitgpp:P="]):
+        assert cli_main(argv) == 2
+        errors.append(capsys.readouterr().err.strip().removeprefix("error: "))
+    assert errors == [message] * 5
+
+
+def test_dashboard_policy_lists_take_names_only():
+    from dashboard.scenario import parse_policy_names
+
+    assert parse_policy_names("fifo, fitgpp,fifo,") == ("fifo", "fitgpp")  # a URL may repeat a name
+    with pytest.raises(ValueError, match="knob widgets"):
+        parse_policy_names("fitgpp:P=1")
+    with pytest.raises(ValueError, match="unknown policy 'nope'"):
+        parse_policy_names("fifo,nope")
+    with pytest.raises(ValueError, match="empty"):
+        parse_policy_names(" , ")
