@@ -95,8 +95,10 @@ class ClusterState:
         """Node k's avail is now (a0, a1, a2): update whether it is open."""
         f0, f1, f2 = self._floor
         is_open = a0 >= f0 and a1 >= f1 and a2 >= f2
-        if is_open != self._open[k]:
-            self._open[k] = is_open
+        open_ = self._open
+        assert open_ is not None  # called only on a cluster that keeps the open set
+        if is_open != open_[k]:
+            open_[k] = is_open
             self._open_idx = None
 
     # Requests come as the (cpu, mem, gpu) tuples of integer units the engine keeps per job.

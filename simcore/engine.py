@@ -476,7 +476,7 @@ def simulate(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_dec
     t0 = wallclock.perf_counter()
     cap = units.capacities(cluster.capacity_matrix(), cluster.names)
     shapes, inverse = np.unique(units.requests(jobs.request), axis=0, return_inverse=True)
-    shape_fits = (cap[None, :, :] >= shapes[:, None, :]).all(axis=2).any(axis=1)
+    shape_fits = np.any(np.all(cap[None, :, :] >= shapes[:, None, :], axis=2), axis=1)
     fits_somewhere = shape_fits[inverse.reshape(-1)]
     unschedulable = tuple(str(x) for x in jobs.job_id[~fits_somewhere])
     sim_jobs = _subset(jobs, fits_somewhere) if len(unschedulable) else jobs

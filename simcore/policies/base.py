@@ -102,12 +102,24 @@ Cap = tuple[str, np.ndarray]
 
 
 class Policy(Protocol):
-    name: str
-    preemptive: bool
-    fifo_order: bool  # queue by submit time only (else TE first)
-    help: str
-    #: the named values of its node order, each with "min" or "max" (which is better), or "drawn"
-    key: tuple[tuple[str, str], ...]
+    # read-only members: policies are frozen dataclasses
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def preemptive(self) -> bool: ...
+
+    @property
+    def fifo_order(self) -> bool:  # queue by submit time only (else TE first)
+        ...
+
+    @property
+    def help(self) -> str: ...
+
+    @property
+    def key(self) -> tuple[tuple[str, str], ...]:
+        """The named values of its node order, each with "min" or "max" (which is better), or "drawn"."""
+        ...
 
     def victims(self, view: PreemptionView) -> Preemption | None: ...
 

@@ -135,7 +135,9 @@ class FitGpp:
         c = view.candidates
         for k in view.nodes_feasible_without_all(pos):
             here = [int(p) for p in pos if c.node[p] == k]
-            sets = [s for s in combinations(here, 2) if view.fits(view.avail[k] + c.req[list(s)].sum(axis=0))]
+            sets: list[tuple[int, ...]] = [
+                s for s in combinations(here, 2) if view.fits(view.avail[k] + c.req[list(s)].sum(axis=0))
+            ]
             if not sets:
                 sets = [self._greedy(view, k, here)]
             key, s = min((self._key(view, k, s), s) for s in sets)
