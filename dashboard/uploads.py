@@ -251,17 +251,5 @@ def parse_cluster_upload(file_name: str, content: bytes) -> ClusterSpec:
         raise _refusal(lim, exc, cluster_command(file_name)) from None
 
 
-def error_markdown(error: UserError) -> str:
-    """A loader message as Markdown: the first line, then each listed problem as a bullet."""
-    head, *rest = str(error).splitlines() or ["error"]
-    items = [line.strip() for line in rest if line.strip()]
-    return "\n".join([_escape(head), "", *(f"- {_escape(line)}" for line in items)]) if items else _escape(head)
-
-
 def _label(name: str) -> str:
     return next(o.label for o in UPLOAD_OPTIONS if o.name == name)
-
-
-def _escape(text: str) -> str:
-    """Keep Markdown from reading file content (``*``, ``_``, ``$``, ...) as formatting."""
-    return "".join("\\" + c if c in "\\`*_[]<>#|$~" else c for c in text)

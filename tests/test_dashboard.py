@@ -155,12 +155,6 @@ def test_parse_workload_upload_directly() -> None:
         uploads.parse_workload_upload("x.bin", b"\xff\xfe\x00garbage", {})
 
 
-def test_error_markdown_lists_problems_and_escapes() -> None:
-    text = uploads.error_markdown(UserError("f_1.csv: 2 rows refused\n  row 2, column gpu: *bad*\n  row 3: x"))
-    assert text.splitlines()[0] == r"f\_1.csv: 2 rows refused"
-    assert r"- row 2, column gpu: \*bad\*" in text and text.count("\n- ") == 2
-
-
 def test_learn_page_links_each_regime_fact_to_explore() -> None:
     at = AppTest.from_file(APP, default_timeout=60)
     at.switch_page("app_pages/learn.py").run()
