@@ -1,0 +1,115 @@
+"""The step-through lessons on Learn: choose a lesson and a variant, then step through its instants.
+
+The time control (first, previous, play/pause, next, last and a slider over the instants) keeps
+its position in the session per lesson and variant; *play* advances one instant per tick of a
+Streamlit fragment until the last instant. The cluster at the instant is drawn as GPU grids
+next to the Gantt of every variant, with a line at the instant.
+"""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from dashboard import charts, data, lesson_views, lessons, notices, views, worker
+from simcore.errors import UserError
+
+PLAY_SECONDS = 1.5  # one instant per tick while playing
+PLAYING = "lesson_playing"  # session key: the (lesson, variant) being played, or None
+
+
+def _step_key(lesson_key: str, label: str) -> str:
+    return f"lesson_step_{lesson_key}_{label}"
+
+
+def _move(key: str, last: int, to: int | None = None, delta: int = 0) -> None:
+    """Button callback: go to instant ``to``, or ``delta`` instants from the current one."""
+    here = int(st.session_state.get(key, 0))
+    st.session_state[key] = min(max(to if to is not None else here + delta, 0), last)
+
+
+def _toggle_play(who: tuple[str, str]) -> None:
+    st.session_state[PLAYING] = None if st.session_state.get(PLAYING) == who else who
+
+
+def show() -> None:
+    """The lessons section of the Learn page."""
+    item = lessons.lesson(
+        st.selectbox(
+            "Lesson",
+            [x.key for x in lessons.LESSONS],
+            format_func=lambda k: lessons.lesson(k).title,
+            key="lesson",
+        )
+    )
+    st.markdown(item.intro)
+    label = st.radio("Run it with", [v.label for v in item.variants], horizontal=True, key=f"lesson_variant_{item.key}")
+    try:
+        with notices.progress("Simulating the lesson...") as heartbeat:
+            cluster, runs = data.lesson_runs(item.key, heartbeat)
+    except UserError as exc:
+        notices.error(exc)
+        return
+    except worker.Cancelled:
+        st.stop()
+    who = (item.key, label)
+    playing = st.session_state.get(PLAYING) == who
+    st.fragment(run_every=PLAY_SECONDS if playing else None)(_stepper)(item, label, cluster, runs)
+
+
+def _stepper(item: lessons.Lesson, label: str, cluster, runs) -> None:
+    run = runs[label]
+    config = item.variant(label).config
+    times = lesson_views.instants(run.events)
+    last = len(times) - 1
+    key = _step_key(item.key, label)
+    who = (item.key, label)
+    if st.session_state.get(PLAYING) == who:
+        # a tick of play: one instant on, and stop at the end
+        _move(key, last, delta=1)
+        if int(st.session_state[key]) >= last:
+            st.session_state[PLAYING] = None
+    playing = st.session_state.get(PLAYING) == who
+
+    cols = st.columns([1, 1, 1.3, 1, 1, 5])
+    cols[0].button("⏮ First", key=f"{key}_first", on_click=_move, args=(key, last, 0), use_container_width=True)
+    cols[1].button("◀ Previous", key=f"{key}_prev", on_click=_move, args=(key, last, None, -1), use_container_width=True)
+    cols[2].button(
+        "⏸ Pause" if playing else "▶ Play", key=f"{key}_play", on_click=_toggle_play, args=(who,), use_container_width=True
+    )
+    cols[3].button("Next ▶", key=f"{key}_next", on_click=_move, args=(key, last, None, 1), use_container_width=True)
+    cols[4].button("Last ⏭", key=f"{key}_last", on_click=_move, args=(key, last, last), use_container_width=True)
+    index = cols[5].select_slider(
+        "Instant",
+        options=list(range(len(times))),
+        format_func=lambda i: f"{i + 1}/{len(times)} · {views.format_seconds(times[i])}",
+        key=key,
+        label_visibility="collapsed",
+    )
+    t = times[int(index)]
+    losses = lesson_views.preemption_losses(run.segments, run.events, config)
+    snap = lesson_views.snapshot(run.jobs, run.events, run.segments, losses, t)
+
+    left, right = st.columns([2, 3])
+    with left:
+        st.markdown(f"**{label}, at {views.format_seconds(t)}** (instant {int(index) + 1} of {len(times)})")
+        st.markdown("\n".join(f"- {line}" for line in snap.story))
+        st.plotly_chart(charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)), key=f"{key}_grid")
+        st.caption("Queue (waiting jobs, longest waiting first)")
+        if snap.queue.empty:
+            st.caption("empty")
+        else:
+            st.dataframe(snap.queue, hide_index=True, use_container_width=True)
+    with right:
+        span_h = max(math.ceil(max(float(r.segments["end"].max()) for r in runs.values()) / views.HOUR * 4) / 4, 0.25)
+        gantt = views.gantt_view(
+            {name: (r.segments, r.events) for name, r in runs.items()},
+            cluster,
+            [n.name for n in cluster.nodes],
+            (0.0, span_h),
+            selected={"time": t},
+        )
+        st.plotly_chart(charts.gantt_figure(gantt), key=f"{key}_gantt")
+    st.dataframe(lesson_views.outcome_table(runs), hide_index=True)
+
