@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from dashboard.views import format_seconds
@@ -110,7 +109,8 @@ def _sentence(row: pd.Series, jobs: pd.DataFrame, held: pd.DataFrame, losses: pd
         lost = float(mine["lost"].iloc[0]) if len(mine) else 0.0
         return (
             f"{who} on {node} is preempted: its progress stops now, it keeps its GPUs for the grace "
-            f"period to checkpoint, and {_dur(lost)} of work since its last checkpoint is lost."
+            f"period (its chance to checkpoint), and {_dur(lost)} of work done since its last kept "
+            "checkpoint is lost."
         )
     if event == "release":
         return f"{who} releases its GPUs on {node} and goes back to the queue with its remaining work."
