@@ -35,9 +35,12 @@ class LearnNumbers:
     priority_te_p95_pct: float
     none_lost_fitgpp: float  # checkpoint = none, mean lost work per run (s)
     none_lost_k8s: float
+    none_be_p50_pct: dict[str, float]  # checkpoint = none: BE p50 change vs fifo per policy
+    none_is_largest: bool  # is that the largest mean BE p50 change of any setting of the curves?
     none_gap_p50: float  # checkpoint = none: fitgpp minus k8s, points of BE p50 change vs fifo
     none_gap_p95: float
-    backfill_none_priority_be_p50_pct: float  # backfill = none: priority's BE p50 change vs fifo
+    priority_be_p50_pct: float  # priority's BE p50 change vs fifo
+    priority_none_be_p50_pct: float  # the same with backfill = none
 
 
 def rows(name: str, results: Path = RESULTS_DIR) -> pd.DataFrame:
@@ -65,7 +68,18 @@ def learn_numbers(results: Path = RESULTS_DIR) -> LearnNumbers:
         priority_te_p95_pct=stat(main, "priority", TRIO[0]).mean,
         none_lost_fitgpp=stat(none, "fitgpp", "lost_work").mean,
         none_lost_k8s=stat(none, "k8s", "lost_work").mean,
+        none_be_p50_pct={p: stat(none, p, TRIO[1]).mean for p in ("k8s", "fitgpp", "lrtp")},
+        none_is_largest=_largest_setting(curves)[0] == "none",
         none_gap_p50=paired(none, "fitgpp", "k8s", "BE_p50_slowdown_pct_vs_fifo").mean,
         none_gap_p95=paired(none, "fitgpp", "k8s", "BE_p95_slowdown_pct_vs_fifo").mean,
-        backfill_none_priority_be_p50_pct=stat(no_backfill, "priority", "BE_p50_slowdown_pct_vs_fifo").mean,
+        priority_be_p50_pct=stat(main, "priority", TRIO[1]).mean,
+        priority_none_be_p50_pct=stat(no_backfill, "priority", TRIO[1]).mean,
     )
+
+
+def _largest_setting(curves: pd.DataFrame) -> tuple[str, str]:
+    """(checkpoint mode, policy) of the largest mean BE p50 change vs fifo among the curves' settings."""
+    keys = ["grace", "restore", "checkpoint", "backfill", "load", "te_share", "policy"]
+    means = curves.groupby(keys)[TRIO[1]].mean()
+    top = means.idxmax()
+    return str(top[keys.index("checkpoint")]), str(top[-1])

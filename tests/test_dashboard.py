@@ -10,7 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import uploads
-from dashboard.learn_content import REGIME_FACTS
+from dashboard.learn_content import regime_facts
+from dashboard.learn_numbers import learn_numbers
 from dashboard.scenario import Scenario
 from simcore.errors import UserError
 
@@ -167,8 +168,9 @@ def test_learn_page_links_each_regime_fact_to_explore() -> None:
     assert_clean(at)
     text = " ".join(m.value for m in at.markdown) + " ".join(i.value for i in at.info)
     assert "reconstruction of the paper's approach" in text and "1902.01613" in text
-    assert len(at.get("page_link")) == len(REGIME_FACTS)
-    for fact in REGIME_FACTS:
+    facts = regime_facts(learn_numbers())
+    assert len(at.get("page_link")) == len(facts)
+    for fact in facts:
         scenario, warnings = Scenario.from_query(fact.query)
         assert warnings == [] and scenario == fact.scenario
 
