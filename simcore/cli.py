@@ -17,6 +17,7 @@ from typing import Any
 from simcore import cli_sweep, cli_workload, gantt, units
 from simcore.compare import compare_results, parse_policy_list, parse_policy_spec, run_policies
 from simcore.csvsafe import write_csv
+from simcore.engine import simulate
 from simcore.errors import UserError
 from simcore.metrics import summarize
 from simcore.model import KNOB_HELP, SimConfig
@@ -94,7 +95,7 @@ def _non_finite(data: Any, where: str = "") -> str | None:
 def cmd_run(args: argparse.Namespace) -> int:
     spec = parse_policy_spec(args.policy, config_from_args(args))
     jobs, cluster = _load(args)
-    (result,) = run_policies(jobs, cluster, [spec]).values()
+    result = simulate(jobs, cluster, spec.config, record_decisions=bool(args.decisions_out))
     _warn_unschedulable(result.unschedulable)
     summary = summarize(result)
     if args.jobs_out:
@@ -105,6 +106,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         _write_json(args.summary_json, summary)
     if args.gantt_out:
         write_csv(gantt.segments(result)[gantt.GANTT_COLUMNS], args.gantt_out)
+    if args.decisions_out:  # JSON escapes every text itself: no CSV-style escaping applies
+        Path(args.decisions_out).write_text("".join(json.dumps(d, allow_nan=False) + "\n" for d in result.decisions))
     c = summary["classes"]
     print(f"policy {spec.label}: {c['all']['count']} jobs ({c['TE']['count']} TE, {c['BE']['count']} BE) "
           f"on {len(cluster.nodes)} nodes in {summary['wall_seconds']:.2f} s")  # fmt: skip
@@ -172,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--events-out", metavar="FILE", help="write the events CSV")
     run.add_argument("--summary-json", metavar="FILE", help="write the summary JSON")
     run.add_argument("--gantt-out", metavar="FILE", help="write the Gantt segments CSV (one row per job segment per GPU lane)")
+    run.add_argument("--decisions-out", metavar="FILE",
+                     help="write the decision records, one JSON object per line (every ask for victims)")  # fmt: skip
     run.set_defaults(func=cmd_run)
 
     cmp_ = sub.add_parser("compare", help="several policies on one workload", epilog=knob_epilog(), formatter_class=fmt)

@@ -23,7 +23,7 @@ from simcore import units
 from simcore.cluster import ClusterState
 from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.pending import UNBOUNDED, PendingQueue
-from simcore.policies import Candidates, Preemption, PreemptionView, get_policy
+from simcore.policies import Candidates, Preemption, PreemptionView, decision, get_policy
 from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
 
 _FINISH_KIND, _RELEASE_KIND = 0, 1
@@ -88,8 +88,11 @@ def _id_key(ids: np.ndarray) -> np.ndarray:
 class _Run:
     """State of one run. Arrays are indexed by job (position in the simulated table)."""
 
-    def __init__(self, jobs: JobTable, cluster: ClusterSpec, config: SimConfig) -> None:
+    def __init__(self, jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_decisions: bool = False) -> None:
         self.cfg = config
+        self.decisions: list[dict] | None = [] if record_decisions else None  # None: not recorded, no work
+        if record_decisions:
+            self.names = (jobs.job_id.astype(str).tolist(), list(cluster.names))
         self.policy = get_policy(config.policy)
         self.jobs = jobs
         n = len(jobs)
@@ -307,7 +310,7 @@ class _Run:
         if self.preemptive and self.is_te_list[j]:
             cands = self._candidates()
             view = PreemptionView(self.now, req, cl.cap, cl.inv_cap, _ro(cl.avail), cands, self.cfg, self.rng)
-            pre = self.policy.victims(view)
+            pre = self.policy.victims(view) if self.decisions is None else self._decide(j, view)
             if pre is not None:
                 victims = self._nominate(j, pre, cands)
                 if self.cfg.grace == 0:
@@ -319,6 +322,15 @@ class _Run:
                     return True, False
                 return False, False
         return False, True
+
+    def _decide(self, te: int, view: PreemptionView) -> Preemption | None:
+        """Ask the policy to explain its choice, and record the decision."""
+        ids, nodes = self.names
+        explained = self.policy.explain(view)
+        running = int(np.count_nonzero(self.rb_job >= 0))  # before min_runtime: the reason tells them apart
+        assert self.decisions is not None
+        self.decisions.append(decision.record(self.policy, view, explained, ids[te], ids, nodes, running))
+        return explained.preemption
 
     def _pass(self, new: list[int]) -> None:
         """One scheduling pass over the pending queue (rule 3).
@@ -458,8 +470,9 @@ def _ro(a: np.ndarray) -> np.ndarray:
     return v
 
 
-def simulate(jobs: JobTable, cluster: ClusterSpec, config: SimConfig) -> SimResult:
-    """Run one simulation. Jobs that fit on no node are left out and listed."""
+def simulate(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_decisions: bool = False) -> SimResult:
+    """Run one simulation. Jobs that fit on no node are left out and listed. With
+    `record_decisions`, every ask for victims is kept as a decision record (``result.decisions``)."""
     t0 = wallclock.perf_counter()
     cap = units.capacities(cluster.capacity_matrix(), cluster.names)
     shapes, inverse = np.unique(units.requests(jobs.request), axis=0, return_inverse=True)
@@ -467,7 +480,7 @@ def simulate(jobs: JobTable, cluster: ClusterSpec, config: SimConfig) -> SimResu
     fits_somewhere = shape_fits[inverse.reshape(-1)]
     unschedulable = tuple(str(x) for x in jobs.job_id[~fits_somewhere])
     sim_jobs = _subset(jobs, fits_somewhere) if len(unschedulable) else jobs
-    run = _Run(sim_jobs, cluster, config)
+    run = _Run(sim_jobs, cluster, config, record_decisions)
     env = simpy.Environment()
     env.process(run.process(env))
     env.run()
@@ -486,6 +499,7 @@ def simulate(jobs: JobTable, cluster: ClusterSpec, config: SimConfig) -> SimResu
         ev_node=np.frombuffer(run.ev_node, dtype=np.int64) if len(run.ev_node) else np.zeros(0, np.int64),
         unschedulable=unschedulable,
         wall_seconds=wallclock.perf_counter() - t0,
+        decisions=tuple(run.decisions or ()),
     )
 
 

@@ -40,6 +40,8 @@ class SimResult:
     ev_node: np.ndarray  # node index, -1 for submit
     unschedulable: tuple[str, ...]
     wall_seconds: float
+    #: decision records (simcore.policies.decision), when the run was asked to keep them
+    decisions: tuple[dict, ...] = ()
 
     @cached_property
     def slowdown(self) -> np.ndarray:

@@ -6,6 +6,7 @@ changing the rules of the paper's six: ``fitdelay`` (beyond the paper) is the fi
 
 from __future__ import annotations
 
+from simcore.policies import decision
 from simcore.policies.base import Candidates, Policy, Preemption, PreemptionView
 from simcore.policies.fitdelay import FITDELAY
 from simcore.policies.fitgpp import FITGPP
@@ -30,4 +31,4 @@ def get_policy(name: str) -> Policy:
         raise ValueError(f"unknown policy {name!r} (known: {', '.join(POLICIES)})") from None
 
 
-__all__ = ["POLICIES", "POLICY_HELP", "POLICY_KNOBS", "Candidates", "Policy", "Preemption", "PreemptionView", "get_policy"]
+__all__ = ["POLICIES", "decision", "POLICY_HELP", "POLICY_KNOBS", "Candidates", "Policy", "Preemption", "PreemptionView", "get_policy"]

@@ -3,13 +3,16 @@
 A policy is a queue order (DESIGN.md rule 2) plus a victim rule. It gets a read-only
 :class:`PreemptionView` of the cluster when a TE job fits nowhere, and returns a
 :class:`Preemption` (one node, the running BE jobs to signal) or ``None``. The engine
-owns every mechanism: grace, reservation, checkpoint, restore. Resources are integer units
+owns every mechanism: grace, reservation, checkpoint, restore. Asked to explain
+(decision records), it returns the same choice plus every node it weighed as a
+:class:`NodeOption`, best first, with the named values of its ordering key (``Policy.key``). Resources are integer units
 (:mod:`simcore.units`), so "fits" is exact; normalised quantities multiply an integer
 difference by ``inv_cap``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -77,10 +80,61 @@ class Preemption:
     victims: tuple[int, ...]  # positions into view.candidates
 
 
+@dataclass(frozen=True)
+class NodeOption:
+    """One node a policy weighed: the victim set it would take there and its ordering key, named."""
+
+    node: int
+    victims: tuple[int, ...]  # positions into view.candidates, in signal order
+    values: tuple[float, ...]  # one per entry of Policy.key, in that order
+
+
+@dataclass(frozen=True)
+class Explained:
+    """A policy's choice (the same as ``victims`` returns) and the nodes it weighed, best first."""
+
+    preemption: Preemption | None
+    options: tuple[NodeOption, ...]
+
+
+#: a cap on candidates: the reason recorded when it leaves none, and the mask of those it keeps
+Cap = tuple[str, np.ndarray]
+
+
 class Policy(Protocol):
     name: str
     preemptive: bool
     fifo_order: bool  # queue by submit time only (else TE first)
     help: str
+    #: the named values of its node order, each with "min" or "max" (which is better), or "drawn"
+    key: tuple[tuple[str, str], ...]
 
     def victims(self, view: PreemptionView) -> Preemption | None: ...
+
+    def explain(self, view: PreemptionView) -> Explained: ...
+
+    def caps(self, view: PreemptionView) -> tuple[Cap, ...]: ...
+
+
+class Uncapped:
+    """For the policies whose every candidate may be a victim (no ``P`` or ``s`` cap)."""
+
+    def caps(self, view: PreemptionView) -> tuple[Cap, ...]:
+        return ()
+
+
+#: (key, choice) per node; keys end with the node index, so no two are equal
+Ranked = Iterable[tuple[tuple, Preemption]]
+
+
+def best_of(options: Ranked) -> Preemption | None:
+    """The choice with the smallest key, or None when no node was feasible."""
+    best = min(options, key=lambda o: o[0], default=None)
+    return None if best is None else best[1]
+
+
+def explain_ranked(options: Ranked, named: Callable[[tuple], tuple[float, ...]]) -> Explained:
+    """Every (key, choice), best first, with ``named(key)`` as the values of ``Policy.key``."""
+    ranked = sorted(options, key=lambda o: o[0])
+    rows = tuple(NodeOption(p.node, p.victims, named(key)) for key, p in ranked)
+    return Explained(ranked[0][1] if ranked else None, rows)

@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 
 from simcore import units
-from simcore.policies.base import Preemption, PreemptionView
+from simcore.policies.base import Cap, PreemptionView
+from simcore.policies.decision import LARGER_THAN_S
 from simcore.policies.fitgpp import FitGpp
 
 
@@ -41,12 +42,15 @@ class FitDelay(FitGpp):
         "BE least: lost work + grace + restore + reentry x the room its victims give up. It keeps fitgpp's small "
         "victims but spares jobs that would lose hours of work; no P cap (min_runtime bounds repeats)."
     )
+    key: tuple[tuple[str, str], ...] = (
+        ("victims", "min"), ("delay", "min"), ("slack", "min"), ("past_preemptions", "min"), ("earliest_start", "max"),
+    )  # fmt: skip
 
-    def _eligible(self, view: PreemptionView) -> np.ndarray:
+    def caps(self, view: PreemptionView) -> tuple[Cap, ...]:
         """No ``P`` cap (see the module docstring): only the ``s`` cap."""
-        return self._within_share(view)
+        return ((LARGER_THAN_S, self._within_share(view)),)
 
-    def _one(self, view: PreemptionView, pos: np.ndarray) -> Preemption | None:
+    def _ones(self, view: PreemptionView, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, list] | None:
         c = view.candidates
         node = c.node[pos]
         total = view.avail[node] + c.req[pos]
@@ -57,8 +61,12 @@ class FitDelay(FitGpp):
         slack = units.norm_round(units.l1(total - view.te_req, view.inv_cap[node]))
         delay = self._delay(view, c.lost_now[pos] + c.restore_next[pos], slack, 1)
         order = np.lexsort((node, c.rank[pos], -c.seg_start[pos], c.preemptions[pos], slack, delay))
-        best = int(pos[order[0]])
-        return Preemption(int(c.node[best]), (best,))
+        columns = [("delay", delay), ("slack", slack), ("past_preemptions", c.preemptions[pos]),
+                   ("earliest_start", c.seg_start[pos])]  # fmt: skip
+        return pos, order, columns
+
+    def _named(self, key: tuple) -> tuple[float, ...]:
+        return (key[0], key[1], self._value("slack", key[2]), key[3], -key[4])
 
     def _key(self, view: PreemptionView, k: int, s: tuple[int, ...]) -> tuple:
         c = view.candidates

@@ -11,6 +11,10 @@ TE job's. 1- and 2-victim sets are searched exactly (1-sets vectorised over all 
 jobs); only when neither exists is a larger set built greedily, taking first the candidate
 that covers most of the remaining deficit and, among equals, the one that costs least by
 (3) and (4). Resources are integer units, normalised and rounded as :mod:`simcore.units` says.
+
+Explained (decision records), an option is the best set on one node by that order: the best
+1-victim set of each node that has one, or, when no node has, the best larger set of each
+feasible node; the first option is the chosen one.
 """
 
 from __future__ import annotations
@@ -22,7 +26,17 @@ from itertools import combinations
 import numpy as np
 
 from simcore import units
-from simcore.policies.base import Preemption, PreemptionView
+from simcore.policies.base import (
+    Cap,
+    Explained,
+    NodeOption,
+    Preemption,
+    PreemptionView,
+    Ranked,
+    best_of,
+    explain_ranked,
+)
+from simcore.policies.decision import CAPPED_BY_P, LARGER_THAN_S
 
 
 @dataclass(frozen=True)
@@ -36,18 +50,46 @@ class FitGpp:
         "most tightly, losing the least work, and never a job already preempted P times (or larger than s x "
         "the TE job). Preempted jobs then get their place back as soon as the short TE job ends."
     )
+    key: tuple[tuple[str, str], ...] = (
+        ("victims", "min"), ("slack", "min"), ("lost_work", "min"), ("past_preemptions", "min"), ("earliest_start", "max"),
+    )  # fmt: skip
 
     def victims(self, view: PreemptionView) -> Preemption | None:
+        pos = self._eligible_positions(view)
+        if pos is None:
+            return None
+        ones = self._ones(view, pos)
+        if ones is None:
+            return best_of(self._larger(view, pos))
+        best = int(ones[0][ones[1][0]])
+        return Preemption(int(view.candidates.node[best]), (best,))
+
+    def explain(self, view: PreemptionView) -> Explained:
+        pos = self._eligible_positions(view)
+        if pos is None:
+            return Explained(None, ())
+        ones = self._ones(view, pos)
+        if ones is None:
+            return explain_ranked(self._larger(view, pos), self._named)
+        at, order, columns = ones
+        nodes = view.candidates.node[at[order]]
+        firsts = np.sort(np.unique(nodes, return_index=True)[1])  # each node's best, in the policy's order
+        rows = tuple(
+            NodeOption(int(nodes[i]), (int(at[order[i]]),), (1, *(self._value(name, col[order[i]]) for name, col in columns)))
+            for i in firsts.tolist()
+        )
+        return Explained(Preemption(rows[0].node, rows[0].victims), rows)
+
+    def caps(self, view: PreemptionView) -> tuple[Cap, ...]:
+        """Fewer than ``P`` preemptions, share at most ``s`` x the TE job's; in the order reasons are told."""
+        return ((CAPPED_BY_P, view.candidates.preemptions < view.config.P), (LARGER_THAN_S, self._within_share(view)))
+
+    def _eligible_positions(self, view: PreemptionView) -> np.ndarray | None:
         if len(view.candidates) == 0:
             return None
-        pos = np.flatnonzero(self._eligible(view))
-        if len(pos) == 0:
-            return None
-        return self._one(view, pos) or self._larger(view, pos)
-
-    def _eligible(self, view: PreemptionView) -> np.ndarray:
-        """The candidates under the caps: fewer than ``P`` preemptions, share at most ``s`` x the TE job's."""
-        return (view.candidates.preemptions < view.config.P) & self._within_share(view)
+        masks = [mask for _, mask in self.caps(view)]
+        pos = np.flatnonzero(np.logical_and.reduce(masks))
+        return pos if len(pos) else None
 
     @staticmethod
     def _within_share(view: PreemptionView) -> np.ndarray:
@@ -62,7 +104,9 @@ class FitGpp:
     def _slack(self, view: PreemptionView, k: int, total: np.ndarray) -> float:
         return float(units.norm_round(units.l1(total - view.te_req, view.inv_cap[k])))
 
-    def _one(self, view: PreemptionView, pos: np.ndarray) -> Preemption | None:
+    def _ones(self, view: PreemptionView, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, list] | None:
+        """The feasible 1-victim sets: their positions, their order (best first) and the arrays of
+        the named key's values after ``victims``, or None when there is none."""
         c = view.candidates
         node = c.node[pos]
         total = view.avail[node] + c.req[pos]
@@ -72,22 +116,31 @@ class FitGpp:
         pos, node, total = pos[ok], node[ok], total[ok]
         slack = units.norm_round(units.l1(total - view.te_req, view.inv_cap[node]))
         order = np.lexsort((node, c.rank[pos], -c.seg_start[pos], c.preemptions[pos], c.lost_now[pos], slack))
-        best = int(pos[order[0]])
-        return Preemption(int(c.node[best]), (best,))
+        columns = [("slack", slack), ("lost_work", c.lost_now[pos]), ("past_preemptions", c.preemptions[pos]),
+                   ("earliest_start", c.seg_start[pos])]  # fmt: skip
+        return pos, order, columns
 
-    def _larger(self, view: PreemptionView, pos: np.ndarray) -> Preemption | None:
+    @staticmethod
+    def _value(name: str, x: float) -> float:
+        """A key value as recorded: the slack back from its 1e-9 integer, counts as ints."""
+        if name == "slack":
+            return float(x) / units.NORM_SCALE
+        return int(x) if name == "past_preemptions" else float(x)
+
+    def _named(self, key: tuple) -> tuple[float, ...]:
+        """The named values of a `_key` (its tie-breaks, job order and node, left out)."""
+        return (key[0], self._value("slack", key[1]), key[2], key[3], -key[4])
+
+    def _larger(self, view: PreemptionView, pos: np.ndarray) -> Ranked:
+        """Each feasible node's best set of two or more victims."""
         c = view.candidates
-        best: tuple | None = None
         for k in view.nodes_feasible_without_all(pos):
             here = [int(p) for p in pos if c.node[p] == k]
             sets = [s for s in combinations(here, 2) if view.fits(view.avail[k] + c.req[list(s)].sum(axis=0))]
             if not sets:
                 sets = [self._greedy(view, k, here)]
-            for s in sets:
-                key = self._key(view, k, s)
-                if best is None or key < best[0]:
-                    best = (key, Preemption(k, tuple(sorted(s, key=lambda p: c.rank[p]))))
-        return None if best is None else best[1]
+            key, s = min((self._key(view, k, s), s) for s in sets)
+            yield key, Preemption(k, tuple(sorted(s, key=lambda p: c.rank[p])))
 
     def _greedy(self, view: PreemptionView, k: int, here: list[int]) -> tuple[int, ...]:
         """Add the candidate covering most of the normalised deficit (ties: least lost work,

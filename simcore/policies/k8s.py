@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simcore.policies.base import Preemption, PreemptionView
+from simcore.policies.base import Explained, Preemption, PreemptionView, Ranked, Uncapped, best_of, explain_ranked
 
 
 @dataclass(frozen=True)
-class K8s:
+class K8s(Uncapped):
     name: str = "k8s"
     preemptive: bool = True
     fifo_order: bool = False
@@ -24,10 +24,16 @@ class K8s:
         "are given back while the TE job still fits. The node with the fewest victims, the most recently "
         "started ones, is chosen, with no regard for lost work or repeated preemption."
     )
+    key: tuple[tuple[str, str], ...] = (("victims", "min"), ("earliest_victim_start", "max"))
 
     def victims(self, view: PreemptionView) -> Preemption | None:
+        return best_of(self._per_node(view))
+
+    def explain(self, view: PreemptionView) -> Explained:
+        return explain_ranked(self._per_node(view), lambda key: (key[0], -key[1]))
+
+    def _per_node(self, view: PreemptionView) -> Ranked:
         c = view.candidates
-        best: tuple | None = None
         for k in view.nodes_feasible_without_all():
             pos = c.on_node(k)
             total = view.avail[k] + c.req[pos].sum(axis=0)
@@ -38,9 +44,7 @@ class K8s:
                 else:
                     keep.append(p)
             key = (len(keep), -float(np.min(c.seg_start[keep])), k)
-            if best is None or key < best[0]:
-                best = (key, Preemption(k, tuple(sorted(keep, key=lambda p: c.rank[p]))))
-        return None if best is None else best[1]
+            yield key, Preemption(k, tuple(sorted(keep, key=lambda p: c.rank[p])))
 
 
 K8S = K8s()

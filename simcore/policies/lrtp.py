@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from simcore.policies.base import Preemption, PreemptionView
+from simcore.policies.base import Explained, Preemption, PreemptionView, Ranked, Uncapped, best_of, explain_ranked
 
 
 @dataclass(frozen=True)
-class Lrtp:
+class Lrtp(Uncapped):
     name: str = "lrtp"
     preemptive: bool = True
     fifo_order: bool = False
@@ -21,10 +21,16 @@ class Lrtp:
         "Preempts the BE jobs with the longest remaining work, on the node needing the fewest victims. "
         "It has no cap, so the same long job can be preempted again and again."
     )
+    key: tuple[tuple[str, str], ...] = (("victims", "min"), ("min_remaining", "max"))
 
     def victims(self, view: PreemptionView) -> Preemption | None:
+        return best_of(self._per_node(view))
+
+    def explain(self, view: PreemptionView) -> Explained:
+        return explain_ranked(self._per_node(view), lambda key: (key[0], -key[1]))
+
+    def _per_node(self, view: PreemptionView) -> Ranked:
         c = view.candidates
-        best: tuple | None = None
         for k in view.nodes_feasible_without_all():
             pos = sorted(c.on_node(k).tolist(), key=lambda p: (-c.remaining[p], c.rank[p]))
             total = view.avail[k].copy()
@@ -39,9 +45,7 @@ class Lrtp:
                     total = total - c.req[p]
                     added.remove(p)
             key = (len(added), -min(float(c.remaining[p]) for p in added), k)
-            if best is None or key < best[0]:
-                best = (key, Preemption(k, tuple(sorted(added, key=lambda p: c.rank[p]))))
-        return None if best is None else best[1]
+            yield key, Preemption(k, tuple(sorted(added, key=lambda p: c.rank[p])))
 
 
 LRTP = Lrtp()

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from simcore.policies.base import Preemption, PreemptionView
+from simcore.policies.base import Explained, Preemption, PreemptionView, Uncapped
 
 
 @dataclass(frozen=True)
-class NoPreemption:
+class NoPreemption(Uncapped):
     name: str
     fifo_order: bool
     help: str
     preemptive: bool = False
+    key: tuple[tuple[str, str], ...] = ()
 
     def victims(self, view: PreemptionView) -> Preemption | None:
         return None
+
+    def explain(self, view: PreemptionView) -> Explained:
+        return Explained(None, ())
 
 
 FIFO = NoPreemption(

@@ -1,0 +1,75 @@
+"""Decision records: why a TE job that fits nowhere got these victims, or none.
+
+Every time the engine asks the policy for victims it can record one decision (off by default).
+The policy explains itself generically (:class:`~simcore.policies.base.Explained`: its choice
+and each node it weighed, best first, with the named values of its ordering key); this module
+turns that into the record of DESIGN.md section 6, and tells the reason when there are no
+victims. Reasons are checked in this order, each about the jobs left by the one before:
+running BE jobs at all, ``min_runtime``, then the policy's caps (fitgpp: ``P``, then ``s``),
+then whether removing every job left on some node makes room.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from simcore.policies.base import Explained, Policy, PreemptionView
+
+NO_RUNNING_BE = "no running BE job"
+WITHIN_MIN_RUNTIME = "all within min_runtime"
+CAPPED_BY_P = "all capped by P"
+LARGER_THAN_S = "all larger than s"
+NO_NODE_FEASIBLE = "no node feasible"
+REASONS = (NO_RUNNING_BE, WITHIN_MIN_RUNTIME, CAPPED_BY_P, LARGER_THAN_S, NO_NODE_FEASIBLE)
+
+
+def reason(policy: Policy, view: PreemptionView, running_be: int) -> str:
+    """Why a policy found no victims; `running_be` counts running BE jobs before ``min_runtime``."""
+    if running_be == 0:
+        return NO_RUNNING_BE
+    if len(view.candidates) == 0:
+        return WITHIN_MIN_RUNTIME
+    left = np.ones(len(view.candidates), dtype=bool)
+    for why, keeps in policy.caps(view):
+        left &= keeps
+        if not left.any():
+            return why
+    return NO_NODE_FEASIBLE
+
+
+def record(
+    policy: Policy,
+    view: PreemptionView,
+    explained: Explained,
+    te_job: str,
+    job_ids: Sequence[str],
+    node_names: Sequence[str],
+    running_be: int,
+) -> dict[str, Any]:
+    """One decision as a JSON-ready dict. `job_ids` and `node_names` map engine indices to names."""
+    jobs = view.candidates.job
+    names = [name for name, _ in policy.key]
+    pre = explained.preemption
+    victims = [] if pre is None else [job_ids[jobs[p]] for p in pre.victims]
+    candidates = [
+        {
+            "node": node_names[o.node],
+            "job_id": [job_ids[jobs[p]] for p in o.victims],
+            **dict(zip(names, o.values, strict=True)),
+            "chosen": i == 0 and pre is not None,
+        }
+        for i, o in enumerate(explained.options)
+    ]
+    return {
+        "time": view.now,
+        "te_job": te_job,
+        "policy": policy.name,
+        "node": None if pre is None else node_names[pre.node],
+        "victims": victims,
+        "key": [list(k) for k in policy.key],
+        "candidates": candidates,
+        "reason": reason(policy, view, running_be) if not victims else None,
+    }
