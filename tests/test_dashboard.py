@@ -304,3 +304,22 @@ def test_sweep_defaults_to_load_and_log_axes_can_be_switched_off() -> None:
     assert_clean(at)
     assert chart_spec(at, "sweep_p95")["layout"]["yaxis"].get("type") != "log"
     assert chart_spec(at, "pareto")["layout"]["xaxis"]["type"] == "linear"
+
+
+def test_decision_view_explains_the_chosen_preemption() -> None:
+    at = app(tab="Gantt")
+    next(b for b in at.button if b.label == "Next preemption").click().run()
+    assert_clean(at)
+    chosen = at.session_state["_gantt_preemption"]
+    words = at.text[1].value.splitlines()
+    assert words[0].startswith("TE job ") and " needed " in words[0]
+    assert words[1].startswith("fitgpp took node ") and f"BE job {chosen['job_id']}" in words[1] and "chosen because" in words[1]
+    other = at.selectbox(key="decision_other").value
+    assert other == "k8s" and words[2].startswith("k8s")
+    candidates = at.dataframe[-2].value
+    assert candidates["chosen"].tolist()[0] and "slack" in candidates.columns and "would take" in candidates.columns
+    assert chosen["node"] == candidates["node"].iloc[0]
+    for policy in at.selectbox(key="decision_other").options:
+        at.selectbox(key="decision_other").set_value(policy).run()
+        assert_clean(at)
+        assert at.text[1].value.splitlines()[2].startswith(policy)
