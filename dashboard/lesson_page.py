@@ -13,7 +13,9 @@ import math
 import streamlit as st
 
 from dashboard import charts, data, lesson_views, lessons, notices, views, worker
+from dashboard.compute import Run
 from simcore.errors import UserError
+from simcore.model import ClusterSpec
 
 PLAY_SECONDS = 1.5  # one instant per tick while playing
 PLAYING = "lesson_playing"  # session key: the (lesson, variant) being played, or None
@@ -58,7 +60,7 @@ def show() -> None:
     st.fragment(run_every=PLAY_SECONDS if playing else None)(_stepper)(item, label, cluster, runs)
 
 
-def _stepper(item: lessons.Lesson, label: str, cluster, runs) -> None:
+def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[str, Run]) -> None:
     run = runs[label]
     config = item.variant(label).config
     times = lesson_views.instants(run.events)
@@ -72,14 +74,17 @@ def _stepper(item: lessons.Lesson, label: str, cluster, runs) -> None:
             st.session_state[PLAYING] = None
     playing = st.session_state.get(PLAYING) == who
 
-    cols = st.columns([1, 1, 1.3, 1, 1, 5])
-    cols[0].button("⏮ First", key=f"{key}_first", on_click=_move, args=(key, last, 0), use_container_width=True)
-    cols[1].button("◀ Previous", key=f"{key}_prev", on_click=_move, args=(key, last, None, -1), use_container_width=True)
-    cols[2].button(
-        "⏸ Pause" if playing else "▶ Play", key=f"{key}_play", on_click=_toggle_play, args=(who,), use_container_width=True
-    )
-    cols[3].button("Next ▶", key=f"{key}_next", on_click=_move, args=(key, last, None, 1), use_container_width=True)
-    cols[4].button("Last ⏭", key=f"{key}_last", on_click=_move, args=(key, last, last), use_container_width=True)
+    cols = st.columns([1, 1, 1, 1, 1, 4])
+    buttons = (  # (key suffix, label, icon, callback, its arguments)
+        ("first", "First", ":material/first_page:", _move, (key, last, 0)),
+        ("prev", "Previous", ":material/chevron_left:", _move, (key, last, None, -1)),
+        ("play", "Pause" if playing else "Play", ":material/pause:" if playing else ":material/play_arrow:",
+         _toggle_play, (who,)),
+        ("next", "Next", ":material/chevron_right:", _move, (key, last, None, 1)),
+        ("last", "Last", ":material/last_page:", _move, (key, last, last)),
+    )  # fmt: skip
+    for col, (name, text, icon, callback, args) in zip(cols, buttons, strict=False):
+        col.button(text, icon=icon, key=f"{key}_{name}", on_click=callback, args=args, width="stretch")
     index = cols[5].select_slider(
         "Instant",
         options=list(range(len(times))),
@@ -100,7 +105,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster, runs) -> None:
         if snap.queue.empty:
             st.caption("empty")
         else:
-            st.dataframe(snap.queue, hide_index=True, use_container_width=True)
+            st.dataframe(snap.queue, hide_index=True, width="stretch")
     with right:
         span_h = max(math.ceil(max(float(r.segments["end"].max()) for r in runs.values()) / views.HOUR * 4) / 4, 0.25)
         gantt = views.gantt_view(

@@ -107,10 +107,12 @@ def _sentence(row: pd.Series, jobs: pd.DataFrame, held: pd.DataFrame, losses: pd
     if event == "preempt":
         mine = losses[(losses["job_id"] == row["job_id"]) & (losses["time"] == row["time"])]
         lost = float(mine["lost"].iloc[0]) if len(mine) else 0.0
+        loss = (
+            "it loses no work" if lost == 0 else f"{_dur(lost)} of work done since its last kept checkpoint is lost"
+        )
         return (
             f"{who} on {node} is preempted: its progress stops now, it keeps its GPUs for the grace "
-            f"period (its chance to checkpoint), and {_dur(lost)} of work done since its last kept "
-            "checkpoint is lost."
+            f"period (its chance to checkpoint), and {loss}."
         )
     if event == "release":
         return f"{who} releases its GPUs on {node} and goes back to the queue with its remaining work."
