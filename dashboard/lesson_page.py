@@ -18,6 +18,7 @@ from simcore.errors import UserError
 from simcore.model import ClusterSpec
 
 PLAY_SECONDS = 1.5  # one instant per tick while playing
+LESSON_LANE_PX = 30  # pixels per GPU lane in a lesson's Gantt
 PLAYING = "lesson_playing"  # session key: the (lesson, variant) being played, or None
 
 
@@ -74,7 +75,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
             st.session_state[PLAYING] = None
     playing = st.session_state.get(PLAYING) == who
 
-    cols = st.columns([1, 1, 1, 1, 1, 4])
+    cols = st.columns([1, 1.25, 1, 1, 1, 3.5])
     buttons = (  # (key suffix, label, icon, callback, its arguments)
         ("first", "First", ":material/first_page:", _move, (key, last, 0)),
         ("prev", "Previous", ":material/chevron_left:", _move, (key, last, None, -1)),
@@ -115,6 +116,9 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
             (0.0, span_h),
             selected={"time": t},
         )
-        st.plotly_chart(charts.gantt_figure(gantt), key=f"{key}_gantt")
+        lanes = sum(len(p.layout) for p in gantt.panels)
+        # a lesson has few lanes: draw them tall enough to read the job ids on the bars
+        figure = charts.gantt_figure(gantt).update_layout(height=160 + LESSON_LANE_PX * lanes)
+        st.plotly_chart(figure, key=f"{key}_gantt")
     st.dataframe(lesson_views.outcome_table(runs), hide_index=True)
 

@@ -316,6 +316,7 @@ def test_walk_each_lesson_to_its_end(server: str, browser: object) -> None:
             _wait_idle(page, charts=2)
             _assert_no_exception(page)
             if i == 3:  # mid-lesson: the preemption (or the blocked queue) is on screen
+                page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
                 page.get_by_text("Step through it: lessons").scroll_into_view_if_needed()
                 time.sleep(1.0)
                 page.screenshot(path=str(ARTIFACTS / f"learn-lesson-{item.key}-step3.png"))
@@ -326,10 +327,13 @@ def test_walk_each_lesson_to_its_end(server: str, browser: object) -> None:
         if item.key == "victim":
             page.get_by_role("button", name="First").click()
             _wait_idle(page, charts=2)
-            for _ in range(4):
+            for i in range(2, 6):  # to instant 5: the TE job arrives and fitgpp preempts
                 page.get_by_role("button", name="Next").click()
+                page.get_by_text(f"(instant {i} of ").wait_for(timeout=TIMEOUT_MS)
                 _wait_idle(page, charts=2)
-            page.get_by_text("Step through it: lessons").scroll_into_view_if_needed()
+            page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
+            page.get_by_text("Run it with").scroll_into_view_if_needed()
+            page.mouse.wheel(0, 200)
             time.sleep(1.0)
             page.screenshot(path=str(ARTIFACTS / LEARN_SCREENSHOT.name))
             if os.environ.get("UPDATE_SCREENSHOT") == "1":

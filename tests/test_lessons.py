@@ -213,6 +213,11 @@ def test_play_advances_and_stops_at_the_end() -> None:
     n = len(lesson_views.instants(RUNS["hol", "fitgpp"][2].events))
     button(at, "Play").click().run()
     assert at.select_slider(key="lesson_step_hol_fitgpp").value == 1
+    button(at, "Pause").click().run()  # paused: further reruns stay on the instant
+    at.run()
+    assert at.select_slider(key="lesson_step_hol_fitgpp").value == 1
+    button(at, "Play").click().run()
+    assert at.select_slider(key="lesson_step_hol_fitgpp").value == 2
     assert any(b.label == "Pause" for b in at.button)
     for _ in range(n):
         at.run()
@@ -231,3 +236,18 @@ def test_each_lesson_and_variant_draws(key: str) -> None:
         assert len(at.get("plotly_chart")) >= 2  # the GPU grid and the Gantt
         button(at, "Last").click().run()
         assert "finishes" in story(at)
+
+
+def test_gpu_grid_colours_each_gpu_as_the_gantt_does() -> None:
+    from dashboard import charts
+
+    item, variant, run = RUNS["price", "checkpoint none"]
+    cluster = lessons.load(item)[1]
+    losses = lesson_views.preemption_losses(run.segments, run.events, variant.config)
+    at_grace = lesson_views.grid_frame(lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2700.0), cluster)
+    at_te = lesson_views.grid_frame(lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2730.0), cluster)
+    grace = charts.gpu_grid_figure(at_grace).data[0]
+    assert list(grace.marker.color) == [charts.GANTT_KINDS["grace"][0]] * 4 and list(grace.text) == ["1"] * 4
+    te = charts.gpu_grid_figure(at_te).data[0]
+    assert list(te.marker.color) == [charts.GANTT_CLASS_COLORS["TE"]] + [charts.GRID_COLORS["idle"]] * 3
+    assert list(te.text) == ["2", "", "", ""]
