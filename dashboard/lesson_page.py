@@ -56,24 +56,28 @@ def show() -> None:
         return
     except worker.Cancelled:
         st.stop()
-    who = (item.key, label)
-    playing = st.session_state.get(PLAYING) == who
-    st.fragment(run_every=PLAY_SECONDS if playing else None)(_stepper)(item, label, cluster, runs)
+    ticking = st.session_state.get(PLAYING) == (item.key, label)
+    st.fragment(run_every=PLAY_SECONDS if ticking else None)(_stepper)(item, label, cluster, runs, ticking)
 
 
-def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[str, Run]) -> None:
+def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[str, Run], ticking: bool) -> None:
+    """The time control and the cluster at the chosen instant: a fragment that reruns on its own
+    every PLAY_SECONDS while ``ticking`` (playing)."""
     run = runs[label]
     config = item.variant(label).config
     times = lesson_views.instants(run.events)
     last = len(times) - 1
     key = _step_key(item.key, label)
     who = (item.key, label)
-    if st.session_state.get(PLAYING) == who:
-        # a tick of play: one instant on, and stop at the end
+    playing = st.session_state.get(PLAYING) == who
+    if playing != ticking:
+        # Play or Pause was pressed inside the fragment: only a full rerun starts or stops the ticks
+        st.rerun()
+    if playing:  # a tick: one instant on, and stop at the end
         _move(key, last, delta=1)
         if int(st.session_state[key]) >= last:
             st.session_state[PLAYING] = None
-    playing = st.session_state.get(PLAYING) == who
+            st.rerun()
 
     cols = st.columns([1, 1.25, 1, 1, 1, 3.5])
     buttons = (  # (key suffix, label, icon, callback, its arguments)
