@@ -60,10 +60,9 @@ class FitDelay(FitGpp):
         pos, node, total = pos[ok], node[ok], total[ok]
         slack = units.norm_round(units.l1(total - view.te_req, view.inv_cap[node]))
         delay = self._delay(view, c.lost_now[pos] + c.restore_next[pos], slack, 1)
-        order = np.lexsort((node, c.rank[pos], -c.seg_start[pos], c.preemptions[pos], slack, delay))
-        columns = [("delay", delay), ("slack", slack), ("past_preemptions", c.preemptions[pos]),
-                   ("earliest_start", c.seg_start[pos])]  # fmt: skip
-        return pos, order, columns
+        past, start = c.preemptions[pos], c.seg_start[pos]
+        order = np.lexsort((node, c.rank[pos], -start, past, slack, delay))
+        return pos, order, [("delay", delay), ("slack", slack), ("past_preemptions", past), ("earliest_start", start)]
 
     def _named(self, key: tuple) -> tuple[float, ...]:
         return (key[0], key[1], self._value("slack", key[2]), key[3], -key[4])

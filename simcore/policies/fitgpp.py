@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import reduce
 from itertools import combinations
 
 import numpy as np
@@ -87,8 +88,7 @@ class FitGpp:
     def _eligible_positions(self, view: PreemptionView) -> np.ndarray | None:
         if len(view.candidates) == 0:
             return None
-        masks = [mask for _, mask in self.caps(view)]
-        pos = np.flatnonzero(np.logical_and.reduce(masks))
+        pos = np.flatnonzero(reduce(np.logical_and, (mask for _, mask in self.caps(view))))
         return pos if len(pos) else None
 
     @staticmethod
@@ -115,10 +115,9 @@ class FitGpp:
             return None
         pos, node, total = pos[ok], node[ok], total[ok]
         slack = units.norm_round(units.l1(total - view.te_req, view.inv_cap[node]))
-        order = np.lexsort((node, c.rank[pos], -c.seg_start[pos], c.preemptions[pos], c.lost_now[pos], slack))
-        columns = [("slack", slack), ("lost_work", c.lost_now[pos]), ("past_preemptions", c.preemptions[pos]),
-                   ("earliest_start", c.seg_start[pos])]  # fmt: skip
-        return pos, order, columns
+        lost, past, start = c.lost_now[pos], c.preemptions[pos], c.seg_start[pos]
+        order = np.lexsort((node, c.rank[pos], -start, past, lost, slack))
+        return pos, order, [("slack", slack), ("lost_work", lost), ("past_preemptions", past), ("earliest_start", start)]
 
     @staticmethod
     def _value(name: str, x: float) -> float:
