@@ -230,7 +230,7 @@ def test_explore_end_to_end(server: str, browser: object) -> None:
 def test_learn_link_opens_the_scenario_in_explore(server: str, browser: object) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{server}/learn")
-    _wait_idle(page)
+    _wait_idle(page, charts=2)  # the lesson's two charts: the page's run is over
     _assert_no_exception(page)
     page.get_by_text("Open the paper regime with backfill = none").click()
     _wait_idle(page, charts=2)
