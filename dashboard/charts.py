@@ -440,3 +440,34 @@ def _short(value: float) -> str:
     if value is None or not np.isfinite(value):
         return ""
     return f"{value:.3g}"
+
+
+GRID_COLORS = {"idle": "#EEEEEE", "restore": GANTT_KINDS["restore"][0], "grace": GANTT_KINDS["grace"][0]}
+
+
+def gpu_grid_figure(grid: pd.DataFrame) -> go.Figure:
+    """The cluster at one instant: a square per GPU lane, one row per node, coloured as the
+    Gantt colours the piece it holds (TE, BE, restoring, in grace, idle) and labelled by job."""
+    nodes = list(dict.fromkeys(grid["node"]))
+    fill = [
+        GANTT_CLASS_COLORS[c] if k == "run" else GRID_COLORS[k]
+        for c, k in zip(grid["job_class"], grid["kind"], strict=True)
+    ]
+    what = [f"{c} job {j}: {k}" if j else "idle" for j, c, k in zip(grid["job_id"], grid["job_class"], grid["kind"], strict=True)]
+    fig = go.Figure(
+        go.Scatter(
+            x=grid["lane"].astype(str),
+            y=grid["node"],
+            mode="markers+text",
+            marker={"symbol": "square", "size": 46, "color": fill, "line": {"width": 1, "color": "#888"}},
+            text=grid["job_id"],
+            textfont={"size": 14, "color": ["white" if k == "grace" or (k == "run" and c == "TE") else "#0B3C5D"
+                                            for c, k in zip(grid["job_class"], grid["kind"], strict=True)]},
+            customdata=np.stack([grid["node"], grid["lane"].astype(str), what], axis=-1),
+            hovertemplate="%{customdata[0]}, GPU %{customdata[1]}<br>%{customdata[2]}<extra></extra>",
+            showlegend=False,
+        )
+    )
+    fig.update_xaxes(title_text="GPU", type="category", showgrid=False)
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=nodes[::-1], showgrid=False)
+    return _layout(fig, 90 + 70 * len(nodes)).update_layout(margin={"l": 10, "r": 10, "t": 10, "b": 10})

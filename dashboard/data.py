@@ -25,7 +25,7 @@ import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from dashboard import compute, uploads, views, worker
+from dashboard import compute, decisions, lessons, uploads, views, worker
 from dashboard.budget import Refused
 from dashboard.compute import Run
 from dashboard.demo import limits
@@ -303,3 +303,32 @@ def trios(comparison: Comparison, baseline: str) -> list[dict[str, dict[str, flo
     return [
         {p: metrics.trio(s, per_seed[baseline]) for p, s in per_seed.items()} for per_seed in comparison.seed_summaries
     ]
+
+
+def lesson_runs(key: str, heartbeat: Callable[[float | None], None]) -> tuple[ClusterSpec, dict[str, Run]]:
+    """The cluster of a Learn lesson (:mod:`dashboard.lessons`) and a full run per variant,
+    computed in a worker process and shared like every other run."""
+    item = lessons.lesson(key)
+    table, cluster = lessons.load(item)
+    configs = [v.config for v in item.variants]
+    keys: list[Hashable] = [("run", views.workload_key(table), _cluster_hash(cluster), config_json(c)) for c in configs]
+
+    def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        return compute.comparison, (table, cluster, tuple(configs[i] for i in missing), ())
+
+    values = _fetch(keys, work, heartbeat)
+    return cluster, {v.label: r for v, r in zip(item.variants, values, strict=True)}
+
+
+def decision_records(
+    workload: Workload, cluster: ClusterSpec, configs: tuple[SimConfig, ...], heartbeat: Callable[[float | None], None]
+) -> list[tuple[dict[str, Any], ...]]:
+    """The decision records of each config's run on the workload (:mod:`dashboard.decisions`),
+    computed in a worker process on first use and shared."""
+    cluster_id = _cluster_hash(cluster)
+    keys: list[Hashable] = [("decisions", workload.key, cluster_id, config_json(c)) for c in configs]
+
+    def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        return decisions.records, (workload.table, cluster, tuple(configs[i] for i in missing))
+
+    return _fetch(keys, work, heartbeat)

@@ -236,7 +236,7 @@ def test_explore_end_to_end(server: str, browser: object) -> None:
 def test_learn_link_opens_the_scenario_in_explore(server: str, browser: object) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{server}/learn")
-    _wait_idle(page)
+    _wait_idle(page, charts=2)  # the lesson's two charts: the page's run is over
     _assert_no_exception(page)
     page.get_by_text("Open the paper regime with backfill = none").click()
     _wait_idle(page, charts=2)
@@ -295,3 +295,78 @@ def test_speed_benchmark_first_chart_against_a_bare_page(server: str, browser: o
     print(f"first chart drawn, median of {loads}: explore {medians['explore']:.2f} s, bare {medians['bare']:.2f} s, "
           f"ratio {report['ratio']:.2f}")  # fmt: skip
     assert all(t > 0 for v in times.values() for t in v)
+
+
+LEARN_SCREENSHOT = ROOT / "docs" / "screenshot-learn.png"
+
+
+def test_walk_each_lesson_to_its_end(server: str, browser: object) -> None:
+    from dashboard import compute, lesson_views, lessons
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1300})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(f"{server}/learn")
+    _wait_idle(page, charts=2)
+    for item in lessons.LESSONS:
+        _choose(page, "Lesson", item.title)
+        _wait_idle(page, charts=2)
+        variant = item.variants[-1]  # the preemptive end of each lesson
+        page.get_by_role("radiogroup", name="Run it with").get_by_text(variant.label, exact=True).first.click()
+        _wait_idle(page, charts=2)
+        n = len(lesson_views.instants(compute.full_run(*lessons.load(item), variant.config).events))
+        page.get_by_text(f"(instant 1 of {n})").wait_for(timeout=TIMEOUT_MS)
+        for i in range(2, n + 1):  # step by step, as a class would
+            page.get_by_role("button", name="Next").click()
+            page.get_by_text(f"(instant {i} of {n})").wait_for(timeout=TIMEOUT_MS)
+            _wait_idle(page, charts=2)
+            _assert_no_exception(page)
+            if i == 3:  # mid-lesson: the preemption (or the blocked queue) is on screen
+                page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
+                page.get_by_text("Step through it: lessons").scroll_into_view_if_needed()
+                time.sleep(1.0)
+                page.screenshot(path=str(ARTIFACTS / f"learn-lesson-{item.key}-step3.png"))
+        assert page.get_by_text("finishes on").count() >= 1
+        if item.key == "hol":  # play from the start: it reaches the end and stops by itself
+            page.get_by_role("button", name="First").click()
+            page.get_by_text(f"(instant 1 of {n})").wait_for(timeout=TIMEOUT_MS)
+            _wait_idle(page, charts=2)
+            page.get_by_role("button", name="Play").click()
+            page.get_by_role("button", name="Pause").wait_for(timeout=TIMEOUT_MS)
+            page.get_by_text(f"(instant {n} of {n})").wait_for(timeout=TIMEOUT_MS)
+            page.get_by_role("button", name="Play").wait_for(timeout=TIMEOUT_MS)
+            _assert_no_exception(page)
+        page.get_by_text("Step through it: lessons").scroll_into_view_if_needed()
+        time.sleep(1.0)
+        page.screenshot(path=str(ARTIFACTS / f"learn-lesson-{item.key}-end.png"))
+        if item.key == "victim":
+            page.get_by_role("button", name="First").click()
+            _wait_idle(page, charts=2)
+            for i in range(2, 6):  # to instant 5: the TE job arrives and fitgpp preempts
+                page.get_by_role("button", name="Next").click()
+                page.get_by_text(f"(instant {i} of ").wait_for(timeout=TIMEOUT_MS)
+                _wait_idle(page, charts=2)
+            page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
+            page.get_by_text("Run it with").scroll_into_view_if_needed()
+            page.mouse.wheel(0, 200)
+            time.sleep(1.0)
+            page.screenshot(path=str(ARTIFACTS / LEARN_SCREENSHOT.name))
+            if os.environ.get("UPDATE_SCREENSHOT") == "1":
+                shutil.copy(ARTIFACTS / LEARN_SCREENSHOT.name, LEARN_SCREENSHOT)
+    assert not errors, errors
+
+
+def test_open_a_decision_from_the_gantt(server: str, browser: object) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 2200})
+    page.goto(f"{server}/?tab=Gantt")
+    _wait_idle(page, charts=2)
+    page.get_by_role("button", name="Next preemption").click()
+    _wait_idle(page, charts=2)
+    page.wait_for_selector("text=Why this victim?", timeout=TIMEOUT_MS)
+    page.get_by_text("chosen because").first.wait_for(timeout=TIMEOUT_MS)
+    words = page.get_by_text("chosen because").first.inner_text()
+    assert "fitgpp took node" in words and "k8s" in words
+    _assert_no_exception(page)
+    page.get_by_text("Why this victim?").scroll_into_view_if_needed()
+    time.sleep(1.0)
+    page.screenshot(path=str(ARTIFACTS / "explore-decision.png"), full_page=True)

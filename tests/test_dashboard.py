@@ -10,7 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import uploads
-from dashboard.learn_content import REGIME_FACTS
+from dashboard.learn_content import regime_facts
+from dashboard.learn_numbers import learn_numbers
 from dashboard.scenario import Scenario
 from simcore.errors import UserError
 
@@ -161,8 +162,9 @@ def test_learn_page_links_each_regime_fact_to_explore() -> None:
     assert_clean(at)
     text = " ".join(m.value for m in at.markdown) + " ".join(i.value for i in at.info)
     assert "reconstruction of the paper's approach" in text and "1902.01613" in text
-    assert len(at.get("page_link")) == len(REGIME_FACTS)
-    for fact in REGIME_FACTS:
+    facts = regime_facts(learn_numbers())
+    assert len(at.get("page_link")) == len(facts)
+    for fact in facts:
         scenario, warnings = Scenario.from_query(fact.query)
         assert warnings == [] and scenario == fact.scenario
 
@@ -310,3 +312,22 @@ def test_an_upload_over_the_demo_byte_cap_is_refused_by_its_size(monkeypatch: py
     assert f"({demo.DEMO.upload_bytes} bytes)" in refusal and "big.csv" in refusal  # the file and the limit
     assert "simcore compare big.csv" in refusal  # and the command that runs it locally
     assert not at.metric
+
+
+def test_decision_view_explains_the_chosen_preemption() -> None:
+    at = app(tab="Gantt")
+    next(b for b in at.button if b.label == "Next preemption").click().run()
+    assert_clean(at)
+    chosen = at.session_state["_gantt_preemption"]
+    words = at.text[1].value.splitlines()
+    assert words[0].startswith("TE job ") and " needed " in words[0]
+    assert words[1].startswith("fitgpp took node ") and f"BE job {chosen['job_id']}" in words[1] and "chosen because" in words[1]
+    other = at.selectbox(key="decision_other").value
+    assert other == "k8s" and words[2].startswith("k8s")
+    candidates = at.dataframe[-2].value
+    assert candidates["chosen"].tolist()[0] and "slack" in candidates.columns and "would take" in candidates.columns
+    assert chosen["node"] == candidates["node"].iloc[0]
+    for policy in at.selectbox(key="decision_other").options:
+        at.selectbox(key="decision_other").set_value(policy).run()
+        assert_clean(at)
+        assert at.text[1].value.splitlines()[2].startswith(policy)

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from dashboard import budget, charts, data, notices, state, uploads, views, worker
+from dashboard import budget, charts, data, decision_view, notices, state, uploads, views, worker
 from dashboard.demo import limits
 from dashboard.plain import md
 from dashboard.scenario import (
@@ -421,6 +421,7 @@ if tab_gantt.open:
                 f"signalled on node {chosen['node']} at {views.format_seconds(chosen['time'])} "
                 f"(t = {chosen['time']:,.0f} s)."
             )
+            decision_view.show(workload, cluster, scenario, runs, gantt_policy, chosen)
             st.dataframe(views.preemption_events(run.events, chosen), hide_index=True, width="stretch", height=180)
         else:
             st.caption(

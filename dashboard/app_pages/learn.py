@@ -1,11 +1,15 @@
-"""Learn: TE vs BE, the policies, the metrics, how to read the charts, and when preemption pays."""
+"""Learn: TE vs BE, the policies, the price of a preemption, step-through lessons, the metrics,
+how to read the charts, and when preemption pays (numbers read from docs/results at run time)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.learn_content import BEYOND_PAPER, REGIME_FACTS
+from dashboard import lesson_page
+from dashboard.learn_content import BEYOND_PAPER, MECHANICS, regime_facts
+from dashboard.learn_numbers import learn_numbers
 from simcore.policies import POLICY_HELP
+from simcore.reproduce import PAPER_TRIO
 
 EXPLORE = "app_pages/explore.py"
 
@@ -42,6 +46,18 @@ st.info(
     "algorithm, which is not public in the abstract.",
     icon=":material/info:",
 )
+
+st.header("The price of a preemption: grace, checkpoint, restore")
+st.markdown(MECHANICS)
+
+st.header("Step through it: lessons")
+st.markdown(
+    "Each lesson is a handful of jobs on one or two nodes (files in `sample_workloads/lessons/`), run "
+    "under a few policies or settings. Step from event to event (or press play): on the left the "
+    "cluster at that instant, one square per GPU coloured by the job holding it, the queue and what "
+    "just happened; on the right the Gantt of every variant, the dotted line at the instant."
+)
+lesson_page.show()
 
 st.header("Beyond the paper: min_runtime and fitdelay")
 st.markdown(BEYOND_PAPER)
@@ -88,7 +104,7 @@ st.markdown(
     "Each link opens the scenario in Explore with a few seeds, so expect some noise: single runs "
     "are chaotic, and one workload can swing a BE percentile by tens of percent by chance."
 )
-for fact in REGIME_FACTS:
+for fact in regime_facts(learn_numbers()):
     with st.container(border=True):
         st.markdown(fact.text)
         st.page_link(EXPLORE, label=fact.link_label, icon=":material/open_in_new:", query_params=fact.query)
@@ -97,6 +113,7 @@ st.header("Source")
 st.markdown(
     "Yabuuchi, Taniwaki, Omura: *Low-latency job scheduling with preemption for the development of "
     "deep learning*. USENIX OpML '19, [arXiv:1902.01613](https://arxiv.org/abs/1902.01613). On its "
-    "own workloads it reports the 95th percentile of TE slowdown falling by 96.6% against FIFO, "
-    "while the BE median slowdown rises by only 18.0% and the BE p95 by only 23.9%."
+    "own workloads it reports the 95th percentile of TE slowdown falling by "
+    f"{-PAPER_TRIO['TE_p95_slowdown_pct']:.1f}% against FIFO, while the BE median slowdown rises by only "
+    f"{PAPER_TRIO['BE_p50_slowdown_pct']:.1f}% and the BE p95 by only {PAPER_TRIO['BE_p95_slowdown_pct']:.1f}%."
 )

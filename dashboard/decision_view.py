@@ -1,0 +1,77 @@
+"""The decision view on Explore: why the chosen preemption took its victims, drawn thinly.
+
+The words and the candidate table are built by :mod:`dashboard.views` from the decision
+records (:func:`dashboard.data.decision_records`); what another policy would have taken is its
+record for the same TE job in its own run on the same jobs (the runs may have diverged by
+then, and the sentence says so). Job ids and node names may come from an upload: plain text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+from dashboard import data, lesson_views, notices, views, worker
+from dashboard.scenario import Scenario
+from simcore.errors import UserError
+from simcore.model import ClusterSpec
+from simcore.policies import POLICIES
+
+PREFERRED_OTHER = ("k8s", "fitgpp", "fitdelay", "lrtp", "random")
+
+
+def _te_gpu(workload: data.Workload, te_job: str) -> float:
+    at = workload.table.job_id.astype(str) == te_job
+    return float(workload.table.request[at, 2][0]) if at.any() else float("nan")
+
+
+def _lost(run: Any, scenario: Scenario, policy: str, chosen: Mapping[str, Any]) -> float:
+    """Work the chosen preemption threw away (DESIGN.md section 2), from the victim's own pieces."""
+    job = chosen["job_id"]
+    mine = lesson_views.preemption_losses(
+        run.segments[run.segments["job_id"] == job], run.events[run.events["job_id"] == job], scenario.config(policy)
+    )
+    at = mine[mine["time"] == chosen["time"]]
+    return float(at["lost"].iloc[0]) if len(at) else 0.0
+
+
+def show(
+    workload: data.Workload, cluster: ClusterSpec, scenario: Scenario, runs: Mapping[str, Any], policy: str,
+    chosen: Mapping[str, Any],
+) -> None:  # fmt: skip
+    """The chosen preemption's decision in words, the other policy's choice and the candidate table."""
+    st.markdown("**Why this victim?**")
+    others = [p for p in scenario.policies if p != policy and POLICIES[p].preemptive]
+    other = None
+    if others:
+        ordered = sorted(others, key=lambda p: PREFERRED_OTHER.index(p) if p in PREFERRED_OTHER else len(PREFERRED_OTHER))
+        if st.session_state.get("decision_other") not in others:
+            st.session_state["decision_other"] = ordered[0]
+        other = st.selectbox("Compared with", others, key="decision_other", help="its record for the same TE job")
+    configs = (scenario.config(policy), *((scenario.config(other),) if other else ()))
+    try:
+        with notices.progress("Recording the decisions...") as heartbeat:
+            records = data.decision_records(workload, cluster, configs, heartbeat)
+    except UserError as exc:  # a timed-out or failed worker
+        notices.error(exc)
+        return
+    except worker.Cancelled:
+        st.stop()
+    record = views.decision_for(records[0], chosen)
+    if record is None:
+        st.info("No decision record matches this preemption.", icon=":material/info:")
+        return
+    other_record = views.decision_of_te_job(records[1], record["te_job"]) if other else None
+    lines = views.decision_words(
+        record, _te_gpu(workload, record["te_job"]), _lost(runs[policy], scenario, policy, chosen), other or "", other_record
+    )
+    if other is None:
+        lines = lines[:2] + ["Add another preemptive policy (k8s, for one) to the scenario to see what it would have taken."]
+    st.text("\n".join(lines))
+    st.dataframe(views.candidate_table(record), hide_index=True, width="stretch")
+    st.caption(
+        "The nodes the policy weighed, best first, with the values it ranks them by "
+        f"({', '.join(f'{n} ({b})' for n, b in record['key'])}); min = lower is better, max = higher."
+    )

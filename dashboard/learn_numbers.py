@@ -1,0 +1,85 @@
+"""The numbers Learn quotes, computed from the rows behind docs/RESULTS.md (never typed).
+
+``docs/results/rows_main.parquet`` (the main study: every policy and the fitgpp ``P``/``s``
+variants on the ``paper`` preset) and ``rows_curves.parquet`` (one knob at a time) are read
+at run time and reduced with the same statistics as ``simcore reproduce``
+(:func:`simcore.reproduce.stat`, :func:`simcore.reproduce.paired`), so a regenerated
+RESULTS.md changes Learn with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from simcore.reproduce import NAIVE, paired, stat
+
+RESULTS_DIR = Path(__file__).resolve().parent.parent / "docs" / "results"
+TRIO = ("TE_p95_slowdown_pct_vs_fifo", "BE_p50_slowdown_pct_vs_fifo", "BE_p95_slowdown_pct_vs_fifo")
+
+
+@dataclass(frozen=True)
+class LearnNumbers:
+    jobs: int  # per workload of the main study
+    seeds: int
+    fitgpp_trio: tuple[float, float, float]  # % change vs fifo: TE p95, BE p50, BE p95
+    priority_te_p95: float  # absolute TE p95 slowdown
+    fitgpp_te_p95: float
+    naive_gap_p50: tuple[float, float]  # naive preemptor minus fitgpp, points of BE p50 change: (min, max)
+    naive_gap_p95: tuple[float, float]
+    s2_preemptions: float  # fitgpp with s = 2, mean preemptions per run
+    fitgpp_preemptions: float
+    s2_te_p95_pct: float  # fitgpp with s = 2: TE p95 change vs fifo
+    priority_te_p95_pct: float
+    none_lost_fitgpp: float  # checkpoint = none, mean lost work per run (s)
+    none_lost_k8s: float
+    none_be_p50_pct: dict[str, float]  # checkpoint = none: BE p50 change vs fifo per policy
+    none_is_largest: bool  # is that the largest mean BE p50 change of any setting of the curves?
+    none_gap_p50: float  # checkpoint = none: fitgpp minus k8s, points of BE p50 change vs fifo
+    none_gap_p95: float
+    priority_be_p50_pct: float  # priority's BE p50 change vs fifo
+    priority_none_be_p50_pct: float  # the same with backfill = none
+
+
+def rows(name: str, results: Path = RESULTS_DIR) -> pd.DataFrame:
+    return pd.read_parquet(results / f"rows_{name}.parquet")
+
+
+def learn_numbers(results: Path = RESULTS_DIR) -> LearnNumbers:
+    """Every number Learn quotes, from the stored rows under ``results``."""
+    main, curves = rows("main", results), rows("curves", results)
+    gap50 = [paired(main, p, "fitgpp", "BE_p50_slowdown_pct_vs_fifo").mean for p in NAIVE]
+    gap95 = [paired(main, p, "fitgpp", "BE_p95_slowdown_pct_vs_fifo").mean for p in NAIVE]
+    none = curves[curves["checkpoint"] == "none"]
+    no_backfill = curves[curves["backfill"] == "none"]
+    return LearnNumbers(
+        jobs=int(main["jobs"].iloc[0]),
+        seeds=int(main["seed"].nunique()),
+        fitgpp_trio=tuple(stat(main, "fitgpp", m).mean for m in TRIO),  # type: ignore[arg-type]
+        priority_te_p95=stat(main, "priority", "TE_slowdown_p95").mean,
+        fitgpp_te_p95=stat(main, "fitgpp", "TE_slowdown_p95").mean,
+        naive_gap_p50=(min(gap50), max(gap50)),
+        naive_gap_p95=(min(gap95), max(gap95)),
+        s2_preemptions=stat(main, "fitgpp:s=2", "preemptions").mean,
+        fitgpp_preemptions=stat(main, "fitgpp", "preemptions").mean,
+        s2_te_p95_pct=stat(main, "fitgpp:s=2", TRIO[0]).mean,
+        priority_te_p95_pct=stat(main, "priority", TRIO[0]).mean,
+        none_lost_fitgpp=stat(none, "fitgpp", "lost_work").mean,
+        none_lost_k8s=stat(none, "k8s", "lost_work").mean,
+        none_be_p50_pct={p: stat(none, p, TRIO[1]).mean for p in ("k8s", "fitgpp", "lrtp")},
+        none_is_largest=_largest_setting(curves)[0] == "none",
+        none_gap_p50=paired(none, "fitgpp", "k8s", "BE_p50_slowdown_pct_vs_fifo").mean,
+        none_gap_p95=paired(none, "fitgpp", "k8s", "BE_p95_slowdown_pct_vs_fifo").mean,
+        priority_be_p50_pct=stat(main, "priority", TRIO[1]).mean,
+        priority_none_be_p50_pct=stat(no_backfill, "priority", TRIO[1]).mean,
+    )
+
+
+def _largest_setting(curves: pd.DataFrame) -> tuple[str, str]:
+    """(checkpoint mode, policy) of the largest mean BE p50 change vs fifo among the curves' settings."""
+    keys = ["grace", "restore", "checkpoint", "backfill", "load", "te_share", "policy"]
+    means = curves.groupby(keys)[TRIO[1]].mean()
+    top = means.idxmax()
+    return str(top[keys.index("checkpoint")]), str(top[-1])

@@ -1,0 +1,121 @@
+"""Step-through lessons for Learn: tiny bundled scenarios to follow job by job.
+
+A lesson is one workload and one cluster from ``sample_workloads/lessons/`` and a few
+*variants* (a policy, or one knob changed) run on the same jobs, so a class can step through
+the same instants under each and see what changes. The files are a handful of jobs on one or
+two nodes of 4 GPUs, far inside every limit of :mod:`dashboard.demo`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from simcore.model import ClusterSpec, JobTable, SimConfig
+from simcore.workload import load_cluster, load_workload
+
+LESSON_DIR = Path(__file__).resolve().parent.parent / "sample_workloads" / "lessons"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way to run a lesson's jobs: a label for the selector and the full config."""
+
+    label: str
+    config: SimConfig
+
+
+@dataclass(frozen=True)
+class Lesson:
+    key: str
+    title: str
+    workload: str  # file name in LESSON_DIR
+    cluster: str  # file name in LESSON_DIR
+    variants: tuple[Variant, ...]
+    intro: str  # what the jobs are and what to watch (Markdown, our own text)
+
+    def variant(self, label: str) -> Variant:
+        return next((v for v in self.variants if v.label == label), self.variants[0])
+
+
+LESSONS: tuple[Lesson, ...] = (
+    Lesson(
+        key="hol",
+        title="(a) Head-of-line blocking: FIFO, TE-first ordering, preemption",
+        workload="hol_blocking.csv",
+        cluster="one_node.yaml",
+        variants=(
+            Variant("fifo", SimConfig(policy="fifo")),
+            Variant("priority", SimConfig(policy="priority")),
+            Variant("fitgpp", SimConfig(policy="fitgpp")),
+        ),
+        intro=(
+            "One node with 4 GPUs. BE job 1 takes the whole node for an hour; BE job 2 (the whole "
+            "node again) arrives a minute later and waits; then TE job 3 arrives, wanting 1 GPU for "
+            "10 minutes. Under **fifo** the TE job waits behind *both* BE jobs (head-of-line "
+            "blocking). **priority** puts TE jobs first in the queue, so it only waits for job 1 to "
+            "finish. **fitgpp** preempts job 1: after the grace period the TE job starts, and job 1 "
+            "restarts from its checkpoint when the TE job is done."
+        ),
+    ),
+    Lesson(
+        key="victim",
+        title="(b) Which victim: k8s against fitgpp on the same decision",
+        workload="which_victim.csv",
+        cluster="two_nodes.yaml",
+        variants=(
+            Variant("k8s", SimConfig(policy="k8s")),
+            Variant("fitgpp", SimConfig(policy="fitgpp")),
+        ),
+        intro=(
+            "Two nodes with 4 GPUs, full of BE jobs: jobs 1 (3 GPUs) and 2 (1 GPU) on one node, jobs "
+            "3 and 4 (2 GPUs each) on the other. TE job 5 wants 1 GPU. Any one of the four would make "
+            "room, so both policies preempt one job, but not the same one: **k8s** takes the job "
+            "that started most recently, **fitgpp** the job whose place fits the TE job most "
+            "tightly. Compare how many GPUs stay idle while the TE job runs."
+        ),
+    ),
+    Lesson(
+        key="price",
+        title="(c) The price of preemption: grace, restore and the three checkpoint modes",
+        workload="price_of_preemption.csv",
+        cluster="one_node.yaml",
+        variants=(
+            Variant("checkpoint on_preempt", SimConfig(policy="fitgpp", checkpoint="on_preempt")),
+            Variant("checkpoint periodic (every 30 min)", SimConfig(policy="fitgpp", checkpoint="periodic")),
+            Variant("checkpoint none", SimConfig(policy="fitgpp", checkpoint="none")),
+        ),
+        intro=(
+            "BE job 1 trains on the whole node for 2 hours; after 45 minutes TE job 2 arrives and "
+            "fitgpp preempts job 1. The same preemption costs job 1 a different amount in each "
+            "checkpoint mode: the grace period (crossed bar) and the restore (dotted bar) are paid "
+            "every time, and the work done since the last checkpoint is thrown away and redone."
+        ),
+    ),
+    Lesson(
+        key="fitdelay",
+        title="(d) Pricing lost work: fitgpp against fitdelay without checkpoints",
+        workload="lost_work.csv",
+        cluster="one_node.yaml",
+        variants=(
+            Variant("fitgpp", SimConfig(policy="fitgpp", checkpoint="none")),
+            Variant("fitdelay", SimConfig(policy="fitdelay", checkpoint="none")),
+        ),
+        intro=(
+            "No checkpoints (`checkpoint = none`): a victim restarts from scratch. BE job 1 (1 GPU) "
+            "has run for almost 3 hours, BE job 2 (3 GPUs) started a minute ago; TE job 3 wants 1 "
+            "GPU. **fitgpp** ranks the tightest fit first and takes job 1, throwing its hours away; "
+            "**fitdelay** counts the lost work in seconds and takes job 2."
+        ),
+    ),
+)
+
+
+def lesson(key: str) -> Lesson:
+    """The lesson named ``key`` (the first one for an unknown key: keys come from a widget)."""
+    return next((x for x in LESSONS if x.key == key), LESSONS[0])
+
+
+def load(item: Lesson) -> tuple[JobTable, ClusterSpec]:
+    """The lesson's jobs and cluster, read from its bundled files."""
+    return load_workload(LESSON_DIR / item.workload).table, load_cluster(LESSON_DIR / item.cluster).cluster

@@ -1,0 +1,253 @@
+"""The Learn lessons (their scenarios, the cluster at an instant, the time control) and the
+numbers Learn quotes (computed from docs/results rows, checked against docs/RESULTS.md)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import compute, lesson_views, lessons
+from dashboard.learn_content import regime_facts
+from dashboard.learn_numbers import learn_numbers
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "dashboard" / "streamlit_app.py")
+RUNS = {
+    (item.key, v.label): (item, v, compute.full_run(*lessons.load(item), v.config))
+    for item in lessons.LESSONS
+    for v in item.variants
+}
+
+
+def victims(run: compute.Run) -> list[str]:
+    return run.events.loc[run.events["event"] == "preempt", "job_id"].tolist()
+
+
+def te_wait(run: compute.Run) -> float:
+    return float(run.jobs.loc[run.jobs["job_class"] == "TE", "wait"].iloc[0])
+
+
+# --- the scenarios do what their lessons say (values derived by hand from the CSV files) ---------
+
+
+def test_lesson_a_fifo_blocks_priority_waits_for_one_job_preemption_waits_for_grace() -> None:
+    # TE job 3 arrives at 120 s; BE jobs 1 and 2 take the whole node for 3600 s each
+    assert te_wait(RUNS["hol", "fifo"][2]) == 3600 + 3600 - 120
+    assert te_wait(RUNS["hol", "priority"][2]) == 3600 - 120
+    fitgpp = RUNS["hol", "fitgpp"][2]
+    assert te_wait(fitgpp) == lessons.lesson("hol").variant("fitgpp").config.grace
+    assert victims(fitgpp) == ["1"]
+    assert victims(RUNS["hol", "fifo"][2]) == victims(RUNS["hol", "priority"][2]) == []
+
+
+def test_lesson_b_k8s_takes_the_newest_job_fitgpp_the_tightest_fit() -> None:
+    assert victims(RUNS["victim", "k8s"][2]) == ["4"]  # started last (180 s), 2 GPUs for a 1-GPU job
+    assert victims(RUNS["victim", "fitgpp"][2]) == ["2"]  # 1 GPU: the TE job's exact shape
+
+
+def test_lesson_c_loses_nothing_one_interval_remainder_or_everything() -> None:
+    # BE job 1 has run 2700 s at the signal; periodic checkpoints every 1800 s keep 1800 s of it
+    lost = {label: float(RUNS["price", label][2].jobs["lost_work"].sum()) for _, label in RUNS if _ == "price"}
+    assert list(lost.values()) == [0.0, 2700.0 - 1800.0, 2700.0]
+
+
+def test_lesson_d_fitdelay_spares_the_old_job() -> None:
+    assert victims(RUNS["fitdelay", "fitgpp"][2]) == ["1"]
+    assert victims(RUNS["fitdelay", "fitdelay"][2]) == ["2"]
+    assert RUNS["fitdelay", "fitgpp"][2].jobs["lost_work"].sum() > 100 * RUNS["fitdelay", "fitdelay"][2].jobs["lost_work"].sum()
+
+
+def test_lessons_stay_tiny() -> None:
+    for item in lessons.LESSONS:
+        table, cluster = lessons.load(item)
+        assert len(table) <= 6 and len(cluster.nodes) <= 2
+        assert (lessons.LESSON_DIR / item.workload).name in (lessons.LESSON_DIR / "README.md").read_text()
+
+
+# --- the cluster at an instant -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", list(RUNS), ids=lambda k: f"{k[0]}-{k[1]}")
+def test_losses_per_preemption_add_up_to_the_engines_lost_work(key: tuple[str, str]) -> None:
+    _, variant, run = RUNS[key]
+    losses = lesson_views.preemption_losses(run.segments, run.events, variant.config)
+    per_job = losses.groupby("job_id")["lost"].sum()
+    engine = run.jobs.set_index("job_id")["lost_work"]
+    assert per_job.reindex(engine.index, fill_value=0.0).tolist() == engine.tolist()
+    assert len(losses) == (run.events["event"] == "preempt").sum()
+
+
+@pytest.mark.parametrize("key", list(RUNS), ids=lambda k: f"{k[0]}-{k[1]}")
+def test_every_job_is_somewhere_at_every_instant(key: tuple[str, str]) -> None:
+    item, variant, run = RUNS[key]
+    cluster = lessons.load(item)[1]
+    losses = lesson_views.preemption_losses(run.segments, run.events, variant.config)
+    times = lesson_views.instants(run.events)
+    assert times == sorted(set(run.events["time"])) and len(times) >= 3
+    for t in times:
+        snap = lesson_views.snapshot(run.jobs, run.events, run.segments, losses, t)
+        on_gpus = set(snap.grid["job_id"])
+        queued = set(snap.queue["job_id"])
+        done = set(run.jobs.loc[run.jobs["finish"] <= t, "job_id"])
+        future = set(run.jobs.loc[run.jobs["submit_time"] > t, "job_id"])
+        assert not (on_gpus & queued) and not (on_gpus & done) and not (queued & done)
+        assert on_gpus | queued | done | future == set(run.jobs["job_id"])
+        grid = lesson_views.grid_frame(snap, cluster)
+        assert len(grid) == sum(int(n.capacity.gpu) for n in cluster.nodes)  # whole GPUs: one job per lane
+        assert set(grid.loc[grid["job_id"] != "", "job_id"]) == on_gpus
+        assert len(snap.story) == (run.events["time"] == t).sum()
+
+
+def test_story_tells_the_preemption_with_its_lost_work() -> None:
+    _, variant, run = RUNS["price", "checkpoint none"]
+    losses = lesson_views.preemption_losses(run.segments, run.events, variant.config)
+    snap = lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2700.0)
+    assert snap.story[0].startswith("TE job 2 arrives")
+    assert "BE job 1 on node-0 is preempted" in snap.story[1] and "45 min of work" in snap.story[1]
+    assert snap.queue["job_id"].tolist() == ["2"]
+    assert set(snap.grid["kind"]) == {"grace"}
+
+
+def test_step_stays_inside_the_instants() -> None:
+    times = [0.0, 1.0, 2.0]
+    assert lesson_views.step(times, 0, -1) == 0
+    assert lesson_views.step(times, 1, 1) == 2
+    assert lesson_views.step(times, 2, 1) == 2
+
+
+def test_outcome_table_is_the_runs_numbers() -> None:
+    runs = {label: RUNS["hol", label][2] for label in ("fifo", "priority", "fitgpp")}
+    table = lesson_views.outcome_table(runs).set_index("variant")
+    assert table.loc["fifo", "TE wait (s), longest"] == 7080.0
+    assert table.loc["fitgpp", "preemptions"] == 1 and table.loc["priority", "preemptions"] == 0
+
+
+# --- the numbers Learn quotes ----------------------------------------------------------------------
+
+
+def _results_row(policy: str) -> list[str]:
+    """The cells of ``policy``'s row in docs/RESULTS.md's first table (trio vs fifo)."""
+    text = (ROOT / "docs" / "RESULTS.md").read_text()
+    section = text.split("## 1.")[1].split("## 2.")[0]
+    line = next(x for x in section.splitlines() if x.startswith(f"| {policy} |"))
+    return [c.strip().split(" ")[0] for c in line.strip("|").split("|")][1:]
+
+
+def test_learn_numbers_match_results_md() -> None:
+    n = learn_numbers()
+    facts = " ".join(f.text for f in regime_facts(n))
+    for cell in _results_row("fitgpp"):
+        assert cell in facts  # e.g. "+23.2%"
+    fit = [float(c.rstrip("%")) for c in _results_row("fitgpp")]
+    gaps50 = [float(_results_row(p)[1].rstrip("%")) - fit[1] for p in ("k8s", "lrtp", "random")]
+    gaps95 = [float(_results_row(p)[2].rstrip("%")) - fit[2] for p in ("k8s", "lrtp", "random")]
+    assert n.naive_gap_p50[0] == pytest.approx(min(gaps50), abs=0.11)
+    assert n.naive_gap_p95[1] == pytest.approx(max(gaps95), abs=0.11)
+    assert f"{n.naive_gap_p50[0]:.1f}-{n.naive_gap_p50[1]:.1f} points" in facts
+    assert "checkpoint = none" in facts and n.none_lost_fitgpp > n.none_lost_k8s
+
+
+def test_learn_numbers_follow_the_rows(tmp_path: Path) -> None:
+    for name in ("main", "curves"):
+        shutil.copy(ROOT / "docs" / "results" / f"rows_{name}.parquet", tmp_path)
+    main = pd.read_parquet(tmp_path / "rows_main.parquet")
+    fitgpp = main["policy"] == "fitgpp"
+    main.loc[fitgpp, "BE_p95_slowdown_pct_vs_fifo"] += 10.0
+    main.to_parquet(tmp_path / "rows_main.parquet")
+    before, after = learn_numbers(), learn_numbers(tmp_path)
+    assert after.fitgpp_trio[2] == pytest.approx(before.fitgpp_trio[2] + 10.0)
+    assert regime_facts(after)[0].text != regime_facts(before)[0].text
+
+
+def test_learn_page_has_no_typed_results() -> None:
+    """Percentages in the Learn sources are computed: no literal like "23.2%" or "about 20%"."""
+    for path in ("dashboard/app_pages/learn.py", "dashboard/learn_content.py"):
+        source = (ROOT / path).read_text()
+        assert not re.findall(r"\d+\.\d+%|about \d+%", source), path
+
+
+# --- the page: every control of the time control -------------------------------------------------
+
+
+def learn() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.switch_page("app_pages/learn.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def story(at: AppTest) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def test_time_control_walks_a_lesson_to_its_end() -> None:
+    at = learn()
+    assert at.selectbox(key="lesson").value == "hol"
+    assert "BE job 1 arrives" in story(at)
+    n = len(lesson_views.instants(RUNS["hol", "fifo"][2].events))
+    button(at, "Next").click().run()
+    assert at.select_slider(key="lesson_step_hol_fifo").value == 1 and "BE job 2 arrives" in story(at)
+    button(at, "Previous").click().run()
+    assert at.select_slider(key="lesson_step_hol_fifo").value == 0
+    button(at, "Last").click().run()
+    assert at.select_slider(key="lesson_step_hol_fifo").value == n - 1 and "TE job 3 finishes" in story(at)
+    button(at, "First").click().run()
+    assert at.select_slider(key="lesson_step_hol_fifo").value == 0
+    at.select_slider(key="lesson_step_hol_fifo").set_value(4).run()
+    assert "TE job 3 starts" in story(at)
+    assert not at.exception
+
+
+def test_play_advances_and_stops_at_the_end() -> None:
+    at = learn()
+    at.radio(key="lesson_variant_hol").set_value("fitgpp").run()
+    n = len(lesson_views.instants(RUNS["hol", "fitgpp"][2].events))
+    button(at, "Play").click().run()
+    assert at.select_slider(key="lesson_step_hol_fitgpp").value == 1
+    button(at, "Pause").click().run()  # paused: further reruns stay on the instant
+    at.run()
+    assert at.select_slider(key="lesson_step_hol_fitgpp").value == 1
+    button(at, "Play").click().run()
+    assert at.select_slider(key="lesson_step_hol_fitgpp").value == 2
+    assert any(b.label == "Pause" for b in at.button)
+    for _ in range(n):
+        at.run()
+    assert at.select_slider(key="lesson_step_hol_fitgpp").value == n - 1
+    assert any(b.label == "Play" for b in at.button)  # stopped by itself at the end
+
+
+@pytest.mark.parametrize("key", [x.key for x in lessons.LESSONS])
+def test_each_lesson_and_variant_draws(key: str) -> None:
+    at = learn()
+    at.selectbox(key="lesson").set_value(key).run()
+    item = lessons.lesson(key)
+    for v in item.variants:
+        at.radio(key=f"lesson_variant_{key}").set_value(v.label).run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert len(at.get("plotly_chart")) >= 2  # the GPU grid and the Gantt
+        button(at, "Last").click().run()
+        assert "finishes" in story(at)
+
+
+def test_gpu_grid_colours_each_gpu_as_the_gantt_does() -> None:
+    from dashboard import charts
+
+    item, variant, run = RUNS["price", "checkpoint none"]
+    cluster = lessons.load(item)[1]
+    losses = lesson_views.preemption_losses(run.segments, run.events, variant.config)
+    at_grace = lesson_views.grid_frame(lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2700.0), cluster)
+    at_te = lesson_views.grid_frame(lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2730.0), cluster)
+    grace = charts.gpu_grid_figure(at_grace).data[0]
+    assert list(grace.marker.color) == [charts.GANTT_KINDS["grace"][0]] * 4 and list(grace.text) == ["1"] * 4
+    te = charts.gpu_grid_figure(at_te).data[0]
+    assert list(te.marker.color) == [charts.GANTT_CLASS_COLORS["TE"]] + [charts.GRID_COLORS["idle"]] * 3
+    assert list(te.text) == ["2", "", "", ""]
