@@ -19,7 +19,6 @@ from simcore import gantt
 from simcore.metrics import TRIO as TRIO_SOURCE
 from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.model import ClusterSpec, JobTable
-from simcore.stats import bootstrap_mean as bootstrap_mean  # re-exported: the chart tests read it here
 
 HOUR = 3600.0
 CLASSES = ("TE", "BE")
