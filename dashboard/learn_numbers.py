@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from simcore.metrics import TRIO_KEYS
 from simcore.reproduce import NAIVE, paired, stat
 
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "docs" / "results"
-TRIO = ("TE_p95_slowdown_pct_vs_fifo", "BE_p50_slowdown_pct_vs_fifo", "BE_p95_slowdown_pct_vs_fifo")
+VS_FIFO = tuple(f"{key}_vs_fifo" for key in TRIO_KEYS)  # the rows' trio columns against fifo
 
 
 @dataclass(frozen=True)
@@ -57,29 +58,29 @@ def learn_numbers(results: Path = RESULTS_DIR) -> LearnNumbers:
     return LearnNumbers(
         jobs=int(main["jobs"].iloc[0]),
         seeds=int(main["seed"].nunique()),
-        fitgpp_trio=tuple(stat(main, "fitgpp", m).mean for m in TRIO),  # type: ignore[arg-type]
+        fitgpp_trio=tuple(stat(main, "fitgpp", m).mean for m in VS_FIFO),  # type: ignore[arg-type]
         priority_te_p95=stat(main, "priority", "TE_slowdown_p95").mean,
         fitgpp_te_p95=stat(main, "fitgpp", "TE_slowdown_p95").mean,
         naive_gap_p50=(min(gap50), max(gap50)),
         naive_gap_p95=(min(gap95), max(gap95)),
         s2_preemptions=stat(main, "fitgpp:s=2", "preemptions").mean,
         fitgpp_preemptions=stat(main, "fitgpp", "preemptions").mean,
-        s2_te_p95_pct=stat(main, "fitgpp:s=2", TRIO[0]).mean,
-        priority_te_p95_pct=stat(main, "priority", TRIO[0]).mean,
+        s2_te_p95_pct=stat(main, "fitgpp:s=2", VS_FIFO[0]).mean,
+        priority_te_p95_pct=stat(main, "priority", VS_FIFO[0]).mean,
         none_lost_fitgpp=stat(none, "fitgpp", "lost_work").mean,
         none_lost_k8s=stat(none, "k8s", "lost_work").mean,
-        none_be_p50_pct={p: stat(none, p, TRIO[1]).mean for p in ("k8s", "fitgpp", "lrtp")},
+        none_be_p50_pct={p: stat(none, p, VS_FIFO[1]).mean for p in ("k8s", "fitgpp", "lrtp")},
         none_is_largest=_largest_setting(curves)[0] == "none",
         none_gap_p50=paired(none, "fitgpp", "k8s", "BE_p50_slowdown_pct_vs_fifo").mean,
         none_gap_p95=paired(none, "fitgpp", "k8s", "BE_p95_slowdown_pct_vs_fifo").mean,
-        priority_be_p50_pct=stat(main, "priority", TRIO[1]).mean,
-        priority_none_be_p50_pct=stat(no_backfill, "priority", TRIO[1]).mean,
+        priority_be_p50_pct=stat(main, "priority", VS_FIFO[1]).mean,
+        priority_none_be_p50_pct=stat(no_backfill, "priority", VS_FIFO[1]).mean,
     )
 
 
 def _largest_setting(curves: pd.DataFrame) -> tuple[str, str]:
     """(checkpoint mode, policy) of the largest mean BE p50 change vs fifo among the curves' settings."""
     keys = ["grace", "restore", "checkpoint", "backfill", "load", "te_share", "policy"]
-    means = curves.groupby(keys)[TRIO[1]].mean()
+    means = curves.groupby(keys)[VS_FIFO[1]].mean()
     top = means.idxmax()
     return str(top[keys.index("checkpoint")]), str(top[-1])
