@@ -57,7 +57,8 @@ def plain(value: str) -> str:
 
 
 class Listener:
-    """A TCP port on 127.0.0.1 that counts the connections made to it."""
+    """A TCP port on 127.0.0.1 that counts the connections made to it: a stand-in for a hostile
+    Dask scheduler or image host (also used by the browser tests)."""
 
     def __init__(self) -> None:
         self.sock = socket.socket()

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import csv
 import io
-import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +16,7 @@ from urllib.parse import urlparse
 import psutil
 import pytest
 from test_browser import ARGS, CHROMIUM, TIMEOUT_MS, _assert_no_exception, _wait_idle, serve, sync_api
+from test_hosting import Listener
 from test_hosting_worker import live_workers
 
 pytestmark = [
@@ -28,35 +27,6 @@ TABS = ("Gantt", "Utilisation and queue", "Preemptions", "Jobs and downloads")
 REFUSED_WITHIN_S = 20  # a link over a limit is answered in seconds, not minutes
 OTHER_PAGE_WITHIN_S = 20
 LOCAL_URL = ("data:", "blob:", "about:")
-
-
-class Listener:
-    """A TCP port on 127.0.0.1 that counts connections: a Dask scheduler or image host stand-in."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
-
-    def _accept(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.sock.close()
 
 
 @pytest.fixture(scope="module")
