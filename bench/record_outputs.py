@@ -1,9 +1,10 @@
 """Record the output files of many configurations, to prove a change leaves results unchanged.
 
 Runs ``simcore run`` (jobs CSV, events CSV, summary JSON) for every sample workload x policy x
-knob variant, and ``simcore compare`` for a few variants, in-process through the CLI entry
-point, into one folder. ``wall_seconds`` is the only field that differs between two runs of
-the same code, so it is removed from the JSON files. Usage:
+knob variant, ``simcore compare`` for a few variants, two ``simcore sweep`` grids (rows, summary
+and paired CSVs) and ``simcore reproduce --quick`` (RESULTS.md, its rows and figures),
+in-process through the CLI entry point, into one folder. Wall-clock times are the only values
+that differ between two runs of the same code, so they are removed. Usage:
 
     python bench/record_outputs.py OUT_DIR          # record
     diff -r BEFORE_DIR AFTER_DIR                    # compare two recordings byte for byte
@@ -14,8 +15,11 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import sys
 from pathlib import Path
+
+import pandas as pd
 
 from simcore.cli import main as cli_main
 
@@ -30,7 +34,7 @@ WORKLOADS: dict[str, list[str]] = {
     "paper_1000": ["--nodes", "16", "--node-cpu", "64", "--node-mem-gb", "512", "--node-gpu", "8"],
     "mmc_small": ["--nodes", "8", "--node-cpu", "1", "--node-mem-gb", "1", "--node-gpu", "1"],
 }
-POLICIES = ("fifo", "priority", "k8s", "lrtp", "random", "fitgpp")
+POLICIES = ("fifo", "priority", "k8s", "lrtp", "random", "fitgpp", "fitdelay")
 VARIANTS: dict[str, list[str]] = {
     "default": [],
     "grace0": ["grace=0"],
@@ -49,6 +53,9 @@ VARIANTS: dict[str, list[str]] = {
     "s2": ["s=2"],
     "tau60": ["tau=60"],
     "seed3": ["seed=3"],
+    "mr600": ["min_runtime=600"],
+    "mr3600": ["min_runtime=3600"],
+    "reentry600": ["reentry=600"],
 }
 COMPARE_VARIANTS = ("default", "ckpt-none", "strict")
 
@@ -80,6 +87,46 @@ def _strip_wall(path: Path) -> None:
     path.write_text(json.dumps(drop(data), indent=2, sort_keys=True) + "\n")
 
 
+SWEEPS: dict[str, list[str]] = {
+    "demo-load-P": ["--preset", "demo", "--grid", "load=0.8,1.1", "--grid", "P=1,3", "--seeds", "2",
+                    "--policies", "fifo,priority,k8s,lrtp,random,fitgpp,fitgpp: s=2,fitdelay"],
+    "paper-ckpt": ["--preset", "paper", "--set", "jobs=300", "--grid", "checkpoint=none,periodic",
+                   "--grid", "min_runtime=0,600", "--seeds", "2", "--policies", "fifo,k8s,fitgpp,fitdelay",
+                   "--baseline", "fifo,k8s"],
+}  # fmt: skip
+
+
+def _drop_wall_columns(path: Path) -> None:
+    frame = pd.read_csv(path)
+    frame = frame[[c for c in frame.columns if "wall" not in c]]
+    frame.to_csv(path, index=False)
+
+
+def _sweeps(out: Path) -> int:
+    for name, args in SWEEPS.items():
+        stem = out / f"sweep-{name}"
+        _cli(["sweep", *args, "--workers", "1", "--no-progress", "--out", f"{stem}.parquet",
+              "--csv", f"{stem}.rows.csv", "--summary-csv", f"{stem}.summary.csv",
+              "--paired-csv", f"{stem}.paired.csv"])  # fmt: skip
+        Path(f"{stem}.parquet").unlink()  # the same rows as the CSV, plus wall-clock times
+        for kind in ("rows", "summary", "paired"):
+            _drop_wall_columns(Path(f"{stem}.{kind}.csv"))
+    return len(SWEEPS)
+
+
+def _reproduce_quick(out: Path) -> int:
+    target = out / "reproduce-quick"
+    _cli(["reproduce", "--quick", "--workers", "1", "--no-progress", "--out-dir", str(target)])
+    for rows in sorted(target.rglob("*.parquet")):  # rows as CSV without wall-clock times
+        frame = pd.read_parquet(rows)
+        frame[[c for c in frame.columns if "wall" not in c]].to_csv(rows.with_suffix(".csv"), index=False)
+        rows.unlink()
+    doc = target / "RESULTS.md"  # the recording folder's name and the run's duration are not results
+    text = re.sub(r"[^\s`(]*reproduce-quick", "OUT", doc.read_text())
+    doc.write_text(re.sub(r"it took .*?\(main [^)]*\)", "it took (time removed)", text))
+    return 1
+
+
 def record(out: Path) -> int:
     out.mkdir(parents=True, exist_ok=True)
     n = 0
@@ -96,11 +143,13 @@ def record(out: Path) -> int:
                 n += 1
         for variant in COMPARE_VARIANTS:
             stem = out / f"compare-{wl}-{variant}"
-            argv = ["compare", src, "--policies", "fifo,priority,k8s,lrtp,random,fitgpp,fitgpp:P=1:s=4", *cluster,
+            argv = ["compare", src, "--policies", "fifo,priority,k8s,lrtp,random,fitgpp,fitgpp:P=1:s=4,fitdelay", *cluster,
                     *_sets(variant), "--json", f"{stem}.json"]  # fmt: skip
             _cli(argv)
             _strip_wall(Path(f"{stem}.json"))
             n += 1
+    n += _sweeps(out)
+    n += _reproduce_quick(out)
     print(f"recorded {n} configurations in {out}")
     return 0
 
