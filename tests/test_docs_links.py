@@ -79,7 +79,9 @@ def problem(source: Path, target: str) -> str | None:
 def test_slug_follows_github() -> None:
     assert slug("Knobs") == "knobs"
     assert slug("Beyond the paper: min_runtime and fitdelay") == "beyond-the-paper-min_runtime-and-fitdelay"
-    assert slug("fitgpp: our reconstruction of the paper's approach") == "fitgpp-our-reconstruction-of-the-papers-approach"
+    assert (
+        slug("fitgpp: our reconstruction of the paper's approach") == "fitgpp-our-reconstruction-of-the-papers-approach"
+    )
     assert slug("8. Beyond the paper: `fitdelay` and `min_runtime`") == "8-beyond-the-paper-fitdelay-and-min_runtime"
     assert slug("Knobs (`--set KEY=VALUE`, the same names)") == "knobs---set-keyvalue-the-same-names"
 
@@ -87,7 +89,7 @@ def test_slug_follows_github() -> None:
 def test_links_skip_code_and_outside_addresses(tmp_path: Path) -> None:
     page = tmp_path / "p.md"
     page.write_text(
-        "# Top\n\n## Top\n\nsee [a](a.md#x), ![img](pic.png \"t\"), [web](https://e.org/x), `[no](code.md)`\n\n"
+        '# Top\n\n## Top\n\nsee [a](a.md#x), ![img](pic.png "t"), [web](https://e.org/x), `[no](code.md)`\n\n'
         "```\n[no](fenced.md)\n# not a heading\n```\n[self](#top-1)\n",
         encoding="utf-8",
     )
