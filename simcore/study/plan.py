@@ -21,7 +21,8 @@ from simcore.model import SimConfig
 PAPER_TRIO: dict[str, float] = dict(zip(TRIO_KEYS, (-96.6, 18.0, 23.9), strict=True))
 _HEADLINE = ", ".join(f"{TRIO_LABELS[k]} {fmt.pct(v)}" for k, v in PAPER_TRIO.items())
 DESCRIPTION = f"""\
-Re-measure the paper's headline ({_HEADLINE} vs FIFO)
+Re-measure the paper's headline against FIFO
+({_HEADLINE})
 with our simulator: the paper preset over many seeds for every policy, sensitivity curves
 (P, s, grace, restore, checkpoint, backfill, load, TE share) and the Alibaba GPU trace.
 Writes RESULTS.md, figures and the rows behind every number. FitGpp is our reconstruction

@@ -56,29 +56,54 @@ def comparison_text(main: pd.DataFrame, others: Sequence[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: Claims of one kind: (where fitgpp wins, where it does not), each a Markdown bullet.
+Claims = tuple[list[str], list[str]]
+
+
 def mechanism_text(main: pd.DataFrame, curves: pd.DataFrame, plan: Plan, trace_rows: Mapping[str, pd.DataFrame]) -> str:
     """Where fitgpp wins and loses. Every claim quotes a measured number, and the claims that could go
     either way are chosen from the confidence intervals, so the text stays true when it is regenerated."""
     cfg = SimConfig()
-    n_jobs = int(main["jobs_simulated"].iloc[0])
     naive = [o for o in NAIVE if o in set(main["policy"])]
-    worst_wait = float(main.loc[main["policy"] == "fitgpp", "TE_wait_max"].max())
-    wins: list[str] = []
+    wins: list[str] = [te_latency_text(main, cfg)]
     losses: list[str] = []
-
-    bound = (
-        "never more than the grace period" if worst_wait <= cfg.grace + 1e-6 else f"at most {fmt.duration(worst_wait)}"
+    for w, lost in (
+        be_naive_claims(main, naive, cfg),
+        be_priority_claims(main, naive),
+        regime_claims(plan, main, curves),
+    ):
+        wins += w
+        losses += lost
+    losses += te_tail_text(main, naive) + cap_text(main, plan, cfg) + variant_texts(main, plan)
+    losses += [trace_text(recipe, rows, cfg) for recipe, rows in trace_rows.items()]
+    n_jobs = int(main["jobs_simulated"].iloc[0])
+    head = (
+        f"All statements are about the `paper` preset with {n_jobs} jobs per workload unless a real trace is named.\n"
     )
-    wins.append(
+    parts = [head, "**Where fitgpp wins.**\n", *wins, "", "**Where it does not win, or wins nothing.**\n", *losses]
+    return "\n".join(parts) + "\n"
+
+
+def te_latency_text(main: pd.DataFrame, cfg: SimConfig) -> str:
+    """TE waits bounded by the grace period: what preempting at all buys."""
+    worst_wait = float(main.loc[main["policy"] == "fitgpp", "TE_wait_max"].max())
+    within = worst_wait <= cfg.grace + 1e-6
+    bound = "never more than the grace period" if within else f"at most {fmt.duration(worst_wait)}"
+    return (
         f"- *TE latency, against fifo and priority.* A TE job that fits nowhere signals a running BE job and starts "
         f"when the victim's grace period ends, so its wait is bounded by `grace` ({cfg.grace:g} s) rather than by the "
-        f"remaining run time of some BE job (BE median {centre()['be_median_s'] / fmt.HOUR:g} h). Worst TE wait measured under fitgpp: "
-        f"{fmt.duration(worst_wait)} over all seeds ({bound}), against {fmt_val(stat(main, 'priority', 'TE_wait_max'), 's')} "
-        "(mean of the per-seed maxima) under priority, which only reorders the queue: a TE job at the head still waits "
-        f"for a node to drain. TE p95 slowdown: fitgpp {fmt_val(stat(main, 'fitgpp', 'TE_slowdown_p95'))}, priority "
+        f"remaining run time of some BE job (BE median {centre()['be_median_s'] / fmt.HOUR:g} h). Worst TE wait "
+        f"measured under fitgpp: {fmt.duration(worst_wait)} over all seeds ({bound}), against "
+        f"{fmt_val(stat(main, 'priority', 'TE_wait_max'), 's')} (mean of the per-seed maxima) under priority, which "
+        "only reorders the queue: a TE job at the head still waits for a node to drain. TE p95 slowdown: fitgpp "
+        f"{fmt_val(stat(main, 'fitgpp', 'TE_slowdown_p95'))}, priority "
         f"{fmt_val(stat(main, 'priority', 'TE_slowdown_p95'))}, fifo {fmt_val(stat(main, 'fifo', 'TE_slowdown_p95'))}. "
         "Every preemptive policy gets this; it is the effect of preempting at all."
     )
+
+
+def be_naive_claims(main: pd.DataFrame, naive: Sequence[str], cfg: SimConfig) -> Claims:
+    """fitgpp's BE slowdowns against the naive preemptors (paired), with the victim-size mechanism."""
     sizes = ", ".join(f"{o} {fmt_val(stat(main, o, 'victim_gpu_mean'))}" for o in naive)
     counts = ", ".join(f"{o} {fmt_val(stat(main, o, 'preemptions'))}" for o in naive)
     caps = ", ".join(f"{o} {fmt_val(stat(main, o, 'max_preemptions_per_job'))}" for o in naive)
@@ -101,16 +126,18 @@ def mechanism_text(main: pd.DataFrame, curves: pd.DataFrame, plan: Plan, trace_r
     )
     bullet = f"- *BE cost against the naive preemptors* (paired, fitgpp minus the other, slowdown units): {detail}. "
     if lower and not higher:
-        wins.append(
+        return [
             bullet + f"fitgpp's BE slowdowns are measurably lower than those of {', '.join(lower)}. Why: {mechanism}"
-        )
-    elif higher:
-        losses.append(
+        ], []
+    if higher:
+        return [], [
             bullet + f"fitgpp's BE slowdowns are measurably higher than those of {', '.join(higher)}. {mechanism}"
-        )
-    else:
-        wins.append(bullet + f"The differences are within the noise of these seeds. By design: {mechanism}")
+        ]
+    return [bullet + f"The differences are within the noise of these seeds. By design: {mechanism}"], []
 
+
+def be_priority_claims(main: pd.DataFrame, naive: Sequence[str]) -> Claims:
+    """BE p50 against priority, which orders TE first without preempting: what preemption itself costs BE."""
     prio = stat(main, "fitgpp", "BE_p50_slowdown_pct_vs_priority")
     naive_prio = ", ".join(f"{o} {fmt_pct(stat(main, o, 'BE_p50_slowdown_pct_vs_priority'))}" for o in naive)
     prio_text = (
@@ -119,50 +146,62 @@ def mechanism_text(main: pd.DataFrame, curves: pd.DataFrame, plan: Plan, trace_r
         f"{fmt_pct(stat(main, 'priority', 'BE_p50_slowdown_pct_vs_fifo'))} against fifo)."
     )
     if prio.hi < 0:
-        wins.append(
+        return [
             f"- *BE, even against priority.* {prio_text} Our reading, not isolated by an experiment: under priority "
             "the TE jobs queue at the head and take one or two GPUs of each node that frees up, so whole-node BE jobs "
             "wait longer for a whole node; under fitgpp TE jobs hardly queue (they start after one grace period) and "
             "its small victims get back in quickly, while the naive preemptors pay for their whole-node victims."
-        )
-    elif prio.lo > 0:
-        losses.append(f"- *BE against priority.* Preemption costs BE something: {prio_text}")
-    else:
-        wins.append(f"- *BE against priority.* fitgpp's preemptions cost BE nothing measurable: {prio_text}")
+        ], []
+    if prio.lo > 0:
+        return [], [f"- *BE against priority.* Preemption costs BE something: {prio_text}"]
+    return [f"- *BE against priority.* fitgpp's preemptions cost BE nothing measurable: {prio_text}"], []
 
+
+def regime_claims(plan: Plan, main: pd.DataFrame, curves: pd.DataFrame) -> Claims:
+    """fitgpp's BE cost against k8s at every curve point (the table of section 5)."""
+    if "k8s" not in plan.curve_policies:
+        return [], []
+    wins: list[str] = []
+    losses: list[str] = []
     regimes = regime_rows(plan, main, curves)
-    if "k8s" in plan.curve_policies:
-        verdicts = {(key, fmt.setting(v)): regime_verdict(at, "k8s")[1] for key, v, at in regimes}
-        good = [
-            f"{k} = {v}" if k != "centre" else "the centre" for (k, v), w in verdicts.items() if w == "fitgpp lower"
-        ]
-        if good:
-            wins.append(
-                f"- *Across regimes* (table above), fitgpp's BE cost is measurably lower than k8s's at {', '.join(good)}."
-            )
-        for (key, value), word in verdicts.items():
-            if word in ("fitgpp higher", "mixed"):
-                losses.append(regime_loss(key, value, regimes, main))
-        neutral = [f"{k} = {v}" for (k, v), w in verdicts.items() if w == "no clear difference"]
-        if neutral:
-            losses.append(
-                f"- *No measurable BE difference* against k8s at {', '.join(neutral)}. Where the load is low the queue is "
-                "short, few TE jobs need a victim and no victim waits long, so there is nothing to win."
-            )
+    verdicts = {(key, fmt.setting(v)): regime_verdict(at, "k8s")[1] for key, v, at in regimes}
+    good = [f"{k} = {v}" if k != "centre" else "the centre" for (k, v), w in verdicts.items() if w == "fitgpp lower"]
+    if good:
+        wins.append(
+            f"- *Across regimes* (table above), fitgpp's BE cost is measurably lower than k8s's at {', '.join(good)}."
+        )
+    for (key, value), word in verdicts.items():
+        if word in ("fitgpp higher", "mixed"):
+            losses.append(regime_loss(key, value, regimes, main))
+    neutral = [f"{k} = {v}" for (k, v), w in verdicts.items() if w == "no clear difference"]
+    if neutral:
+        losses.append(
+            f"- *No measurable BE difference* against k8s at {', '.join(neutral)}. Where the load is low the queue is "
+            "short, few TE jobs need a victim and no victim waits long, so there is nothing to win."
+        )
+    return wins, losses
 
+
+def te_tail_text(main: pd.DataFrame, naive: Sequence[str]) -> list[str]:
+    """The naive preemptors whose TE p95 slowdown is measurably lower than fitgpp's, if any."""
     te = [(o, paired(main, "fitgpp", o, "TE_slowdown_p95")) for o in naive]
     te = [(o, d) for o, d in te if d.lo > 0]
-    if te:
-        losses.append(
-            "- *TE p95, by a hair.* fitgpp's is higher than "
-            + ", ".join(f"{o}'s by {fmt_val(d)}" for o, d in te)
-            + " (paired): no TE job waits longer than a grace period under any of them, but fitgpp preempts more "
-            "often, so more TE jobs wait one grace period instead of starting in room an earlier, larger victim left free."
-        )
-    losses.extend(cap_text(main, plan, cfg))
+    if not te:
+        return []
+    return [
+        "- *TE p95, by a hair.* fitgpp's is higher than "
+        + ", ".join(f"{o}'s by {fmt_val(d)}" for o, d in te)
+        + " (paired): no TE job waits longer than a grace period under any of them, but fitgpp preempts more "
+        "often, so more TE jobs wait one grace period instead of starting in room an earlier, larger victim left free."
+    ]
+
+
+def variant_texts(main: pd.DataFrame, plan: Plan) -> list[str]:
+    """fitgpp with ``P`` = 0 and with the smallest ``s``: where its knobs turn it into priority."""
+    out = []
     p0 = fitgpp_label("P", 0)
     if p0 in set(main["policy"]):
-        losses.append(
+        out.append(
             f"- *`P` = 0* forbids preemption: fitgpp becomes priority (TE p95 vs fifo "
             f"{fmt_pct(stat(main, p0, 'TE_p95_slowdown_pct_vs_fifo'))}, priority "
             f"{fmt_pct(stat(main, 'priority', 'TE_p95_slowdown_pct_vs_fifo'))})."
@@ -170,24 +209,13 @@ def mechanism_text(main: pd.DataFrame, curves: pd.DataFrame, plan: Plan, trace_r
     small_s = [v for v in plan.s_values if math.isfinite(v)]
     if small_s:
         lab = fitgpp_label("s", min(small_s))
-        losses.append(
+        out.append(
             f"- *Small `s`* protects BE jobs whose dominant share is more than s times the TE job's (a whole-node job "
             f"is 8 times a 1-GPU TE job's). With s = {min(small_s):g} most BE work of this regime is protected and "
             f"fitgpp falls back towards priority: TE p95 vs fifo {fmt_pct(stat(main, lab, 'TE_p95_slowdown_pct_vs_fifo'))}, "
             f"preemptions {fmt_val(stat(main, lab, 'preemptions'))}."
         )
-    for recipe, rows in trace_rows.items():
-        losses.append(trace_text(recipe, rows, cfg))
-
-    head = (
-        f"All statements are about the `paper` preset with {n_jobs} jobs per workload unless a real trace is named.\n"
-    )
-    return (
-        "\n".join(
-            [head, "**Where fitgpp wins.**\n", *wins, "", "**Where it does not win, or wins nothing.**\n", *losses]
-        )
-        + "\n"
-    )
+    return out
 
 
 def cap_text(main: pd.DataFrame, plan: Plan, cfg: SimConfig) -> list[str]:
