@@ -17,7 +17,7 @@ from simcore.metrics import TRIO_LABELS
 from simcore.stats import SPREAD_NAME
 from simcore.study import beyond
 from simcore.study.figures import Figures
-from simcore.study.plan import NAIVE, PAPER_TRIO, Plan, centre, fitgpp_label, shown_path
+from simcore.study.plan import NAIVE, PAPER_TRIO, TE_P95, Plan, centre, fitgpp_label, shown_path
 from simcore.study.prose import comparison_text, headline_text, mechanism_text
 from simcore.study.tables import (
     at_value,
@@ -256,7 +256,7 @@ def trace_section(trace_rows: Mapping[str, pd.DataFrame], figs: Figures, plan: P
         cells = []
         for p in (p for p in policies if p != "fifo"):
             cells.append([p, *(fmt_pct(stat(rows, p, f"{k}_vs_fifo")) for k in PAPER_TRIO),
-                          fmt_pct(stat(rows, p, "TE_p95_slowdown_pct_vs_priority")),
+                          fmt_pct(stat(rows, p, f"{TE_P95}_vs_priority")),
                           fmt_val(stat(rows, p, "TE_slowdown_p95")), fmt_val(stat(rows, p, "TE_wait_max"), "s"),
                           fmt_val(stat(rows, p, "BE_slowdown_p95")), fmt_val(stat(rows, p, "preemptions")),
                           fmt_val(stat(rows, p, "max_preemptions_per_job"))])  # fmt: skip

@@ -15,8 +15,11 @@ import pandas as pd
 
 from simcore import fmt
 from simcore.model import SimConfig
-from simcore.study.plan import NAIVE, PAPER_TRIO, TRACE_UNCAPPED_P, Plan, centre, fitgpp_label
+from simcore.study.plan import BE_P50, NAIVE, PAPER_TRIO, TE_P95, TRACE_UNCAPPED_P, Plan, centre, fitgpp_label
 from simcore.study.tables import Stat, fmt_pct, fmt_val, paired, regime_rows, regime_verdict, stat
+
+#: The rows' columns the sentences quote: a trio entry against a baseline.
+TE_VS_FIFO, BE50_VS_FIFO, BE50_VS_PRIORITY = f"{TE_P95}_vs_fifo", f"{BE_P50}_vs_fifo", f"{BE_P50}_vs_priority"
 
 
 def verdict(diff: Stat, what: str, better: str = "lower") -> str:
@@ -138,12 +141,12 @@ def be_naive_claims(main: pd.DataFrame, naive: Sequence[str], cfg: SimConfig) ->
 
 def be_priority_claims(main: pd.DataFrame, naive: Sequence[str]) -> Claims:
     """BE p50 against priority, which orders TE first without preempting: what preemption itself costs BE."""
-    prio = stat(main, "fitgpp", "BE_p50_slowdown_pct_vs_priority")
-    naive_prio = ", ".join(f"{o} {fmt_pct(stat(main, o, 'BE_p50_slowdown_pct_vs_priority'))}" for o in naive)
+    prio = stat(main, "fitgpp", BE50_VS_PRIORITY)
+    naive_prio = ", ".join(f"{o} {fmt_pct(stat(main, o, BE50_VS_PRIORITY))}" for o in naive)
     prio_text = (
         f"BE p50 slowdown against priority (no preemption): fitgpp {fmt_pct(prio)}, {naive_prio}. Most of the BE "
         "penalty against fifo in section 1 comes from TE-first ordering, which priority pays too (priority alone: "
-        f"{fmt_pct(stat(main, 'priority', 'BE_p50_slowdown_pct_vs_fifo'))} against fifo)."
+        f"{fmt_pct(stat(main, 'priority', BE50_VS_FIFO))} against fifo)."
     )
     if prio.hi < 0:
         return [
@@ -203,8 +206,8 @@ def variant_texts(main: pd.DataFrame, plan: Plan) -> list[str]:
     if p0 in set(main["policy"]):
         out.append(
             f"- *`P` = 0* forbids preemption: fitgpp becomes priority (TE p95 vs fifo "
-            f"{fmt_pct(stat(main, p0, 'TE_p95_slowdown_pct_vs_fifo'))}, priority "
-            f"{fmt_pct(stat(main, 'priority', 'TE_p95_slowdown_pct_vs_fifo'))})."
+            f"{fmt_pct(stat(main, p0, TE_VS_FIFO))}, priority "
+            f"{fmt_pct(stat(main, 'priority', TE_VS_FIFO))})."
         )
     small_s = [v for v in plan.s_values if math.isfinite(v)]
     if small_s:
@@ -212,7 +215,7 @@ def variant_texts(main: pd.DataFrame, plan: Plan) -> list[str]:
         out.append(
             f"- *Small `s`* protects BE jobs whose dominant share is more than s times the TE job's (a whole-node job "
             f"is 8 times a 1-GPU TE job's). With s = {min(small_s):g} most BE work of this regime is protected and "
-            f"fitgpp falls back towards priority: TE p95 vs fifo {fmt_pct(stat(main, lab, 'TE_p95_slowdown_pct_vs_fifo'))}, "
+            f"fitgpp falls back towards priority: TE p95 vs fifo {fmt_pct(stat(main, lab, TE_VS_FIFO))}, "
             f"preemptions {fmt_val(stat(main, lab, 'preemptions'))}."
         )
     return out

@@ -17,7 +17,7 @@ import pandas as pd
 
 from simcore import fmt
 from simcore.stats import mean_ci, paired_diff
-from simcore.study.plan import PAPER_TRIO, Plan, centre, same
+from simcore.study.plan import BE_P50, BE_P95, PAPER_TRIO, Plan, centre, same
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ def regime_rows(plan: Plan, main: pd.DataFrame, curves: pd.DataFrame) -> list[tu
 
 def regime_verdict(at: pd.DataFrame, other: str) -> tuple[list[Stat], str]:
     """Paired fitgpp minus ``other`` in points of BE p50 / p95 change vs fifo, and a one-word verdict."""
-    diffs = [paired(at, "fitgpp", other, f"{k}_vs_fifo") for k in ("BE_p50_slowdown_pct", "BE_p95_slowdown_pct")]
+    diffs = [paired(at, "fitgpp", other, f"{k}_vs_fifo") for k in (BE_P50, BE_P95)]
     lower = any(d.hi < 0 for d in diffs)
     higher = any(d.lo > 0 for d in diffs)
     if lower and higher:
