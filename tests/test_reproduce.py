@@ -164,3 +164,20 @@ def test_headline_text_quotes_the_rows_and_the_paper():
         "by +25.0% [-38.5, +88.5] (paper: +23.9%). Priority ordering alone leaves the TE p95 slowdown at "
         "50, 25 times fitgpp's 2.\n"
     )
+
+
+def test_grids_of_the_quick_plan():
+    from simcore.policies import POLICIES
+    from simcore.study import plan
+
+    # P = 2 and s = inf are fitgpp's defaults: those variants are fitgpp itself, not new labels
+    main = plan.main_grid(study.QUICK)
+    assert main["policies"] == [*POLICIES, "fitgpp:P=1", "fitgpp:P=3", "fitgpp:s=4"]
+    assert main["set"] == {"jobs": 300, "nodes": 4} and main["seeds"] == 3
+    # each curve leaves out the centre (grace 30, restore 60, on_preempt, greedy, load 1.0, TE share 0.3),
+    # which the main sweep's rows provide
+    curves = plan.curve_grid(study.QUICK)
+    assert curves["grid"] == [{"grace": [300]}, {"restore": [600]}, {"checkpoint": ["none"]},
+                              {"backfill": ["none"]}, {"load": [0.8]}, {"te_share": [0.5]}]  # fmt: skip
+    assert plan.fitgpp_label("s", float("inf")) == "fitgpp" and plan.fitgpp_label("P", 1000) == "fitgpp:P=1000"
+    assert plan.same(1, 1.0) and plan.same("none", "none") and not plan.same(0.5, "0.5x")
