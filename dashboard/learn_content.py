@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from dashboard.learn_numbers import LearnNumbers
 from dashboard.scenario import Scenario
+from simcore.fmt import pct as _pct
 from simcore.model import SimConfig
 
 
@@ -58,10 +59,6 @@ So one preemption costs the victim grace + restore + lost work + the time it wai
 for room again. Lesson (c) below shows the three checkpoint modes on the same preemption.
 """
 PAPER = Scenario(source="generate", preset="paper", seeds=3)
-
-
-def _pct(value: float) -> str:
-    return f"{value:+.1f}%"
 
 
 def regime_facts(n: LearnNumbers) -> tuple[RegimeFact, ...]:

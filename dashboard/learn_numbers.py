@@ -3,7 +3,7 @@
 ``docs/results/rows_main.parquet`` (the main study: every policy and the fitgpp ``P``/``s``
 variants on the ``paper`` preset) and ``rows_curves.parquet`` (one knob at a time) are read
 at run time and reduced with the same statistics as ``simcore reproduce``
-(:func:`simcore.reproduce.stat`, :func:`simcore.reproduce.paired`), so a regenerated
+(:func:`simcore.study.stat`, :func:`simcore.study.paired`), so a regenerated
 RESULTS.md changes Learn with it.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from simcore.metrics import TRIO_KEYS
-from simcore.reproduce import NAIVE, paired, stat
+from simcore.study import NAIVE, paired, stat
 
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "docs" / "results"
 VS_FIFO = tuple(f"{key}_vs_fifo" for key in TRIO_KEYS)  # the rows' trio columns against fifo

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from dashboard.views import format_seconds
-from simcore import gantt
+from simcore import fmt, gantt
 from simcore.model import ClusterSpec, SimConfig
 
 WAITING = ("submit", "release")  # the last event of a job that is in the queue
@@ -97,7 +97,7 @@ def _sentence(row: pd.Series, jobs: pd.DataFrame, held: pd.DataFrame, losses: pd
     who = f"{job['job_class']} job {row['job_id']}"
     event, node = row["event"], row["node"]
     if event == "submit":
-        return f"{who} arrives ({_dur(job['duration'])} of work) and joins the queue."
+        return f"{who} arrives ({fmt.duration(float(job['duration']))} of work) and joins the queue."
     if event == "start":
         lanes = held[(held["job_id"] == row["job_id"]) & (held["node"] == node)]
         gpus = ", ".join(str(x) for x in sorted(set(lanes["lane"].tolist()), key=str))
@@ -108,7 +108,9 @@ def _sentence(row: pd.Series, jobs: pd.DataFrame, held: pd.DataFrame, losses: pd
         mine = losses[(losses["job_id"] == row["job_id"]) & (losses["time"] == row["time"])]
         lost = float(mine["lost"].iloc[0]) if len(mine) else 0.0
         loss = (
-            "it loses no work" if lost == 0 else f"{_dur(lost)} of work done since its last kept checkpoint is lost"
+            "it loses no work"
+            if lost == 0
+            else f"{fmt.duration(lost)} of work done since its last kept checkpoint is lost"
         )
         return (
             f"{who} on {node} is preempted: its progress stops now, it keeps its GPUs for the grace "
@@ -119,15 +121,6 @@ def _sentence(row: pd.Series, jobs: pd.DataFrame, held: pd.DataFrame, losses: pd
     if event == "finish":
         return f"{who} finishes on {node} (slowdown {float(job['slowdown']):.2f})."
     return f"{who}: {event} on {node}."
-
-
-def _dur(seconds: float) -> str:
-    seconds = float(seconds)
-    if seconds < 60:
-        return f"{seconds:g} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.3g} min"
-    return f"{seconds / 3600:.3g} h"
 
 
 def grid_frame(snap: Snapshot, cluster: ClusterSpec) -> pd.DataFrame:

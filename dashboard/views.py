@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from simcore import gantt
+from simcore import fmt, gantt
 from simcore.metrics import TRIO as TRIO_SOURCE
 from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.model import ClusterSpec, JobTable
@@ -549,7 +549,7 @@ def decision_words(
     lines = [
         f"TE job {te} needed {_plural(te_gpu, 'GPU')} and fitted on no node at {format_seconds(record['time'])}.",
         f"{policy} took node {record['node']}: {_plural(len(record['victims']), 'victim')} "
-        f"({_jobs(record['victims'])}), {lost:g} s of work lost; chosen because {_why(record)}.",
+        f"({_jobs(record['victims'])}), {fmt.duration(lost)} of work lost; chosen because {_why(record)}.",
     ]
     if other_record is None:
         lines.append(f"{other}, run on the same jobs, never had to preempt for TE job {te}: it found room in time.")

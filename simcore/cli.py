@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from simcore import cli_sweep, cli_workload, gantt, units
+from simcore import cli_sweep, cli_workload, fmt, gantt, units
 from simcore.compare import compare_results, parse_policy_list, parse_policy_spec, run_policies
 from simcore.csvsafe import write_csv
 from simcore.engine import simulate
@@ -64,7 +64,7 @@ def _warn_unschedulable(ids: Sequence[str]) -> None:
 def _fmt(x: Any, pct: bool = False) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "-"
-    return f"{x:+.1f}%" if pct else (f"{x:.3g}" if isinstance(x, float) else str(x))
+    return fmt.pct(x) if pct else (fmt.number(x) if isinstance(x, float) else str(x))
 
 
 def _write_json(path: str, data: Any) -> None:

@@ -7,12 +7,12 @@ meant for users are raised as :class:`~simcore.errors.UserError`; the main CLI p
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from simcore import fmt
 from simcore.cli_workload import parse_assignments
 from simcore.csvsafe import write_csv
 from simcore.errors import UserError
@@ -162,10 +162,11 @@ def format_summary(agg: Any, baseline: str) -> str:
     for key, g in agg.groupby([*cols, "policy"], sort=False, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
         by = g.set_index("metric")
-        cells = [_fmt(v) for v in key]
+        cells = [fmt.setting(v) for v in key]
         cells.append(str(int(by["n"].max())))
         for metric, _ in shown:
-            cells.append(_mean_ci(by.loc[metric]) if metric in by.index else "")
+            rec = by.loc[metric] if metric in by.index else None
+            cells.append("" if rec is None else fmt.half_width(rec["mean"], rec["ci_low"], rec["ci_high"]))
         lines.append(cells)
     widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(header)]
     out = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
@@ -173,25 +174,13 @@ def format_summary(agg: Any, baseline: str) -> str:
     return f"mean ± {SPREAD_NAME} half-width over seeds (sd = slowdown)\n" + "\n".join(out)
 
 
-def _mean_ci(rec: Any) -> str:
-    if not math.isfinite(rec["mean"]):
-        return "n/a"
-    if not math.isfinite(rec["ci_high"]):
-        return f"{rec['mean']:.3g}"
-    return f"{rec['mean']:.3g} ± {(rec['ci_high'] - rec['ci_low']) / 2:.2g}"
-
-
-def _fmt(v: Any) -> str:
-    return f"{v:g}" if isinstance(v, float) else str(v)
-
-
 def add_reproduce_command(subparsers: Any) -> argparse.ArgumentParser:
-    from simcore import reproduce
+    from simcore import study
 
     p = subparsers.add_parser(
         "reproduce",
         help="re-measure the paper's claim over many seeds and regimes and regenerate docs/RESULTS.md",
-        description=reproduce.DESCRIPTION,
+        description=study.DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
@@ -200,16 +189,16 @@ def add_reproduce_command(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--seeds",
         type=int,
-        help=f"seeds of the main study (default {reproduce.FULL.main_seeds}; quick {reproduce.QUICK.main_seeds})",
+        help=f"seeds of the main study (default {study.FULL.main_seeds}; quick {study.QUICK.main_seeds})",
     )
     p.add_argument(
-        "--curve-seeds", type=int, help=f"seeds per sensitivity point (default {reproduce.FULL.curve_seeds})"
+        "--curve-seeds", type=int, help=f"seeds per sensitivity point (default {study.FULL.curve_seeds})"
     )
-    p.add_argument("--jobs", type=int, help=f"jobs per synthetic workload (default {reproduce.FULL.jobs})")
+    p.add_argument("--jobs", type=int, help=f"jobs per synthetic workload (default {study.FULL.jobs})")
     p.add_argument(
         "--trace",
         default=None,
-        help=f"Alibaba trace directory (default {reproduce.DEFAULT_TRACE}, relative to the repo root)",
+        help=f"Alibaba trace directory (default {study.DEFAULT_TRACE}, relative to the repo root)",
     )
     p.add_argument("--out-dir", default="docs", help="where RESULTS.md and results/ go (default docs)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: the number of cores)")
@@ -221,11 +210,11 @@ def add_reproduce_command(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run_reproduce_command(args: argparse.Namespace) -> int:
-    from simcore import reproduce
+    from simcore import study
 
     if args.workers < 1:
         raise UserError("--workers must be at least 1")
-    plan = reproduce.QUICK if args.quick else reproduce.FULL
+    plan = study.QUICK if args.quick else study.FULL
     plan = plan.with_overrides(main_seeds=args.seeds, curve_seeds=args.curve_seeds, jobs=args.jobs)
     given = [
         ("--quick", args.quick), ("--seeds", args.seeds), ("--curve-seeds", args.curve_seeds), ("--jobs", args.jobs),
@@ -235,7 +224,7 @@ def run_reproduce_command(args: argparse.Namespace) -> int:
     command = " ".join(
         ["simcore reproduce", *(k if v is True else f"{k} {v}" for k, v in given if v not in (None, False))]
     )
-    doc = reproduce.reproduce(
+    doc = study.reproduce(
         plan,
         out_dir=Path(args.out_dir),
         trace=Path(args.trace) if args.trace else None,

@@ -1,4 +1,4 @@
-"""Section 8 of RESULTS.md (:mod:`simcore.beyond`) on a tiny plan: every cell is the rows' number, recomputed
+"""Section 8 of RESULTS.md (:mod:`simcore.study.beyond`) on a tiny plan: every cell is the rows' number, recomputed
 here independently (numpy mean, t-table critical value), and every verdict follows its interval."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simcore import beyond
-from simcore import reproduce as rp
+from simcore.study import QUICK, beyond
+from simcore.study.figures import Figures
+from simcore.study.run import RunOptions, run_beyond, run_grid
 
 T975 = {1: 12.7062047, 2: 4.3026527}  # two-sided 95% Student t critical values
 
@@ -20,13 +21,13 @@ T975 = {1: 12.7062047, 2: 4.3026527}  # two-sided 95% Student t critical values
 def tiny(tmp_path_factory):
     results = tmp_path_factory.mktemp("beyond") / "results"
     results.mkdir()
-    plan = rp.QUICK.with_overrides(main_seeds=2, jobs=150, nodes=2)
-    kw = {"workers": 1, "dask": None, "progress": False, "resume": False}
+    plan = QUICK.with_overrides(main_seeds=2, jobs=150, nodes=2)
+    kw = RunOptions(workers=1, dask=None, progress=False, resume=False)
     main_grid = {"preset": "paper", "set": {"jobs": plan.jobs, "nodes": plan.nodes}, "seeds": plan.main_seeds,
                  "policies": ["fifo", *beyond.PREEMPTIVE], "baseline": ["fifo"]}  # fmt: skip
-    main, _ = rp.run_grid(main_grid, "main", results, **kw)
-    study = beyond.run(plan, results, lambda _: None, **kw)
-    text = beyond.section(plan, study, main, None, rp.Figures(results))
+    main, _ = run_grid(main_grid, "main", results, **kw)
+    study = run_beyond(plan, results, lambda _: None, kw)
+    text = beyond.section(plan, study, main, None, Figures(results))
     return text, study, main, results
 
 

@@ -108,7 +108,7 @@ def test_story_tells_the_preemption_with_its_lost_work() -> None:
     losses = lesson_views.preemption_losses(run.segments, run.events, variant.config)
     snap = lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2700.0)
     assert snap.story[0].startswith("TE job 2 arrives")
-    assert "BE job 1 on node-0 is preempted" in snap.story[1] and "45 min of work" in snap.story[1]
+    assert "BE job 1 on node-0 is preempted" in snap.story[1] and "45.0 min of work" in snap.story[1]
     assert snap.queue["job_id"].tolist() == ["2"]
     assert set(snap.grid["kind"]) == {"grace"}
 

@@ -12,9 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simcore import cli_sweep, reproduce
+from simcore import cli_sweep, study
+from simcore.study import prose
+from simcore.study.tables import Stat, fmt_val
 
-TRACE = Path(__file__).resolve().parent.parent / reproduce.DEFAULT_TRACE
+TRACE = Path(__file__).resolve().parent.parent / study.DEFAULT_TRACE
 T975 = {1: 12.7062047, 2: 4.3026527, 3: 3.1824463, 4: 2.7764451}  # two-sided 95% t critical values
 
 
@@ -80,9 +82,9 @@ def test_numbers_equal_a_recomputation_from_the_rows(quick):
     assert rows["seed"].nunique() == 3 and (rows["jobs_simulated"] == 300).all()
     for policy in ("fitgpp", "k8s", "priority"):
         mine = rows[rows["policy"] == policy]
-        cells = [mean_ci_text(mine[f"{k}_vs_fifo"].to_numpy()) for k in reproduce.PAPER_TRIO]
+        cells = [mean_ci_text(mine[f"{k}_vs_fifo"].to_numpy()) for k in study.PAPER_TRIO]
         assert f"| {policy} | {' | '.join(cells)} |" in doc
-        vs_prio = [mean_ci_text(mine[f"{k}_vs_priority"].to_numpy()) for k in reproduce.PAPER_TRIO]
+        vs_prio = [mean_ci_text(mine[f"{k}_vs_priority"].to_numpy()) for k in study.PAPER_TRIO]
         if policy != "priority":
             assert f"| {policy} | {' | '.join(vs_prio)} |" in doc
     # the trio itself is the percent change against fifo on the same seed
@@ -92,7 +94,7 @@ def test_numbers_equal_a_recomputation_from_the_rows(quick):
     # a paired difference of section 4
     diff = (rows[rows["policy"] == "fitgpp"].set_index("seed")["preemptions"]
             - rows[rows["policy"] == "k8s"].set_index("seed")["preemptions"]).to_numpy(dtype=float)  # fmt: skip
-    assert reproduce.fmt_val(reproduce.Stat.of(diff)) in doc.split("## 4.")[1].split("## 5.")[0]
+    assert fmt_val(Stat.of(diff)) in doc.split("## 4.")[1].split("## 5.")[0]
 
 
 def test_trace_part(quick):
@@ -118,3 +120,64 @@ def test_missing_trace_is_skipped_with_a_message(tmp_path, capsys):
     doc = (tmp_path / "RESULTS.md").read_text()
     assert "was not found" in doc.split("## 6.")[1] and "**80 jobs**" in doc
     assert not list((tmp_path / "results").glob("rows_alibaba*"))
+
+
+def _frame(columns: dict[str, dict[str, list[float]]]) -> pd.DataFrame:
+    """Rows of one point: ``columns[metric][policy]`` holds the values of seeds 0, 1, ..."""
+    rows = []
+    for metric, by_policy in columns.items():
+        for policy, values in by_policy.items():
+            for seed, v in enumerate(values):
+                rows.append({"point_id": "p", "seed": seed, "policy": policy, "metric": metric, "v": v})
+    long = pd.DataFrame(rows)
+    return long.pivot_table(index=["point_id", "seed", "policy"], columns="metric", values="v").reset_index()
+
+
+def test_comparison_text_follows_the_paired_intervals():
+    # fitgpp - k8s per seed: BE p50 -1.0, -1.1, -0.9 (CI -1 +- 4.303 * 0.1 / sqrt 3: below 0);
+    # BE p95 -1, -2, -3 (-2 +- 2.48: spans 0); TE p95 +2.0, +2.2, +1.8 (above 0)
+    rows = _frame({
+        "BE_slowdown_p50": {"fitgpp": [2.0, 2.9, 3.1], "k8s": [3.0, 4.0, 4.0]},
+        "BE_slowdown_p95": {"fitgpp": [5.0, 5.0, 5.0], "k8s": [6.0, 7.0, 8.0]},
+        "TE_slowdown_p95": {"fitgpp": [3.0, 3.2, 2.8], "k8s": [1.0, 1.0, 1.0]},
+    })  # fmt: skip
+    assert prose.comparison_text(rows, ["k8s"]) == (
+        "- against **k8s**, fitgpp's BE p50 slowdown is lower (better); BE p95 slowdown: no clear difference; "
+        "TE p95 slowdown is higher (worse).\n"
+    )
+    one_seed = rows[rows["seed"] == 0]
+    assert "BE p50 slowdown: not enough seeds to tell" in prose.comparison_text(one_seed, ["k8s"])
+
+
+def test_headline_text_quotes_the_rows_and_the_paper():
+    # fitgpp's trio vs fifo over 2 seeds: TE -90, -92 -> -91 +- 12.706 * sqrt(2) / sqrt(2) = [-103.7, -78.3]
+    rows = _frame({
+        "TE_p95_slowdown_pct_vs_fifo": {"fitgpp": [-90.0, -92.0]},
+        "BE_p50_slowdown_pct_vs_fifo": {"fitgpp": [10.0, 10.0]},
+        "BE_p95_slowdown_pct_vs_fifo": {"fitgpp": [20.0, 30.0]},
+        "TE_slowdown_p95": {"fitgpp": [1.5, 2.5], "priority": [40.0, 60.0]},
+    })  # fmt: skip
+    text = prose.headline_text(rows, 300, 2)
+    assert text == (
+        "On 300-job workloads (2 seeds), fitgpp changes the TE p95 slowdown by -91.0% [-103.7, -78.3] against FIFO "
+        "(paper: -96.6%), the BE median slowdown by +10.0% [+10.0, +10.0] (paper: +18.0%) and the BE p95 slowdown "
+        "by +25.0% [-38.5, +88.5] (paper: +23.9%). Priority ordering alone leaves the TE p95 slowdown at "
+        "50, 25 times fitgpp's 2.\n"
+    )
+
+
+def test_grids_of_the_quick_plan():
+    from simcore.policies import POLICIES
+    from simcore.study import plan
+
+    # P = 2 and s = inf are fitgpp's defaults: those variants are fitgpp itself, not new labels
+    main = plan.main_grid(study.QUICK)
+    assert main["policies"] == [*POLICIES, "fitgpp:P=1", "fitgpp:P=3", "fitgpp:s=4"]
+    assert main["set"] == {"jobs": 300, "nodes": 4} and main["seeds"] == 3
+    # each curve leaves out the centre (grace 30, restore 60, on_preempt, greedy, load 1.0, TE share 0.3),
+    # which the main sweep's rows provide
+    curves = plan.curve_grid(study.QUICK)
+    assert curves["grid"] == [{"grace": [300]}, {"restore": [600]}, {"checkpoint": ["none"]},
+                              {"backfill": ["none"]}, {"load": [0.8]}, {"te_share": [0.5]}]  # fmt: skip
+    assert plan.fitgpp_label("s", float("inf")) == "fitgpp" and plan.fitgpp_label("P", 1000) == "fitgpp:P=1000"
+    assert plan.same(1, 1.0) and plan.same("none", "none") and not plan.same(0.5, "0.5x")

@@ -9,7 +9,7 @@ from dashboard import lesson_page
 from dashboard.learn_content import BEYOND_PAPER, MECHANICS, regime_facts
 from dashboard.learn_numbers import learn_numbers
 from simcore.policies import POLICY_HELP
-from simcore.reproduce import PAPER_TRIO
+from simcore.study import PAPER_TRIO
 
 EXPLORE = "app_pages/explore.py"
 

@@ -9,21 +9,22 @@ Two sweeps next to the main study (same preset, jobs, nodes and seeds, so the sa
   ``checkpoint = none``) for every preemptive policy.
 
 The criteria of the issue are checked from the rows with the statistics of
-:mod:`simcore.reproduce` (paired differences, Student-t 95% CIs) and every sentence of the
-verdict is generated from them.
+:mod:`simcore.study.tables` (paired differences, Student-t 95% CIs) and every sentence of the
+verdict is generated from them. :mod:`simcore.study.run` runs the two sweeps.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from simcore import reproduce as rp
 from simcore.stats import SPREAD_NAME
+from simcore.study import tables as rp  # "rp": these came from simcore.reproduce; the short name kept
+from simcore.study.figures import Figures
+from simcore.study.plan import TRACE_UNCAPPED_P, Plan, fitgpp_label, same
 
 OURS, REF, K8S = "fitdelay", "fitgpp", "k8s"
 PREEMPTIVE = (K8S, "lrtp", "random", REF, OURS)
@@ -47,13 +48,13 @@ LOSS_REGIME = "checkpoint = none"  # where lost work is compared with k8s's
 MUST_WIN = ("checkpoint = none", "checkpoint = periodic")  # where BE must be better with a CI excluding 0
 
 
-def regime_grid(plan: rp.Plan) -> dict[str, Any]:
+def regime_grid(plan: Plan) -> dict[str, Any]:
     grid = [{k: [v]} for _, where in REGIMES if isinstance(where, dict) for k, v in where.items()]
     return {"preset": "paper", "set": {"jobs": plan.jobs, "nodes": plan.nodes}, "grid": grid,
             "seeds": plan.main_seeds, "policies": list(REGIME_POLICIES), "baseline": "fifo"}  # fmt: skip
 
 
-def min_runtime_grid(plan: rp.Plan) -> dict[str, Any]:
+def min_runtime_grid(plan: Plan) -> dict[str, Any]:
     values = [v for v in MIN_RUNTIMES if v > 0]
     return {"preset": "paper", "set": {"jobs": plan.jobs, "nodes": plan.nodes},
             "grid": {"min_runtime": values, "checkpoint": list(MIN_RUNTIME_MODES)},
@@ -68,23 +69,13 @@ class Study:
     grids: tuple[str, ...] = ("beyond_regimes", "beyond_min_runtime")
 
 
-def run(plan: rp.Plan, results: Path, log: Callable[[str], None], **kw: Any) -> Study:
-    """Run both sweeps into ``results/rows_beyond_*.parquet`` (``kw``: those of :func:`reproduce.run_grid`)."""
-    timings: dict[str, float] = {}
-    log(f"beyond the paper: fitdelay in {len(REGIMES) - 2} more regimes, {plan.main_seeds} seeds")
-    regimes, timings["beyond regimes"] = rp.run_grid(regime_grid(plan), "beyond_regimes", results, **kw)
-    log(f"beyond the paper: min_runtime {', '.join(map(str, MIN_RUNTIMES[1:]))} s for every preemptive policy")
-    mr, timings["beyond min_runtime"] = rp.run_grid(min_runtime_grid(plan), "beyond_min_runtime", results, **kw)
-    return Study(regimes, mr, timings)
-
-
 # --- the rows of each regime ----------------------------------------------------------------------
 
 
 def _where(rows: pd.DataFrame, settings: Mapping[str, Any]) -> pd.DataFrame:
     mask = pd.Series(True, index=rows.index)
     for k, v in settings.items():
-        mask &= rows[k].map(lambda x, v=v: rp._same(x, v))
+        mask &= rows[k].map(lambda x, v=v: same(x, v))
     return rows[mask]
 
 
@@ -230,7 +221,7 @@ def be_worse_text(c: Check, rows: pd.DataFrame, caps: str) -> str:
     head += "; one workload, so chance is not excluded)." if not c.replicated else ")."
     if rows["checkpoint"].iloc[0] != "on_preempt":
         return f"{head} Without the `P` cap the same cheap victims are taken again and again ({caps})."
-    uncapped = rp._fitgpp_label("P", rp.TRACE_UNCAPPED_P)
+    uncapped = fitgpp_label("P", TRACE_UNCAPPED_P)
     same = ""
     if uncapped in set(rows["policy"]):
         same = (f" fitgpp with the cap lifted (`{uncapped}`) measures the same way: BE p95 "
@@ -257,7 +248,7 @@ def alt_text(regime: str, rows: pd.DataFrame) -> str:
 # --- the document ---------------------------------------------------------------------------------
 
 
-def section(plan: rp.Plan, study: Study, main: pd.DataFrame, trace_a: pd.DataFrame | None, figs: rp.Figures) -> str:
+def section(plan: Plan, study: Study, main: pd.DataFrame, trace_a: pd.DataFrame | None, figs: Figures) -> str:
     frames = regime_frames(study, main, trace_a)
     checks = [check(label, rows) for label, rows in frames.items()]
     n_jobs = int(main["jobs_simulated"].iloc[0])
@@ -277,7 +268,7 @@ def section(plan: rp.Plan, study: Study, main: pd.DataFrame, trace_a: pd.DataFra
         "(negative = fitdelay better); *not worse* = the CI does not lie above 0, *better* = it lies below 0. "
         "Lost work: fitdelay minus k8s, seconds per workload.\n"
     )
-    out.append(rp._table(["regime", "TE p95, fitdelay - fitgpp", "BE p50, fitdelay - fitgpp",
+    out.append(rp.table(["regime", "TE p95, fitdelay - fitgpp", "BE p50, fitdelay - fitgpp",
                           "BE p95, fitdelay - fitgpp", "BE not worse", "BE better", "lost work, fitdelay - k8s (s)"],
                          criteria_rows(checks)))  # fmt: skip
     out.append("")
@@ -288,13 +279,13 @@ def section(plan: rp.Plan, study: Study, main: pd.DataFrame, trace_a: pd.DataFra
             ("max_preemptions_per_job", "most preemptions of one job")]  # fmt: skip
     rows = [[label, p, *(rp.fmt_val(rp.stat(at, p, m)) for m, _ in cols)]
             for label, at in frames.items() for p in SHOWN if p in set(at["policy"])]  # fmt: skip
-    out.append(rp._table(["regime", "policy", *(name for _, name in cols)], rows))
+    out.append(rp.table(["regime", "policy", *(name for _, name in cols)], rows))
     out.append("")
     out.append(min_runtime_section(study, main, figs))
     return "\n".join(out)
 
 
-def min_runtime_section(study: Study, main: pd.DataFrame, figs: rp.Figures) -> str:
+def min_runtime_section(study: Study, main: pd.DataFrame, figs: Figures) -> str:
     out = ["### `min_runtime`: how an exemption after each start moves every preemptive policy\n"]
     out.append(
         f"min_runtime in {{{', '.join(map(str, MIN_RUNTIMES))}}} s, {study.min_runtime['seed'].nunique()} seeds per "
@@ -313,7 +304,7 @@ def min_runtime_section(study: Study, main: pd.DataFrame, figs: rp.Figures) -> s
                 at = _where(frame, {"min_runtime": v})
                 rows.append([p, str(v), *(rp.fmt_val(rp.stat(at, p, m), u) for m, _, u in cols)])
         out.append(f"checkpoint = {mode}:\n")
-        out.append(rp._table(["policy", "min_runtime (s)", *(name for _, name, _ in cols)], rows))
+        out.append(rp.table(["policy", "min_runtime (s)", *(name for _, name, _ in cols)], rows))
         series = {p: (list(MIN_RUNTIMES), [_where(frame[frame["policy"] == p], {"min_runtime": v})
                                            for v in MIN_RUNTIMES]) for p in PREEMPTIVE}  # fmt: skip
         key = "min_runtime" if mode == "on_preempt" else f"min_runtime_checkpoint_{mode}"

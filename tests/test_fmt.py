@@ -1,0 +1,83 @@
+"""The one number and duration format (:mod:`simcore.fmt`), on hand-derived values and its edge cases,
+and that the study, the CLI and the dashboard all use it."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from simcore import fmt
+
+NAN, INF = math.nan, math.inf
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (0, "0 s"),
+        (0.25, "0.25 s"),  # sub-second: two digits, not "0 s"
+        (-0.5, "-0.5 s"),
+        (1, "1 s"),
+        (30.4, "30 s"),
+        (119.4, "119 s"),  # seconds up to 2 minutes
+        (120, "2.0 min"),  # 120 / 60
+        (2700, "45.0 min"),
+        (-480, "-8.0 min"),  # the sign is kept, the unit follows the size
+        (-8, "-8 s"),
+        (7199, "120.0 min"),  # 7199 / 60 = 119.98: still minutes below 2 hours
+        (7200, "2.0 h"),
+        (90_000, "25.0 h"),  # more than a day stays in hours: 90000 / 3600
+        (3 * 86_400, "72.0 h"),
+        (NAN, "n/a"),
+        (INF, "inf s"),
+    ],
+)
+def test_duration(seconds, text):
+    assert fmt.duration(seconds) == text
+
+
+@pytest.mark.parametrize(
+    ("x", "text"),
+    [(0, "0"), (0.0123456, "0.0123"), (4.5678, "4.57"), (-2.5, "-2.5"), (270.4, "270"), (12_345, "1.23e+04"),
+     (NAN, "n/a"), (INF, "inf")],
+)  # fmt: skip
+def test_number(x, text):
+    assert fmt.number(x) == text
+
+
+@pytest.mark.parametrize(
+    ("x", "text"), [(18, "+18.0%"), (-96.6, "-96.6%"), (0, "+0.0%"), (23.94, "+23.9%"), (NAN, "n/a")]
+)
+def test_pct(x, text):
+    assert fmt.pct(x) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "text"), [(0.8, "0.8"), (30.0, "30"), (30, "30"), (INF, "inf"), (1e-7, "1e-07"), ("none", "none")]
+)
+def test_setting(value, text):
+    assert fmt.setting(value) == text
+
+
+def test_estimates():
+    assert fmt.estimate(1.234, 1.0, 1.5) == "1.23 [1, 1.5]"
+    assert fmt.estimate(2.0, NAN, NAN) == "2"  # one replicate: no interval
+    assert fmt.estimate(NAN, NAN, NAN) == "n/a" and fmt.estimate(INF, 1, 2) == "n/a"
+    # a duration interval reads each bound in its own unit (2000 / 60 = 33.3, 4000 / 60 = 66.7)
+    assert fmt.estimate(2000, -8, 4000, fmt.duration) == "33.3 min [-8 s, 66.7 min]"
+    assert fmt.pct_estimate(18.04, 12.06, 23.94) == "+18.0% [+12.1, +23.9]"
+    assert fmt.pct_estimate(-5.0, NAN, NAN) == "-5.0%"
+    assert fmt.half_width(4.09, 1.69, 6.49) == "4.09 ± 2.4"  # (6.49 - 1.69) / 2
+    assert fmt.half_width(4.09, NAN, NAN) == "4.09" and fmt.half_width(NAN, 1, 2) == "n/a"
+
+
+def test_every_layer_formats_through_it():
+    from dashboard import lesson_views, views
+    from simcore import cli
+    from simcore.study import tables
+
+    assert not hasattr(lesson_views, "_dur") and lesson_views.fmt is fmt and views.fmt is fmt
+    assert tables.fmt_val(tables.Stat(3, 2000, -8, 4000), "s") == "33.3 min [-8 s, 66.7 min]"
+    assert tables.fmt_pct(tables.Stat(3, -91.0, -103.7, -78.3)) == "-91.0% [-103.7, -78.3]"
+    assert cli._fmt(NAN) == "-" and cli._fmt(0.0123456) == "0.0123" and cli._fmt(18.0, pct=True) == "+18.0%"
