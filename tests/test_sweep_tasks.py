@@ -42,7 +42,10 @@ def test_run_policies_reports_each_result_in_order():
     gen = generate("demo", 1, {"jobs": 20, "nodes": 1})
     seen = []
     results = run_policies(
-        gen.table, gen.cluster, configure(parse_policies("priority,fifo"), SimConfig()), lambda label, r: seen.append(label)
+        gen.table,
+        gen.cluster,
+        configure(parse_policies("priority,fifo"), SimConfig()),
+        lambda label, r: seen.append(label),
     )
     assert seen == list(results) == ["priority", "fifo"]
     assert [r.config.policy for r in results.values()] == ["priority", "fifo"]
