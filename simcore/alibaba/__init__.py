@@ -31,7 +31,6 @@ from simcore.alibaba.recipes import (
     recipe_b_window_days,
     recipe_b_windows,
     source_params,
-    trace_present,
 )
 
 __all__ = [
@@ -61,5 +60,4 @@ __all__ = [
     "recipe_b_windows",
     "row_problems",
     "source_params",
-    "trace_present",
 ]

@@ -128,10 +128,6 @@ def recipe_b_window_days(count: int, first_day: float = 115.0) -> float:
     return round((TRACE_END_DAY - first_day) / count, 4)
 
 
-def trace_present(trace_dir: str | Path) -> bool:
-    return all((Path(trace_dir) / name).is_file() for name in (POD_FILE, NODE_FILE))
-
-
 def source_params(params: Mapping[str, Any]) -> tuple[AlibabaOptions, int, float, dict[str, Any]]:
     """(adapter options, nodes, GPUs per node, every parameter with its default filled in) for
     the sweep source's workload parameters; errors start with ``alibaba source:``."""
