@@ -14,8 +14,10 @@ from typing import Any
 import pandas as pd
 
 from simcore import gantt, metrics, presets
+from simcore.compare import Configured, run_policies
 from simcore.engine import simulate
 from simcore.model import ClusterSpec, JobTable, SimConfig
+from simcore.result import SimResult
 from simcore.sweep import SweepSpec, run_sweep
 
 Progress = Callable[[float], None]
@@ -35,7 +37,11 @@ class Run:
 
 
 def full_run(table: JobTable, cluster: ClusterSpec, config: SimConfig) -> Run:
-    result = simulate(table, cluster, config)
+    return _run(simulate(table, cluster, config))
+
+
+def _run(result: SimResult) -> Run:
+    config = result.config
     return Run(
         policy=config.policy,
         summary=metrics.summarize(result),
@@ -68,19 +74,22 @@ def comparison(
     """Full runs of ``configs`` on the workload, then the summaries of each further seed (in
     the order of ``extra`` and its configs): one flat list, a value per requested result."""
     steps = len(configs) + sum(len(w.configs) for w in extra)
-    done = 0
-    out: list[Any] = []
-    for config in configs:
-        out.append(full_run(table, cluster, config))
-        done += 1
-        progress(done / steps)
+    done: list[str] = []
+
+    def tick(label: str, _: SimResult) -> None:
+        done.append(label)
+        progress(len(done) / steps)
+
+    # labelled by position: two configs may be equal, and each is a value of its own here
+    def labelled(configs: Sequence[SimConfig]) -> list[Configured]:
+        return [Configured(str(i), c) for i, c in enumerate(configs)]
+
+    out: list[Any] = [_run(r) for r in run_policies(table, cluster, labelled(configs), tick).values()]
     for work in extra:
         gen = presets.generate(work.preset, work.seed, dict(work.gen))
-        where = work.cluster or gen.cluster
-        for config in work.configs:
-            out.append(metrics.summarize(simulate(gen.table, where, replace(config, seed=work.seed))))
-            done += 1
-            progress(done / steps)
+        seeded = labelled([replace(config, seed=work.seed) for config in work.configs])
+        results = run_policies(gen.table, work.cluster or gen.cluster, seeded, tick)
+        out.extend(metrics.summarize(r) for r in results.values())
     return out
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from simcore.csvsafe import write_csv
 from simcore.errors import UserError
 from simcore.metrics import TRIO
 from simcore.stats import SPREAD_NAME
+from simcore.sweep.spec import KNOB_NAMES
 
 SWEEP_EPILOG = """\
 examples:
@@ -35,10 +37,11 @@ grid file (YAML or JSON; every key optional, command-line options override it):
   policies: [fifo, priority, "fitgpp:P=1:s=4"]
   baseline: fifo                # or [fifo, priority]
 
-Keys are SimConfig knobs (grace, checkpoint, checkpoint_interval, restore, backfill, placement,
-P, s, tau) or workload parameters (the preset's, e.g. jobs, load, te_share, nodes). Re-running
-with the same --out skips the (point, seed) tasks already stored there.
-"""
+""" + textwrap.fill(
+    f"Keys are SimConfig knobs ({', '.join(KNOB_NAMES)}) or workload parameters (the preset's, e.g. jobs, "
+    "load, te_share, nodes). Re-running with the same --out skips the (point, seed) tasks already stored there.",
+    width=96,
+)
 
 
 def add_sweep_command(subparsers: Any) -> argparse.ArgumentParser:

@@ -33,6 +33,7 @@ from simcore.workload import (
 )
 
 DEFAULT_NODES, DEFAULT_NODE_CPU, DEFAULT_NODE_MEM_GB, DEFAULT_NODE_GPU = 16, 64.0, 512.0, 8.0
+ALIBABA_DEFAULTS = alibaba.AlibabaOptions()  # the Alibaba options' defaults are the adapter's
 
 
 def _arg_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
@@ -104,15 +105,19 @@ def add_workload_options(parser: argparse.ArgumentParser, metavar: str = "WORKLO
     )  # fmt: skip
     ali = parser.add_argument_group("Alibaba GPU trace 2023 adapter (pod list)")
     ali.add_argument(
-        "--class-map", choices=("size", "qos"), default="size",
+        "--class-map", choices=("size", "qos"), default=ALIBABA_DEFAULTS.class_map,
         help="size (default): TE = at most --te-max-gpu GPUs and at most --te-max-hours, else BE; qos: QoS BE -> BE, other QoS -> TE",
     )  # fmt: skip
-    ali.add_argument("--te-max-gpu", type=float, default=1.0, help="size class map: most GPUs of a TE job (default 1)")
     ali.add_argument(
-        "--te-max-hours", type=float, default=1.0, help="size class map: longest run of a TE job, hours (default 1)"
-    )
+        "--te-max-gpu", type=float, default=ALIBABA_DEFAULTS.te_max_gpu,
+        help=f"size class map: most GPUs of a TE job (default {ALIBABA_DEFAULTS.te_max_gpu:g})",
+    )  # fmt: skip
     ali.add_argument(
-        "--gpu-accounting", choices=("whole", "shared"), default="whole",
+        "--te-max-hours", type=float, default=ALIBABA_DEFAULTS.te_max_hours,
+        help=f"size class map: longest run of a TE job, hours (default {ALIBABA_DEFAULTS.te_max_hours:g})",
+    )  # fmt: skip
+    ali.add_argument(
+        "--gpu-accounting", choices=("whole", "shared"), default=ALIBABA_DEFAULTS.gpu_accounting,
         help="whole (default): num_gpu GPUs; shared: gpu_milli/1000 of a GPU when num_gpu = 1",
     )  # fmt: skip
     ali.add_argument(
@@ -133,8 +138,8 @@ def add_workload_options(parser: argparse.ArgumentParser, metavar: str = "WORKLO
         help="leave out pods running at the window start (default: include them at t=0 with their remaining time)",
     )  # fmt: skip
     ali.add_argument(
-        "--compress", type=_arg_type(_positive(float)), default=1.0, metavar="K",
-        help="divide inter-arrival times by K to load a smaller cluster (default 1)",
+        "--compress", type=_arg_type(_positive(float)), default=ALIBABA_DEFAULTS.compress, metavar="K",
+        help=f"divide inter-arrival times by K to load a smaller cluster (default {ALIBABA_DEFAULTS.compress:g})",
     )  # fmt: skip
     ali.add_argument(
         "--max-duration", type=_arg_type(_time("--max-duration")), metavar="T",
@@ -143,18 +148,8 @@ def add_workload_options(parser: argparse.ArgumentParser, metavar: str = "WORKLO
 
 
 def alibaba_options_from_args(args: argparse.Namespace) -> alibaba.AlibabaOptions:
-    return alibaba.AlibabaOptions(
-        class_map=args.class_map,
-        te_max_gpu=args.te_max_gpu,
-        te_max_hours=args.te_max_hours,
-        gpu_accounting=args.gpu_accounting,
-        keep_cpu_only=args.keep_cpu_only,
-        window_start=args.window_start,
-        window_end=args.window_end,
-        include_running=args.include_running,
-        compress=args.compress,
-        max_duration=args.max_duration,
-    )
+    """The adapter's options from the Alibaba group above (its destinations are the option names)."""
+    return alibaba.options_from_values({name: getattr(args, name) for name in alibaba.OPTION_NAMES})
 
 
 def workload_from_args(args: argparse.Namespace) -> tuple[JobTable, list[str]]:

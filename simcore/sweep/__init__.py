@@ -1,0 +1,86 @@
+"""Parameter sweeps: a grid of knobs and workload parameters x seeds x policies.
+
+A *point* is one setting of the grid (SimConfig knobs and workload parameters together). A
+*task* is (point, seed): it builds its workload once and runs every policy on it, so the trio
+against the baseline and the paired differences compare policies on the very same jobs.
+
+One concern per module:
+
+- :mod:`~simcore.sweep.spec`: the grid file / ``--grid`` parsing and the plan (points, seeds,
+  policies, baselines, tasks);
+- :mod:`~simcore.sweep.tasks`: running one task, one flat row per policy;
+- :mod:`~simcore.sweep.executors`: the calling process, a local process pool or Dask;
+- :mod:`~simcore.sweep.store`: the resumable Parquet part files;
+- :mod:`~simcore.sweep.runner`: :func:`run_sweep`, which ties the four together;
+- :mod:`~simcore.sweep.summary`: mean and confidence interval over seeds, paired differences.
+
+The trace as a workload source and its recipes live with the adapter (:mod:`simcore.alibaba`).
+"""
+
+from simcore.alibaba import (
+    NODE_FILE,
+    POD_FILE,
+    recipe_b_window_days,
+    recipe_b_windows,
+)
+from simcore.alibaba import RECIPE_DOC as ALIBABA_RECIPE_DOC
+from simcore.alibaba import RECIPES as ALIBABA_RECIPES
+from simcore.metrics import TRIO_KEYS
+from simcore.sweep.executors import execute
+from simcore.sweep.runner import SweepReport, read_rows, run_sweep
+from simcore.sweep.spec import (
+    KNOB_NAMES,
+    MAX_SEEDS,
+    MAX_TASKS,
+    SPEC_KEYS,
+    Source,
+    SweepSpec,
+    Task,
+    build_spec,
+    load_spec_file,
+    parse_grid_arg,
+    parse_seeds,
+    parse_value,
+    point_id,
+    spec_from_mapping,
+)
+from simcore.sweep.store import ID_COLUMNS, parts_dir
+from simcore.sweep.summary import aggregate, metric_columns, paired_differences, varying_columns
+from simcore.sweep.tasks import CLASSES, METRIC_COLUMNS, run_task
+
+__all__ = [
+    "ALIBABA_RECIPES",
+    "ALIBABA_RECIPE_DOC",
+    "CLASSES",
+    "ID_COLUMNS",
+    "KNOB_NAMES",
+    "MAX_SEEDS",
+    "MAX_TASKS",
+    "METRIC_COLUMNS",
+    "NODE_FILE",
+    "POD_FILE",
+    "SPEC_KEYS",
+    "TRIO_KEYS",
+    "Source",
+    "SweepReport",
+    "SweepSpec",
+    "Task",
+    "aggregate",
+    "build_spec",
+    "execute",
+    "load_spec_file",
+    "metric_columns",
+    "paired_differences",
+    "parse_grid_arg",
+    "parse_seeds",
+    "parse_value",
+    "parts_dir",
+    "point_id",
+    "read_rows",
+    "recipe_b_window_days",
+    "recipe_b_windows",
+    "run_sweep",
+    "run_task",
+    "spec_from_mapping",
+    "varying_columns",
+]

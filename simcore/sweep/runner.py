@@ -1,0 +1,139 @@
+"""A sweep with incremental, resumable output: run the tasks of a spec not yet stored, store each
+as it finishes, and merge everything into one table in the spec's order.
+
+Each finished task lands atomically in a part file next to the output (``OUT.parts/``), and the
+parts are merged into ``OUT`` (Parquet) at the end (:mod:`simcore.sweep.store`). Running again
+with the same output skips every task whose rows are already there (resume); a damaged part is
+set aside and its task runs again. Rows depend only on the task and the final table is sorted by
+the spec's own order (point, seed, policy), so the same grid gives byte-identical files whatever
+the executor and worker count. Wall time is kept out of the rows; :class:`SweepReport` carries it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from simcore.csvsafe import write_csv
+from simcore.sweep.executors import execute
+from simcore.sweep.spec import SweepSpec, Task, point_id
+from simcore.sweep.store import ID_COLUMNS, good_parts, load_store, parts_dir, remove_merged, write_atomic
+from simcore.sweep.tasks import METRIC_COLUMNS
+
+
+@dataclass
+class SweepReport:
+    rows: pd.DataFrame  # this spec's rows (all of them, resumed ones included), in spec order
+    ran_tasks: int
+    skipped_tasks: int
+    simulations: int  # run now (ran_tasks x policies)
+    wall_seconds: float  # of the tasks run now, executor start-up included
+    notes: list[str] = field(default_factory=list)  # part files set aside as damaged
+
+    @property
+    def simulations_per_second(self) -> float:
+        return self.simulations / self.wall_seconds if self.simulations and self.wall_seconds > 0 else math.nan
+
+
+def read_rows(out: str | Path) -> pd.DataFrame:
+    """Every row stored for ``out``: the merged Parquet file plus the good part files (bad
+    parts are set aside, see :mod:`simcore.sweep.store`; :func:`run_sweep` reports them)."""
+    return load_store(out, METRIC_COLUMNS)[0]
+
+
+def run_sweep(
+    spec: SweepSpec,
+    out: str | Path | None = None,
+    *,
+    workers: int = 1,
+    dask: str | None = None,
+    progress: bool = False,
+    csv: str | Path | None = None,
+    limit: int | None = None,
+    on_task: Callable[[Task], None] | None = None,
+    log: Callable[[str], None] | None = None,
+) -> SweepReport:
+    """Run the tasks of ``spec`` not yet stored in ``out`` and merge everything into ``out``.
+
+    ``limit`` runs at most that many tasks (the rest stay to do: resume later). Without ``out``
+    nothing is written and nothing is skipped. Part files set aside as damaged are reported
+    through ``log`` as soon as they are found, and listed in :attr:`SweepReport.notes`."""
+    from tqdm import tqdm
+
+    out_path = Path(out) if out is not None else None
+    tasks = spec.tasks()
+    labels = [p.label for p in spec.policies]
+    stored, notes = pd.DataFrame(columns=list(ID_COLUMNS)), list[str]()
+    if out_path is not None:
+        stored, notes = load_store(out_path, METRIC_COLUMNS)
+    if log is not None:
+        for note in notes:
+            log(note)
+    done = _done_tasks(stored, labels)
+    todo = [t for t in tasks if t.key not in done]
+    skipped = len(tasks) - len(todo)
+    if limit is not None:
+        todo = todo[:limit]
+    new_rows: list[dict[str, Any]] = []
+    parts = parts_dir(out_path) if out_path is not None else None
+    if parts is not None and todo:
+        parts.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    bar = tqdm(total=len(todo), unit="task", desc="sweep", disable=not progress, leave=False)
+    try:
+        by_key = {t.key: t for t in todo}
+        for rows in execute(todo, workers=workers, dask=dask):
+            task = by_key[(rows[0]["point_id"], rows[0]["seed"])]
+            new_rows.extend(rows)
+            if parts is not None:
+                write_atomic(pd.DataFrame(rows), parts / f"{task.point_id}-{task.seed}.parquet")
+            if on_task is not None:
+                on_task(task)
+            bar.update(1)
+    finally:
+        bar.close()
+    wall = time.perf_counter() - start
+    fresh = pd.DataFrame(new_rows)
+    merged = stored if not new_rows else fresh if stored.empty else pd.concat([stored, fresh], ignore_index=True)
+    merged = merged.drop_duplicates(subset=list(ID_COLUMNS), keep="last")
+    merged = _sort(merged, spec)
+    if out_path is not None and (new_rows or good_parts(out_path)):
+        write_atomic(merged, out_path)
+        remove_merged(out_path)
+    if csv is not None:
+        write_csv(merged, csv)
+    mine = merged[merged["point_id"].isin({t.point_id for t in tasks}) & merged["policy"].isin(labels)]
+    mine = mine[mine["seed"].isin(spec.seeds)].reset_index(drop=True)
+    return SweepReport(mine, len(todo), skipped, len(todo) * len(labels), wall, notes)
+
+
+def _done_tasks(stored: pd.DataFrame, labels: Sequence[str]) -> set[tuple[str, int]]:
+    if stored.empty:
+        return set()
+    have = stored[stored["policy"].isin(labels)].groupby(["point_id", "seed"])["policy"].nunique()
+    complete = have[have == len(labels)].index
+    return {(str(p), int(s)) for p, s in zip(complete.get_level_values(0), complete.get_level_values(1), strict=True)}
+
+
+def _sort(df: pd.DataFrame, spec: SweepSpec) -> pd.DataFrame:
+    """Spec order (point, seed, policy) first; rows of other specs keep their stored order after."""
+    pindex = {point_id(spec.source, p): i for i, p in enumerate(spec.points)}
+    order = pd.DataFrame(
+        {
+            "p": df["point_id"].map(pindex),
+            "s": df["seed"].map({s: i for i, s in enumerate(spec.seeds)}),
+            "l": df["policy"].map({p.label: i for i, p in enumerate(spec.policies)}),
+        }
+    )
+    order["other"] = order.isna().any(axis=1)
+    order["pos"] = np.arange(len(df))
+    order.loc[order["other"], ["p", "s", "l"]] = 0
+    keys = order.sort_values(["other", "p", "s", "l", "pos"], kind="stable").index
+    return df.loc[keys].reset_index(drop=True)

@@ -1,0 +1,51 @@
+"""One sweep task (simcore.sweep.tasks) against the compare routine it shares with `simcore compare`."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from simcore import sweep
+from simcore.compare import compare_results, configure, run_policies
+from simcore.metrics import TRIO_KEYS
+from simcore.model import SimConfig
+from simcore.policy_spec import parse_policies
+from simcore.presets import generate
+
+
+def test_a_task_row_is_the_compare_json_of_the_same_workload():
+    spec = sweep.build_spec(
+        preset="demo", fixed={"jobs": 80, "nodes": 2, "grace": 0}, seeds="5", policies="fifo,k8s,fitgpp:P=1",
+        baseline="fifo,k8s",
+    )  # fmt: skip
+    task = spec.tasks()[0]
+    rows = sweep.run_task(task)
+    # the same workload and knobs through `simcore compare`'s routine
+    gen = generate("demo", 0, {"jobs": 80, "nodes": 2})
+    results = run_policies(gen.table, gen.cluster, configure(parse_policies("fifo,k8s,fitgpp:P=1"), SimConfig(grace=0)))
+    assert [r["policy"] for r in rows] == list(results)
+    for baseline in ("fifo", "k8s"):
+        versus = compare_results(results, baseline)
+        for row in rows:
+            summary = versus["policies"][row["policy"]]
+            assert row["TE_slowdown_p95"] == summary["classes"]["TE"]["slowdown"]["p95"]
+            assert row["preemptions"] == summary["preemptions"] and row["grace"] == 0
+            for key in TRIO_KEYS:
+                want = versus["vs_baseline"][row["policy"]][key]
+                got = row[f"{key}_vs_{baseline}"]
+                assert (math.isnan(got) and want is None) or got == pytest.approx(want, abs=0, rel=0)
+    assert all(row[f"{k}_vs_fifo"] == 0 for row in rows[:1] for k in TRIO_KEYS)
+
+
+def test_run_policies_reports_each_result_in_order():
+    gen = generate("demo", 1, {"jobs": 20, "nodes": 1})
+    seen = []
+    results = run_policies(
+        gen.table,
+        gen.cluster,
+        configure(parse_policies("priority,fifo"), SimConfig()),
+        lambda label, r: seen.append(label),
+    )
+    assert seen == list(results) == ["priority", "fifo"]
+    assert [r.config.policy for r in results.values()] == ["priority", "fifo"]
