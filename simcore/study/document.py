@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from simcore import fmt, sweep
+from simcore import alibaba, fmt
 from simcore.metrics import TRIO_LABELS
 from simcore.stats import SPREAD_NAME
 from simcore.study import beyond
@@ -245,7 +245,7 @@ def trace_section(trace_rows: Mapping[str, pd.DataFrame], figs: Figures, plan: P
         policies = list(dict.fromkeys(rows["policy"]))
         n_jobs = int(rows["jobs_simulated"].iloc[0])
         windows = rows["point_id"].nunique()
-        out.append(f"### Recipe {recipe}: {sweep.ALIBABA_RECIPE_DOC[recipe]}\n")
+        out.append(f"### Recipe {recipe}: {alibaba.RECIPE_DOC[recipe]}\n")
         if windows > 1:
             out.append(f"{windows} windows (the replicates; intervals are over windows), "
                        f"{rows.groupby('point_id')['jobs_simulated'].first().min()}-"

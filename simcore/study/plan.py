@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from simcore import fmt, sweep
+from simcore import alibaba, fmt
 from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.model import SimConfig
 
@@ -154,19 +154,19 @@ def trace_grids(plan: Plan, trace_dir: Path) -> dict[str, dict[str, Any]]:
     policies = [*POLICIES, fitgpp_label("P", 4), fitgpp_label("P", TRACE_UNCAPPED_P)]
     common = {"alibaba": shown_path(trace_dir), "seeds": 1, "policies": policies, "baseline": ["fifo", "priority"]}
     short = {} if plan.trace_window_days is None else {"window_days": plan.trace_window_days}
-    b_days = plan.trace_window_days or sweep.recipe_b_window_days(plan.trace_windows)
+    b_days = plan.trace_window_days or alibaba.recipe_b_window_days(plan.trace_windows)
     return {
-        "A": {**common, "set": {**sweep.ALIBABA_RECIPES["A"], **short}},
+        "A": {**common, "set": {**alibaba.RECIPES["A"], **short}},
         "B": {
             **common,
-            "set": {**sweep.ALIBABA_RECIPES["B"], "window_days": b_days},
-            "grid": {"window_start": sweep.recipe_b_windows(plan.trace_windows)},
+            "set": {**alibaba.RECIPES["B"], "window_days": b_days},
+            "grid": {"window_start": alibaba.recipe_b_windows(plan.trace_windows)},
         },
     }
 
 
 def trace_present(trace_dir: Path) -> bool:
-    return all((trace_dir / name).is_file() for name in (sweep.POD_FILE, sweep.NODE_FILE))
+    return all((trace_dir / name).is_file() for name in (alibaba.POD_FILE, alibaba.NODE_FILE))
 
 
 def shown_path(path: Path) -> str:

@@ -17,15 +17,6 @@ One concern per module:
 The trace as a workload source and its recipes live with the adapter (:mod:`simcore.alibaba`).
 """
 
-from simcore.alibaba import (
-    NODE_FILE,
-    POD_FILE,
-    recipe_b_window_days,
-    recipe_b_windows,
-)
-from simcore.alibaba import RECIPE_DOC as ALIBABA_RECIPE_DOC
-from simcore.alibaba import RECIPES as ALIBABA_RECIPES
-from simcore.metrics import TRIO_KEYS
 from simcore.sweep.executors import execute
 from simcore.sweep.runner import SweepReport, read_rows, run_sweep
 from simcore.sweep.spec import (
@@ -49,18 +40,13 @@ from simcore.sweep.summary import aggregate, metric_columns, paired_differences,
 from simcore.sweep.tasks import CLASSES, METRIC_COLUMNS, run_task
 
 __all__ = [
-    "ALIBABA_RECIPES",
-    "ALIBABA_RECIPE_DOC",
     "CLASSES",
     "ID_COLUMNS",
     "KNOB_NAMES",
     "MAX_SEEDS",
     "MAX_TASKS",
     "METRIC_COLUMNS",
-    "NODE_FILE",
-    "POD_FILE",
     "SPEC_KEYS",
-    "TRIO_KEYS",
     "Source",
     "SweepReport",
     "SweepSpec",
@@ -77,8 +63,6 @@ __all__ = [
     "parts_dir",
     "point_id",
     "read_rows",
-    "recipe_b_window_days",
-    "recipe_b_windows",
     "run_sweep",
     "run_task",
     "spec_from_mapping",
