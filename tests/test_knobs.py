@@ -232,3 +232,16 @@ def test_docs_knobs_md_is_the_table_generated_from_the_metadata() -> None:
         assert f"| `{k.name}` |" in text and k.meaning in text
     with pytest.raises(ValueError, match="markers"):
         knobs_doc.regenerate_doc("no markers here")
+
+
+def test_a_link_with_a_64_bit_seed_opens_the_page_and_keeps_the_seed() -> None:
+    """A browser number input holds integers up to 2^53 - 1 only (Streamlit refuses more), so the
+    seed, valid up to 2^63 - 1, is a text input: such a link once broke the page."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "dashboard" / "streamlit_app.py"), default_timeout=120)
+    at.query_params.update(seed=str(2**63 - 1), s="2.5")
+    at.run()
+    assert not at.exception and not at.error
+    assert at.text_input(key="x_k_seed").value == str(2**63 - 1) and at.text_input(key="x_k_s").value == "2.5"
+    assert dict(at.query_params)["seed"] in (str(2**63 - 1), [str(2**63 - 1)])
