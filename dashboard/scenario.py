@@ -25,7 +25,6 @@ from simcore.workload import MAX_NODES
 SOURCES = ("sample", "generate", "upload")
 CLUSTER_MODES = ("workload", "custom", "upload")
 DEFAULT_POLICIES = ("fifo", "priority", "k8s", "fitgpp")
-KNOB_NAMES: tuple[str, ...] = tuple(KNOBS)
 MAX_SEEDS = LOCAL.max_seeds  # what a link may ask for; demo mode refuses more than its own limit
 
 
