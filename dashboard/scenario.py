@@ -2,25 +2,67 @@
 
 The URL (``st.query_params``) is the shareable copy of the scenario, so only settings that
 differ from the defaults are written, and a malformed link never breaks the page: each bad
-parameter is dropped with a warning and its default is used.
+parameter is dropped with a warning and its default is used. The knobs and the page's numeric
+and choice settings are read, written and checked from their metadata (:data:`KNOBS`,
+:data:`SETTINGS`); only the list-valued settings have their own converters.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from dashboard import knob_widgets
 from dashboard.demo import LOCAL
-from simcore.model import SimConfig, parse_knob
+from simcore.knobs import KNOBS, Knob, KnobRange, to_text
+from simcore.model import MAX_RESOURCE, SimConfig
 from simcore.policy_spec import parse_policies
+from simcore.presets import PRESETS
+from simcore.workload import MAX_NODES
 
 SOURCES = ("sample", "generate", "upload")
 CLUSTER_MODES = ("workload", "custom", "upload")
 DEFAULT_POLICIES = ("fifo", "priority", "k8s", "fitgpp")
-KNOB_NAMES: tuple[str, ...] = tuple(f.name for f in fields(SimConfig) if f.name != "policy")
 MAX_SEEDS = LOCAL.max_seeds  # what a link may ask for; demo mode refuses more than its own limit
+
+
+def _setting(name: str, kind: str, default: Any, meaning: str, **kw: Any) -> Knob:
+    return Knob(name, kind, default, meaning, noun="setting", **kw)
+
+
+#: The page's own numeric and choice settings, in the scheme of the knobs: URL parsing and
+#: defaults come from here. (Demo mode narrows seeds and nodes further: dashboard.demo.)
+SETTINGS: dict[str, Knob] = {
+    k.name: k
+    for k in (
+        _setting("source", "choice", "sample", "where the workload comes from", choices=SOURCES),
+        _setting("preset", "choice", "demo", "the generator preset", choices=tuple(PRESETS)),
+        _setting(
+            "seeds",
+            "int",
+            1,
+            "generated workloads: seeds knobs.seed .. knobs.seed + seeds - 1",
+            range=KnobRange(1, MAX_SEEDS, whole=True),
+        ),
+        _setting(
+            "cluster",
+            "choice",
+            "workload",
+            "the source's own nodes, a uniform cluster or a node file",
+            choices=CLUSTER_MODES,
+        ),
+        _setting("nodes", "int", 4, "nodes of the uniform cluster", range=KnobRange(1, MAX_NODES, whole=True)),
+        _setting("node_cpu", "float", 64.0, "CPU cores per node", range=KnobRange(0, MAX_RESOURCE), step=8.0),
+        _setting("node_mem_gb", "float", 512.0, "memory per node (GiB)", range=KnobRange(0, MAX_RESOURCE), step=64.0),
+        _setting("node_gpu", "float", 8.0, "GPUs per node", range=KnobRange(0, MAX_RESOURCE)),
+    )
+}
+#: settings written to the URL only (and then always) with a uniform cluster
+CLUSTER_SHAPE = ("nodes", "node_cpu", "node_mem_gb", "node_gpu")
+#: free-text settings, written as they are
+TEXT_FIELDS = ("sample", "baseline", "gantt_policy", "tab")
 
 # URL prefixes for open-ended option groups (generator parameters, upload adapter options).
 GEN_PREFIX = "g."
@@ -31,17 +73,17 @@ UPLOAD_PREFIX = "u."
 class Scenario:
     """Everything Explore needs to reproduce a run, except the bytes of an uploaded file."""
 
-    source: str = "sample"  # sample | generate | upload
+    source: str = SETTINGS["source"].default  # type: ignore[assignment]
     sample: str = "demo"  # file stem in sample_workloads/
-    preset: str = "demo"
+    preset: str = SETTINGS["preset"].default  # type: ignore[assignment]
     gen: tuple[tuple[str, str], ...] = ()  # generator overrides, as the CLI's --set KEY=VALUE
-    seeds: int = 1  # generated workloads only: seeds knobs.seed .. knobs.seed + seeds - 1
+    seeds: int = SETTINGS["seeds"].default  # type: ignore[assignment]
     upload_opts: tuple[tuple[str, str], ...] = ()  # loader options for an uploaded file
-    cluster: str = "workload"  # workload (the source's own) | custom (uniform) | upload (node list)
-    nodes: int = 4
-    node_cpu: float = 64.0
-    node_mem_gb: float = 512.0
-    node_gpu: float = 8.0
+    cluster: str = SETTINGS["cluster"].default  # type: ignore[assignment]
+    nodes: int = SETTINGS["nodes"].default  # type: ignore[assignment]
+    node_cpu: float = SETTINGS["node_cpu"].default  # type: ignore[assignment]
+    node_mem_gb: float = SETTINGS["node_mem_gb"].default  # type: ignore[assignment]
+    node_gpu: float = SETTINGS["node_gpu"].default  # type: ignore[assignment]
     policies: tuple[str, ...] = DEFAULT_POLICIES
     baseline: str = "fifo"
     knobs: SimConfig = field(default_factory=SimConfig)
@@ -57,20 +99,18 @@ class Scenario:
         """The URL parameters that differ from the defaults."""
         base = Scenario()
         q: dict[str, str | list[str]] = {}
-        for name in ("source", "sample", "preset", "cluster", "baseline", "gantt_policy", "tab"):
-            if getattr(self, name) != getattr(base, name):
-                q[name] = str(getattr(self, name))
-        if self.seeds != base.seeds:
-            q["seeds"] = str(self.seeds)
-        if self.cluster == "custom":
-            for name in ("nodes", "node_cpu", "node_mem_gb", "node_gpu"):
-                q[name] = _num(getattr(self, name))
+        for name in (*SETTINGS, *TEXT_FIELDS):
+            value = getattr(self, name)
+            if (name in CLUSTER_SHAPE and self.cluster == "custom") or (
+                name not in CLUSTER_SHAPE and value != getattr(base, name)
+            ):
+                q[name] = to_text(value)
         if self.policies != base.policies:
             q["policies"] = ",".join(self.policies)
-        default_knobs = SimConfig().knobs()
-        for name, value in self.knobs.knobs().items():
-            if value != default_knobs[name]:
-                q[name] = _num(value)
+        for name, k in KNOBS.items():
+            value = getattr(self.knobs, name)
+            if value != k.default:
+                q[name] = to_text(value)
         for k, v in self.gen:
             q[GEN_PREFIX + k] = v
         for k, v in self.upload_opts:
@@ -86,7 +126,7 @@ class Scenario:
         """A scenario from URL parameters, and one warning per parameter that was ignored."""
         warnings: list[str] = []
         values: dict[str, Any] = {}
-        knob_text: dict[str, str] = {}
+        knob_values: dict[str, Any] = {}
         gen: list[tuple[str, str]] = []
         upload: list[tuple[str, str]] = []
         for key, raw in query.items():
@@ -96,15 +136,16 @@ class Scenario:
                     gen.append((key[len(GEN_PREFIX) :], text))
                 elif key.startswith(UPLOAD_PREFIX) and len(key) > len(UPLOAD_PREFIX):
                     upload.append((key[len(UPLOAD_PREFIX) :], text))
-                elif key in KNOB_NAMES:
-                    parse_knob(key, text)  # reject early, so one bad knob does not void the others
-                    knob_text[key] = text
+                elif key in KNOBS:
+                    knob_values[key] = KNOBS[key].read(text)  # one bad knob does not void the others
+                elif key in SETTINGS:
+                    values[key] = SETTINGS[key].read(text)
                 else:
                     values[key] = _parse_field(key, text)
             except ValueError as exc:
                 warnings.append(f"link parameter {key}={text!r} ignored: {exc}")
         try:
-            knobs = SimConfig().with_knobs(knob_text)
+            knobs = SimConfig().with_knobs(knob_values)
         except ValueError as exc:
             warnings.append(f"link knobs ignored: {exc}")
             knobs = SimConfig()
@@ -131,37 +172,13 @@ def _gen_ok(preset: str, key: str, text: str, warnings: list[str]) -> bool:
 
 
 def _parse_field(key: str, text: str) -> Any:
-    if key == "source":
-        return _choice(text, SOURCES)
-    if key == "cluster":
-        return _choice(text, CLUSTER_MODES)
-    if key == "preset":
-        from simcore.presets import PRESETS
-
-        return _choice(text, tuple(PRESETS))
+    """A list-valued or free-text URL parameter (the others are read from :data:`SETTINGS`)."""
     if key == "policies":
         return parse_policy_names(text)
-    if key in ("sample", "baseline", "gantt_policy", "tab"):
+    if key in TEXT_FIELDS:
         if key != "gantt_policy" and not text:
             raise ValueError("must not be empty")
         return text
-    if key == "seeds":
-        n = _int(text)
-        if not 1 <= n <= MAX_SEEDS:
-            raise ValueError(f"must be between 1 and {MAX_SEEDS}")
-        return n
-    if key == "nodes":
-        from simcore.workload import MAX_NODES
-
-        n = _int(text)
-        if not 1 <= n <= MAX_NODES:
-            raise ValueError(f"must be between 1 and {MAX_NODES:,}")
-        return n
-    if key in ("node_cpu", "node_mem_gb", "node_gpu"):
-        x = float(text)
-        if not (math.isfinite(x) and x >= 0):
-            raise ValueError("must be a finite number >= 0")
-        return x
     if key == "gantt_window":
         lo, hi = (float(x) for x in text.split(","))
         if not (math.isfinite(lo) and math.isfinite(hi) and 0 <= lo < hi):
@@ -178,19 +195,6 @@ def parse_policy_names(text: str) -> tuple[str, ...]:
     if any(s.knobs for s in specs):
         raise ValueError("per-policy knobs are set with the knob widgets, not in the policy list")
     return tuple(s.name for s in specs)
-
-
-def _choice(text: str, options: tuple[str, ...]) -> str:
-    if text not in options:
-        raise ValueError(f"must be one of {', '.join(options)}")
-    return text
-
-
-def _int(text: str) -> int:
-    x = float(text)
-    if not x.is_integer():
-        raise ValueError("must be a whole number")
-    return int(x)
 
 
 def _num(value: Any) -> str:
@@ -237,8 +241,7 @@ def widget_values(s: Scenario) -> dict[str, Any]:
     for name in MAIN_GEN_PARAMS:
         if name in defaults:
             values[f"x_gen_{name}"] = _as_number(gen.get(name, defaults[name]))
-    for name, value in s.knobs.knobs().items():
-        values[f"x_k_{name}"] = str(value) if name == "s" else value
+    values.update(knob_widgets.widget_values(s.knobs.knobs()))
     for name, value in s.upload_opts:
         values[f"x_u_{name}"] = value
     return values
@@ -266,15 +269,9 @@ def from_widgets(
             problems.append(f"generator parameter line {line.strip()!r} is not KEY=VALUE")
             continue
         gen[key.strip()] = value.strip()
-    knobs: dict[str, Any] = {}
-    for name in KNOB_NAMES:
-        if f"x_k_{name}" in values:
-            knobs[name] = values[f"x_k_{name}"]
-    try:
-        config = SimConfig().with_knobs(knobs)
-    except ValueError as exc:
-        problems.append(str(exc))
-        config = SimConfig().with_knobs({k: v for k, v in knobs.items() if _knob_ok(k, v)})
+    knobs, knob_problems = knob_widgets.read_widgets(values)
+    problems.extend(knob_problems)
+    config = SimConfig().with_knobs(knobs)
     policies = tuple(values.get("x_policies") or ())
     if not policies:
         problems.append("choose at least one policy; using the defaults")
@@ -306,14 +303,6 @@ def from_widgets(
         tab=str(values.get("x_tab", base.tab)),
     )
     return scenario, problems
-
-
-def _knob_ok(name: str, value: Any) -> bool:
-    try:
-        SimConfig().with_knobs({name: value})
-    except ValueError:
-        return False
-    return True
 
 
 def _as_number(value: Any) -> float | int:

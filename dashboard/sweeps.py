@@ -26,10 +26,10 @@ SWEEP_KNOBS: dict[str, tuple[str, str]] = {
     "nodes": ("2,4,8", "cluster size: number of nodes (the preset's node shape)"),
     "load": ("0.6,0.8,1.0,1.2", "offered GPU load of the generated workload"),
     "te_share": ("0.1,0.3,0.5", "fraction of jobs that are TE"),
-    "P": ("0,1,2,4", "fitgpp: max preemptions per BE job"),
-    "s": ("1,2,4,inf", "fitgpp: victim dominant share at most s x the TE job's"),
-    "grace": ("0,30,120,600", "seconds a preempted job keeps its resources to checkpoint"),
-    "restore": ("0,60,300,900", "seconds of restoring on every start after a preemption"),
+    "P": ("0,1,2,4", KNOB_HELP["P"]),
+    "s": ("1,2,4,inf", KNOB_HELP["s"]),
+    "grace": ("0,30,120,600", KNOB_HELP["grace"]),
+    "restore": ("0,60,300,900", KNOB_HELP["restore"]),
     "min_runtime": ("0,600,3600", KNOB_HELP["min_runtime"]),
 }
 MAX_POINTS = LOCAL.max_sweep_values  # what a link may ask for; demo mode refuses more than its own limit

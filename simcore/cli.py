@@ -14,18 +14,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from simcore import cli_sweep, cli_workload, fmt, gantt, units
+from simcore import cli_sweep, cli_workload, fmt, gantt, knobs, units
 from simcore.compare import compare_results, parse_policy_list, parse_policy_spec, run_policies
 from simcore.csvsafe import write_csv
 from simcore.engine import simulate
 from simcore.errors import UserError
 from simcore.metrics import summarize
-from simcore.model import KNOB_HELP, SimConfig
+from simcore.model import SimConfig
 from simcore.policies import POLICIES, POLICY_HELP, POLICY_KNOBS
 
 
 def knob_epilog() -> str:
-    lines = ["knobs for --set KEY=VALUE:"] + [f"  {k:<20} {v}" for k, v in KNOB_HELP.items()]
+    lines = ["knobs for --set KEY=VALUE (the table with types and policies: docs/knobs.md):", *knobs.help_lines()]
     lines += ["", "policies:"] + [f"  {k:<9} {v}" for k, v in POLICY_HELP.items()]
     lines += ["", "fitgpp is our reconstruction of the paper's approach (arXiv 1902.01613), not its exact algorithm."]
     return "\n".join(lines)
@@ -149,12 +149,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_policies(args: argparse.Namespace) -> int:
     """One line per policy: its name, its help and its own knobs (with their defaults)."""
-    defaults = SimConfig().knobs()
     width = max(len(name) for name in POLICIES)
     for name in POLICIES:
-        knobs = ", ".join(f"{k}={v:g}" if isinstance(v := defaults[k], float) else f"{k}={v}"
-                          for k in POLICY_KNOBS[name]) or "none"  # fmt: skip
-        print(f"{name:<{width}}  {POLICY_HELP[name]} [knobs: {knobs}]")
+        own = ", ".join(f"{k}={knobs.KNOBS[k].default_text()}" for k in POLICY_KNOBS[name]) or "none"
+        print(f"{name:<{width}}  {POLICY_HELP[name]} [knobs: {own}]")
     return 0
 
 

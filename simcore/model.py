@@ -11,13 +11,27 @@ counts resources in integer units, as Kubernetes does: CPU in **millicores**, me
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any
 
 import numpy as np
+
+from simcore.knobs import (  # noqa: F401 - re-exported: the knob vocabulary is imported from here too
+    BACKFILL_MODES,
+    CHECKPOINT_MODES,
+    KNOB_HELP,
+    KNOB_RANGES,
+    KNOBS,
+    MAX_SECONDS,
+    MAX_SEED,
+    PLACEMENTS,
+    KnobRange,
+    check_knobs,
+    format_limit,
+    parse_knob,
+)
 
 DIMS: tuple[str, str, str] = ("cpu", "mem_gb", "gpu")
 
@@ -157,10 +171,6 @@ class JobTable:
         return df
 
 
-CHECKPOINT_MODES = ("on_preempt", "periodic", "none")
-BACKFILL_MODES = ("greedy", "none")
-PLACEMENTS = ("best_fit", "first_fit", "worst_fit")
-
 #: The largest time (s) the simulator accepts: beyond 2^53 s (about 285 million years) float64
 #: no longer holds every whole second, so event times would collide and slowdowns come out wrong.
 MAX_TIME = 2.0**53
@@ -168,11 +178,6 @@ MAX_TIME = 2.0**53
 #: DESIGN.md section 2 (millicores, MiB, thousandths) this stays far below 2^53, so resource
 #: arithmetic is exact even summed over a whole cluster.
 MAX_RESOURCE = 1e9
-#: The longest duration a setting may give (the knobs grace, restore, checkpoint_interval, tau; a
-#: generator's durations), about 31.7 years: every derived time and slowdown then stays finite.
-MAX_SECONDS = 1e9
-#: The largest seed: what a Parquet int64 column (sweep rows) holds.
-MAX_SEED = 2**63 - 1
 
 
 def clock_problems(submit: np.ndarray, duration: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -187,102 +192,30 @@ def clock_problems(submit: np.ndarray, duration: np.ndarray) -> tuple[np.ndarray
         return submit + duration >= MAX_TIME, clock + duration == clock
 
 
-@dataclass(frozen=True)
-class KnobRange:
-    """The allowed values of a numeric knob: ``low`` to ``high`` (``low`` excluded when
-    ``low_open``); ``high = inf`` allows inf itself (``s``: no cap)."""
-
-    low: float
-    high: float
-    low_open: bool = False
-    whole: bool = False
-
-    def text(self) -> str:
-        """The range as the help and the README state it (``0 to 1e9``, ``> 0, or inf``)."""
-        if math.isinf(self.high):
-            return f"> {format_limit(self.low)}, or inf" if self.low_open else f">= {format_limit(self.low)}, or inf"
-        return f"{format_limit(self.low)} to {format_limit(self.high)}"
-
-    def check(self, name: str, value: float) -> None:
-        low_ok = value > self.low if self.low_open else value >= self.low
-        whole_ok = not self.whole or float(value).is_integer()
-        if low_ok and value <= self.high and whole_ok:
-            return
-        if math.isinf(self.high):
-            rule = f"a number {'>' if self.low_open else '>='} {format_limit(self.low)} (inf = no cap)"
-        else:
-            kind = "an integer" if self.whole else "a finite number"
-            rule = f"{kind} >= {format_limit(self.low)} and <= {format_limit(self.high)}"
-        shown = repr(value) if len(repr(value)) <= 24 else f"{repr(value)[:12]}... ({len(repr(value))} digits)"
-        _check(False, name, f"must be {rule} (got {shown})")
-
-
-def format_limit(x: float) -> str:
-    """1e9 as ``1e9``, 1000000 as ``1000000``, 0.001 as ``0.001``."""
-    if isinstance(x, int):
-        return str(x)
-    if x.is_integer() and abs(x) < 1e7:
-        return str(int(x))
-    return f"{x:g}".replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
-
-
-#: knob -> allowed range, for every numeric knob: no value in range can make a time, a metric or
-#: a JSON number non-finite. The help texts below state these ranges.
-KNOB_RANGES: dict[str, KnobRange] = {
-    "grace": KnobRange(0, MAX_SECONDS),
-    "checkpoint_interval": KnobRange(0.001, MAX_SECONDS),
-    "restore": KnobRange(0, MAX_SECONDS),
-    "P": KnobRange(0, 1_000_000, whole=True),
-    "s": KnobRange(0, math.inf, low_open=True),
-    "reentry": KnobRange(0, MAX_SECONDS),
-    "tau": KnobRange(0, MAX_SECONDS),
-    "min_runtime": KnobRange(0, MAX_SECONDS),
-    "seed": KnobRange(0, MAX_SEED, whole=True),
-}
-
-#: knob -> one-line help with its default and range. The single source for CLI help and the dashboard.
-KNOB_HELP: dict[str, str] = {
-    "grace": "seconds a preempted job keeps its resources to checkpoint (default 30; 0 to 1e9)",
-    "checkpoint": "on_preempt (no loss), periodic (keep whole intervals) or none (restart from 0) (default on_preempt)",
-    "checkpoint_interval": "seconds between periodic checkpoints (default 1800; 0.001 to 1e9)",
-    "restore": "seconds of restoring on every start after a preemption (default 60; 0 to 1e9)",
-    "backfill": "greedy (skip jobs that do not fit) or none (strict head-of-line) (default greedy)",
-    "placement": "best_fit, first_fit or worst_fit node choice (default best_fit)",
-    "P": "fitgpp only: max preemptions per BE job (default 2; 0 to 1000000)",
-    "s": "fitgpp and fitdelay: victim dominant share at most s x the TE job's (default inf = no cap; > 0, or inf)",
-    "reentry": "fitdelay only: seconds of expected wait to get back in per unit of normalised room its victims "
-    "give up (default 1800; 0 to 1e9)",
-    "tau": "bounded-slowdown threshold in seconds (default 0 = plain slowdown; 0 to 1e9)",
-    "min_runtime": "every preemptive policy: a BE job is a victim candidate only once its current run segment "
-    "(restore included) has lasted this many seconds (default 0 = no exemption; 0 to 1e9)",
-    "seed": "seed of the random policy and of generators (default 0; 0 to 9223372036854775807)",
-}
+def _default(name: str) -> Any:
+    return KNOBS[name].default
 
 
 @dataclass(frozen=True)
 class SimConfig:
-    """A policy and every mechanics knob of DESIGN.md section 6, with their defaults."""
+    """A policy and every knob of DESIGN.md section 6; defaults, ranges and help in :mod:`simcore.knobs`."""
 
     policy: str = "fifo"
-    grace: float = 30.0
-    checkpoint: str = "on_preempt"
-    checkpoint_interval: float = 1800.0
-    restore: float = 60.0
-    backfill: str = "greedy"
-    placement: str = "best_fit"
-    P: int = 2
-    s: float = math.inf
-    reentry: float = 1800.0
-    tau: float = 0.0
-    min_runtime: float = 0.0
-    seed: int = 0
+    grace: float = _default("grace")
+    checkpoint: str = _default("checkpoint")
+    checkpoint_interval: float = _default("checkpoint_interval")
+    restore: float = _default("restore")
+    backfill: str = _default("backfill")
+    placement: str = _default("placement")
+    P: int = _default("P")
+    s: float = _default("s")
+    reentry: float = _default("reentry")
+    tau: float = _default("tau")
+    min_runtime: float = _default("min_runtime")
+    seed: int = _default("seed")
 
     def __post_init__(self) -> None:
-        for name, allowed in KNOB_RANGES.items():
-            allowed.check(name, getattr(self, name))
-        _check(self.checkpoint in CHECKPOINT_MODES, "checkpoint", f"must be one of {', '.join(CHECKPOINT_MODES)}")
-        _check(self.backfill in BACKFILL_MODES, "backfill", f"must be one of {', '.join(BACKFILL_MODES)}")
-        _check(self.placement in PLACEMENTS, "placement", f"must be one of {', '.join(PLACEMENTS)}")
+        check_knobs({name: getattr(self, name) for name in KNOBS})
 
     def knobs(self) -> dict[str, Any]:
         """The knobs as JSON-ready values (inf as the string "inf")."""
@@ -297,30 +230,3 @@ class SimConfig:
     def with_knobs(self, values: Mapping[str, Any]) -> SimConfig:
         """A copy with knobs set from strings or values; unknown names raise ValueError."""
         return replace(self, **{k: parse_knob(k, v) for k, v in values.items()})
-
-
-def parse_knob(name: str, value: Any) -> Any:
-    types = {f.name: f.type for f in fields(SimConfig)}
-    if name not in types or name == "policy":
-        known = ", ".join(k for k in types if k != "policy")
-        raise ValueError(f"unknown knob {name!r} (known: {known})")
-    kind = types[name]
-    text = str(value).strip()
-    try:
-        if kind == "int":
-            if re.fullmatch(r"[+-]?[0-9]+", text):
-                return int(text)  # exact: a float would round seeds above 2^53
-            f = float(text)
-            if not f.is_integer():
-                raise ValueError
-            return int(f)
-        if kind == "float":
-            return float(text)
-    except ValueError:
-        raise ValueError(f"knob {name}: {value!r} is not a {'whole number' if kind == 'int' else 'number'}") from None
-    return text
-
-
-def _check(ok: bool, name: str, why: str) -> None:
-    if not ok:
-        raise ValueError(f"knob {name}: {why}")

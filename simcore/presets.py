@@ -32,7 +32,8 @@ from typing import Any
 import numpy as np
 
 from simcore.errors import UserError
-from simcore.model import MAX_RESOURCE, MAX_SECONDS, MAX_SEED, ClusterSpec, JobTable, clock_problems, format_limit
+from simcore.knobs import MAX_SECONDS, MAX_SEED, KnobRange
+from simcore.model import MAX_RESOURCE, ClusterSpec, JobTable, clock_problems
 from simcore.workload import MAX_NODES, offered_load, write_workload
 
 Value = int | float | tuple[float, ...] | None
@@ -50,10 +51,14 @@ class Param:
     exclusive: bool  # the lower bound is exclusive (> rather than >=)
     maximum: float  # inclusive upper bound: every parameter has one (nothing unbounded reaches numpy)
 
+    @property
+    def range(self) -> KnobRange:
+        """The bounds of the value (of every element of a list), in the scheme of the knobs."""
+        return KnobRange(self.minimum, self.maximum, low_open=self.exclusive, whole=self.kind == "int")
+
     def range_text(self) -> str:
         """The allowed values as the help states them (``1 to 10000000``, ``> 0 and <= 1000``)."""
-        low, high = format_limit(self.minimum), format_limit(self.maximum)
-        span = f"> {low} and <= {high}" if self.exclusive else f"{low} to {high}"
+        span = self.range.text()
         return f"at most {MAX_LIST} values, each {span}" if self.kind == "list" else span
 
 
@@ -218,6 +223,34 @@ PRESETS: dict[str, Preset] = {
 }
 
 
+def params_markdown_table() -> str:
+    """The generator parameters as Markdown tables for docs/knobs.md: one table per set of
+    presets sharing their parameters (``paper`` and ``demo`` differ only in defaults)."""
+    groups: dict[tuple[tuple[str, str, str], ...], list[Preset]] = {}
+    for preset in PRESETS.values():
+        shape = tuple((p.name, p.help, p.range_text()) for p in preset.params.values())
+        groups.setdefault(shape, []).append(preset)
+    out = []
+    for shape, members in groups.items():
+        names = [m.name for m in members]
+        out.append(f"Preset{'s' if len(names) > 1 else ''} {', '.join(f'`{n}`' for n in names)}:\n")
+        out.append("| parameter | " + " | ".join(f"`{n}` default" for n in names) + " | allowed | meaning |")
+        out.append("|---|" + "---|" * len(names) + "---|---|")
+        for name, meaning, allowed in shape:
+            defaults = [_default_text(m.params[name].default) for m in members]
+            out.append(f"| `{name}` | {' | '.join(defaults)} | {allowed} | {meaning} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def _default_text(value: Value) -> str:
+    if value is None:
+        return "(derived)"
+    if isinstance(value, tuple):
+        return _fmt(value)
+    return str(value) if isinstance(value, int) else f"{value:g}"
+
+
 def resolve_params(preset: str, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The preset's parameters with ``overrides`` applied (strings are parsed), all checked.
 
@@ -269,7 +302,7 @@ def _check_bounds(param: Param, value: Value) -> None:
         assert x is not None
         if not math.isfinite(x):
             raise UserError(f"parameter {param.name}: {x} is not a finite number")
-        if x < param.minimum or (param.exclusive and x == param.minimum) or x > param.maximum:
+        if not param.range.contains(x):
             span = param.range_text().split("each ")[-1]
             raise UserError(
                 f"parameter {param.name}: {x:g} is out of range ({'each value ' if param.kind == 'list' else ''}{span})"

@@ -25,6 +25,7 @@ from simcore.workload import (
     load_cluster,
     load_workload,
     offered_load,
+    readers,
     write_workload,
 )
 
@@ -320,8 +321,8 @@ def test_streamed_reading_is_the_same_whatever_the_pieces(monkeypatch: pytest.Mo
     short = (Problem("row 5", "", "has 5 values but the header has 8 columns"),)  # a record is one row
     assert refuse(data).problems == short
     for piece, batch in ((7, 1), (16, 2), (1, 3)):
-        monkeypatch.setattr(workload, "_PIECE", piece)
-        monkeypatch.setattr(workload, "_BATCH", batch)
+        monkeypatch.setattr(readers, "_PIECE", piece)
+        monkeypatch.setattr(readers, "_BATCH", batch)
         assert refuse(data).problems == short
         kept = load_workload(data, name="w.csv", drop_invalid=True).table
         assert list(kept.job_id) == ["1", "2", "4"] and list(kept.extra["name"]) == ["two\r\nlines", "b", "\u00e9"]

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from dashboard import budget, charts, data, decision_view, notices, state, uploads, views, worker
+from dashboard import budget, charts, data, decision_view, knob_widgets, notices, state, uploads, views, worker
 from dashboard.demo import limits
 from dashboard.plain import md
 from dashboard.scenario import (
@@ -23,7 +23,6 @@ from dashboard.scenario import (
 from simcore.csvsafe import to_csv_text
 from simcore.errors import UserError
 from simcore.metrics import compare_summaries
-from simcore.model import BACKFILL_MODES, CHECKPOINT_MODES, KNOB_HELP, MAX_SECONDS, PLACEMENTS
 from simcore.policies import POLICIES, POLICY_HELP
 from simcore.presets import PRESETS
 from simcore.workload import offered_load
@@ -141,26 +140,7 @@ with st.sidebar:
             st.session_state["x_baseline"] = chosen[0]
         st.selectbox("Baseline", chosen, key="x_baseline", help="the trio is the percent change against this policy")
     with st.expander("Knobs", expanded=False):
-        st.number_input("grace (s)", min_value=0.0, step=10.0, key="x_k_grace", help=KNOB_HELP["grace"])
-        st.selectbox("checkpoint", CHECKPOINT_MODES, key="x_k_checkpoint", help=KNOB_HELP["checkpoint"])
-        st.number_input(
-            "checkpoint_interval (s)",
-            min_value=1.0,
-            step=300.0,
-            key="x_k_checkpoint_interval",
-            help=KNOB_HELP["checkpoint_interval"],
-        )
-        st.number_input("restore (s)", min_value=0.0, step=10.0, key="x_k_restore", help=KNOB_HELP["restore"])
-        st.selectbox("backfill", BACKFILL_MODES, key="x_k_backfill", help=KNOB_HELP["backfill"])
-        st.selectbox("placement", PLACEMENTS, key="x_k_placement", help=KNOB_HELP["placement"])
-        st.number_input("P", min_value=0, step=1, key="x_k_P", help=KNOB_HELP["P"])
-        st.text_input("s", key="x_k_s", help=KNOB_HELP["s"])
-        st.number_input("reentry (s)", min_value=0.0, max_value=MAX_SECONDS, step=600.0, key="x_k_reentry",
-                        help=KNOB_HELP["reentry"])  # fmt: skip
-        st.number_input("min_runtime (s)", min_value=0.0, max_value=MAX_SECONDS, step=600.0, key="x_k_min_runtime",
-                        help=KNOB_HELP["min_runtime"])  # fmt: skip
-        st.number_input("tau (s)", min_value=0.0, step=60.0, key="x_k_tau", help=KNOB_HELP["tau"])
-        st.number_input("seed", min_value=0, step=1, key="x_k_seed", help=KNOB_HELP["seed"])
+        knob_widgets.render(st)
 
 previous = st.session_state.get("_explore_settings") or Scenario()
 scenario, problems = from_widgets(state.widget_state(), previous, uploads.UPLOAD_DEFAULTS)

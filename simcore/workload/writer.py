@@ -1,0 +1,89 @@
+"""Writing canonical files (workload CSV, node-list CSV) byte-for-byte reproducibly, and the
+realised offered load of a workload on a cluster.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from simcore.csvsafe import escape_cell
+from simcore.model import DIMS, ClusterSpec, JobTable
+from simcore.workload.problems import OPTIONAL_COLUMNS
+from simcore.workload.schema import NODE_SCHEMA
+
+# --- writing and measuring ----------------------------------------------------------------------
+
+
+def format_numbers(values: np.ndarray) -> list[str]:
+    """Numbers as text, the same way every time: whole values as integers ("30", not "30.0"),
+    the rest as the shortest positional decimal that reads back to the same float."""
+    values = np.asarray(values, dtype=float)
+    whole = np.isfinite(values) & (values == np.round(values)) & (np.abs(values) < 2.0**53)
+    if whole.all():
+        return [str(v) for v in values.astype(np.int64).tolist()]
+    return [
+        str(int(v)) if w else np.format_float_positional(v, unique=True, trim="-")
+        for v, w in zip(values.tolist(), whole.tolist(), strict=True)
+    ]
+
+
+def write_workload(table: JobTable, path: str | Path) -> None:
+    """Write the canonical CSV (UTF-8, ``\\n`` line ends, minimal quoting, numbers through
+    :func:`format_numbers`): the same table always gives the same bytes. Text that a
+    spreadsheet would run as a formula is escaped (:mod:`simcore.csvsafe`)."""
+    columns: dict[str, list[str]] = {
+        "job_id": [escape_cell(str(v)) for v in table.job_id],
+        "submit_time": format_numbers(table.submit_time),
+        "duration": format_numbers(table.duration),
+        **{dim: format_numbers(table.request[:, i]) for i, dim in enumerate(DIMS)},
+        "job_class": np.where(table.is_te, "TE", "BE").tolist(),
+    }
+    for col in OPTIONAL_COLUMNS:
+        if col in table.extra:
+            columns[col] = [escape_cell(_text_or_empty(v)) for v in table.extra[col]]
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        # minimal quoting does not quote a carriage return when the line end is "\n", and a bare
+        # CR inside a text would split the row on reading: such rows are written fully quoted
+        quoted = csv.writer(fh, lineterminator="\n", quoting=csv.QUOTE_ALL)
+        writer.writerow(columns)
+        rows = zip(*columns.values(), strict=True)
+        if not any("\r" in cell for col in ("job_id", *OPTIONAL_COLUMNS) for cell in columns.get(col, ())):
+            writer.writerows(rows)
+        for row in rows:  # only when some text holds a CR (otherwise writerows used them all)
+            (quoted if any("\r" in cell for cell in row) else writer).writerow(row)
+
+
+def _text_or_empty(value: object) -> str:
+    missing = value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA
+    return "" if missing else str(value)
+
+
+def write_cluster_csv(cluster: ClusterSpec, path: str | Path) -> None:
+    """Write a cluster as a node-list CSV (``name, cpu, mem_gb, gpu``), which keeps node names
+    (escaped like every text cell, :mod:`simcore.csvsafe`)."""
+    caps = cluster.capacity_matrix()
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(NODE_SCHEMA)
+        names = [escape_cell(n) for n in cluster.names]
+        writer.writerows(zip(names, *(format_numbers(caps[:, i]) for i in range(3)), strict=True))
+
+
+def offered_load(table: JobTable, cluster: ClusterSpec) -> float:
+    """Realised offered GPU load: GPU-seconds requested / (cluster GPUs x arrival span), where
+    the span runs from the first to the last submit time. It is ``inf`` when every job arrives
+    at the same instant, and 0 for a cluster or workload without GPUs."""
+    if len(table) == 0:
+        return 0.0
+    work = float(np.sum(table.request[:, 2] * table.duration))
+    gpus = float(cluster.capacity_matrix()[:, 2].sum())
+    span = float(table.submit_time.max() - table.submit_time.min())
+    if work == 0.0 or gpus == 0.0:
+        return 0.0
+    return work / (gpus * span) if span > 0 else math.inf
