@@ -22,11 +22,7 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: section that moved. Listed ones are expected broken; once one resolves, the test asks for it to
 #: be removed from here, so the list cannot outlive its reason.
 AWAITING_MERGE = {
-    ("README.md", "docs/knobs.md"): "written on the knob branch",
     ("README.md", "docs/architecture.md"): "written on the architecture branch",
-    ("docs/dashboard.md", "../README.md#output-files-a-contract-tests-and-outside-checks-rely-on-it"):
-        "the output files moved to docs/cli.md#output-files",
-    ("docs/sweep.md", "docs/RESULTS.md"): "copied from the README with its root-relative path: RESULTS.md from docs/",
 }  # fmt: skip
 
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)

@@ -16,7 +16,7 @@ import pytest
 from simcore import cli
 from simcore.cli import main
 from simcore.errors import UserError
-from simcore.model import BACKFILL_MODES, CHECKPOINT_MODES, KNOB_HELP, KNOB_RANGES, MAX_SEED, PLACEMENTS, SimConfig
+from simcore.model import KNOB_HELP, KNOB_RANGES, MAX_SEED, SimConfig
 from simcore.presets import MAX_JOBS, PRESETS, generate
 from simcore.workload import MAX_NODES
 
@@ -164,27 +164,6 @@ def test_ranges_in_the_generate_help(capsys):
     assert re.search(r"\n    nodes +64 +number of one-GPU nodes .* \[1 to 100000\]\n", help_text)
     assert re.search(r"\n    load +1.0 +target offered GPU load .* \[> 0 and <= 1000\]\n", help_text)
     assert re.search(r"\n    te_gpu_w +0.8,0.2 +weights of te_gpu \(sum 1\) \[at most 64 values, each 0 to 1\]\n", help_text)
-
-
-def _documented_knob_table() -> dict[str, tuple[str, str]]:
-    text = (ROOT / "docs" / "cli.md").read_text()
-    section = text.split("\n## Knobs\n", 1)[1].split("\n## ", 1)[0]
-    rows = {}
-    for line in section.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 4 and cells[0].startswith("`"):
-            rows[cells[0].strip("`")] = (cells[1], cells[2])
-    return rows
-
-
-def test_documented_knob_table_matches_the_help():
-    rows = _documented_knob_table()
-    assert set(rows) == set(KNOB_HELP)
-    for name, (default, allowed) in rows.items():
-        assert f"(default {default}" in KNOB_HELP[name], name
-        choices = {"checkpoint": CHECKPOINT_MODES, "backfill": BACKFILL_MODES, "placement": PLACEMENTS}
-        expected = KNOB_RANGES[name].text() if name in KNOB_RANGES else ", ".join(f"`{c}`" for c in choices[name])
-        assert allowed == expected, name
 
 
 def test_a_grid_too_large_to_run_is_refused_before_any_point_is_built():
