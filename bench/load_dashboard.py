@@ -1,4 +1,4 @@
-"""Bounded load test of the dashboard in demo mode on loopback (README "Hosting a public demo").
+"""Bounded load test of the dashboard in demo mode on loopback (docs/hosting.md).
 
 Starts ``streamlit run`` with ``SIMCORE_DEMO=1`` on a free port of 127.0.0.1, then drives
 headless Chromium (Debian's /usr/bin/chromium, or ``$CHROMIUM``):
