@@ -248,10 +248,10 @@ KNOB_HELP: dict[str, str] = {
     "restore": "seconds of restoring on every start after a preemption (default 60; 0 to 1e9)",
     "backfill": "greedy (skip jobs that do not fit) or none (strict head-of-line) (default greedy)",
     "placement": "best_fit, first_fit or worst_fit node choice (default best_fit)",
-    "P": "fitgpp only: max preemptions per BE job (default 2; 0 to 1000000)",
+    "P": "fitgpp, and fitdelay with checkpoint on_preempt: max preemptions per BE job (default 2; 0 to 1000000)",
     "s": "fitgpp and fitdelay: victim dominant share at most s x the TE job's (default inf = no cap; > 0, or inf)",
-    "reentry": "fitdelay only: seconds of expected wait to get back in per unit of normalised room its victims "
-    "give up (default 1800; 0 to 1e9)",
+    "reentry": "fitdelay with checkpoint periodic: seconds of expected wait to get back in per unit of normalised "
+    "room its victims give up (default 1800; 0 to 1e9)",
     "tau": "bounded-slowdown threshold in seconds (default 0 = plain slowdown; 0 to 1e9)",
     "min_runtime": "every preemptive policy: a BE job is a victim candidate only once its current run segment "
     "(restore included) has lasted this many seconds (default 0 = no exemption; 0 to 1e9)",
