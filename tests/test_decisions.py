@@ -197,12 +197,13 @@ def test_lrtp_by_hand():
 
 
 def test_fitdelay_by_hand():
-    # delay = lost now + restore (60) + grace (30) + reentry x slack: 4 on n1: 8 + 90 = 98; 1 on n0:
-    # 10 + 90 + 1800 x 0.75 = 1450
-    d = first("fitdelay")
+    # delay = lost now + restore (60) + grace (10) (without checkpoints the room is not priced): 4 on n1:
+    # 8 + 70 = 78; 1 on n0: 10 + 70 = 80. (With the default 30 s grace fitdelay would wait instead: 4 ends
+    # 22 s from now, see test_fitdelay.py.)
+    d = first("fitdelay", grace=10)
     assert d["node"] == "n1" and d["victims"] == ["4"]
     assert [(row["node"], row["job_id"], row["delay"], row["slack"]) for row in d["candidates"]] == [
-        ("n1", ["4"], 98.0, 0.0), ("n0", ["1"], 1450.0, 0.75)]  # fmt: skip
+        ("n1", ["4"], 78.0, 0.0), ("n0", ["1"], 80.0, 0.75)]  # fmt: skip
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -260,7 +261,8 @@ def test_no_node_feasible(policy):
         ("fitgpp", {"P": 0}, CAPPED_BY_P),
         ("fitgpp", {"s": 1.0}, LARGER_THAN_S),  # B's share 1.0 > 1 x the TE job's 0.5
         ("fitgpp", {"P": 0, "s": 1.0}, CAPPED_BY_P),  # the P cap is told first
-        ("fitdelay", {"P": 0}, None),  # fitdelay has no P cap
+        ("fitdelay", {"P": 0}, CAPPED_BY_P),  # with on_preempt fitdelay is fitgpp, P cap included
+        ("fitdelay", {"P": 0, "checkpoint": "periodic"}, None),  # where a preemption loses work: no P cap
         ("fitdelay", {"s": 1.0}, LARGER_THAN_S),
         ("fitgpp", {"s": 2.0}, None),  # 1.0 <= 2 x 0.5
     ],

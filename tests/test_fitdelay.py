@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from helpers import assert_events, assert_jobs, job, prop_cluster, run, te
+from hypothesis import given
+from hypothesis import strategies as st
+from test_properties import SETTINGS, clusters, configs, contended, workloads
 
+from simcore.engine import simulate
 from simcore.policies import POLICIES, POLICY_KNOBS
 
 _PREFIX = [
@@ -24,9 +30,9 @@ def _jobs():
 def test_fitdelay_spares_the_old_tight_fit_that_would_lose_its_work():
     """Under checkpoint = none every 1-victim set is feasible, and the slack (L1 over cpu, mem, gpu of the room
     left / 8) is A 0, C 0.75, F1 0.75, F0 1.5. fitgpp takes the tightest fit, A, and throws away its 2000 s.
-    fitdelay prices each set as lost + grace + restore + reentry (1800 s) x slack: A 2000 + 90 = 2090 s,
-    C 100 + 90 + 1350 = 1540 s, F1 2000 + 90 + 1350 = 3440 s, F0 2000 + 90 + 2700 = 4790 s, so it takes C,
-    which has run only 100 s: it gives up more room but loses 1900 s less work."""
+    fitdelay ranks by lost + grace + restore (without checkpoints the room is not priced): A 2000 + 90 = 2090 s,
+    C 100 + 90 = 190 s, F1 and F0 2090 s, so it takes C, which has run only 100 s: it gives up more room but
+    loses 1900 s less work."""
     r = run(_jobs(), prop_cluster(8, 8), policy="fitdelay", checkpoint="none")
     assert_events(r, _PREFIX + [
         (2000, "C", "preempt", "n1"),
@@ -51,12 +57,20 @@ def test_fitdelay_spares_the_old_tight_fit_that_would_lose_its_work():
     assert float(g.jobs_frame.set_index("job_id").loc["A", "lost_work"]) == 2000
 
 
-@pytest.mark.parametrize(("reentry", "victim"), [(0, "C"), (1200, "C"), (2600, "A"), (1e6, "A")])
-def test_reentry_prices_the_room_given_up(reentry, victim):
-    # C costs 190 + 0.75 x reentry, A 2090: C while reentry < 2533 s, A from there on.
-    r = run(_jobs(), prop_cluster(8, 8), policy="fitdelay", checkpoint="none", reentry=reentry)
+@pytest.mark.parametrize(("reentry", "victim"), [(0, "C"), (130, "C"), (140, "A"), (1800, "A"), (1e6, "A")])
+def test_reentry_prices_the_room_given_up_with_periodic_checkpoints(reentry, victim):
+    # periodic, every 1800 s: A (2000 s run) keeps 1800 and would lose 200, C (100 s) 100, F0 and F1 200.
+    # A costs 200 + 90 = 290 s, C 100 + 90 + 0.75 x reentry: C while reentry < 133.3 s, A from there on.
+    r = run(_jobs(), prop_cluster(8, 8), policy="fitdelay", checkpoint="periodic", reentry=reentry)
     pre = r.events_frame[r.events_frame["event"] == "preempt"]
     assert list(pre["job_id"]) == [victim]
+
+
+@pytest.mark.parametrize("reentry", [0, 1800, 1e6])
+def test_without_checkpoints_the_room_is_not_priced(reentry):
+    r = run(_jobs(), prop_cluster(8, 8), policy="fitdelay", checkpoint="none", reentry=reentry)
+    pre = r.events_frame[r.events_frame["event"] == "preempt"]
+    assert list(pre["job_id"]) == ["C"]
 
 
 @pytest.mark.parametrize("mode", ["on_preempt", "periodic"])
@@ -69,18 +83,60 @@ def test_when_little_is_lost_fitdelay_takes_fitgpp_s_tight_fit(mode):
         assert list(pre["job_id"]) == ["A"], policy
 
 
-def test_fitdelay_has_no_p_cap():
+@pytest.mark.parametrize(("mode", "cap"), [("on_preempt", 2), ("periodic", None), ("none", None)])
+def test_the_p_cap_holds_only_where_a_preemption_loses_nothing(mode, cap):
     # B is the only candidate for three TE jobs in a row; fitgpp (P = 2) lets the third one wait for B.
+    # With periodic or no checkpoints fitdelay has no cap and preempts B a third time.
     jobs = [job("B", 0, 1000, 4), te("T1", 100, 50, 2), te("T2", 300, 50, 2), te("T3", 500, 50, 2)]
-    r = run(jobs, prop_cluster(4), policy="fitdelay")
-    g = run(jobs, prop_cluster(4), policy="fitgpp")
-    assert int(r.jobs_frame.set_index("job_id").loc["B", "preemptions"]) == 3
+    r = run(jobs, prop_cluster(4), policy="fitdelay", checkpoint=mode)
+    g = run(jobs, prop_cluster(4), policy="fitgpp", checkpoint=mode)
     assert int(g.jobs_frame.set_index("job_id").loc["B", "preemptions"]) == 2
+    assert int(r.jobs_frame.set_index("job_id").loc["B", "preemptions"]) == (2 if cap else 3)
+
+
+_WAIT = [job("A", 0, 1010, 4), job("B", 100, 5000, 4), te("T", 1000, 100, 4)]
+
+
+def test_fitdelay_waits_when_a_job_frees_the_room_within_grace():
+    """n0 (8 GPUs) runs A (4, from 0, ends at 1010) and B (4, from 100); T (4 GPUs) comes at 1000. fitgpp
+    preempts: same slack for both, then the least lost work, B's 900 s (A's would be 1000); T starts when A
+    leaves at 1010, before B's release, so B's 900 s, grace and restore bought nothing. A finishes 10 s from
+    now, within the 30 s grace: fitdelay preempts nobody, T starts at 1010 all the same and nothing is lost."""
+    r = run(_WAIT, prop_cluster(8), policy="fitdelay", checkpoint="none")
+    assert_events(r, [
+        (0, "A", "submit", ""), (0, "A", "start", "n0"), (100, "B", "submit", ""), (100, "B", "start", "n0"),
+        (1000, "T", "submit", ""),
+        (1010, "A", "finish", "n0"), (1010, "T", "start", "n0"),
+        (1110, "T", "finish", "n0"), (5100, "B", "finish", "n0"),
+    ])  # fmt: skip
+    g = run(_WAIT, prop_cluster(8), policy="fitgpp", checkpoint="none")
+    assert_events(g, [
+        (0, "A", "submit", ""), (0, "A", "start", "n0"), (100, "B", "submit", ""), (100, "B", "start", "n0"),
+        (1000, "T", "submit", ""), (1000, "B", "preempt", "n0"),
+        (1010, "A", "finish", "n0"), (1010, "T", "start", "n0"),
+        (1030, "B", "release", "n0"), (1030, "B", "start", "n0"),
+        (1110, "T", "finish", "n0"), (6090, "B", "finish", "n0"),
+    ])  # fmt: skip
+    assert float(g.jobs_frame.set_index("job_id").loc["B", "lost_work"]) == 900
+
+
+@pytest.mark.parametrize(("mode", "grace", "waits"), [
+    ("none", 30, True), ("periodic", 30, True), ("none", 9, False), ("on_preempt", 30, False),
+])  # fmt: skip
+def test_the_wait_is_recorded_with_its_reason(mode, grace, waits):
+    # A ends 10 s after T arrives: within a 30 s grace, not within 9 s; with on_preempt fitdelay is fitgpp.
+    from simcore.model import JobTable, SimConfig
+    from simcore.policies.decision import FREES_WITHIN_GRACE
+
+    cfg = SimConfig(policy="fitdelay", checkpoint=mode, grace=grace)
+    r = simulate(JobTable.from_jobs(_WAIT), prop_cluster(8), cfg, record_decisions=True)
+    first = r.decisions[0]
+    assert (first["reason"], first["victims"]) == ((FREES_WITHIN_GRACE, []) if waits else (None, ["B"]))
 
 
 def test_registered_with_its_knobs():
     assert POLICIES["fitdelay"].preemptive and not POLICIES["fitdelay"].fifo_order
-    assert POLICY_KNOBS["fitdelay"] == ("s", "reentry", "min_runtime")
+    assert POLICY_KNOBS["fitdelay"] == ("P", "s", "reentry", "min_runtime")
     assert POLICY_KNOBS["fitgpp"] == ("P", "s", "min_runtime")
     assert POLICY_KNOBS["fifo"] == ()
 
@@ -92,7 +148,24 @@ def test_policies_command_lists_every_policy_with_its_knobs(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == list(POLICIES)
     by_name = dict(zip(POLICIES, lines, strict=True))
-    assert by_name["fitdelay"].endswith("[knobs: s=inf, reentry=1800, min_runtime=0]")
+    assert by_name["fitdelay"].endswith("[knobs: P=2, s=inf, reentry=1800, min_runtime=0]")
     assert by_name["fitgpp"].endswith("[knobs: P=2, s=inf, min_runtime=0]")
     assert by_name["fifo"].endswith("[knobs: none]")
     assert "beyond the paper" in by_name["fitdelay"]
+
+
+@SETTINGS
+@given(data=st.data())
+def test_with_on_preempt_fitdelay_is_fitgpp(data):
+    """Where a preemption loses nothing fitdelay is fitgpp, P cap included, whatever reentry: event for event."""
+    if data.draw(st.booleans()):
+        jobs, cluster = data.draw(contended())
+    else:
+        cluster = data.draw(clusters())
+        jobs = data.draw(workloads(cluster))
+    base = data.draw(configs("fitgpp"))
+    cfg = dataclasses.replace(base, checkpoint="on_preempt", reentry=data.draw(st.sampled_from([0.0, 30.0, 1800.0])))
+    g = simulate(jobs, cluster, cfg)
+    d = simulate(jobs, cluster, dataclasses.replace(cfg, policy="fitdelay"))
+    assert d.events_frame.equals(g.events_frame)
+    assert d.jobs_frame.equals(g.jobs_frame)

@@ -5,7 +5,7 @@ The policy explains itself generically (:class:`~simcore.policies.base.Explained
 and each node it weighed, best first, with the named values of its ordering key); this module
 turns that into the record of DESIGN.md section 6, and tells the reason when there are no
 victims. Reasons are checked in this order, each about the jobs left by the one before:
-running BE jobs at all, ``min_runtime``, then the policy's caps (fitgpp: ``P``, then ``s``),
+running BE jobs at all, ``min_runtime``, then the policy's caps (fitgpp: ``P``, then ``s``; fitdelay may wait first),
 then whether removing every job left on some node makes room.
 """
 
@@ -22,8 +22,9 @@ NO_RUNNING_BE = "no running BE job"
 WITHIN_MIN_RUNTIME = "all within min_runtime"
 CAPPED_BY_P = "all capped by P"
 LARGER_THAN_S = "all larger than s"
+FREES_WITHIN_GRACE = "a BE job frees the room within grace"  # fitdelay with periodic or no checkpoints: it waits
 NO_NODE_FEASIBLE = "no node feasible"
-REASONS = (NO_RUNNING_BE, WITHIN_MIN_RUNTIME, CAPPED_BY_P, LARGER_THAN_S, NO_NODE_FEASIBLE)
+REASONS = (NO_RUNNING_BE, WITHIN_MIN_RUNTIME, CAPPED_BY_P, FREES_WITHIN_GRACE, LARGER_THAN_S, NO_NODE_FEASIBLE)
 
 
 def reason(policy: Policy, view: PreemptionView, running_be: int) -> str:

@@ -1,23 +1,32 @@
-"""``fitdelay``: our own policy (beyond the paper), fitgpp's victims ranked by the BE delay they cause.
+"""``fitdelay``: our own policy (beyond the paper), fitgpp where a preemption loses nothing, else checkpoint-aware.
 
 fitgpp (our reconstruction of the paper's approach) ranks victim sets lexicographically:
 fewest victims, then the tightest fit, and only then the work a signal now would lose. When
 checkpoints are rare (``periodic``) or absent (``none``) that order throws away hours of work
-to save a little room. fitdelay keeps fitgpp's search (1- and 2-victim sets exactly, a greedy
-larger set only when none exists), its ``s`` cap and its first criterion (fewest victims), then
-takes the set with the least *BE delay*, in seconds, its victims will pay:
+to save a little room. fitdelay reads the ``checkpoint`` mode:
 
-    delay = sum over victims of (work lost now + grace + restore on the next start)
-            + reentry x slack
+* ``on_preempt`` (a signal loses nothing): it *is* fitgpp, ``P`` and ``s`` caps included. Its
+  delay key below then orders sets exactly as fitgpp's slack does (tested event for event).
+* ``periodic`` and ``none`` (a signal loses work). It keeps fitgpp's search (1- and 2-victim
+  sets exactly, a greedy larger set only when none exists), its ``s`` cap and fewest victims
+  first, then takes the set with the least *BE delay*, in seconds, its victims will pay:
 
-where slack is fitgpp's tightest-fit measure (L1 norm of the normalised room left once the TE
-job has taken the victims' place) and the knob ``reentry`` prices it in seconds: the expected
-wait to get back in per unit of room given up (room the TE job does not need goes to other
-jobs, so a larger victim waits longer for room of its size). Ties fall back to fitgpp's order.
-It has no ``P`` cap: a job that has just restarted is cheap to preempt again, and the cap
-sent fitgpp to larger victims once the small ones had used it up; ``min_runtime`` is the
-knob that bounds repeated preemption. With ``checkpoint = on_preempt`` nothing is lost, so it
-ranks exactly like fitgpp without the cap.
+      delay = sum over victims of (work lost now + grace + restore on the next start)
+              + reentry x slack            (periodic only)
+
+  where slack is fitgpp's tightest-fit measure (L1 norm of the normalised room left once the TE
+  job has taken the victims' place) and ``reentry`` prices it: the expected wait to get back in
+  per unit of room given up. Under ``none`` the room is not priced (it only breaks ties): a
+  victim restarts from scratch, so the work it loses (hours) is certain while the wait is a
+  guess of minutes; priced, it made fitdelay lose more work than k8s's youngest-first choice.
+  There is no ``P`` cap here: the cheapest victim is often a job that has just restarted (it
+  loses nothing), and the cap would send the TE job to one that throws work away.
+  And it does not preempt at all while a running BE job whose departure makes room for the TE
+  job finishes within the grace period: the TE job gets in no later by waiting, and no victim
+  loses work, grace or restore (reason ``FREES_WITHIN_GRACE`` in the decision records).
+
+The three checkpoint-mode rules were chosen by measuring variants on seeds other than the
+study's (docs/RESULTS.md section 8 reports the study itself).
 """
 
 from __future__ import annotations
@@ -29,26 +38,40 @@ import numpy as np
 
 from simcore import units
 from simcore.policies.base import Cap, PreemptionView
-from simcore.policies.decision import LARGER_THAN_S
+from simcore.policies.decision import FREES_WITHIN_GRACE, LARGER_THAN_S
 from simcore.policies.fitgpp import FitGpp
 
 
 @dataclass(frozen=True)
 class FitDelay(FitGpp):
     name: str = "fitdelay"
-    knobs: tuple[str, ...] = ("s", "reentry")
+    knobs: tuple[str, ...] = ("P", "s", "reentry")
     help: str = (
-        "Our own policy (beyond the paper): among the sets with the fewest victims, preempt the one that delays "
-        "BE least: lost work + grace + restore + reentry x the room its victims give up. It keeps fitgpp's small "
-        "victims but spares jobs that would lose hours of work; no P cap (min_runtime bounds repeats)."
+        "Our own policy (beyond the paper): fitgpp where a preemption loses nothing; with periodic or no "
+        "checkpoints, among the sets with the fewest victims the one that delays BE least (lost work + grace + "
+        "restore, + reentry x room given up with periodic), no P cap, and no preemption while a BE job frees the "
+        "room within the grace period."
     )
     key: tuple[tuple[str, str], ...] = (
         ("victims", "min"), ("delay", "min"), ("slack", "min"), ("past_preemptions", "min"), ("earliest_start", "max"),
     )  # fmt: skip
 
     def caps(self, view: PreemptionView) -> tuple[Cap, ...]:
-        """No ``P`` cap (see the module docstring): only the ``s`` cap."""
-        return ((LARGER_THAN_S, self._within_share(view)),)
+        """``on_preempt``: fitgpp's caps. Else: none while a BE job frees the room within grace, then ``s``."""
+        if view.config.checkpoint == "on_preempt":
+            return super().caps(view)
+        waits = np.full(len(view.candidates), not self._frees_within_grace(view))
+        return ((FREES_WITHIN_GRACE, waits), (LARGER_THAN_S, self._within_share(view)))
+
+    @staticmethod
+    def _frees_within_grace(view: PreemptionView) -> bool:
+        """Does a running BE job whose departure lets the TE job fit finish within the grace period?"""
+        c = view.candidates
+        restoring = np.maximum(0.0, c.seg_start + np.where(c.preemptions > 0, c.restore_next, 0.0) - view.now)
+        soon = c.remaining + restoring <= view.config.grace
+        if not soon.any():
+            return False
+        return bool((view.avail[c.node[soon]] + c.req[soon] >= view.te_req).all(axis=1).any())
 
     def _ones(self, view: PreemptionView, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, list] | None:
         c = view.candidates
@@ -85,9 +108,10 @@ class FitDelay(FitGpp):
     @staticmethod
     def _delay(view: PreemptionView, per_victim: Any, slack: Any, n: int) -> Any:
         """Seconds of BE delay of a set of n victims. Rounded to the microsecond, so that equal delays reached
-        by different sums tie exactly and fall to the next criterion."""
+        by different sums tie exactly and fall to the next criterion (the slack)."""
         room = slack / units.NORM_SCALE  # the slack as fitgpp keeps it is rint(slack x 1e9)
-        return np.round(per_victim + n * view.config.grace + view.config.reentry * room, 6)
+        price = 0.0 if view.config.checkpoint == "none" else view.config.reentry
+        return np.round(per_victim + n * view.config.grace + price * room, 6)
 
 
 FITDELAY = FitDelay()
