@@ -22,72 +22,61 @@ ranks exactly like fitgpp without the cap.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from simcore import units
 from simcore.policies.base import Cap, PreemptionView
 from simcore.policies.decision import LARGER_THAN_S
-from simcore.policies.fitgpp import FitGpp
+from simcore.policies.fitgpp import FitSearch, within_share
 
 
 @dataclass(frozen=True)
-class FitDelay(FitGpp):
-    name: str = "fitdelay"
-    knobs: tuple[str, ...] = ("s", "reentry")
-    help: str = (
+class FitDelay(FitSearch):
+    s: float = math.inf  # as fitgpp's
+    reentry: float = 1800.0  # seconds of expected wait to get back in per unit of normalised room
+
+    name: ClassVar[str] = "fitdelay"
+    knobs: ClassVar[tuple[str, ...]] = ("s", "reentry")
+    help: ClassVar[str] = (
         "Our own policy (beyond the paper): among the sets with the fewest victims, preempt the one that delays "
         "BE least: lost work + grace + restore + reentry x the room its victims give up. It keeps fitgpp's small "
         "victims but spares jobs that would lose hours of work; no P cap (min_runtime bounds repeats)."
     )
-    key: tuple[tuple[str, str], ...] = (
+    key: ClassVar[tuple[tuple[str, str], ...]] = (
         ("victims", "min"), ("delay", "min"), ("slack", "min"), ("past_preemptions", "min"), ("earliest_start", "max"),
     )  # fmt: skip
 
     def caps(self, view: PreemptionView) -> tuple[Cap, ...]:
         """No ``P`` cap (see the module docstring): only the ``s`` cap."""
-        return ((LARGER_THAN_S, self._within_share(view)),)
+        return ((LARGER_THAN_S, within_share(view, self.s)),)
 
-    def _ones(self, view: PreemptionView, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, list] | None:
+    # -- its ranking: the key's values, and the delay they rank by -------------------------
+    def _single_values(self, view: PreemptionView, pos: np.ndarray, slack: np.ndarray) -> tuple[np.ndarray, ...]:
         c = view.candidates
-        node = c.node[pos]
-        total = view.avail[node] + c.req[pos]
-        ok = (total >= view.te_req).all(axis=1)
-        if not ok.any():
-            return None
-        pos, node, total = pos[ok], node[ok], total[ok]
-        slack = units.norm_round(units.l1(total - view.te_req, view.inv_cap[node]))
         delay = self._delay(view, c.lost_now[pos] + c.restore_next[pos], slack, 1)
-        past, start = c.preemptions[pos], c.seg_start[pos]
-        order = np.lexsort((node, c.rank[pos], -start, past, slack, delay))
-        return pos, order, [("delay", delay), ("slack", slack), ("past_preemptions", past), ("earliest_start", start)]
+        ones = np.ones(len(pos), dtype=np.int64)
+        return ones, delay, slack / units.NORM_SCALE, c.preemptions[pos], c.seg_start[pos]
 
-    def _named(self, key: tuple) -> tuple[float, ...]:
-        return (key[0], key[1], self._value("slack", key[2]), key[3], -key[4])
-
-    def _key(self, view: PreemptionView, k: int, s: tuple[int, ...]) -> tuple:
+    def _set_values(self, view: PreemptionView, idx: list[int], slack: float) -> tuple:
         c = view.candidates
-        idx = list(s)
-        slack = self._slack(view, k, view.avail[k] + c.req[idx].sum(axis=0))
         per_victim = float((c.lost_now[idx] + c.restore_next[idx]).sum())
         return (
-            len(s),
-            float(self._delay(view, per_victim, slack, len(s))),
-            slack,
+            len(idx),
+            float(self._delay(view, per_victim, slack, len(idx))),
+            slack / units.NORM_SCALE,
             int(c.preemptions[idx].sum()),
-            -float(c.seg_start[idx].min()),
-            tuple(sorted(int(c.rank[p]) for p in s)),
-            k,
+            float(c.seg_start[idx].min()),
         )
 
-    @staticmethod
-    def _delay(view: PreemptionView, per_victim: Any, slack: Any, n: int) -> Any:
+    def _delay(self, view: PreemptionView, per_victim: Any, slack: Any, n: int) -> Any:
         """Seconds of BE delay of a set of n victims. Rounded to the microsecond, so that equal delays reached
         by different sums tie exactly and fall to the next criterion."""
         room = slack / units.NORM_SCALE  # the slack as fitgpp keeps it is rint(slack x 1e9)
-        return np.round(per_victim + n * view.config.grace + view.config.reentry * room, 6)
+        return np.round(per_victim + n * view.config.grace + self.reentry * room, 6)
 
 
 FITDELAY = FitDelay()
