@@ -20,6 +20,7 @@ from simcore.policies.base import Candidates, PreemptionView
 from simcore.policies.decision import CAPPED_BY_P, LARGER_THAN_S, NO_NODE_FEASIBLE, WITHIN_MIN_RUNTIME, reason
 from simcore.policies.fitdelay import FitDelay
 from simcore.policies.fitgpp import FitGpp
+from simcore.policy_spec import parse_policy
 
 NAMES = "abcdefgh"
 
@@ -195,6 +196,11 @@ def test_own_knobs_are_built_from_the_config():
     assert get_policy("fitdelay", config) == FitDelay(s=4.0, reentry=600.0)
     assert get_policy("k8s", config) is POLICIES["k8s"]  # no knobs of its own
     assert get_policy("fitgpp") is POLICIES["fitgpp"] and POLICIES["fitgpp"] == FitGpp(P=2, s=math.inf)
+    # the one spec parser builds the same policy from either spelling, its knobs over the base knobs
+    for text in ("fitgpp:P=1:s=4", "fitgpp: P=1 : s=4"):
+        spec = parse_policy(text)
+        assert spec.label == "fitgpp:P=1:s=4" and spec.policy(SimConfig(P=3, s=2.0)) == FitGpp(P=1, s=4.0)
+    assert parse_policy("fitdelay:reentry=0").policy(SimConfig(s=2.0)) == FitDelay(s=2.0, reentry=0.0)
 
 
 @pytest.mark.parametrize("name", list(POLICIES))
