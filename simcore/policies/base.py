@@ -14,6 +14,7 @@ quantities multiply an integer difference by ``inv_cap``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Protocol
 
 import numpy as np
@@ -59,8 +60,13 @@ class PreemptionView:
     rng: np.random.Generator  # the run's generator (seeded from config.seed)
 
     def fits(self, total: np.ndarray) -> bool:
-        """Does the TE job fit in `total` resources (rule 4)?"""
-        return bool((total >= self.te_req).all())
+        """Does the TE job fit in `total` resources (rule 4)? Compared as Python integers: exact, and
+        for three numbers several times faster than numpy (policies ask this in their inner loops)."""
+        return all(a >= b for a, b in zip(total.tolist(), self._te_units, strict=True))
+
+    @cached_property
+    def _te_units(self) -> list[int]:
+        return self.te_req.tolist()
 
     def nodes_feasible_without_all(self, pos: np.ndarray | None = None) -> list[int]:
         """Nodes (ascending) where removing every candidate in `pos` makes the TE job fit."""

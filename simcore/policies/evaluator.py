@@ -107,8 +107,8 @@ def choose(policy: PreemptivePolicy, view: PreemptionView) -> Preemption | None:
     if len(pos) == 0:
         return None
     if _drawn(policy):
-        feasible = view.nodes_feasible_without_all(pos)
-        return _draw(policy, view, pos, feasible)[1] if feasible else None
+        drawn = _draw(policy, view, pos)
+        return None if drawn is None else drawn[2]
     batch = policy.all_nodes(view, pos)
     if batch is not None:
         i = int(_order(policy, batch)[0])
@@ -123,10 +123,10 @@ def explain(policy: PreemptivePolicy, view: PreemptionView) -> Explained:
     if len(pos) == 0:
         return Explained(None, ())
     if _drawn(policy):
-        feasible = view.nodes_feasible_without_all(pos)
-        if not feasible:
+        drawn = _draw(policy, view, pos)
+        if drawn is None:
             return Explained(None, ())
-        d, pre = _draw(policy, view, pos, feasible)
+        d, feasible, pre = drawn
         others = [NodeOption(k, (), (i,)) for i, k in enumerate(feasible) if i != d]
         return Explained(pre, (NodeOption(pre.node, pre.victims, (d,)), *others))
     batch = policy.all_nodes(view, pos)
@@ -147,23 +147,37 @@ def _drawn(policy: PreemptivePolicy) -> bool:
     return policy.key[0][1] == "drawn"
 
 
-def _directed(policy: PreemptivePolicy, values: tuple) -> tuple:
+def _directed(policy: PreemptivePolicy, values: tuple) -> list:
     """The values in the key's order with "max" ones negated: smaller is better throughout."""
-    return tuple(-v if better == "max" else v for v, (_, better) in zip(values, policy.key, strict=True))
+    return [-v if better == "max" else v for v, (_, better) in zip(values, policy.key, strict=True)]
 
 
 def _per_node(policy: PreemptivePolicy, view: PreemptionView, pos: np.ndarray) -> list[tuple[tuple, int, VictimSet]]:
     """(full key, node, set) of each feasible node's best set."""
-    c = view.candidates
-    every = len(pos) == len(c)
     out = []
-    for k in view.nodes_feasible_without_all(pos):
-        here = c.on_node(k) if every else pos[c.node[pos] == k]
-        weighed = ((_directed(policy, s.values) + tuple(s.ties) + (k,), s) for s in policy.on_node(view, k, here))
-        best = min(weighed, key=itemgetter(0), default=None)
+    for k, here in _feasible_nodes(view, pos):
+        best: tuple[tuple, VictimSet] | None = None
+        for s in policy.on_node(view, k, here):
+            key = (*_directed(policy, s.values), *s.ties, k)
+            if best is None or key < best[0]:
+                best = (key, s)
         if best is not None:
             out.append((best[0], k, best[1]))
     return out
+
+
+def _feasible_nodes(view: PreemptionView, pos: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """Each node (ascending) where removing every candidate in `pos` makes the TE job fit, with its
+    candidates from `pos` in job order."""
+    nodes = view.nodes_feasible_without_all(pos)
+    if not nodes:
+        return []
+    node_of = view.candidates.node[pos]
+    order = np.argsort(node_of, kind="stable")  # stable: job order within a node
+    grouped, sorted_nodes = pos[order], node_of[order]
+    starts = np.searchsorted(sorted_nodes, nodes, side="left").tolist()
+    ends = np.searchsorted(sorted_nodes, nodes, side="right").tolist()
+    return [(k, grouped[a:b]) for k, a, b in zip(nodes, starts, ends, strict=True)]
 
 
 def _order(policy: PreemptivePolicy, batch: VictimSets) -> np.ndarray:
@@ -173,14 +187,16 @@ def _order(policy: PreemptivePolicy, batch: VictimSets) -> np.ndarray:
     return np.lexsort((batch.node, *reversed(batch.ties), *reversed(directed)))
 
 
-def _draw(policy: PreemptivePolicy, view: PreemptionView, pos: np.ndarray, feasible: list[int]) -> tuple[int, Preemption]:
-    """The draw among the feasible nodes, and the set the per-node rule takes on the drawn node."""
-    c = view.candidates
+def _draw(policy: PreemptivePolicy, view: PreemptionView, pos: np.ndarray) -> tuple[int, list[int], Preemption] | None:
+    """The draw among the feasible nodes, those nodes, and the set the per-node rule takes on the drawn
+    node; None (and nothing drawn) when no node is feasible."""
+    feasible = _feasible_nodes(view, pos)
+    if not feasible:
+        return None
     d = int(view.rng.integers(len(feasible)))
-    k = feasible[d]
-    here = c.on_node(k) if len(pos) == len(c) else pos[c.node[pos] == k]
+    k, here = feasible[d]
     chosen = next(iter(policy.on_node(view, k, here)))
-    return d, Preemption(k, _signal_order(view, chosen.victims))
+    return d, [n for n, _ in feasible], Preemption(k, _signal_order(view, chosen.victims))
 
 
 def _signal_order(view: PreemptionView, victims: Iterable[int]) -> tuple[int, ...]:

@@ -55,8 +55,10 @@ class FitSearch(PreemptivePolicy):
         """The feasible 2-victim sets on node k, or when there is none the greedy set."""
         c = view.candidates
         cands = here.tolist()
-        pairs = [s for s in combinations(cands, 2) if view.fits(view.avail[k] + c.req[list(s)].sum(axis=0))]
-        for s in pairs or [self._greedy(view, k, cands)]:
+        sets: list[tuple[int, ...]] = [
+            s for s in combinations(cands, 2) if view.fits(view.avail[k] + c.req[list(s)].sum(axis=0))
+        ]
+        for s in sets or [self._greedy(view, k, cands)]:
             idx = list(s)
             slack = self._slack(view, k, view.avail[k] + c.req[idx].sum(axis=0))
             yield VictimSet(s, self._set_values(view, idx, slack), (tuple(sorted(int(c.rank[p]) for p in s)),))

@@ -36,7 +36,7 @@ class K8s(PreemptivePolicy):
                 total = total - c.req[p]
             else:
                 keep.append(p)
-        return (VictimSet(keep, (len(keep), float(np.min(c.seg_start[keep])))),)
+        return (VictimSet(keep, (len(keep), float(c.seg_start[keep].min()))),)
 
 
 K8S = K8s()
