@@ -95,9 +95,9 @@ def allowed(policy: PreemptivePolicy, view: PreemptionView) -> np.ndarray:
     caps = policy.caps(view)
     if not caps:
         return np.arange(len(view.candidates))
-    keep = np.ones(len(view.candidates), dtype=bool)
-    for _, mask in caps:
-        keep &= mask
+    keep = caps[0][1]
+    for _, mask in caps[1:]:
+        keep = keep & mask
     return np.flatnonzero(keep)
 
 
