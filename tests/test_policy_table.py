@@ -59,6 +59,7 @@ D_TWICE = (TWO_NODES[0], [*TWO_NODES[1][:3], (1, 2, 2, 22, 8, 2)])
 # One node of 8, full: a (1, lost 5), b (1, lost 3), c (2, lost 1), d (4, lost 1); no pair frees 7
 ONE_NODE = ([8], [(0, 1, 0, 50, 5, 0), (0, 1, 0, 50, 3, 0), (0, 2, 0, 50, 1, 0), (0, 4, 0, 50, 1, 0)])
 
+# fmt: off
 CASES = [
     # k8s. n0: reprieve a (start 0, rank 0) first: 4 - 3 = 1 < 2, a stays; then b: 4 - 1 = 3 >= 2, b goes back.
     # n1: reprieve c (start 0): 4 - 2 = 2 fits; then d: 2 - 2 = 0, d stays. One victim each; the latest
@@ -102,6 +103,7 @@ CASES = [
     ("fitdelay", TWO_NODES, 2, {"grace": 300.0}, "n1", "d",
      [("n1", "d", (1, 368.0, 0.0, 0, 2.0)), ("n0", "a", (1, 1720.0, 0.75, 0, 0.0))]),
 ]
+# fmt: on
 
 
 def names(view: PreemptionView, victims) -> str:

@@ -134,7 +134,9 @@ def explain(policy: PreemptivePolicy, view: PreemptionView) -> Explained:
         order = _order(policy, batch)
         firsts = order[np.sort(np.unique(batch.node[order], return_index=True)[1])]  # each node's best, best first
         rows = tuple(
-            NodeOption(int(batch.node[i]), _signal_order(view, batch.victims[i]), tuple(col[i].item() for col in batch.values))
+            NodeOption(
+                int(batch.node[i]), _signal_order(view, batch.victims[i]), tuple(col[i].item() for col in batch.values)
+            )
             for i in firsts.tolist()
         )
     else:
