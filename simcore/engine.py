@@ -93,7 +93,7 @@ class _Run:
         self.decisions: list[dict] | None = [] if record_decisions else None  # None: not recorded, no work
         if record_decisions:
             self.names = (jobs.job_id.astype(str).tolist(), list(cluster.names))
-        self.policy = get_policy(config.policy)
+        self.policy = get_policy(config.policy, config)
         self.jobs = jobs
         n = len(jobs)
         # numpy arrays for what policies read vectorised; lists for scalars read per event.

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from simcore.errors import UserError
 from simcore.model import SimConfig
-from simcore.policies import POLICIES
+from simcore.policies import POLICIES, Policy, get_policy
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,14 @@ class PolicySpec:
         """The base knobs with this policy and its own knobs on top."""
         try:
             return replace(base.with_knobs(dict(self.knobs)), policy=self.name)
+        except ValueError as e:
+            raise UserError(f"policy {self.label!r}: {e}") from None
+
+    def policy(self, base: SimConfig) -> Policy:
+        """The policy itself, built with its own knobs (checked where it is built) from :meth:`config`."""
+        config = self.config(base)
+        try:
+            return get_policy(self.name, config)
         except ValueError as e:
             raise UserError(f"policy {self.label!r}: {e}") from None
 
@@ -46,7 +54,7 @@ def parse_policy(text: str) -> PolicySpec:
             raise UserError(f"policy {text!r}: {part!r} is not KEY=VALUE")
         knobs.append((key.strip(), value.strip()))
     spec = PolicySpec(":".join([name, *(f"{k}={v}" for k, v in knobs)]), name, tuple(knobs))
-    spec.config(SimConfig())
+    spec.policy(SimConfig())
     return spec
 
 

@@ -1,8 +1,8 @@
 """Decision records: why a TE job that fits nowhere got these victims, or none.
 
 Every time the engine asks the policy for victims it can record one decision (off by default).
-The policy explains itself generically (:class:`~simcore.policies.base.Explained`: its choice
-and each node it weighed, best first, with the named values of its ordering key); this module
+The evaluator explains every preemptive policy alike (:class:`~simcore.policies.base.Explained`:
+its choice and each node it weighed, best first, with the named values of its ordering key); this module
 turns that into the record of DESIGN.md section 6, and tells the reason when there are no
 victims. Reasons are checked in this order, each about the jobs left by the one before:
 running BE jobs at all, ``min_runtime``, then the policy's caps (fitgpp: ``P``, then ``s``; fitdelay may wait first),

@@ -31,37 +31,42 @@ study's (docs/RESULTS.md section 8 reports the study itself).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from simcore import units
 from simcore.policies.base import Cap, PreemptionView
-from simcore.policies.decision import FREES_WITHIN_GRACE, LARGER_THAN_S
-from simcore.policies.fitgpp import FitGpp
+from simcore.policies.decision import CAPPED_BY_P, FREES_WITHIN_GRACE, LARGER_THAN_S
+from simcore.policies.fitgpp import FitSearch, within_share
 
 
 @dataclass(frozen=True)
-class FitDelay(FitGpp):
-    name: str = "fitdelay"
-    knobs: tuple[str, ...] = ("P", "s", "reentry")
-    help: str = (
+class FitDelay(FitSearch):
+    P: int = 2  # as fitgpp's; applies with checkpoint on_preempt only
+    s: float = math.inf  # as fitgpp's
+    reentry: float = 1800.0  # seconds of expected wait to get back in per unit of normalised room
+
+    name: ClassVar[str] = "fitdelay"
+    knobs: ClassVar[tuple[str, ...]] = ("P", "s", "reentry")
+    help: ClassVar[str] = (
         "Our own policy (beyond the paper): fitgpp where a preemption loses nothing; with periodic or no "
         "checkpoints, among the sets with the fewest victims the one that delays BE least (lost work + grace + "
         "restore, + reentry x room given up with periodic), no P cap, and no preemption while a BE job frees the "
         "room within the grace period."
     )
-    key: tuple[tuple[str, str], ...] = (
+    key: ClassVar[tuple[tuple[str, str], ...]] = (
         ("victims", "min"), ("delay", "min"), ("slack", "min"), ("past_preemptions", "min"), ("earliest_start", "max"),
     )  # fmt: skip
 
     def caps(self, view: PreemptionView) -> tuple[Cap, ...]:
         """``on_preempt``: fitgpp's caps. Else: none while a BE job frees the room within grace, then ``s``."""
         if view.config.checkpoint == "on_preempt":
-            return super().caps(view)
+            return ((CAPPED_BY_P, view.candidates.preemptions < self.P), (LARGER_THAN_S, within_share(view, self.s)))
         waits = np.full(len(view.candidates), not self._frees_within_grace(view))
-        return ((FREES_WITHIN_GRACE, waits), (LARGER_THAN_S, self._within_share(view)))
+        return ((FREES_WITHIN_GRACE, waits), (LARGER_THAN_S, within_share(view, self.s)))
 
     @staticmethod
     def _frees_within_grace(view: PreemptionView) -> bool:
@@ -73,44 +78,29 @@ class FitDelay(FitGpp):
             return False
         return bool((view.avail[c.node[soon]] + c.req[soon] >= view.te_req).all(axis=1).any())
 
-    def _ones(self, view: PreemptionView, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, list] | None:
+    # -- its ranking: the key's values, and the delay they rank by -------------------------
+    def _single_values(self, view: PreemptionView, pos: np.ndarray, slack: np.ndarray) -> tuple[np.ndarray, ...]:
         c = view.candidates
-        node = c.node[pos]
-        total = view.avail[node] + c.req[pos]
-        ok = (total >= view.te_req).all(axis=1)
-        if not ok.any():
-            return None
-        pos, node, total = pos[ok], node[ok], total[ok]
-        slack = units.norm_round(units.l1(total - view.te_req, view.inv_cap[node]))
         delay = self._delay(view, c.lost_now[pos] + c.restore_next[pos], slack, 1)
-        past, start = c.preemptions[pos], c.seg_start[pos]
-        order = np.lexsort((node, c.rank[pos], -start, past, slack, delay))
-        return pos, order, [("delay", delay), ("slack", slack), ("past_preemptions", past), ("earliest_start", start)]
+        ones = np.ones(len(pos), dtype=np.int64)
+        return ones, delay, slack / units.NORM_SCALE, c.preemptions[pos], c.seg_start[pos]
 
-    def _named(self, key: tuple) -> tuple[float, ...]:
-        return (key[0], key[1], self._value("slack", key[2]), key[3], -key[4])
-
-    def _key(self, view: PreemptionView, k: int, s: tuple[int, ...]) -> tuple:
+    def _set_values(self, view: PreemptionView, idx: list[int], slack: float) -> tuple:
         c = view.candidates
-        idx = list(s)
-        slack = self._slack(view, k, view.avail[k] + c.req[idx].sum(axis=0))
         per_victim = float((c.lost_now[idx] + c.restore_next[idx]).sum())
         return (
-            len(s),
-            float(self._delay(view, per_victim, slack, len(s))),
-            slack,
+            len(idx),
+            float(self._delay(view, per_victim, slack, len(idx))),
+            slack / units.NORM_SCALE,
             int(c.preemptions[idx].sum()),
-            -float(c.seg_start[idx].min()),
-            tuple(sorted(int(c.rank[p]) for p in s)),
-            k,
+            float(c.seg_start[idx].min()),
         )
 
-    @staticmethod
-    def _delay(view: PreemptionView, per_victim: Any, slack: Any, n: int) -> Any:
+    def _delay(self, view: PreemptionView, per_victim: Any, slack: Any, n: int) -> Any:
         """Seconds of BE delay of a set of n victims. Rounded to the microsecond, so that equal delays reached
         by different sums tie exactly and fall to the next criterion (the slack)."""
         room = slack / units.NORM_SCALE  # the slack as fitgpp keeps it is rint(slack x 1e9)
-        price = 0.0 if view.config.checkpoint == "none" else view.config.reentry
+        price = 0.0 if view.config.checkpoint == "none" else self.reentry
         return np.round(per_victim + n * view.config.grace + price * room, 6)
 
 

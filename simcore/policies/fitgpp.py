@@ -12,101 +12,35 @@ jobs); only when neither exists is a larger set built greedily, taking first the
 that covers most of the remaining deficit and, among equals, the one that costs least by
 (3) and (4). Resources are integer units, normalised and rounded as :mod:`simcore.units` says.
 
-Explained (decision records), an option is the best set on one node by that order: the best
-1-victim set of each node that has one, or, when no node has, the best larger set of each
-feasible node; the first option is the chosen one.
+The search is its per-node rule for the evaluator (:mod:`simcore.policies.evaluator`): the
+1-victim sets of every node at once, else on each node its 2-victim sets, else the greedy set.
+So, explained (decision records), an option is the best 1-victim set of each node that has
+one, or, when no node has, the best larger set of each feasible node. :class:`FitSearch` is
+that search, shared with ``fitdelay``, which ranks the sets by other values.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import reduce
 from itertools import combinations
+from typing import ClassVar
 
 import numpy as np
 
 from simcore import units
-from simcore.policies.base import (
-    Cap,
-    Explained,
-    NodeOption,
-    Preemption,
-    PreemptionView,
-    Ranked,
-    best_of,
-    explain_ranked,
-)
+from simcore.policies.base import Cap, PreemptionView
 from simcore.policies.decision import CAPPED_BY_P, LARGER_THAN_S
+from simcore.policies.evaluator import PreemptivePolicy, VictimSet, VictimSets
 
 
 @dataclass(frozen=True)
-class FitGpp:
-    name: str = "fitgpp"
-    preemptive: bool = True
-    fifo_order: bool = False
-    knobs: tuple[str, ...] = ("P", "s")  # its own knobs (the mechanics knobs are everyone's)
-    help: str = (
-        "Our reconstruction of the paper's approach: preempt the fewest BE jobs whose place fits the TE job "
-        "most tightly, losing the least work, and never a job already preempted P times (or larger than s x "
-        "the TE job). Preempted jobs then get their place back as soon as the short TE job ends."
-    )
-    key: tuple[tuple[str, str], ...] = (
-        ("victims", "min"), ("slack", "min"), ("lost_work", "min"), ("past_preemptions", "min"), ("earliest_start", "max"),
-    )  # fmt: skip
+class FitSearch(PreemptivePolicy):
+    """fitgpp's victim search. A subclass writes its caps and the named values of a set (its key)."""
 
-    def victims(self, view: PreemptionView) -> Preemption | None:
-        pos = self._eligible_positions(view)
-        if pos is None:
-            return None
-        ones = self._ones(view, pos)
-        if ones is None:
-            return best_of(self._larger(view, pos))
-        best = int(ones[0][ones[1][0]])
-        return Preemption(int(view.candidates.node[best]), (best,))
-
-    def explain(self, view: PreemptionView) -> Explained:
-        pos = self._eligible_positions(view)
-        if pos is None:
-            return Explained(None, ())
-        ones = self._ones(view, pos)
-        if ones is None:
-            return explain_ranked(self._larger(view, pos), self._named)
-        at, order, columns = ones
-        nodes = view.candidates.node[at[order]]
-        firsts = np.sort(np.unique(nodes, return_index=True)[1])  # each node's best, in the policy's order
-        rows = tuple(
-            NodeOption(int(nodes[i]), (int(at[order[i]]),), (1, *(self._value(name, col[order[i]]) for name, col in columns)))
-            for i in firsts.tolist()
-        )
-        return Explained(Preemption(rows[0].node, rows[0].victims), rows)
-
-    def caps(self, view: PreemptionView) -> tuple[Cap, ...]:
-        """Fewer than ``P`` preemptions, share at most ``s`` x the TE job's; in the order reasons are told."""
-        return ((CAPPED_BY_P, view.candidates.preemptions < view.config.P), (LARGER_THAN_S, self._within_share(view)))
-
-    def _eligible_positions(self, view: PreemptionView) -> np.ndarray | None:
-        if len(view.candidates) == 0:
-            return None
-        pos = np.flatnonzero(reduce(np.logical_and, (mask for _, mask in self.caps(view))))
-        return pos if len(pos) else None
-
-    @staticmethod
-    def _within_share(view: PreemptionView) -> np.ndarray:
-        """Candidates whose dominant share is at most ``s`` times the TE job's (both rounded to 1e-9)."""
-        c = view.candidates
-        if math.isinf(view.config.s):
-            return np.ones(len(c), dtype=bool)
-        inv = view.inv_cap[c.node]
-        te_share = (view.te_req * inv).max(axis=1)
-        return units.norm_round((c.req * inv).max(axis=1)) <= units.norm_round(view.config.s * te_share)
-
-    def _slack(self, view: PreemptionView, k: int, total: np.ndarray) -> float:
-        return float(units.norm_round(units.l1(total - view.te_req, view.inv_cap[k])))
-
-    def _ones(self, view: PreemptionView, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, list] | None:
-        """The feasible 1-victim sets: their positions, their order (best first) and the arrays of
-        the named key's values after ``victims``, or None when there is none."""
+    def all_nodes(self, view: PreemptionView, pos: np.ndarray) -> VictimSets | None:
+        """Every feasible 1-victim set, vectorised over all allowed candidates."""
         c = view.candidates
         node = c.node[pos]
         total = view.avail[node] + c.req[pos]
@@ -115,33 +49,19 @@ class FitGpp:
             return None
         pos, node, total = pos[ok], node[ok], total[ok]
         slack = units.norm_round(units.l1(total - view.te_req, view.inv_cap[node]))
-        lost, past, start = c.lost_now[pos], c.preemptions[pos], c.seg_start[pos]
-        order = np.lexsort((node, c.rank[pos], -start, past, lost, slack))
-        return pos, order, [("slack", slack), ("lost_work", lost), ("past_preemptions", past), ("earliest_start", start)]
+        return VictimSets(pos[:, None], node, self._single_values(view, pos, slack), (view.candidates.rank[pos],))
 
-    @staticmethod
-    def _value(name: str, x: float) -> float:
-        """A key value as recorded: the slack back from its 1e-9 integer, counts as ints."""
-        if name == "slack":
-            return float(x) / units.NORM_SCALE
-        return int(x) if name == "past_preemptions" else float(x)
-
-    def _named(self, key: tuple) -> tuple[float, ...]:
-        """The named values of a `_key` (its tie-breaks, job order and node, left out)."""
-        return (key[0], self._value("slack", key[1]), key[2], key[3], -key[4])
-
-    def _larger(self, view: PreemptionView, pos: np.ndarray) -> Ranked:
-        """Each feasible node's best set of two or more victims."""
+    def on_node(self, view: PreemptionView, k: int, here: np.ndarray) -> Iterable[VictimSet]:
+        """The feasible 2-victim sets on node k, or when there is none the greedy set."""
         c = view.candidates
-        for k in view.nodes_feasible_without_all(pos):
-            here = [int(p) for p in pos if c.node[p] == k]
-            sets: list[tuple[int, ...]] = [
-                s for s in combinations(here, 2) if view.fits(view.avail[k] + c.req[list(s)].sum(axis=0))
-            ]
-            if not sets:
-                sets = [self._greedy(view, k, here)]
-            key, s = min((self._key(view, k, s), s) for s in sets)
-            yield key, Preemption(k, tuple(sorted(s, key=lambda p: c.rank[p])))
+        cands = here.tolist()
+        sets: list[tuple[int, ...]] = [
+            s for s in combinations(cands, 2) if view.fits(view.avail[k] + c.req[list(s)].sum(axis=0))
+        ]
+        for s in sets or [self._greedy(view, k, cands)]:
+            idx = list(s)
+            slack = self._slack(view, k, view.avail[k] + c.req[idx].sum(axis=0))
+            yield VictimSet(s, self._set_values(view, idx, slack), (tuple(sorted(int(c.rank[p]) for p in s)),))
 
     def _greedy(self, view: PreemptionView, k: int, here: list[int]) -> tuple[int, ...]:
         """Add the candidate covering most of the normalised deficit (ties: least lost work,
@@ -164,18 +84,64 @@ class FitGpp:
                 chosen.remove(p)
         return tuple(chosen)
 
-    def _key(self, view: PreemptionView, k: int, s: tuple[int, ...]) -> tuple:
+    @staticmethod
+    def _slack(view: PreemptionView, k: int, total: np.ndarray) -> float:
+        """The tightest-fit measure as an integer count of 1e-9 (exact ties)."""
+        return float(units.norm_round(units.l1(total - view.te_req, view.inv_cap[k])))
+
+    # -- what a subclass writes: the named values of its key -------------------------------
+    def _single_values(self, view: PreemptionView, pos: np.ndarray, slack: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The key's values of the 1-victim sets `pos`, as columns (`slack` as :meth:`_slack` keeps it)."""
+        raise NotImplementedError
+
+    def _set_values(self, view: PreemptionView, idx: list[int], slack: float) -> tuple:
+        """The key's values of one set of victims `idx`."""
+        raise NotImplementedError
+
+
+def within_share(view: PreemptionView, s: float) -> np.ndarray:
+    """Candidates whose dominant share is at most `s` times the TE job's (both rounded to 1e-9)."""
+    c = view.candidates
+    if math.isinf(s):
+        return np.ones(len(c), dtype=bool)
+    inv = view.inv_cap[c.node]
+    te_share = (view.te_req * inv).max(axis=1)
+    return units.norm_round((c.req * inv).max(axis=1)) <= units.norm_round(s * te_share)
+
+
+@dataclass(frozen=True)
+class FitGpp(FitSearch):
+    P: int = 2  # max preemptions of a victim
+    s: float = math.inf  # a victim's dominant share at most s x the TE job's (inf: no cap)
+
+    name: ClassVar[str] = "fitgpp"
+    knobs: ClassVar[tuple[str, ...]] = ("P", "s")
+    help: ClassVar[str] = (
+        "Our reconstruction of the paper's approach: preempt the fewest BE jobs whose place fits the TE job "
+        "most tightly, losing the least work, and never a job already preempted P times (or larger than s x "
+        "the TE job). Preempted jobs then get their place back as soon as the short TE job ends."
+    )
+    key: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("victims", "min"), ("slack", "min"), ("lost_work", "min"), ("past_preemptions", "min"), ("earliest_start", "max"),
+    )  # fmt: skip
+
+    def caps(self, view: PreemptionView) -> tuple[Cap, ...]:
+        """Fewer than ``P`` preemptions, share at most ``s`` x the TE job's; in the order reasons are told."""
+        return ((CAPPED_BY_P, view.candidates.preemptions < self.P), (LARGER_THAN_S, within_share(view, self.s)))
+
+    def _single_values(self, view: PreemptionView, pos: np.ndarray, slack: np.ndarray) -> tuple[np.ndarray, ...]:
         c = view.candidates
-        idx = list(s)
-        total = view.avail[k] + c.req[idx].sum(axis=0)
+        ones = np.ones(len(pos), dtype=np.int64)
+        return ones, slack / units.NORM_SCALE, c.lost_now[pos], c.preemptions[pos], c.seg_start[pos]
+
+    def _set_values(self, view: PreemptionView, idx: list[int], slack: float) -> tuple:
+        c = view.candidates
         return (
-            len(s),
-            self._slack(view, k, total),
+            len(idx),
+            slack / units.NORM_SCALE,
             float(c.lost_now[idx].sum()),
             int(c.preemptions[idx].sum()),
-            -float(c.seg_start[idx].min()),
-            tuple(sorted(int(c.rank[p]) for p in s)),
-            k,
+            float(c.seg_start[idx].min()),
         )
 
 

@@ -7,44 +7,36 @@ earliest-victim-start, then the lowest index.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from simcore.policies.base import Explained, Preemption, PreemptionView, Ranked, Uncapped, best_of, explain_ranked
+from simcore.policies.base import PreemptionView
+from simcore.policies.evaluator import PreemptivePolicy, VictimSet
 
 
 @dataclass(frozen=True)
-class K8s(Uncapped):
-    name: str = "k8s"
-    preemptive: bool = True
-    fifo_order: bool = False
-    help: str = (
+class K8s(PreemptivePolicy):
+    name: ClassVar[str] = "k8s"
+    help: ClassVar[str] = (
         "Kubernetes-style preemption: on each node all BE jobs are candidates and the longest-running "
         "are given back while the TE job still fits. The node with the fewest victims, the most recently "
         "started ones, is chosen, with no regard for lost work or repeated preemption."
     )
-    key: tuple[tuple[str, str], ...] = (("victims", "min"), ("earliest_victim_start", "max"))
+    key: ClassVar[tuple[tuple[str, str], ...]] = (("victims", "min"), ("earliest_victim_start", "max"))
 
-    def victims(self, view: PreemptionView) -> Preemption | None:
-        return best_of(self._per_node(view))
-
-    def explain(self, view: PreemptionView) -> Explained:
-        return explain_ranked(self._per_node(view), lambda key: (key[0], -key[1]))
-
-    def _per_node(self, view: PreemptionView) -> Ranked:
+    def on_node(self, view: PreemptionView, k: int, here: np.ndarray) -> Iterable[VictimSet]:
         c = view.candidates
-        for k in view.nodes_feasible_without_all():
-            pos = c.on_node(k)
-            total = view.avail[k] + c.req[pos].sum(axis=0)
-            keep = []
-            for p in sorted(pos.tolist(), key=lambda p: (c.seg_start[p], c.rank[p])):
-                if view.fits(total - c.req[p]):
-                    total = total - c.req[p]
-                else:
-                    keep.append(p)
-            key = (len(keep), -float(np.min(c.seg_start[keep])), k)
-            yield key, Preemption(k, tuple(sorted(keep, key=lambda p: c.rank[p])))
+        total = view.avail[k] + c.req[here].sum(axis=0)
+        keep = []
+        for p in sorted(here.tolist(), key=lambda p: (c.seg_start[p], c.rank[p])):
+            if view.fits(total - c.req[p]):
+                total = total - c.req[p]
+            else:
+                keep.append(p)
+        return (VictimSet(keep, (len(keep), float(c.seg_start[keep].min()))),)
 
 
 K8S = K8s()

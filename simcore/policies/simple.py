@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from simcore.policies.base import Explained, Preemption, PreemptionView, Uncapped
+from simcore.policies.base import Cap, Explained, Preemption, PreemptionView
 
 
 @dataclass(frozen=True)
-class NoPreemption(Uncapped):
+class NoPreemption:
     name: str
     fifo_order: bool
     help: str
-    preemptive: bool = False
-    key: tuple[tuple[str, str], ...] = ()
+    preemptive: ClassVar[bool] = False
+    knobs: ClassVar[tuple[str, ...]] = ()
+    key: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    def caps(self, view: PreemptionView) -> tuple[Cap, ...]:
+        return ()
 
     def victims(self, view: PreemptionView) -> Preemption | None:
         return None

@@ -1,0 +1,207 @@
+"""The preemption evaluator: what every preemptive policy shares, written once.
+
+In the manner of kube-scheduler's preemption (one evaluator, a plugin per policy), a policy
+(:class:`PreemptivePolicy`) writes only its caps, its per-node victim rule and its ordering
+key (named values, each better when ``"min"`` or ``"max"``). The evaluator:
+
+1. keeps the candidates every cap allows (the caps are also the reasons decision records give);
+2. on each node where removing all of them makes the TE job fit (in node order), asks the
+   per-node rule for the victim sets it weighs there and keeps the node's best by the key;
+3. chooses the node whose best set is best by the key, then the rule's tie-breaks, then the
+   lowest node index; a key ``"drawn"`` instead draws one feasible node uniformly from the
+   run's generator (drawn from only when some node is feasible), and asks only that node;
+4. returns the victims in signal order (job order), which fixes the engine's event order.
+
+A rule may also search every node at once, vectorised (:meth:`PreemptivePolicy.all_nodes`):
+when that search finds any set, those sets are all the options and the per-node rule is not
+asked (fitgpp: its 1-victim sets, which beat any larger set). Asked to explain, the evaluator
+returns the same choice and each node's best set, best first (:mod:`simcore.policies.decision`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import ClassVar, NamedTuple
+
+import numpy as np
+
+from simcore.knobs import KNOB_RANGES
+from simcore.policies.base import Cap, Explained, NodeOption, Preemption, PreemptionView
+
+
+class VictimSet(NamedTuple):
+    """A victim set the per-node rule weighs: its victims, the named values of the key, its tie-breaks."""
+
+    victims: Sequence[int]  # positions into view.candidates, in any order
+    values: tuple  # one per entry of the policy's key, as decision records show them
+    ties: tuple = ()  # compared after the values and before the node index (smaller first)
+
+
+class VictimSets(NamedTuple):
+    """Victim sets of one size on many nodes at once, as columns (a vectorised per-node rule)."""
+
+    victims: np.ndarray  # (sets x size) positions into view.candidates
+    node: np.ndarray
+    values: tuple[np.ndarray, ...]  # one column per entry of the policy's key
+    ties: tuple[np.ndarray, ...] = ()
+
+
+@dataclass(frozen=True)
+class PreemptivePolicy:
+    """A preemptive policy as a plugin of the evaluator; subclasses are frozen dataclasses.
+
+    Its own knobs (``knobs``, e.g. fitgpp's ``P`` and ``s``) are its dataclass fields, each
+    checked against its range (:data:`simcore.knobs.KNOB_RANGES`) when the policy is built;
+    :func:`simcore.policies.get_policy` builds it with their values from a run's config."""
+
+    name: ClassVar[str]
+    help: ClassVar[str]
+    key: ClassVar[tuple[tuple[str, str], ...]]  # (name, "min" | "max" | "drawn"), which is better
+    knobs: ClassVar[tuple[str, ...]] = ()  # its own knobs; the mechanics knobs are everyone's
+    preemptive: ClassVar[bool] = True
+    fifo_order: ClassVar[bool] = False  # queue by submit time only (else TE first)
+
+    def __post_init__(self) -> None:
+        for name in self.knobs:
+            KNOB_RANGES[name].check(name, getattr(self, name))
+
+    # -- what a policy writes ---------------------------------------------------------------
+    def caps(self, view: PreemptionView) -> tuple[Cap, ...]:
+        """Masks of the candidates it may take, each with the reason told when it leaves none."""
+        return ()
+
+    def on_node(self, view: PreemptionView, k: int, here: np.ndarray) -> Iterable[VictimSet]:
+        """The victim sets it weighs on node k, from `here` (the allowed candidates on k, in job
+        order, removing all of which makes the TE job fit); none when it takes no set there."""
+        raise NotImplementedError
+
+    def all_nodes(self, view: PreemptionView, pos: np.ndarray) -> VictimSets | None:
+        """Optional: sets found on every node at once (from the allowed candidates `pos`), tried
+        first; when there are any, the per-node rule is not asked."""
+        return None
+
+    # -- what the engine asks: the evaluator ------------------------------------------------
+    def victims(self, view: PreemptionView) -> Preemption | None:
+        return choose(self, view)
+
+    def explain(self, view: PreemptionView) -> Explained:
+        return explain(self, view)
+
+
+def allowed(policy: PreemptivePolicy, view: PreemptionView) -> np.ndarray:
+    """Positions of the candidates every cap allows."""
+    caps = policy.caps(view)
+    if not caps:
+        return np.arange(len(view.candidates))
+    keep = caps[0][1]
+    for _, mask in caps[1:]:
+        keep = keep & mask
+    return np.flatnonzero(keep)
+
+
+def choose(policy: PreemptivePolicy, view: PreemptionView) -> Preemption | None:
+    """The node and victims (in signal order), or None when no node is feasible."""
+    pos = allowed(policy, view)
+    if len(pos) == 0:
+        return None
+    if _drawn(policy):
+        drawn = _draw(policy, view, pos)
+        return None if drawn is None else drawn[2]
+    batch = policy.all_nodes(view, pos)
+    if batch is not None:
+        i = int(_order(policy, batch)[0])
+        return Preemption(int(batch.node[i]), _signal_order(view, batch.victims[i]))
+    best = min(_per_node(policy, view, pos), key=itemgetter(0), default=None)
+    return None if best is None else Preemption(best[1], _signal_order(view, best[2].victims))
+
+
+def explain(policy: PreemptivePolicy, view: PreemptionView) -> Explained:
+    """The same choice as :func:`choose`, and every node weighed with its best set, best first."""
+    pos = allowed(policy, view)
+    if len(pos) == 0:
+        return Explained(None, ())
+    if _drawn(policy):
+        drawn = _draw(policy, view, pos)
+        if drawn is None:
+            return Explained(None, ())
+        d, feasible, pre = drawn
+        others = [NodeOption(k, (), (i,)) for i, k in enumerate(feasible) if i != d]
+        return Explained(pre, (NodeOption(pre.node, pre.victims, (d,)), *others))
+    batch = policy.all_nodes(view, pos)
+    if batch is not None:
+        order = _order(policy, batch)
+        firsts = order[np.sort(np.unique(batch.node[order], return_index=True)[1])]  # each node's best, best first
+        rows = tuple(
+            NodeOption(
+                int(batch.node[i]), _signal_order(view, batch.victims[i]), tuple(col[i].item() for col in batch.values)
+            )
+            for i in firsts.tolist()
+        )
+    else:
+        ranked = sorted(_per_node(policy, view, pos), key=itemgetter(0))
+        rows = tuple(NodeOption(k, _signal_order(view, s.victims), tuple(s.values)) for _, k, s in ranked)
+    return Explained(Preemption(rows[0].node, rows[0].victims) if rows else None, rows)
+
+
+def _drawn(policy: PreemptivePolicy) -> bool:
+    return policy.key[0][1] == "drawn"
+
+
+def _directed(policy: PreemptivePolicy, values: tuple) -> list:
+    """The values in the key's order with "max" ones negated: smaller is better throughout."""
+    return [-v if better == "max" else v for v, (_, better) in zip(values, policy.key, strict=True)]
+
+
+def _per_node(policy: PreemptivePolicy, view: PreemptionView, pos: np.ndarray) -> list[tuple[tuple, int, VictimSet]]:
+    """(full key, node, set) of each feasible node's best set."""
+    out = []
+    for k, here in _feasible_nodes(view, pos):
+        best: tuple[tuple, VictimSet] | None = None
+        for s in policy.on_node(view, k, here):
+            key = (*_directed(policy, s.values), *s.ties, k)
+            if best is None or key < best[0]:
+                best = (key, s)
+        if best is not None:
+            out.append((best[0], k, best[1]))
+    return out
+
+
+def _feasible_nodes(view: PreemptionView, pos: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """Each node (ascending) where removing every candidate in `pos` makes the TE job fit, with its
+    candidates from `pos` in job order."""
+    nodes = view.nodes_feasible_without_all(pos)
+    if not nodes:
+        return []
+    node_of = view.candidates.node[pos]
+    order = np.argsort(node_of, kind="stable")  # stable: job order within a node
+    grouped, sorted_nodes = pos[order], node_of[order]
+    starts = np.searchsorted(sorted_nodes, nodes, side="left").tolist()
+    ends = np.searchsorted(sorted_nodes, nodes, side="right").tolist()
+    return [(k, grouped[a:b]) for k, a, b in zip(nodes, starts, ends, strict=True)]
+
+
+def _order(policy: PreemptivePolicy, batch: VictimSets) -> np.ndarray:
+    """The sets of a batch, best first by the directed key, the tie-breaks, then the node."""
+    directed = [-col if better == "max" else col for col, (_, better) in zip(batch.values, policy.key, strict=True)]
+    # np.lexsort: the last key is the primary one
+    return np.lexsort((batch.node, *reversed(batch.ties), *reversed(directed)))
+
+
+def _draw(policy: PreemptivePolicy, view: PreemptionView, pos: np.ndarray) -> tuple[int, list[int], Preemption] | None:
+    """The draw among the feasible nodes, those nodes, and the set the per-node rule takes on the drawn
+    node; None (and nothing drawn) when no node is feasible."""
+    feasible = _feasible_nodes(view, pos)
+    if not feasible:
+        return None
+    d = int(view.rng.integers(len(feasible)))
+    k, here = feasible[d]
+    chosen = next(iter(policy.on_node(view, k, here)))
+    return d, [n for n, _ in feasible], Preemption(k, _signal_order(view, chosen.victims))
+
+
+def _signal_order(view: PreemptionView, victims: Iterable[int]) -> tuple[int, ...]:
+    """Victims are signalled in job order, so the events of one decision come in a fixed order."""
+    rank = view.candidates.rank
+    return tuple(sorted((int(p) for p in victims), key=lambda p: rank[p]))
