@@ -12,7 +12,7 @@ import math
 
 import streamlit as st
 
-from dashboard import charts, data, lesson_views, lessons, notices, views, worker
+from dashboard import data, gantt_charts, gantt_views, lesson_views, lessons, notices, views, worker
 from dashboard.compute import Run
 from simcore.errors import UserError
 from simcore.model import ClusterSpec
@@ -105,7 +105,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
     with left:
         st.markdown(f"**{label}, at {views.format_seconds(t)}** (instant {int(index) + 1} of {len(times)})")
         st.markdown("\n".join(f"- {line}" for line in snap.story))
-        st.plotly_chart(charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)), key=f"{key}_grid")
+        st.plotly_chart(gantt_charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)), key=f"{key}_grid")
         st.caption("Queue (waiting jobs, longest waiting first)")
         if snap.queue.empty:
             st.caption("empty")
@@ -113,7 +113,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
             st.dataframe(snap.queue, hide_index=True, width="stretch")
     with right:
         span_h = max(math.ceil(max(float(r.segments["end"].max()) for r in runs.values()) / views.HOUR * 4) / 4, 0.25)
-        gantt = views.gantt_view(
+        gantt = gantt_views.gantt_view(
             {name: (r.segments, r.events) for name, r in runs.items()},
             cluster,
             [n.name for n in cluster.nodes],
@@ -122,7 +122,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
         )
         lanes = sum(len(p.layout) for p in gantt.panels)
         # a lesson has few lanes: draw them tall enough to read the job ids on the bars
-        figure = charts.gantt_figure(gantt).update_layout(height=160 + LESSON_LANE_PX * lanes)
+        figure = gantt_charts.gantt_figure(gantt).update_layout(height=160 + LESSON_LANE_PX * lanes)
         st.plotly_chart(figure, key=f"{key}_gantt")
     st.dataframe(lesson_views.outcome_table(runs), hide_index=True)
 

@@ -226,7 +226,7 @@ def test_gantt_steps_through_preemptions_and_stacks_two_policies() -> None:
     assert_clean(at)
     import pandas as pd
 
-    from dashboard.views import GANTT_EPOCH
+    from dashboard.gantt_views import GANTT_EPOCH
 
     t = at.session_state["_gantt_preemption"]["time"]
     shown = [pd.Timestamp(x) for x in chart_spec(at, "gantt")["layout"]["xaxis"]["range"]]
