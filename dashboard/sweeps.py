@@ -180,9 +180,9 @@ def from_widgets(values: Mapping[str, Any]) -> SweepSettings:
     )
 
 
-def trio_metrics(baseline: str) -> list[tuple[str, str]]:
+def trio_metrics(baseline: str) -> tuple[tuple[str, str], ...]:
     """(row column, label) of the trio against ``baseline``, as the sweep rows name it."""
-    return [(f"{key}_vs_{baseline}", f"{TRIO_LABELS[key]} vs baseline (%)") for key in TRIO_KEYS]
+    return tuple((f"{key}_vs_{baseline}", f"{TRIO_LABELS[key]} vs baseline (%)") for key in TRIO_KEYS)
 
 
 P95_METRICS = (("TE_slowdown_p95", "TE p95 slowdown"), ("BE_slowdown_p95", "BE p95 slowdown"))
