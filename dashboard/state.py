@@ -258,6 +258,40 @@ def publish_gantt_view(scenario: Scenario, setup: GanttSetup, choice: GanttChoic
     publish("explore", linked, linked.to_query())
 
 
+# --- Learn: a lesson's time control -----------------------------------------------------------
+
+PLAYING = "lesson_playing"  # the (lesson, variant) being played, or None
+
+
+def lesson_step_key(lesson_key: str, label: str) -> str:
+    """The session key of a lesson variant's instant (its slider's key)."""
+    return f"lesson_step_{lesson_key}_{label}"
+
+
+def lesson_move(session: Session, key: str, last: int, to: int | None = None, delta: int = 0) -> None:
+    """Go to instant ``to``, or ``delta`` instants from the current one, inside 0..last."""
+    here = int(session.get(key, 0))
+    session[key] = min(max(to if to is not None else here + delta, 0), last)
+
+
+def lesson_playing(session: Session) -> tuple[str, str] | None:
+    return session.get(PLAYING)
+
+
+def lesson_toggle_play(session: Session, who: tuple[str, str]) -> None:
+    """Play ``who`` (lesson, variant), or pause it when it is playing."""
+    session[PLAYING] = None if session.get(PLAYING) == who else who
+
+
+def lesson_tick(session: Session, key: str, last: int) -> bool:
+    """One instant on while playing; True when the last instant is reached (playing stops)."""
+    lesson_move(session, key, last, delta=1)
+    if int(session[key]) >= last:
+        session[PLAYING] = None
+        return True
+    return False
+
+
 # --- Sweep ----------------------------------------------------------------------------------------
 
 

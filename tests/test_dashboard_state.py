@@ -184,3 +184,20 @@ def test_the_sweep_lines_use_the_same_interval_and_both_name_it() -> None:
     assert SPREAD_NAME in views.spread_note([3, 4, 5]) and "3 seeds" in views.spread_note([3, 4, 5])
     assert [m for m, _ in sweeps.trio_metrics("fifo")] == [f"{k}_vs_fifo" for k in TRIO_KEYS]
     assert not math.isnan(lo)
+
+
+def test_a_lessons_time_control_stays_inside_its_instants_and_stops_at_the_last() -> None:
+    key, who = state.lesson_step_key("hol", "fifo"), ("hol", "fifo")
+    session: dict = {}
+    state.lesson_move(session, key, 5, delta=-1)
+    assert session[key] == 0  # never before the first instant
+    state.lesson_move(session, key, 5, to=9)
+    assert session[key] == 5  # nor past the last
+    state.lesson_move(session, key, 5, to=3)
+    state.lesson_toggle_play(session, who)
+    assert state.lesson_playing(session) == who
+    assert not state.lesson_tick(session, key, 5) and session[key] == 4
+    assert state.lesson_tick(session, key, 5) and session[key] == 5 and state.lesson_playing(session) is None
+    state.lesson_toggle_play(session, who)
+    state.lesson_toggle_play(session, who)  # pressed again: paused
+    assert state.lesson_playing(session) is None
