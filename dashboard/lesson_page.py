@@ -1,8 +1,8 @@
 """The step-through lessons on Learn: choose a lesson and a variant, then step through its instants.
 
 The time control (first, previous, play/pause, next, last and a slider over the instants) keeps
-its position in the session per lesson and variant (:mod:`dashboard.state`); *play* advances one instant per tick of a
-Streamlit fragment until the last instant. The cluster at the instant is drawn as GPU grids
+its position in the session per lesson and variant (:mod:`dashboard.state`); *play* advances
+one instant per tick of a Streamlit fragment until the last instant. The cluster at the instant is drawn as GPU grids
 next to the Gantt of every variant, with a line at the instant.
 """
 
