@@ -2,8 +2,8 @@
 
 The time control (first, previous, play/pause, next, last and a slider over the instants) keeps
 its position in the session per lesson and variant (:mod:`dashboard.state`); *play* advances
-one instant per tick of a Streamlit fragment until the last instant. The cluster at the instant is drawn as GPU grids
-next to the Gantt of every variant, with a line at the instant.
+one instant per tick of a Streamlit fragment until the last instant. The cluster at the
+instant is drawn as GPU grids next to the Gantt of every variant, with a line at the instant.
 """
 
 from __future__ import annotations
