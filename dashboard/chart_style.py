@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 TEMPLATE = "plotly_white"
+PLOT_CONFIG = {"displaylogo": False}  # st.plotly_chart's config: no Plotly logo in the mode bar
 # Fixed colours for the registered policies; others take the spare ones in order of appearance.
 POLICY_COLORS = {
     "fifo": "#7F7F7F",

@@ -13,10 +13,10 @@ from typing import Any
 import streamlit as st
 
 from dashboard import data, decision_view, gantt_charts, gantt_views, state, views
+from dashboard.chart_style import PLOT_CONFIG
 from dashboard.scenario import Scenario
 from simcore.policies import POLICIES
 
-PLOT_CONFIG = {"displaylogo": False}
 GANTT_ZOOMS = {120.0: "2 min", 600.0: "10 min", 3600.0: "1 h", 4 * 3600.0: "4 h"}
 
 

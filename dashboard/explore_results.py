@@ -13,11 +13,10 @@ import json
 import streamlit as st
 
 from dashboard import charts, data, views
+from dashboard.chart_style import PLOT_CONFIG
 from dashboard.scenario import Scenario
 from simcore.csvsafe import to_csv_text
 from simcore.metrics import TRIO_LABELS, compare_summaries
-
-PLOT_CONFIG = {"displaylogo": False}
 
 
 def trio(scenario: Scenario, comparison: data.Comparison) -> None:

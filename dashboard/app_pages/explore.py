@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import budget, charts, data, explore_gantt, explore_results, notices, state, uploads, views, worker
+from dashboard.chart_style import PLOT_CONFIG
 from dashboard.demo import limits
 from dashboard.plain import md
 from dashboard.scenario import (
@@ -25,7 +26,6 @@ from simcore.workload import offered_load
 
 SOURCE_LABELS = {"sample": "bundled sample", "generate": "synthetic generator", "upload": "upload a file"}
 CLUSTER_LABELS = {"workload": "the workload's own", "custom": "uniform nodes", "upload": "upload a node list"}
-PLOT_CONFIG = {"displaylogo": False}
 TABS = ("Slowdown", "Gantt", "Utilisation and queue", "Preemptions", "Jobs and downloads")
 
 lim = limits()

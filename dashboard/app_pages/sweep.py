@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import budget, data, notices, state, sweep_charts, sweeps, worker
+from dashboard.chart_style import PLOT_CONFIG
 from dashboard.demo import limits
 from dashboard.plain import md
 from simcore.csvsafe import to_csv_text
@@ -13,7 +14,6 @@ from simcore.policies import POLICIES
 from simcore.presets import PRESETS
 from simcore.stats import SPREAD_NAME
 
-PLOT_CONFIG = {"displaylogo": False}
 lim = limits()
 
 
