@@ -8,8 +8,8 @@ URL, so the last settings are also kept in the session and used when the URL is 
 Every rule about what the session holds lives here, so the pages only lay out widgets: a
 choice that must stay one of its options, the Gantt's policy, nodes and window (their defaults
 come from :mod:`dashboard.gantt_views`, and the view the visitor settles on goes into the link),
-stepping through preemptions, and the Sweep's "run only after the button" and Dask offer. The
-functions take the session as a mapping (the page passes ``st.session_state``), so they are
+stepping through preemptions, a lesson's time control on Learn, and the Sweep's "run only after
+the button" and Dask offer. The functions take the session as a mapping (the page passes ``st.session_state``), so they are
 tested on a plain dict.
 """
 
@@ -25,7 +25,8 @@ import streamlit as st
 
 from dashboard import gantt_views, sweeps
 from dashboard.demo import Limits
-from dashboard.scenario import MAIN_GEN_PARAMS, Scenario, widget_values
+from dashboard.scenario import MAIN_GEN_PARAMS, Scenario
+from dashboard.scenario import widget_values as scenario_widgets
 from simcore.model import ClusterSpec
 
 S = TypeVar("S")
@@ -103,7 +104,7 @@ GANTT_KEYS = ("x_gantt_policy", "x_gantt_window", "x_gantt_nodes", "gantt_with",
 
 def explore_widget_values(s: Scenario) -> dict[str, Any]:
     """The Explore widgets' state for a scenario, the Gantt's view included."""
-    values = widget_values(s)
+    values = scenario_widgets(s)
     values.update(
         {"x_gantt_policy": s.gantt_policy, "x_gantt_window": s.gantt_window, "x_gantt_nodes": list(s.gantt_nodes)}
     )
