@@ -9,8 +9,8 @@ Every rule about what the session holds lives here, so the pages only lay out wi
 choice that must stay one of its options, the Gantt's policy, nodes and window (their defaults
 come from :mod:`dashboard.gantt_views`, and the view the visitor settles on goes into the link),
 stepping through preemptions, a lesson's time control on Learn, and the Sweep's "run only after
-the button" and Dask offer. The functions take the session as a mapping (the page passes ``st.session_state``), so they are
-tested on a plain dict.
+the button" and Dask offer. The functions take the session as a mapping (the page passes
+``st.session_state``), so they are tested on a plain dict.
 """
 
 from __future__ import annotations
