@@ -1,6 +1,6 @@
 """The decision view on Explore: why the chosen preemption took its victims, drawn thinly.
 
-The words and the candidate table are built by :mod:`dashboard.views` from the decision
+The words and the candidate table are built by :mod:`dashboard.decision_text` from the decision
 records (:func:`dashboard.data.decision_records`); what another policy would have taken is its
 record for the same TE job in its own run on the same jobs (the runs may have diverged by
 then, and the sentence says so). Job ids and node names may come from an upload: plain text.
@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import data, lesson_views, notices, views, worker
+from dashboard import data, decision_text, lesson_views, notices, state, worker
 from dashboard.scenario import Scenario
 from simcore.errors import UserError
 from simcore.model import ClusterSpec
@@ -47,8 +47,7 @@ def show(
     other = None
     if others:
         ordered = sorted(others, key=lambda p: PREFERRED_OTHER.index(p) if p in PREFERRED_OTHER else len(PREFERRED_OTHER))
-        if st.session_state.get("decision_other") not in others:
-            st.session_state["decision_other"] = ordered[0]
+        state.keep_choice(st.session_state, "decision_other", others, ordered[0])
         other = st.selectbox("Compared with", others, key="decision_other", help="its record for the same TE job")
     configs = (scenario.config(policy), *((scenario.config(other),) if other else ()))
     try:
@@ -59,18 +58,18 @@ def show(
         return
     except worker.Cancelled:
         st.stop()
-    record = views.decision_for(records[0], chosen)
+    record = decision_text.decision_for(records[0], chosen)
     if record is None:
         st.info("No decision record matches this preemption.", icon=":material/info:")
         return
-    other_record = views.decision_of_te_job(records[1], record["te_job"]) if other else None
-    lines = views.decision_words(
+    other_record = decision_text.decision_of_te_job(records[1], record["te_job"]) if other else None
+    lines = decision_text.decision_words(
         record, _te_gpu(workload, record["te_job"]), _lost(runs[policy], scenario, policy, chosen), other or "", other_record
     )
     if other is None:
         lines = lines[:2] + ["Add another preemptive policy (k8s, for one) to the scenario to see what it would have taken."]
     st.text("\n".join(lines))
-    st.dataframe(views.candidate_table(record), hide_index=True, width="stretch")
+    st.dataframe(decision_text.candidate_table(record), hide_index=True, width="stretch")
     st.caption(
         "The nodes the policy weighed, best first, with the values it ranks them by "
         f"({', '.join(f'{n} ({b})' for n, b in record['key'])}); min = lower is better, max = higher."

@@ -1,9 +1,9 @@
 """The step-through lessons on Learn: choose a lesson and a variant, then step through its instants.
 
 The time control (first, previous, play/pause, next, last and a slider over the instants) keeps
-its position in the session per lesson and variant; *play* advances one instant per tick of a
-Streamlit fragment until the last instant. The cluster at the instant is drawn as GPU grids
-next to the Gantt of every variant, with a line at the instant.
+its position in the session per lesson and variant (:mod:`dashboard.state`); *play* advances
+one instant per tick of a Streamlit fragment until the last instant. The cluster at the
+instant is drawn as GPU grids next to the Gantt of every variant, with a line at the instant.
 """
 
 from __future__ import annotations
@@ -12,30 +12,13 @@ import math
 
 import streamlit as st
 
-from dashboard import charts, data, lesson_views, lessons, notices, views, worker
+from dashboard import data, gantt_charts, gantt_views, lesson_views, lessons, notices, state, views, worker
 from dashboard.compute import Run
 from simcore.errors import UserError
 from simcore.model import ClusterSpec
 
 PLAY_SECONDS = 1.5  # one instant per tick while playing
 LESSON_LANE_PX = 30  # pixels per GPU lane in a lesson's Gantt
-PLAYING = "lesson_playing"  # session key: the (lesson, variant) being played, or None
-
-
-def _step_key(lesson_key: str, label: str) -> str:
-    return f"lesson_step_{lesson_key}_{label}"
-
-
-def _move(key: str, last: int, to: int | None = None, delta: int = 0) -> None:
-    """Button callback: go to instant ``to``, or ``delta`` instants from the current one."""
-    here = int(st.session_state.get(key, 0))
-    st.session_state[key] = min(max(to if to is not None else here + delta, 0), last)
-
-
-def _toggle_play(who: tuple[str, str]) -> None:
-    st.session_state[PLAYING] = None if st.session_state.get(PLAYING) == who else who
-
-
 def show() -> None:
     """The lessons section of the Learn page."""
     item = lessons.lesson(
@@ -56,7 +39,7 @@ def show() -> None:
         return
     except worker.Cancelled:
         st.stop()
-    ticking = st.session_state.get(PLAYING) == (item.key, label)
+    ticking = state.lesson_playing(st.session_state) == (item.key, label)
     st.fragment(run_every=PLAY_SECONDS if ticking else None)(_stepper)(item, label, cluster, runs, ticking)
 
 
@@ -67,26 +50,24 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
     config = item.variant(label).config
     times = lesson_views.instants(run.events)
     last = len(times) - 1
-    key = _step_key(item.key, label)
+    key = state.lesson_step_key(item.key, label)
     who = (item.key, label)
-    playing = st.session_state.get(PLAYING) == who
+    playing = state.lesson_playing(st.session_state) == who
     if playing != ticking:
         # Play or Pause was pressed inside the fragment: only a full rerun starts or stops the ticks
         st.rerun()
-    if playing:  # a tick: one instant on, and stop at the end
-        _move(key, last, delta=1)
-        if int(st.session_state[key]) >= last:
-            st.session_state[PLAYING] = None
-            st.rerun()
+    if playing and state.lesson_tick(st.session_state, key, last):  # the last instant: playing stops
+        st.rerun()
 
     cols = st.columns([1, 1.25, 1, 1, 1, 3.5])
+    session, move = st.session_state, state.lesson_move
     buttons = (  # (key suffix, label, icon, callback, its arguments)
-        ("first", "First", ":material/first_page:", _move, (key, last, 0)),
-        ("prev", "Previous", ":material/chevron_left:", _move, (key, last, None, -1)),
+        ("first", "First", ":material/first_page:", move, (session, key, last, 0)),
+        ("prev", "Previous", ":material/chevron_left:", move, (session, key, last, None, -1)),
         ("play", "Pause" if playing else "Play", ":material/pause:" if playing else ":material/play_arrow:",
-         _toggle_play, (who,)),
-        ("next", "Next", ":material/chevron_right:", _move, (key, last, None, 1)),
-        ("last", "Last", ":material/last_page:", _move, (key, last, last)),
+         state.lesson_toggle_play, (session, who)),
+        ("next", "Next", ":material/chevron_right:", move, (session, key, last, None, 1)),
+        ("last", "Last", ":material/last_page:", move, (session, key, last, last)),
     )  # fmt: skip
     for col, (name, text, icon, callback, args) in zip(cols, buttons, strict=False):
         col.button(text, icon=icon, key=f"{key}_{name}", on_click=callback, args=args, width="stretch")
@@ -105,7 +86,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
     with left:
         st.markdown(f"**{label}, at {views.format_seconds(t)}** (instant {int(index) + 1} of {len(times)})")
         st.markdown("\n".join(f"- {line}" for line in snap.story))
-        st.plotly_chart(charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)), key=f"{key}_grid")
+        st.plotly_chart(gantt_charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)), key=f"{key}_grid")
         st.caption("Queue (waiting jobs, longest waiting first)")
         if snap.queue.empty:
             st.caption("empty")
@@ -113,7 +94,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
             st.dataframe(snap.queue, hide_index=True, width="stretch")
     with right:
         span_h = max(math.ceil(max(float(r.segments["end"].max()) for r in runs.values()) / views.HOUR * 4) / 4, 0.25)
-        gantt = views.gantt_view(
+        gantt = gantt_views.gantt_view(
             {name: (r.segments, r.events) for name, r in runs.items()},
             cluster,
             [n.name for n in cluster.nodes],
@@ -122,7 +103,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
         )
         lanes = sum(len(p.layout) for p in gantt.panels)
         # a lesson has few lanes: draw them tall enough to read the job ids on the bars
-        figure = charts.gantt_figure(gantt).update_layout(height=160 + LESSON_LANE_PX * lanes)
+        figure = gantt_charts.gantt_figure(gantt).update_layout(height=160 + LESSON_LANE_PX * lanes)
         st.plotly_chart(figure, key=f"{key}_gantt")
     st.dataframe(lesson_views.outcome_table(runs), hide_index=True)
 

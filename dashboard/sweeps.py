@@ -7,19 +7,21 @@ The sweep itself is :mod:`simcore.sweep`: this module only turns the page's sett
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from dashboard.demo import LOCAL, Limits
 from dashboard.scenario import parse_policy_names
 from simcore import sweep
 from simcore.errors import UserError
+from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.model import KNOB_HELP
 from simcore.presets import PRESETS
-from simcore.stats import bootstrap_mean
+from simcore.stats import mean_ci
 
 #: knob -> (default values, help). Workload parameters (nodes, load, te_share) and SimConfig knobs.
 SWEEP_KNOBS: dict[str, tuple[str, str]] = {
@@ -178,13 +180,24 @@ def from_widgets(values: Mapping[str, Any]) -> SweepSettings:
     )
 
 
+def trio_metrics(baseline: str) -> tuple[tuple[str, str], ...]:
+    """(row column, label) of the trio against ``baseline``, as the sweep rows name it."""
+    return tuple((f"{key}_vs_{baseline}", f"{TRIO_LABELS[key]} vs baseline (%)") for key in TRIO_KEYS)
+
+
+P95_METRICS = (("TE_slowdown_p95", "TE p95 slowdown"), ("BE_slowdown_p95", "BE p95 slowdown"))
+
+
 def metric_frame(rows: pd.DataFrame, knob: str, metrics: Sequence[str]) -> pd.DataFrame:
-    """Mean and 95% bootstrap interval over seeds per (knob value, policy, metric): columns
-    value, policy, metric, n, mean, lo, hi (lo = hi = mean when a single seed gives no interval)."""
+    """Mean over seeds and its interval :func:`simcore.stats.mean_ci` (named on screen by
+    ``SPREAD_NAME``, the spread of every mean over seeds) per (knob value, policy, metric): columns value, policy, metric, n, mean, lo,
+    hi (lo = hi = mean when a single seed gives no interval)."""
     records = []
     for (value, policy), group in rows.groupby([knob, "policy"], sort=False):
         for metric in metrics:
-            n, mean, lo, hi = bootstrap_mean(group[metric].to_numpy(dtype=float))
+            n, mean, _sd, lo, hi = mean_ci(group[metric].to_numpy(dtype=float))
+            if n < 2:
+                lo = hi = mean
             records.append(
                 {"value": value, "policy": policy, "metric": metric, "n": n, "mean": mean, "lo": lo, "hi": hi}
             )
@@ -202,3 +215,15 @@ def pareto_points(rows: pd.DataFrame, knob: str) -> pd.DataFrame:
             "be_p95": grouped["BE_slowdown_p95"].to_numpy(dtype=float),
         }
     )
+
+
+def pareto_mask(x: Iterable[float], y: Iterable[float]) -> np.ndarray:
+    """True for points no other point beats on both x and y (lower is better on both)."""
+    xs, ys = np.asarray(list(x), float), np.asarray(list(y), float)
+    mask = np.zeros(len(xs), dtype=bool)
+    for i in range(len(xs)):
+        if not (np.isfinite(xs[i]) and np.isfinite(ys[i])):
+            continue
+        dominated = (xs <= xs[i]) & (ys <= ys[i]) & ((xs < xs[i]) | (ys < ys[i]))
+        mask[i] = not dominated.any()
+    return mask

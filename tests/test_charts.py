@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from helpers import cluster_of, job, prop_cluster, run, te
 
-from dashboard import charts, sweeps, views
+from dashboard import chart_style, charts, gantt_charts, gantt_views, sweep_charts, sweeps, views
 from dashboard.scenario import Scenario, from_widgets, widget_values
 from simcore import gantt
 from simcore.model import JobTable, SimConfig
@@ -95,8 +95,10 @@ def test_trio_frame_mean_and_spread_skip_missing_values() -> None:
     ]
     frame = views.trio_frame(per_seed).set_index("metric")
     assert frame.loc["TE_p95_slowdown_pct", "mean"] == pytest.approx(-85.0)
-    assert frame.loc["TE_p95_slowdown_pct", "std"] == pytest.approx(np.std([-90, -80], ddof=1))
-    assert frame.loc["BE_p50_slowdown_pct", "min"] == 10.0
+    # the mean's t interval over two seeds: -85 -+ t(0.975, 1) * sd / sqrt(2), sd = sqrt(50)
+    half = 12.706204736174707 * math.sqrt(50.0) / math.sqrt(2.0)
+    assert frame.loc["TE_p95_slowdown_pct", "lo"] == pytest.approx(-85.0 - half)
+    assert frame.loc["BE_p50_slowdown_pct", "hi"] == pytest.approx(15.0 + half)
     assert math.isnan(frame.loc["BE_p95_slowdown_pct", "mean"])
     assert frame.loc["BE_p95_slowdown_pct", "n"] == 0
 
@@ -119,7 +121,7 @@ def test_cdf_figure_has_one_line_per_policy_and_class_on_log_x() -> None:
     assert {t.name for t in fig.data} == {"fifo", "fitgpp"}
     assert fig.layout.xaxis.type == "log" and fig.layout.xaxis2.type == "log"
     assert sum(t.showlegend for t in fig.data) == 2  # one legend entry per policy
-    assert fig.data[0].line.color == charts.POLICY_COLORS["fifo"]
+    assert fig.data[0].line.color == chart_style.POLICY_COLORS["fifo"]
 
 
 def test_percentile_frame_table_and_figure() -> None:
@@ -164,7 +166,7 @@ def _gantt_run():
 
 def test_gantt_view_merges_lanes_marks_signals_and_caps() -> None:
     r, seg, ev = _gantt_run()
-    view = views.gantt_view({"k8s": (seg, ev)}, r.cluster, ["n0"], (0.0, 1.0))
+    view = gantt_views.gantt_view({"k8s": (seg, ev)}, r.cluster, ["n0"], (0.0, 1.0))
     (panel,) = view.panels
     assert list(panel.layout["lane"]) == [0, 1, 2, 3] and list(panel.layout["y"]) == [0, 1, 2, 3]
     bars = panel.bars
@@ -178,9 +180,9 @@ def test_gantt_view_merges_lanes_marks_signals_and_caps() -> None:
     ]
     assert panel.preempts[["job_id", "time", "y"]].values.tolist() == [["A", 10.0, 1.5]]  # on the victim's bar
     assert view.window == (0.0, 3600.0) and view.focus == view.window and not view.truncated
-    clipped = views.gantt_view({"k8s": (seg, ev)}, r.cluster, ["n0"], (0.0, 50 / 3600)).panels[0]
+    clipped = gantt_views.gantt_view({"k8s": (seg, ev)}, r.cluster, ["n0"], (0.0, 50 / 3600)).panels[0]
     assert clipped.bars["end"].max() == pytest.approx(50.0) and len(clipped.bars) == 3
-    capped = views.gantt_view({"k8s": (seg, ev), "fifo": (seg, ev)}, r.cluster, ["n0"], (0.0, 1.0), max_bars=4)
+    capped = gantt_views.gantt_view({"k8s": (seg, ev), "fifo": (seg, ev)}, r.cluster, ["n0"], (0.0, 1.0), max_bars=4)
     assert capped.truncated and [len(p.bars) for p in capped.panels] == [2, 2]
     assert [p.total for p in capped.panels] == [5, 5]
     assert list(capped.panels[0].bars["start"]) == [0.0, 10.0]  # the earliest bars are kept
@@ -190,40 +192,40 @@ def test_gantt_layout_fractions_extra_and_cpu_lanes() -> None:
     jobs = [job(i, 0, 10, 0.6, cpu=0.5) for i in range(3)] + [job("c", 0, 5, 0, cpu=1)]
     r = run(jobs, cluster_of((8, 8, 2), (8, 8, 2)), policy="fifo")
     seg = gantt.segments(r)
-    layout = views.lane_layout(seg, r.cluster, ["n0", "n1"])
+    layout = gantt_views.lane_layout(seg, r.cluster, ["n0", "n1"])
     n0 = layout[layout["node"] == "n0"]
     assert list(n0["lane"]) == [0, 1, 2, "cpu"]  # the extra lane of fragmented fractions, then cpu
     assert list(layout.loc[layout["node"] == "n1", "lane"]) == [0, 1]  # n1 ran nothing
-    assert layout.loc[layout["node"] == "n1", "y"].iloc[0] == 4 + views.GANTT_GAP
-    bars = views.gantt_bars(seg, layout, (0.0, 100.0)).set_index("job_id")
+    assert layout.loc[layout["node"] == "n1", "y"].iloc[0] == 4 + gantt_views.GANTT_GAP
+    bars = gantt_views.gantt_bars(seg, layout, (0.0, 100.0)).set_index("job_id")
     assert bars.loc["0", "y"] == pytest.approx(0 - 0.5 + 0.3) and bars.loc["0", "height"] == pytest.approx(0.54)
     assert bars.loc["c", "y"] == 3.0 and bars.loc["c", "lanes"] == "cpu"
-    assert views.default_gantt_nodes(r.cluster, 2) == ["n0"] and views.default_gantt_nodes(r.cluster, 4) == ["n0", "n1"]
-    assert views.default_gantt_nodes(r.cluster, 1) == ["n0"]  # at least one node
+    assert gantt_views.default_gantt_nodes(r.cluster, 2) == ["n0"] and gantt_views.default_gantt_nodes(r.cluster, 4) == ["n0", "n1"]
+    assert gantt_views.default_gantt_nodes(r.cluster, 1) == ["n0"]  # at least one node
 
 
 def test_stepping_through_preemptions() -> None:
     h = views.HOUR
     pre = pd.DataFrame({"time": [1 * h, 5 * h, 5 * h, 9 * h], "job_id": ["a", "b", "c", "a"], "node": ["n0"] * 4})
-    assert views.step_preemption(pre, None, 1, (2.0, 8.0)) == 1  # the first from the window's start
-    assert views.step_preemption(pre, None, -1, (2.0, 8.0)) == 2  # the last before its end
-    assert views.step_preemption(pre, None, 1, (9.5, 12.0)) is None
+    assert gantt_views.step_preemption(pre, None, 1, (2.0, 8.0)) == 1  # the first from the window's start
+    assert gantt_views.step_preemption(pre, None, -1, (2.0, 8.0)) == 2  # the last before its end
+    assert gantt_views.step_preemption(pre, None, 1, (9.5, 12.0)) is None
     chosen = {"time": 5 * h, "job_id": "c", "node": "n0"}
-    assert views.step_preemption(pre, chosen, 1, (0.0, 1.0)) == 3
-    assert views.step_preemption(pre, chosen, -1, (0.0, 1.0)) == 1
-    assert views.step_preemption(pre, {**chosen, "job_id": "zz"}, 0, (0.0, 0.0)) is None  # not in this run
-    assert views.step_preemption(pre.head(0), None, 1, (0.0, 1.0)) is None
-    assert views.step_preemption(pre, {"time": 9 * h, "job_id": "a", "node": "n0"}, 1, (0, 1)) is None
-    assert views.centred_window(5 * h, 4.0, 100.0) == (3.0, 7.0)
-    assert views.centred_window(0.5 * h, 4.0, 100.0) == (0.0, 4.0)
-    assert views.centred_window(99 * h, 4.0, 100.0) == (96.0, 100.0)
+    assert gantt_views.step_preemption(pre, chosen, 1, (0.0, 1.0)) == 3
+    assert gantt_views.step_preemption(pre, chosen, -1, (0.0, 1.0)) == 1
+    assert gantt_views.step_preemption(pre, {**chosen, "job_id": "zz"}, 0, (0.0, 0.0)) is None  # not in this run
+    assert gantt_views.step_preemption(pre.head(0), None, 1, (0.0, 1.0)) is None
+    assert gantt_views.step_preemption(pre, {"time": 9 * h, "job_id": "a", "node": "n0"}, 1, (0, 1)) is None
+    assert gantt_views.centred_window(5 * h, 4.0, 100.0) == (3.0, 7.0)
+    assert gantt_views.centred_window(0.5 * h, 4.0, 100.0) == (0.0, 4.0)
+    assert gantt_views.centred_window(99 * h, 4.0, 100.0) == (96.0, 100.0)
     assert views.format_seconds(0) == "day 1 00:00:00"
     assert views.format_seconds(86400 + 3 * 3600 + 4 * 60 + 5.25) == "day 2 03:04:05.25"
 
 
 def test_preemption_events_show_the_victim_and_the_instant() -> None:
     _r, _seg, ev = _gantt_run()
-    out = views.preemption_events(ev, {"time": 10.0, "job_id": "A", "node": "n0"})
+    out = gantt_views.preemption_events(ev, {"time": 10.0, "job_id": "A", "node": "n0"})
     assert out[["why", "job_id", "event", "time"]].values.tolist() == [
         ["the victim", "A", "submit", 0.0],
         ["the victim", "A", "start", 0.0],
@@ -238,23 +240,23 @@ def test_preemption_events_show_the_victim_and_the_instant() -> None:
 def test_gantt_figure_panels_order_colours_and_focus() -> None:
     r, seg, ev = _gantt_run()
     chosen = {"policy": "k8s", "index": 0, "time": 10.0, "job_id": "A", "node": "n0"}
-    view = views.gantt_view({"k8s": (seg, ev), "fifo": (seg, ev)}, r.cluster, ["n0"], (0.0, 1.0), (0.0, 20.0), chosen)
-    fig = charts.gantt_figure(view)
+    view = gantt_views.gantt_view({"k8s": (seg, ev), "fifo": (seg, ev)}, r.cluster, ["n0"], (0.0, 1.0), (0.0, 20.0), chosen)
+    fig = gantt_charts.gantt_figure(view)
     top = [t for t in fig.data if t.yaxis == "y"]
     names = [t.name for t in top]
     assert names == ["BE run", "BE restore", "BE grace", "TE run", "preemption signal"]  # TE over BE, signals last
     te_bar = top[3]
-    assert te_bar.marker.color == charts.GANTT_CLASS_COLORS["TE"] and list(te_bar.text) == ["T"]
+    assert te_bar.marker.color == gantt_charts.GANTT_CLASS_COLORS["TE"] and list(te_bar.text) == ["T"]
     assert list(te_bar.x) == [20_000.0]  # 20 s as milliseconds on the date axis
-    assert pd.Timestamp(te_bar.base[0]) == views.GANTT_EPOCH + pd.Timedelta(seconds=40)
+    assert pd.Timestamp(te_bar.base[0]) == gantt_views.GANTT_EPOCH + pd.Timedelta(seconds=40)
     assert list(te_bar.width) == [pytest.approx(1.9)] and list(te_bar.y) == [0.5]
     grace = top[2]
-    assert grace.marker.pattern.shape == "x" and grace.marker.color != charts.GANTT_CLASS_COLORS["BE"]
+    assert grace.marker.pattern.shape == "x" and grace.marker.color != gantt_charts.GANTT_CLASS_COLORS["BE"]
     assert top[1].marker.color != grace.marker.color  # restore and grace differ
     assert top[4].mode == "markers" and top[4].marker.size >= 10  # fixed-size: visible at any zoom
     assert {t.yaxis for t in fig.data} == {"y", "y2"} and [a.text for a in fig.layout.annotations] == ["k8s", "fifo"]
     assert fig.layout.xaxis2.matches == "x" or fig.layout.xaxis.matches == "x2"  # one shared time axis
-    assert pd.Timestamp(fig.layout.xaxis.range[1]) == views.GANTT_EPOCH + pd.Timedelta(seconds=20)  # the focus
+    assert pd.Timestamp(fig.layout.xaxis.range[1]) == gantt_views.GANTT_EPOCH + pd.Timedelta(seconds=20)  # the focus
     assert list(fig.layout.yaxis.range) == [pytest.approx(4 - 0.4), -0.6]  # reversed: lane 0 on top
     assert list(fig.layout.yaxis.ticktext) == ["n0"]
     assert any(shape.line.dash == "dot" for shape in fig.layout.shapes)  # the chosen preemption
@@ -325,29 +327,29 @@ def test_sweep_and_pareto_figures() -> None:
             "hi": [2.5, 3.5, 2.5, 3.5],
         }
     )
-    fig = charts.sweep_figure(sweep, "load", [("te_p95", "TE p95 slowdown")], log_y=True)
+    fig = sweep_charts.sweep_figure(sweep, "load", [("te_p95", "TE p95 slowdown")], log_y=True)
     assert len(fig.data) == 2 and fig.layout.xaxis.title.text == "load" and fig.layout.yaxis.type == "log"
     assert list(fig.data[0].error_y.array) == [0.5, 0.5]
     a, b = fig.data
     assert a.line.dash != b.line.dash and a.marker.symbol != b.marker.symbol  # identical lines stay tellable
     assert b.marker.size < a.marker.size  # the one drawn on top leaves the other visible
-    assert charts.sweep_figure(sweep, "load", [("te_p95", "x")]).layout.yaxis.type != "log"
+    assert sweep_charts.sweep_figure(sweep, "load", [("te_p95", "x")]).layout.yaxis.type != "log"
     points = pd.DataFrame(
         {"policy": ["a", "a", "b"], "value": [2, 1, 1], "te_p95": [2.0, 1.0, 3.0], "be_p95": [1.0, 5.0, 6.0]}
     )
-    assert list(views.pareto_mask(points["te_p95"], points["be_p95"])) == [True, True, False]
-    pfig = charts.pareto_figure(points, "P")
+    assert list(sweeps.pareto_mask(points["te_p95"], points["be_p95"])) == [True, True, False]
+    pfig = sweep_charts.pareto_figure(points, "P")
     assert [t.name for t in pfig.data] == ["a", "b", "Pareto front"]
     assert pfig.layout.xaxis.type == "log" and pfig.layout.yaxis.type == "log"
     assert all(t.text is None for t in pfig.data)  # no labels to overlap: the hover names the value
     assert list(pfig.data[0].customdata) == [1, 2] and list(pfig.data[0].x) == [1.0, 2.0]  # joined in knob order
     assert "customdata" in pfig.data[0].hovertemplate
-    assert charts.pareto_figure(points, "P", log=False).layout.xaxis.type == "linear"
+    assert sweep_charts.pareto_figure(points, "P", log=False).layout.xaxis.type == "linear"
 
 
 def test_policy_colours_are_stable_and_distinct() -> None:
-    colors = charts.policy_colors(["fitgpp", "mine", "other"])
-    assert colors["fitgpp"] == charts.POLICY_COLORS["fitgpp"]
+    colors = chart_style.policy_colors(["fitgpp", "mine", "other"])
+    assert colors["fitgpp"] == chart_style.POLICY_COLORS["fitgpp"]
     assert len(set(colors.values())) == 3
 
 
@@ -385,13 +387,13 @@ def test_scenario_from_a_bad_url_keeps_the_good_parts() -> None:
 def test_gantt_defaults() -> None:
     _r, seg, ev = _gantt_run()
     late = ev.assign(time=ev["time"] + 20 * views.HOUR)
-    span, window = views.gantt_default_window(seg.assign(end=seg["end"] + 59 * views.HOUR), late, 8.0)
+    span, window = gantt_views.gantt_default_window(seg.assign(end=seg["end"] + 59 * views.HOUR), late, 8.0)
     assert span == 60.0 and window == (19.0, 27.0)  # from an hour before the first preemption
-    assert views.gantt_default_window(seg, ev, 8.0) == (1.0, (0.0, 1.0))
-    assert views.clamp_window((50, 90), 60.0) == (50.0, 60.0) and views.clamp_window((70, 90), 60.0) is None
-    assert views.gantt_default_policy(["fifo", "k8s", "fitgpp"], {"k8s": True, "fitgpp": True}) == "fitgpp"
-    assert views.gantt_default_policy(["fifo", "k8s"], {"k8s": True}) == "k8s"
-    assert views.gantt_default_policy(["fifo"], {}) == "fifo"
+    assert gantt_views.gantt_default_window(seg, ev, 8.0) == (1.0, (0.0, 1.0))
+    assert gantt_views.clamp_window((50, 90), 60.0) == (50.0, 60.0) and gantt_views.clamp_window((70, 90), 60.0) is None
+    assert gantt_views.gantt_default_policy(["fifo", "k8s", "fitgpp"], {"k8s": True, "fitgpp": True}) == "fitgpp"
+    assert gantt_views.gantt_default_policy(["fifo", "k8s"], {"k8s": True}) == "k8s"
+    assert gantt_views.gantt_default_policy(["fifo"], {}) == "fifo"
 
 
 def test_widget_values_round_trip_to_the_same_scenario() -> None:
@@ -436,7 +438,9 @@ def test_sweep_settings_url_and_frames() -> None:
     )
     frame = sweeps.metric_frame(rows, "load", ["TE_slowdown_p95"])
     first = frame.iloc[0]
-    assert first["mean"] == 2.0 and first["n"] == 2 and 1.0 <= first["lo"] < 2.0 < first["hi"] <= 3.0
+    assert (first["n"], first["mean"], first["lo"], first["hi"]) == pytest.approx(
+        (2, 2.0, 2.0 - 12.706204736174707, 2.0 + 12.706204736174707)  # t(0.975, 1) x sd 1.41 / sqrt(2)
+    )
     assert frame.iloc[1]["lo"] == frame.iloc[1]["hi"] == 2.0  # no spread, no interval
     points = sweeps.pareto_points(rows, "load")
     assert list(points["te_p95"]) == [2.0, 2.0] and list(points["be_p95"]) == [6.0, 6.0]

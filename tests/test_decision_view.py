@@ -1,9 +1,9 @@
-"""The decision view's words and candidate table (dashboard.views), on the lesson scenario
+"""The decision view's words and candidate table (dashboard.decision_text), on the lesson scenario
 where k8s and fitgpp choose different victims for the same TE job, and on the demo sample."""
 
 from __future__ import annotations
 
-from dashboard import lessons, views
+from dashboard import decision_text, gantt_views, lessons
 from dashboard.decisions import records
 from simcore.engine import simulate
 from simcore.model import SimConfig
@@ -16,10 +16,10 @@ K8S, FITGPP = records(TABLE, CLUSTER, [ITEM.variant("k8s").config, ITEM.variant(
 
 def test_words_say_what_was_taken_why_and_what_the_other_policy_took() -> None:
     chosen = {"time": 600.0, "job_id": "2", "node": "node-0"}
-    record = views.decision_for(FITGPP, chosen)
+    record = decision_text.decision_for(FITGPP, chosen)
     assert record is not None and record["victims"] == ["2"]
-    other = views.decision_of_te_job(K8S, record["te_job"])
-    lines = views.decision_words(record, 1.0, 0.0, "k8s", other)
+    other = decision_text.decision_of_te_job(K8S, record["te_job"])
+    lines = decision_text.decision_words(record, 1.0, 0.0, "k8s", other)
     assert lines[0] == "TE job 5 needed 1 GPU and fitted on no node at day 1 00:10:00."
     assert lines[1] == (
         "fitgpp took node node-0: 1 victim (BE job 2), 0 s of work lost; chosen because its slack is lower: "
@@ -30,14 +30,14 @@ def test_words_say_what_was_taken_why_and_what_the_other_policy_took() -> None:
 
 
 def test_k8s_words_name_its_own_criterion() -> None:
-    record = views.decision_for(K8S, {"time": 600.0, "job_id": "4"})
+    record = decision_text.decision_for(K8S, {"time": 600.0, "job_id": "4"})
     assert record is not None
-    line = views.decision_words(record, 1.0, 0.0, "fitgpp", views.decision_of_te_job(FITGPP, "5"))[1]
+    line = decision_text.decision_words(record, 1.0, 0.0, "fitgpp", decision_text.decision_of_te_job(FITGPP, "5"))[1]
     assert "its earliest victim start is higher: 180 against 60 for node node-0" in line
 
 
 def test_candidate_table_lists_every_weighed_node_best_first() -> None:
-    table = views.candidate_table(views.decision_for(FITGPP, {"time": 600.0, "job_id": "2"}))
+    table = decision_text.candidate_table(decision_text.decision_for(FITGPP, {"time": 600.0, "job_id": "2"}))
     assert table["node"].tolist() == ["node-0", "node-1"]
     assert table["would take"].tolist() == ["2", "4"]
     assert table["chosen"].tolist() == [True, False]
@@ -45,10 +45,10 @@ def test_candidate_table_lists_every_weighed_node_best_first() -> None:
 
 
 def test_other_policy_that_never_preempted_is_said_so() -> None:
-    record = views.decision_for(FITGPP, {"time": 600.0, "job_id": "2"})
-    assert "never had to preempt for TE job 5" in views.decision_words(record, 1.0, 0.0, "priority", None)[2]
+    record = decision_text.decision_for(FITGPP, {"time": 600.0, "job_id": "2"})
+    assert "never had to preempt for TE job 5" in decision_text.decision_words(record, 1.0, 0.0, "priority", None)[2]
     no_victims = {**record, "victims": [], "node": None, "reason": "all capped by P"}
-    assert views.decision_words(record, 1.0, 0.0, "fitgpp", no_victims)[2].endswith(": all capped by P.")
+    assert decision_text.decision_words(record, 1.0, 0.0, "fitgpp", no_victims)[2].endswith(": all capped by P.")
 
 
 def test_every_preemption_of_a_demo_run_finds_its_record() -> None:
@@ -56,9 +56,9 @@ def test_every_preemption_of_a_demo_run_finds_its_record() -> None:
     for policy in ("fitgpp", "k8s", "random"):
         result = simulate(gen.table, gen.cluster, SimConfig(policy=policy), record_decisions=True)
         events = result.events_frame
-        pre = views.preemption_list(events)
+        pre = gantt_views.preemption_list(events)
         assert len(pre) > 0
         for _, row in pre.iterrows():
-            record = views.decision_for(result.decisions, row)
+            record = decision_text.decision_for(result.decisions, row)
             assert record is not None and record["node"] == row["node"]
-            assert views.candidate_table(record)["chosen"].iloc[0]
+            assert decision_text.candidate_table(record)["chosen"].iloc[0]

@@ -73,11 +73,11 @@ def test_estimates():
 
 
 def test_every_layer_formats_through_it():
-    from dashboard import lesson_views, views
+    from dashboard import decision_text, lesson_views
     from simcore import cli
     from simcore.study import tables
 
-    assert not hasattr(lesson_views, "_dur") and lesson_views.fmt is fmt and views.fmt is fmt
+    assert not hasattr(lesson_views, "_dur") and lesson_views.fmt is fmt and decision_text.fmt is fmt
     assert tables.fmt_val(tables.Stat(3, 2000, -8, 4000), "s") == "33.3 min [-8 s, 66.7 min]"
     assert tables.fmt_pct(tables.Stat(3, -91.0, -103.7, -78.3)) == "-91.0% [-103.7, -78.3]"
     assert cli._fmt(NAN) == "-" and cli._fmt(0.0123456) == "0.0123" and cli._fmt(18.0, pct=True) == "+18.0%"

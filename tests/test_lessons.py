@@ -239,15 +239,15 @@ def test_each_lesson_and_variant_draws(key: str) -> None:
 
 
 def test_gpu_grid_colours_each_gpu_as_the_gantt_does() -> None:
-    from dashboard import charts
+    from dashboard import gantt_charts
 
     item, variant, run = RUNS["price", "checkpoint none"]
     cluster = lessons.load(item)[1]
     losses = lesson_views.preemption_losses(run.segments, run.events, variant.config)
     at_grace = lesson_views.grid_frame(lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2700.0), cluster)
     at_te = lesson_views.grid_frame(lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2730.0), cluster)
-    grace = charts.gpu_grid_figure(at_grace).data[0]
-    assert list(grace.marker.color) == [charts.GANTT_KINDS["grace"][0]] * 4 and list(grace.text) == ["1"] * 4
-    te = charts.gpu_grid_figure(at_te).data[0]
-    assert list(te.marker.color) == [charts.GANTT_CLASS_COLORS["TE"]] + [charts.GRID_COLORS["idle"]] * 3
+    grace = gantt_charts.gpu_grid_figure(at_grace).data[0]
+    assert list(grace.marker.color) == [gantt_charts.GANTT_KINDS["grace"][0]] * 4 and list(grace.text) == ["1"] * 4
+    te = gantt_charts.gpu_grid_figure(at_te).data[0]
+    assert list(te.marker.color) == [gantt_charts.GANTT_CLASS_COLORS["TE"]] + [gantt_charts.GRID_COLORS["idle"]] * 3
     assert list(te.text) == ["2", "", "", ""]

@@ -2,31 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import streamlit as st
 
-from dashboard import budget, charts, data, notices, state, sweeps, worker
+from dashboard import budget, data, notices, state, sweep_charts, sweeps, worker
+from dashboard.chart_style import PLOT_CONFIG
 from dashboard.demo import limits
 from dashboard.plain import md
 from simcore.csvsafe import to_csv_text
 from simcore.errors import UserError
 from simcore.policies import POLICIES
 from simcore.presets import PRESETS
+from simcore.stats import SPREAD_NAME
 
-PLOT_CONFIG = {"displaylogo": False}
 lim = limits()
 
 
-def _from_link(query: dict[str, object]) -> tuple[sweeps.SweepSettings, list[str]]:
-    """The link's settings, less what a link may not decide (a Dask address, worker counts)."""
-    settings, warnings = sweeps.SweepSettings.from_query(query)
-    settings, vetted, offered = sweeps.vet_link(settings, lim)
-    st.session_state["_dask_offered"] = offered
-    return settings, warnings + vetted
-
-
-link_warnings = state.restore("sweep", "s_knob", _from_link, sweeps.widget_values)
+link_warnings = state.restore(
+    "sweep", "s_knob", lambda query: state.sweep_from_link(st.session_state, query, lim), sweeps.widget_values
+)
 
 with st.sidebar:
     st.header("Sweep")
@@ -37,20 +30,20 @@ with st.sidebar:
         list(sweeps.SWEEP_KNOBS),
         key="s_knob",
         help="\n".join(f"- **{k}**: {h}" for k, (_, h) in sweeps.SWEEP_KNOBS.items()),
-        on_change=lambda: st.session_state.update(s_values=sweeps.SWEEP_KNOBS[st.session_state["s_knob"]][0]),
+        on_change=state.knob_values_reset,
+        args=(st.session_state,),
     )
     st.text_input("Values (comma-separated)", key="s_values", help=sweeps.SWEEP_KNOBS[st.session_state["s_knob"]][1])
     st.multiselect("Policies", list(POLICIES), key="s_policies")
     chosen = st.session_state["s_policies"] or ["fifo"]
-    if st.session_state.get("s_baseline") not in chosen:
-        st.session_state["s_baseline"] = chosen[0]
+    state.keep_choice(st.session_state, "s_baseline", chosen, chosen[0])
     st.selectbox("Baseline", chosen, key="s_baseline")
     st.number_input(
         "Seeds",
         1,
         sweeps.MAX_SEEDS,
         key="s_seeds",
-        help="workloads per knob value; the lines show the mean and its 95% CI",
+        help=f"workloads per knob value; the lines show the mean and its {SPREAD_NAME}",
     )
     if lim.allow_dask:  # the operator's own machine: workers and a Dask scheduler may be chosen
         st.number_input("Local worker processes", 0, lim.max_workers, key="s_workers", help="0 = one per core")
@@ -65,13 +58,7 @@ with st.sidebar:
         st.caption(f"Demo mode: sweeps run on {lim.max_workers} local processes of this server.")
     clicked = st.button("Run sweep", type="primary", icon=":material/play_arrow:", width="stretch")
 
-current = sweeps.from_widgets(state.widget_state("s_"))
-if not lim.allow_dask:  # never from session state either: only the operator may name a scheduler
-    current = replace(current, workers=0, dask="")
-if clicked:
-    st.session_state["_sweep_ran_for"] = current
-# results show only for the settings last run, so a changed knob waits for the button
-settings = replace(current, run=st.session_state.get("_sweep_ran_for") == current)
+settings = state.sweep_settings(st.session_state, sweeps.from_widgets(state.widget_state("s_")), clicked, lim)
 state.publish("sweep", settings, settings.to_query())
 
 state.title_with_link(
@@ -82,8 +69,8 @@ state.title_with_link(
     + " Use the copy icon.",
 )
 notices.link_warnings(link_warnings)
-offered = st.session_state.get("_dask_offered")
-if offered and lim.allow_dask:
+offered = state.dask_offered(st.session_state, lim)
+if offered:
     st.warning(
         "This link asks to run the sweep on the Dask scheduler below. A scheduler runs code on its workers "
         "and this server unpickles what it sends back: accept only your own.",
@@ -93,7 +80,8 @@ if offered and lim.allow_dask:
     st.button(
         "Use this Dask scheduler",
         icon=":material/check:",
-        on_click=lambda: st.session_state.update(s_dask=offered, _dask_offered=None),
+        on_click=state.accept_dask,
+        args=(st.session_state,),
     )
 
 try:
@@ -126,19 +114,15 @@ if rows is None:
         st.stop()
 
 baseline = settings.baseline
-trio_metrics = [
-    (f"TE_p95_slowdown_pct_vs_{baseline}", "TE p95 slowdown vs baseline (%)"),
-    (f"BE_p50_slowdown_pct_vs_{baseline}", "BE p50 slowdown vs baseline (%)"),
-    (f"BE_p95_slowdown_pct_vs_{baseline}", "BE p95 slowdown vs baseline (%)"),
-]
-p95_metrics = [("TE_slowdown_p95", "TE p95 slowdown"), ("BE_slowdown_p95", "BE p95 slowdown")]
+trio_metrics = sweeps.trio_metrics(baseline)
+p95_metrics = sweeps.P95_METRICS
 frame = sweeps.metric_frame(rows, settings.knob, [m for m, _ in trio_metrics + p95_metrics])
 log_axes = st.toggle(
     "Log slowdown axes", value=True, key="sweep_log", help="slowdown spans orders of magnitude (fifo's TE tail)"
 )
 seeds_note = (
-    f"Lines: mean over {len(spec.seeds)} seeds; whiskers: 95% bootstrap interval of the mean, which stays inside "
-    "the seeds' range (a slowdown never below 1, a change never below -100%). Each policy has its own dash and marker."
+    f"Lines: mean over {len(spec.seeds)} seeds; whiskers: its {SPREAD_NAME} (Student-t, the interval the CLI "
+    "and RESULTS.md give). Each policy has its own dash and marker."
     if len(spec.seeds) > 1
     else "One seed: no interval. Each policy has its own dash and marker."
 )
@@ -147,14 +131,14 @@ left, right = st.columns(2, gap="medium")
 with left:
     st.subheader("TE and BE p95 slowdown")
     st.plotly_chart(
-        charts.sweep_figure(frame, settings.knob, p95_metrics, log_y=log_axes, height=360),
+        sweep_charts.sweep_figure(frame, settings.knob, p95_metrics, log_y=log_axes, height=360),
         config=PLOT_CONFIG,
         key="sweep_p95",
     )
 with right:
     st.subheader("Trade-off: TE p95 against BE p95")
     st.plotly_chart(
-        charts.pareto_figure(sweeps.pareto_points(rows, settings.knob), settings.knob, log=log_axes, height=360),
+        sweep_charts.pareto_figure(sweeps.pareto_points(rows, settings.knob), settings.knob, log=log_axes, height=360),
         config=PLOT_CONFIG,
         key="pareto",
     )
@@ -163,7 +147,7 @@ st.caption(
     "a policy's points joined in knob order; lower-left is better on both, the dotted line is the Pareto front."
 )
 st.subheader(f"The trio against {baseline}")
-st.plotly_chart(charts.sweep_figure(frame, settings.knob, trio_metrics), config=PLOT_CONFIG, key="sweep_trio")
+st.plotly_chart(sweep_charts.sweep_figure(frame, settings.knob, trio_metrics), config=PLOT_CONFIG, key="sweep_trio")
 with st.expander("All rows"):
     st.dataframe(rows, hide_index=True)
     st.download_button("Rows CSV", lambda: to_csv_text(rows), "sweep.csv", "text/csv", on_click="ignore")

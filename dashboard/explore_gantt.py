@@ -1,0 +1,114 @@
+"""Explore's Gantt tab (layout only): the policy, nodes and window widgets, the chart, and the
+chosen preemption with its decision view.
+
+What the session holds and its defaults are :mod:`dashboard.state`'s; the chart's data is
+:func:`dashboard.gantt_views.gantt_view`, drawn by :func:`dashboard.gantt_charts.gantt_figure`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+from dashboard import data, decision_view, gantt_charts, gantt_views, state, views
+from dashboard.chart_style import PLOT_CONFIG
+from dashboard.scenario import Scenario
+from simcore.policies import POLICIES
+
+GANTT_ZOOMS = {120.0: "2 min", 600.0: "10 min", 3600.0: "1 h", 4 * 3600.0: "4 h"}
+
+
+def show(scenario: Scenario, comparison: data.Comparison) -> None:
+    """Draw the Gantt tab; the view the visitor settles on goes into the link."""
+    runs, cluster = comparison.runs, comparison.cluster
+    session = st.session_state
+    setup = state.gantt_setup(
+        session,
+        scenario,
+        (comparison.workload.key, views.cluster_key(cluster)),
+        cluster,
+        runs,
+        {p: POLICIES[p].preemptive for p in POLICIES},
+    )
+    c1, c2, c3 = st.columns([1, 1, 3])
+    policy = c1.selectbox("Policy", scenario.policies, key="x_gantt_policy")
+    c2.selectbox(
+        "Stacked with",
+        state.gantt_second_options(scenario.policies, policy),
+        key="gantt_with",
+        help="a second policy drawn below, on the same time axis",
+    )
+    c3.multiselect("Nodes", cluster.names, key="x_gantt_nodes")
+    w1, w2, w3, w4 = st.columns([2.2, 1.1, 1.4, 1.3], vertical_alignment="bottom")
+    w1.slider(
+        "Time window (h)",
+        0.0,
+        setup.span,
+        step=1.0,
+        key="x_gantt_window",
+        help="the hours loaded into the chart; zoom inside it by dragging on the chart (down to seconds)",
+    )
+    w2.selectbox(
+        "Zoom around a preemption",
+        list(GANTT_ZOOMS),
+        format_func=GANTT_ZOOMS.get,
+        key="gantt_zoom",
+        help="how much time the chart shows around the chosen preemption",
+    )
+    for box, label, icon, direction in (
+        (w3, "Previous preemption", ":material/skip_previous:", -1),
+        (w4, "Next preemption", ":material/skip_next:", 1),
+    ):
+        box.button(
+            label,
+            icon=icon,
+            on_click=state.gantt_step,
+            args=(session, setup, direction),
+            disabled=setup.preempts.empty,
+            width="stretch",
+        )
+    choice = state.gantt_choice(session)
+    gantt = gantt_views.gantt_view(
+        {p: (runs[p].segments, runs[p].events) for p in choice.policies},
+        cluster,
+        choice.nodes,
+        choice.window,
+        choice.focus,
+        choice.chosen,
+    )
+    st.plotly_chart(gantt_charts.gantt_figure(gantt), config=PLOT_CONFIG, key="gantt")
+    note = ""
+    if gantt.truncated:
+        shown_bars = sum(len(p.bars) for p in gantt.panels)
+        total_bars = sum(p.total for p in gantt.panels)
+        note = f" Showing the earliest {shown_bars:,} of {total_bars:,} bars in this window: narrow the window or the nodes."
+    st.caption(
+        "Each node is drawn as its GPU lanes; a job covers the lanes it holds (CPU-only jobs share a `cpu` lane). "
+        "Red = TE, blue = BE; yellow dotted = restoring after a preemption, grey crossed = grace period, "
+        "× = preemption signal. Drag on the chart to zoom (down to seconds); "
+        f"double-click to reset. {views.seed_note(comparison.seeds)}{note}"
+    )
+    message = session.pop("_gantt_note", None)
+    if message:
+        st.info(message, icon=":material/info:")
+    if choice.chosen is not None:
+        _chosen(scenario, comparison, policy, choice.chosen, len(setup.preempts))
+    else:
+        st.caption(
+            f"{len(setup.preempts):,} preemptions in this run. Use Previous / Next preemption to step through them."
+        )
+    state.publish_gantt_view(scenario, setup, choice)
+
+
+def _chosen(scenario: Scenario, comparison: data.Comparison, policy: str, chosen: Mapping[str, Any], n: int) -> None:
+    """The chosen preemption in words, why its victim was taken, and its events."""
+    st.text(  # ids and node names may come from an upload: plain text
+        f"Preemption {chosen['index'] + 1} of {n} ({policy}): BE job {chosen['job_id']} "
+        f"signalled on node {chosen['node']} at {views.format_seconds(chosen['time'])} "
+        f"(t = {chosen['time']:,.0f} s)."
+    )
+    decision_view.show(comparison.workload, comparison.cluster, scenario, comparison.runs, policy, chosen)
+    events = comparison.runs[policy].events
+    st.dataframe(gantt_views.preemption_events(events, chosen), hide_index=True, width="stretch", height=180)

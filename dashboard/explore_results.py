@@ -1,0 +1,130 @@
+"""Explore's results (layout only): the trio cards beside the percentile chart, and the
+Slowdown, Utilisation and queue, Preemptions and Jobs tabs. The Gantt tab is
+:mod:`dashboard.explore_gantt`.
+
+Numbers and frames come from :mod:`dashboard.views`; over several seeds every mean carries the
+one spread of :mod:`simcore.stats`, named on screen.
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from dashboard import charts, data, views
+from dashboard.chart_style import PLOT_CONFIG
+from dashboard.scenario import Scenario
+from simcore.csvsafe import to_csv_text
+from simcore.metrics import TRIO_LABELS, compare_summaries
+
+
+def trio(scenario: Scenario, comparison: data.Comparison) -> None:
+    """The trio against the baseline as a grid of cards, beside the percentile chart."""
+    baseline, seeds = scenario.baseline, comparison.seeds
+    st.subheader(f"The trio against {baseline}")
+    if len(seeds) == 1:
+        st.caption(
+            ":material/warning: One run: a single workload can swing a BE percentile by tens of percent between "
+            "policies by chance. Use the synthetic generator with several seeds to see the spread."
+        )
+    else:
+        st.caption(views.spread_note(seeds))
+    # the trio as a compact grid beside the percentile chart, so a chart is in sight without scrolling
+    trio_box, chart_box = st.columns([6, 5], gap="medium")
+    with chart_box:  # filled first: the chart reaches the browser before the 12 numbers
+        st.plotly_chart(
+            charts.percentile_figure(views.percentile_frame(comparison.seed_summaries), height=340),
+            config=PLOT_CONFIG,
+            key="percentiles",
+        )
+        n = len(seeds)
+        st.caption(
+            "Slowdown percentiles (log). "
+            + (f"Bars: mean over {n} seeds; whiskers: lowest to highest seed." if n > 1 else "One run.")
+        )
+    cards = views.trio_cards(
+        views.trio_frame(data.trios(comparison, baseline)),
+        views.absolute_trio(comparison.seed_summaries),
+        scenario.policies,
+        baseline,
+    )
+    with trio_box:
+        widths = [2, 3, 3, 3]
+        for cell, text in zip(st.columns(widths), ["policy", *TRIO_LABELS.values()], strict=True):
+            cell.caption(text)
+        for policy, row in zip(scenario.policies, cards, strict=True):
+            cells = st.columns(widths, vertical_alignment="center")
+            cells[0].markdown(f"**{policy}**" + ("  \n(baseline)" if policy == baseline else ""))
+            for cell, (label, value, delta) in zip(cells[1:], row, strict=True):
+                cell.metric(label, value, delta, delta_color="inverse", label_visibility="collapsed")
+
+
+def slowdown(comparison: data.Comparison) -> None:
+    jobs = {p: r.jobs for p, r in comparison.runs.items()}
+    st.plotly_chart(charts.cdf_figure(views.cdf_frame(jobs)), config=PLOT_CONFIG, key="cdf")
+    st.caption(
+        "Slowdown = job completion time / run time (1 = never waited). Lines further left are better; "
+        f"the tail is on the right. {views.seed_note(comparison.seeds)}"
+    )
+    st.dataframe(views.percentile_table(comparison.seed_summaries).style.format("{:.3g}", na_rep="n/a"), width="stretch")
+    if len(comparison.seeds) > 1:
+        st.caption(f"Slowdown percentiles, mean over {len(comparison.seeds)} seeds.")
+
+
+def timeline(comparison: data.Comparison) -> None:
+    runs = comparison.runs
+    frame = views.timeline_frame({p: r.util for p, r in runs.items()}, {p: r.queue for p, r in runs.items()})
+    st.plotly_chart(charts.timeline_figure(frame), config=PLOT_CONFIG, key="timeline")
+    st.caption(
+        "Averages over equal time bins. Utilisation counts allocated GPUs, grace and restore time included. "
+        + views.seed_note(comparison.seeds)
+    )
+
+
+def preemptions(comparison: data.Comparison) -> None:
+    runs = comparison.runs
+    st.dataframe(
+        views.preemption_frame({p: r.summary for p, r in runs.items()}, {p: r.jobs for p, r in runs.items()}).style.format(
+            {
+                "lost work (h)": "{:.1f}",
+                "GPU utilisation": "{:.1%}",
+                "useful GPU utilisation": "{:.1%}",
+                "makespan (h)": "{:.1f}",
+            },
+            na_rep="n/a",
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+    st.caption(
+        "Lost work is run time discarded by preemptions (zero with checkpoint = on_preempt). "
+        "Useful utilisation counts only the jobs' own run time. " + views.seed_note(comparison.seeds)
+    )
+
+
+def jobs(scenario: Scenario, comparison: data.Comparison) -> None:
+    runs = comparison.runs
+    shown = st.selectbox("Policy", scenario.policies, key="jobs_policy")
+    if len(comparison.seeds) > 1:
+        st.caption(views.seed_note(comparison.seeds))
+    st.dataframe(runs[shown].jobs, hide_index=True, width="stretch", height=320)
+    d1, d2, d3 = st.columns(3)
+    d1.download_button(
+        "Jobs CSV", lambda: to_csv_text(runs[shown].jobs), f"jobs_{shown}.csv", "text/csv", on_click="ignore"
+    )
+    d2.download_button(
+        "Events CSV",
+        lambda: to_csv_text(runs[shown].events),
+        f"events_{shown}.csv",
+        "text/csv",
+        on_click="ignore",
+    )
+    summaries = {p: r.summary for p, r in runs.items()}
+    d3.download_button(
+        "Compare JSON (all policies)",
+        lambda: json.dumps(compare_summaries(summaries, scenario.baseline), indent=2, default=str),
+        "compare.json",
+        "application/json",
+        on_click="ignore",
+    )

@@ -1,0 +1,191 @@
+"""The Gantt chart and the cluster's GPU grid at one instant (thin Plotly drawing), from
+:mod:`dashboard.gantt_views` and :mod:`dashboard.lesson_views`.
+
+TE in a strong colour, BE muted; restore and grace in colours of their own with a pattern in
+the class colour, so a piece reads as "restoring" or "in grace" and whose it is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from dashboard.chart_style import finish_layout
+from dashboard.gantt_views import GANTT_EPOCH, GANTT_GAP, GanttView
+from dashboard.views import format_seconds
+
+GANTT_CLASS_COLORS = {"TE": "#D62728", "BE": "#9CC3DA"}
+GANTT_KINDS = {"run": ("", ""), "restore": ("#F2C14E", "."), "grace": ("#555555", "x")}
+GANTT_LANE_PX = 11  # pixels per GPU lane: a one-GPU bar holds a 9-pixel label
+GANTT_TICKS = [  # elapsed time labels at every zoom (day 1 = the first 24 hours of the run)
+    {"dtickrange": [None, 1000], "value": "%H:%M:%S.%L<br>day %-j"},
+    {"dtickrange": [1000, 60000], "value": "%H:%M:%S<br>day %-j"},
+    {"dtickrange": [60000, 86400000], "value": "%H:%M<br>day %-j"},
+    {"dtickrange": [86400000, None], "value": "day %-j"},
+]
+
+def _gantt_time(seconds: pd.Series | np.ndarray | float) -> pd.DatetimeIndex | pd.Timestamp:
+    """Seconds from the start of the run on the Gantt's date axis (which labels any zoom,
+    from days down to seconds)."""
+    return GANTT_EPOCH + pd.to_timedelta(seconds, unit="s")
+
+
+def gantt_figure(view: GanttView) -> go.Figure:
+    """One panel per policy on a shared time axis; each node drawn as its GPU lanes.
+
+    Bars follow the evalys convention: a job covers the lanes it holds. TE bars are in a strong
+    colour and drawn last (on top); restore and grace have their own colour and pattern; the
+    preemption signal is a fixed-size marker, so all three stay distinct at any zoom. A bar
+    carries its job id when it is wide enough to hold it.
+    """
+    heights = [max(float(p.layout["y"].max()) + 1, 1.0) if len(p.layout) else 1.0 for p in view.panels]
+    height = int(min(max(GANTT_LANE_PX * sum(heights), 200) + 120, 1400))
+    fig = make_subplots(
+        rows=len(view.panels),
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=min(45 / height, 0.3) if len(view.panels) > 1 else 0.0,  # room for a panel's title
+        row_heights=heights,
+        subplot_titles=[p.policy for p in view.panels],
+    )
+    separators: list[dict[str, object]] = []
+    for row, panel in enumerate(view.panels, start=1):
+        for cls in ("BE", "TE"):  # TE last: on top
+            for kind, (color, pattern) in GANTT_KINDS.items():
+                part = panel.bars[(panel.bars["job_class"] == cls) & (panel.bars["kind"] == kind)]
+                if part.empty:
+                    continue
+                fill = GANTT_CLASS_COLORS[cls] if kind == "run" else color
+                fig.add_trace(
+                    go.Bar(
+                        orientation="h",
+                        base=_gantt_time(part["start"].to_numpy(float)),
+                        x=(part["end"] - part["start"]).to_numpy(float) * 1000.0,  # ms on a date axis
+                        y=part["y"],
+                        width=part["height"],
+                        name=f"{cls} {kind}",
+                        legendgroup=f"{cls} {kind}",
+                        showlegend=row == 1,
+                        text=part["job_id"] if kind == "run" else None,
+                        textposition="inside",
+                        insidetextanchor="middle",
+                        textangle=0,
+                        textfont={"color": "white" if cls == "TE" else "#0B3C5D"},
+                        marker={
+                            "color": fill,
+                            "pattern": {"shape": pattern, "fgcolor": GANTT_CLASS_COLORS[cls], "size": 5}
+                            if pattern
+                            else {},
+                            "line": {"width": 0.6, "color": "white"},
+                        },
+                        customdata=np.stack(
+                            [
+                                part["job_id"],
+                                part["node"],
+                                part["lanes"],
+                                [format_seconds(t) for t in part["start"]],
+                                [format_seconds(t) for t in part["end"]],
+                                (part["end"] - part["start"]).round(1),
+                            ],
+                            axis=-1,
+                        ),
+                        hovertemplate=(
+                            f"{cls} job %{{customdata[0]}}: {kind}<br>node %{{customdata[1]}}, GPU lane %{{customdata[2]}}"
+                            "<br>%{customdata[3]} to %{customdata[4]} (%{customdata[5]} s)<extra></extra>"
+                        ),
+                    ),
+                    row=row,
+                    col=1,
+                )
+        if not panel.preempts.empty:
+            fig.add_trace(
+                go.Scatter(
+                    x=_gantt_time(panel.preempts["time"].to_numpy(float)),
+                    y=panel.preempts["y"],
+                    mode="markers",
+                    name="preemption signal",
+                    legendgroup="preemption signal",
+                    showlegend=row == 1,
+                    marker={"symbol": "x", "size": 11, "color": "#111", "line": {"width": 1, "color": "white"}},
+                    customdata=np.stack(
+                        [panel.preempts["job_id"], panel.preempts["node"], [format_seconds(t) for t in panel.preempts["time"]]],
+                        axis=-1,
+                    ),
+                    hovertemplate="preemption signal to BE job %{customdata[0]}<br>node %{customdata[1]}, %{customdata[2]}<extra></extra>",
+                ),
+                row=row,
+                col=1,
+            )
+        layout = panel.layout
+        centres = layout.groupby("node", sort=False)["y"].mean()
+        fig.update_yaxes(
+            autorange=False,
+            range=[heights[row - 1] - 0.4, -0.6],  # reversed: the first node on top
+            tickvals=list(centres.to_numpy()),
+            ticktext=list(centres.index),
+            showgrid=False,
+            zeroline=False,
+            row=row,
+            col=1,
+        )
+        axis = "" if row == 1 else str(row)
+        separators += [  # a thin line under each node's lanes (one layout update: add_hline is slow)
+            {"type": "line", "xref": f"x{axis} domain", "yref": f"y{axis}", "x0": 0, "x1": 1, "y0": y, "y1": y,
+             "line": {"width": 0.5, "color": "#bbb"}}
+            for y in (layout.groupby("node", sort=False)["y"].max() + 0.5 + GANTT_GAP / 2)
+        ]  # fmt: skip
+    if view.selected is not None:
+        at = _gantt_time(float(view.selected["time"]))
+        separators.append(
+            {"type": "line", "xref": "x", "yref": "paper", "x0": at, "x1": at, "y0": 0, "y1": 1,
+             "line": {"width": 1.5, "color": "#111", "dash": "dot"}}
+        )  # fmt: skip
+    fig.update_layout(shapes=separators)
+    fig.update_xaxes(
+        type="date",
+        range=[_gantt_time(view.focus[0]), _gantt_time(view.focus[1])],
+        tickformatstops=GANTT_TICKS,
+        showgrid=True,
+    )
+    # uirevision: a user's zoom survives reruns until the chosen preemption or the window changes
+    revision = f"{view.window}|{view.focus}|{[p.policy for p in view.panels]}"
+    return finish_layout(
+        fig,
+        height,
+        barmode="overlay",
+        uniformtext={"minsize": 9, "mode": "hide"},
+        uirevision=revision,
+    )
+
+
+GRID_COLORS = {"idle": "#EEEEEE", "restore": GANTT_KINDS["restore"][0], "grace": GANTT_KINDS["grace"][0]}
+
+
+def gpu_grid_figure(grid: pd.DataFrame) -> go.Figure:
+    """The cluster at one instant: a square per GPU lane, one row per node, coloured as the
+    Gantt colours the piece it holds (TE, BE, restoring, in grace, idle) and labelled by job."""
+    nodes = list(dict.fromkeys(grid["node"]))
+    fill = [
+        GANTT_CLASS_COLORS[c] if k == "run" else GRID_COLORS[k]
+        for c, k in zip(grid["job_class"], grid["kind"], strict=True)
+    ]
+    what = [f"{c} job {j}: {k}" if j else "idle" for j, c, k in zip(grid["job_id"], grid["job_class"], grid["kind"], strict=True)]
+    fig = go.Figure(
+        go.Scatter(
+            x=grid["lane"].astype(str),
+            y=grid["node"],
+            mode="markers+text",
+            marker={"symbol": "square", "size": 46, "color": fill, "line": {"width": 1, "color": "#888"}},
+            text=grid["job_id"],
+            textfont={"size": 14, "color": ["white" if k == "grace" or (k == "run" and c == "TE") else "#0B3C5D"
+                                            for c, k in zip(grid["job_class"], grid["kind"], strict=True)]},
+            customdata=np.stack([grid["node"], grid["lane"].astype(str), what], axis=-1),
+            hovertemplate="%{customdata[0]}, GPU %{customdata[1]}<br>%{customdata[2]}<extra></extra>",
+            showlegend=False,
+        )
+    )
+    fig.update_xaxes(title_text="GPU", type="category", showgrid=False)
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=nodes[::-1], showgrid=False)
+    return finish_layout(fig, 90 + 70 * len(nodes)).update_layout(margin={"l": 10, "r": 10, "t": 10, "b": 10})

@@ -1,0 +1,266 @@
+"""Pure builders of what the Gantt chart draws (no Streamlit, no Plotly): lanes, bars,
+preemption signals, and the default and stepped time windows.
+
+Every node is drawn as its GPU lanes (:mod:`simcore.gantt` assigns a job's pieces to lanes);
+the page holds the chosen policy, nodes and window (:mod:`dashboard.state`) and the figure is
+drawn by :mod:`dashboard.gantt_charts`. Windows are in hours, the run's times in seconds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dashboard.views import HOUR
+from simcore import gantt
+from simcore.model import ClusterSpec
+
+GANTT_EPOCH = pd.Timestamp("2000-01-01")  # the Gantt's date axis reads elapsed time: day 1 00:00 = t 0
+GANTT_GAP = 0.6  # blank rows between two nodes' lanes
+
+
+def default_gantt_nodes(cluster: ClusterSpec, max_lanes: int) -> list[str]:
+    """The first nodes whose GPU lanes (a CPU-only node counts as one) add up to ``max_lanes``;
+    at least one."""
+    out, used = [], 0
+    for node in cluster.nodes:
+        lanes = max(gantt.lane_count(node.capacity.gpu), 1)
+        if out and used + lanes > max_lanes:
+            break
+        out.append(node.name)
+        used += lanes
+    return out
+
+
+def lane_layout(segments: pd.DataFrame, cluster: ClusterSpec, nodes: Sequence[str]) -> pd.DataFrame:
+    """Rows of one policy's Gantt panel, top to bottom: node, lane (GPU index or ``cpu``), y.
+
+    Every node shows all its GPU lanes, any extra lane the run used (fragmented fractional
+    GPUs, see :mod:`simcore.gantt`) and a ``cpu`` lane when it ran CPU-only jobs; the layout
+    depends on the whole run, so it does not move when the time window does.
+    """
+    lanes_of = {n.name: gantt.lane_count(n.capacity.gpu) for n in cluster.nodes}
+    gpu_rows = segments[segments["lane"] != gantt.CPU_LANE]
+    used = gpu_rows.groupby("node")["lane"].max().to_dict() if len(gpu_rows) else {}
+    has_cpu = set(segments.loc[segments["lane"] == gantt.CPU_LANE, "node"])
+    rows, y = [], 0.0
+    for name in nodes:
+        lanes: list[int | str] = list(range(max(lanes_of.get(name, 0), int(used.get(name, -1)) + 1)))
+        if name in has_cpu or not lanes:
+            lanes.append(gantt.CPU_LANE)
+        for lane in lanes:
+            rows.append({"node": name, "lane": lane, "y": y})
+            y += 1.0
+        y += GANTT_GAP
+    return pd.DataFrame(rows, columns=["node", "lane", "y"])
+
+
+@dataclass(frozen=True)
+class GanttPanel:
+    """One policy's part of the Gantt: its bars, preemption signals and lane rows."""
+
+    policy: str
+    bars: pd.DataFrame  # job_id, job_class, kind, node, lanes, start, end, y, height (seconds; y in rows)
+    preempts: pd.DataFrame  # job_id, node, time, y
+    layout: pd.DataFrame  # node, lane, y
+    total: int  # bars in the window before the cap
+
+
+@dataclass(frozen=True)
+class GanttView:
+    """What the Gantt chart draws: one panel per policy on a shared time window (seconds)."""
+
+    panels: tuple[GanttPanel, ...]
+    window: tuple[float, float]  # seconds: the data drawn
+    focus: tuple[float, float]  # seconds: the initial zoom (the window, or around a preemption)
+    selected: dict[str, Any] | None  # the chosen preemption: policy, time, job_id, node
+    truncated: bool
+
+
+def gantt_bars(segments: pd.DataFrame, layout: pd.DataFrame, window: tuple[float, float]) -> pd.DataFrame:
+    """The bars of the segments inside ``window`` (seconds) on the layout's nodes.
+
+    A job's whole-GPU pieces on adjacent lanes merge into one tall bar (an 8-GPU job is one
+    bar, not eight); a fractional piece is a thinner bar at its place in the lane; CPU-only
+    jobs share their node's ``cpu`` lane (drawn over each other).
+    """
+    t0, t1 = window
+    ys = layout.set_index(["node", "lane"])["y"]
+    seg = segments[(segments["end"] > t0) & (segments["start"] < t1) & segments["node"].isin(set(layout["node"]))]
+    seg = seg.assign(y=ys.reindex(pd.MultiIndex.from_frame(seg[["node", "lane"]])).to_numpy(float))
+    seg = seg[np.isfinite(seg["y"])]
+    whole = seg[seg["gpu"] == 1.0].sort_values(["node", "job_id", "start", "kind", "y"], kind="stable")
+    key = ["node", "job_id", "start", "end", "kind"]
+    # a new bar wherever the key changes or the next lane is not adjacent
+    new_bar = (whole[key].ne(whole[key].shift()).any(axis=1)) | (whole["y"].diff() != 1.0)
+    whole = whole.assign(bar=new_bar.cumsum())
+    merged = whole.groupby("bar", sort=False).agg(
+        job_id=("job_id", "first"),
+        job_class=("job_class", "first"),
+        kind=("kind", "first"),
+        node=("node", "first"),
+        lane_lo=("lane", "first"),
+        lane_hi=("lane", "last"),
+        start=("start", "first"),
+        end=("end", "first"),
+        y_lo=("y", "min"),
+        y_hi=("y", "max"),
+    )
+    merged_lanes = [f"{a}" if a == b else f"{a}-{b}" for a, b in zip(merged["lane_lo"], merged["lane_hi"], strict=True)]
+    bars_whole = pd.DataFrame(
+        {
+            "job_id": merged["job_id"],
+            "job_class": merged["job_class"],
+            "kind": merged["kind"],
+            "node": merged["node"],
+            "lanes": merged_lanes,
+            "start": merged["start"],
+            "end": merged["end"],
+            "y": (merged["y_lo"] + merged["y_hi"]) / 2,
+            "height": merged["y_hi"] - merged["y_lo"] + 0.9,
+        }
+    )
+    part = seg[seg["gpu"] != 1.0]
+    is_cpu = (part["lane"] == gantt.CPU_LANE).to_numpy()
+    share = np.where(is_cpu, 1.0, part["gpu"].to_numpy(float))
+    offset = np.where(is_cpu, 0.0, part["offset"].to_numpy(float))
+    bars_part = pd.DataFrame(
+        {
+            "job_id": part["job_id"],
+            "job_class": part["job_class"],
+            "kind": part["kind"],
+            "node": part["node"],
+            "lanes": part["lane"].astype(str),
+            "start": part["start"],
+            "end": part["end"],
+            "y": part["y"].to_numpy(float) - 0.5 + offset + share / 2,  # y grows downwards
+            "height": share * 0.9,
+        }
+    )
+    bars = pd.concat([bars_whole, bars_part], ignore_index=True)
+    bars["start"] = bars["start"].clip(lower=t0)
+    bars["end"] = bars["end"].clip(upper=t1)
+    return bars.sort_values(["start", "y"], kind="stable", ignore_index=True)
+
+
+def preemption_list(events: pd.DataFrame) -> pd.DataFrame:
+    """The preemption signals of a run, in time (then generation) order: time, job_id, node."""
+    pre = events[events["event"] == "preempt"]
+    return pre[["time", "job_id", "node"]].sort_values("time", kind="stable", ignore_index=True)
+
+
+def gantt_view(
+    runs: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]],
+    cluster: ClusterSpec,
+    nodes: Sequence[str],
+    window_h: tuple[float, float],
+    focus: tuple[float, float] | None = None,
+    selected: dict[str, Any] | None = None,
+    max_bars: int = 3000,
+) -> GanttView:
+    """The Gantt of ``runs`` (policy -> (segments, events)) on ``nodes`` in a window (hours).
+
+    At most ``max_bars`` bars are drawn, shared equally by the panels: each keeps its
+    earliest bars, so what is drawn is complete up to some time and the rest of the window
+    is left empty (``truncated``; the page says so).
+    """
+    window = (window_h[0] * HOUR, window_h[1] * HOUR)
+    per_panel = max(max_bars // max(len(runs), 1), 1)
+    panels = []
+    truncated = False
+    for policy, (segments, events) in runs.items():
+        layout = lane_layout(segments, cluster, nodes)
+        bars = gantt_bars(segments, layout, window)
+        total = len(bars)
+        truncated |= total > per_panel
+        pre = preemption_list(events)
+        pre = pre[(pre["time"] >= window[0]) & (pre["time"] <= window[1]) & pre["node"].isin(set(nodes))]
+        # the signal sits on the victim's bar: its run (or restore) piece that ends at the signal
+        ends = bars[bars["kind"] != "grace"][["job_id", "node", "end", "y", "height"]]
+        at = pre.merge(ends, left_on=["job_id", "node", "time"], right_on=["job_id", "node", "end"], how="left")
+        fallback = layout.groupby("node")["y"].min()
+        y = at["y"].fillna(at["node"].map(fallback)).to_numpy(float)
+        preempts = pd.DataFrame({"job_id": at["job_id"], "node": at["node"], "time": at["time"], "y": y})
+        preempts = preempts.drop_duplicates(["job_id", "node", "time", "y"], ignore_index=True)
+        panels.append(GanttPanel(policy, bars.head(per_panel), preempts, layout, total))
+    return GanttView(tuple(panels), window, focus or window, selected, truncated)
+
+
+def step_preemption(
+    preempts: pd.DataFrame, current: Mapping[str, Any] | None, step: int, window_h: tuple[float, float]
+) -> int | None:
+    """Index in ``preempts`` of the next (step +1) or previous (-1) preemption.
+
+    From a chosen preemption, its neighbour in the list; with none chosen, the first one from
+    the window's start (next) or the last one before its end (previous). None when there is
+    no such preemption.
+    """
+    n = len(preempts)
+    if n == 0:
+        return None
+    times = preempts["time"].to_numpy(float)
+    here = None
+    if current is not None:
+        match = preempts[
+            (preempts["time"] == current["time"])
+            & (preempts["job_id"] == current["job_id"])
+            & (preempts["node"] == current["node"])
+        ]
+        here = int(match.index[0]) if len(match) else None
+    if here is None:
+        if step > 0:
+            i = int(np.searchsorted(times, window_h[0] * HOUR, side="left"))
+            return i if i < n else None
+        i = int(np.searchsorted(times, window_h[1] * HOUR, side="right")) - 1
+        return i if i >= 0 else None
+    i = here + step
+    return i if 0 <= i < n else None
+
+
+def centred_window(time: float, width_h: float, span_h: float) -> tuple[float, float]:
+    """A window of ``width_h`` whole hours around ``time`` (seconds), inside [0, span]."""
+    width = min(float(width_h), span_h)
+    lo = math.floor(time / HOUR - width / 2)
+    lo = float(min(max(lo, 0), max(span_h - width, 0)))
+    return lo, lo + width
+
+
+def preemption_events(events: pd.DataFrame, chosen: Mapping[str, Any]) -> pd.DataFrame:
+    """What happened around one preemption: every event at its instant and the victim's own
+    events, in order, with a column saying why each row is shown."""
+    same_time = events["time"] == chosen["time"]
+    victim = events["job_id"] == chosen["job_id"]
+    out = events[same_time | victim].copy()
+    out.insert(0, "why", np.where(out["job_id"] == chosen["job_id"], "the victim", "same instant"))
+    return out.reset_index(drop=True)
+
+
+def gantt_default_policy(policies: Sequence[str], preemptive: Mapping[str, bool]) -> str:
+    """The policy a Gantt chart shows first: fitgpp, else the first that preempts, else the first."""
+    if "fitgpp" in policies:
+        return "fitgpp"
+    return next((p for p in policies if preemptive.get(p)), policies[0])
+
+
+def gantt_default_window(
+    segments: pd.DataFrame, events: pd.DataFrame, hours: float
+) -> tuple[float, tuple[float, float]]:
+    """(span of the run in whole hours, default window): ``hours`` long from an hour before the
+    first preemption, where the interesting part starts (or from 0 without preemptions)."""
+    span = float(max(math.ceil(segments["end"].max() / HOUR) if len(segments) else 1, 1))
+    preempts = events.loc[events["event"] == "preempt", "time"]
+    start = float(max(math.floor(preempts.min() / HOUR) - 1, 0)) if len(preempts) else 0.0
+    start = min(start, max(span - hours, 0.0))
+    return span, (start, min(start + hours, span))
+
+
+def clamp_window(window: Sequence[float], span: float) -> tuple[float, float] | None:
+    """``window`` cut to [0, span], or None when nothing of it is left."""
+    lo, hi = max(float(window[0]), 0.0), min(float(window[1]), span)
+    return (lo, hi) if lo < hi else None
+
