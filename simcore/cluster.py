@@ -19,6 +19,8 @@ SUBSET_NODES = 256  # from this many nodes, choose() looks only at the open node
 
 
 class ClusterState:
+    """Capacity and available resources of every node, and the placement rule over them."""
+
     def __init__(self, spec: ClusterSpec, placement: str, floor: np.ndarray | None = None) -> None:
         """`floor`: a per-dimension lower bound (units) of every request that will be placed, if known."""
         # Fortran order: reductions over the 3 dimensions of every node run ~10x faster
