@@ -73,7 +73,8 @@ class _Run:
             t = timeline.next(bool(waiting.te))
             if t == math.inf:
                 return
-            yield env.timeout(t - env.now if t > env.now else 0)
+            now = env.now
+            yield env.timeout(t - now if t > now else 0)
             self.now = t
             finished, released, arrived = timeline.pop(t)
             for j in finished:
@@ -83,8 +84,11 @@ class _Run:
             for j in arrived:
                 log.add(t, j, SUBMIT, -1)
             joining = released + arrived
-            waiting.add(joining)
-            waiting.add(self._pass(joining))  # jobs released within the pass (grace 0) join after it
+            if joining:
+                waiting.add(joining)
+            freed = self._pass(joining)
+            if freed:  # released within the pass (grace 0): they join after it
+                waiting.add(freed)
 
     # -- the life cycle -------------------------------------------------------------------
     def _start(self, j: int, k: int) -> None:
@@ -126,7 +130,7 @@ class _Run:
         self.log.add(self.now, j, FINISH, k)
 
     # -- the pass (rule 3) ----------------------------------------------------------------
-    def _pass(self, joining: list[int]) -> list[int]:
+    def _pass(self, joining: list[int]) -> tuple[int, ...]:
         """One scheduling pass over the pending queue; returns the jobs released within it (grace 0).
 
         Only jobs that could change state are looked at; skipping the others is exact:
@@ -135,7 +139,7 @@ class _Run:
         ``cluster.version``), and a job that cannot fit has no effect on the pass.
         """
         if not len(self.waiting):
-            return []
+            return ()
         v0 = self.cl.version
         if self.strict:
             freed = self._walk_strict()
@@ -145,10 +149,10 @@ class _Run:
         self.version_seen = self.cl.version if self.cl.version == v0 else -1
         return freed
 
-    def _walk_strict(self) -> list[int]:
+    def _walk_strict(self) -> tuple[int, ...]:
         """backfill = none: in queue order until the first job that waits without a nomination."""
         w = self.waiting
-        freed: list[int] = []
+        freed: tuple[int, ...] = ()  # () + () allocates nothing: the common case
         r = w.queue.next_within(0, _UNBOUNDED)
         while r >= 0:
             j = w.job_of_rank[r]
@@ -161,12 +165,12 @@ class _Run:
             r = w.queue.next_within(r + 1, _UNBOUNDED)
         return freed
 
-    def _walk_greedy(self, only: list[int] | None) -> list[int]:
+    def _walk_greedy(self, only: list[int] | None) -> tuple[int, ...]:
         """backfill = greedy. TE jobs that may preempt are always looked at; of the others,
         only `only` (this instant's joiners) when no room was given back, else every job
         that could fit somewhere."""
         w, cl, job_of_rank = self.waiting, self.cl, self.waiting.job_of_rank
-        freed: list[int] = []
+        freed: tuple[int, ...] = ()  # () + () allocates nothing: the common case
         exempt_end = 0
         if self.preemptive:  # the TE jobs, which take the first ranks; none joins during a pass
             exempt_end = self.n_exempt

@@ -17,6 +17,7 @@ never hide a job; a block found to hold no candidate gets its bound recomputed.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -57,7 +58,7 @@ class PendingQueue:
         self.count += 1
         g, (c0, c1, c2) = self.gmin, self.req_list[r]
         if c0 < g[0] or c1 < g[1] or c2 < g[2]:
-            self.gmin = [min(g[0], c0), min(g[1], c1), min(g[2], c2)]
+            self.gmin = [c0 if c0 < g[0] else g[0], c1 if c1 < g[1] else g[1], c2 if c2 < g[2] else g[2]]
         if self.short is None:
             self._block_add(r)
             return
@@ -173,7 +174,7 @@ class Waiting:
     def __len__(self) -> int:
         return self.queue.count
 
-    def add(self, jobs: list[int]) -> None:
+    def add(self, jobs: Iterable[int]) -> None:
         for j in jobs:
             r = self.rank[j]
             self.queue.add(r)
