@@ -269,6 +269,7 @@ class _Run:
 
 
 def _ro(a: np.ndarray) -> np.ndarray:
+    """A read-only view: a policy sees the engine's arrays without a copy and cannot change them."""
     v = a.view()
     v.flags.writeable = False
     return v
