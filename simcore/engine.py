@@ -13,7 +13,6 @@ chooses victims, from a read-only view.
 
 from __future__ import annotations
 
-import math
 import time as wallclock
 
 import numpy as np
@@ -68,15 +67,11 @@ class _Run:
 
     # -- the clock (rule 1) ---------------------------------------------------------------
     def process(self, env: simpy.Environment):
-        timeline, waiting, log = self.timeline, self.waiting, self.log
-        while True:
-            t = timeline.next(bool(waiting.te))
-            if t == math.inf:
-                return
+        waiting, log = self.waiting, self.log
+        for t, finished, released, arrived in self.timeline.instants(waiting.te):
             now = env.now
             yield env.timeout(t - now if t > now else 0)
             self.now = t
-            finished, released, arrived = timeline.pop(t)
             for j in finished:
                 self._finish(j)
             for j in released:

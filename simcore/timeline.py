@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Iterator, Sized
 
 from simcore.running import RunningTable
 
@@ -27,7 +28,6 @@ class Timeline:
         preemption token; `running`: the running BE jobs (a wake-up is for one of them)."""
         self._arrivals = arrivals
         self._times = [*times, math.inf]  # the sentinel ends every arrival scan
-        self._a = 0  # next arrival
         self._token = token
         self._running = running
         self._heap: list[tuple[float, int, int, int, int]] = []
@@ -41,39 +41,42 @@ class Timeline:
     def wake_at(self, t: float, order: int, j: int, token: int) -> None:
         heapq.heappush(self._heap, (t, WAKE, order, j, token))
 
-    def next(self, te_waiting: bool) -> float:
-        """The next instant at which something happens (inf: none). `te_waiting`: does a TE job wait?"""
-        heap, token, next_arrival = self._heap, self._token, self._times[self._a]
-        while heap:
-            t, kind, _, j, tok = heap[0]
-            if kind != RELEASE and (
-                tok != token[j]  # preempted since
-                # a wake-up is worth an instant only for a running job while a TE job waits and
-                # nothing else happens first (a TE job that comes later finds the job a candidate)
-                or (kind == WAKE and (j not in self._running or (not te_waiting and t <= next_arrival)))
-            ):
-                heapq.heappop(heap)
-                continue
-            return t if t < next_arrival else next_arrival
-        return next_arrival
-
-    def pop(self, t: float) -> tuple[list[int], list[int], list[int]]:
-        """What happens at instant `t`: the jobs that (finish, release, arrive), each in event order."""
-        heap, token, heappop = self._heap, self._token, heapq.heappop
-        finished: list[int] = []
-        released: list[int] = []
-        while heap and heap[0][0] == t:
-            _, kind, _, j, tok = heappop(heap)
-            if kind == FINISH:
-                if tok == token[j]:
-                    finished.append(j)
-            elif kind == RELEASE:
-                released.append(j)
-            # a wake-up needs nothing more: the instant itself is the point (a pass runs)
-        arrived: list[int] = []
-        times, a = self._times, self._a
-        while times[a] == t:
-            arrived.append(self._arrivals[a])
-            a += 1
-        self._a = a
-        return finished, released, arrived
+    def instants(self, te_waiting: Sized) -> Iterator[tuple[float, list[int], list[int], list[int]]]:
+        """Each instant at which something happens, in time order, as (time, the jobs that finish,
+        release, arrive then), each in event order. Entries scheduled while the caller handles an
+        instant count from the next one on. `te_waiting`: the pending TE jobs, read live (only
+        whether there are any)."""
+        # one generator rather than a call per step: its locals persist between instants
+        heap, token, running, arrivals, times = self._heap, self._token, self._running, self._arrivals, self._times
+        heappop, a = heapq.heappop, 0
+        while True:
+            next_arrival = times[a]
+            while heap:
+                t, kind, _, j, tok = heap[0]
+                if kind != RELEASE and (
+                    tok != token[j]  # preempted since
+                    # a wake-up is worth an instant only for a running job while a TE job waits and
+                    # nothing else happens first (a TE job that comes later finds the job a candidate)
+                    or (kind == WAKE and (j not in running or (not te_waiting and t <= next_arrival)))
+                ):
+                    heappop(heap)
+                    continue
+                break
+            t = heap[0][0] if heap and heap[0][0] < next_arrival else next_arrival
+            if t == math.inf:
+                return
+            finished: list[int] = []
+            released: list[int] = []
+            while heap and heap[0][0] == t:
+                _, kind, _, j, tok = heappop(heap)
+                if kind == FINISH:
+                    if tok == token[j]:
+                        finished.append(j)
+                elif kind == RELEASE:
+                    released.append(j)
+                # a wake-up needs nothing more: the instant itself is the point (a pass runs)
+            arrived: list[int] = []
+            while times[a] == t:
+                arrived.append(arrivals[a])
+                a += 1
+            yield t, finished, released, arrived

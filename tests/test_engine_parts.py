@@ -10,8 +10,6 @@ and against references where they have one.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -377,33 +375,39 @@ def test_reservation_book_fits_once_all_victims_released(cap, data):
 
 def test_timeline_orders_one_instant_by_rule_1_and_skips_stale_entries():
     token = [0, 0, 0, 0, 0]
-    running = RunningTable(5)
-    tl = Timeline([4, 3], [5.0, 7.0], token, running)
+    tl = Timeline([4, 3], [5.0, 7.0], token, RunningTable(5))
     tl.release_at(5.0, order=0, j=0)
     tl.finish_at(5.0, order=2, j=2, token=0)
     tl.finish_at(5.0, order=1, j=1, token=0)
     tl.finish_at(6.0, order=3, j=3, token=0)
-    token[3] = 1  # job 3 was preempted: its finish at 6 is stale
-    assert tl.next(te_waiting=False) == 5.0
-    assert tl.pop(5.0) == ([1, 2], [0], [4])  # finishes (job order), releases, arrivals
-    assert tl.next(te_waiting=False) == 7.0  # the stale finish is no instant
-    assert tl.pop(7.0) == ([], [], [3])
-    assert tl.next(te_waiting=False) == math.inf
+    token[3] = 1  # job 3 was preempted: its finish at 6 is stale, no instant
+    # finishes (in job order), then releases, then arrivals
+    assert list(tl.instants([])) == [(5.0, [1, 2], [0], [4]), (7.0, [], [], [3])]
+
+
+def test_timeline_sees_what_is_scheduled_during_an_instant():
+    tl = Timeline([0], [1.0], [0, 0], RunningTable(2))
+    instants = tl.instants([])
+    assert next(instants) == (1.0, [], [], [0])
+    tl.finish_at(3.0, order=0, j=0, token=0)  # job 0 starts at 1 and will finish at 3
+    tl.finish_at(2.0, order=1, j=1, token=0)
+    assert list(instants) == [(2.0, [1], [], []), (3.0, [0], [], [])]
 
 
 def test_timeline_wake_up_is_an_instant_only_while_a_te_job_waits():
-    token = [0, 0]
-    running = RunningTable(2)
+    token, running, te_waiting = [0, 0], RunningTable(2), [5]
     running.add(0)
     tl = Timeline([1], [9.0], token, running)
     tl.wake_at(4.0, order=0, j=0, token=0)
-    assert tl.next(te_waiting=True) == 4.0
-    assert tl.pop(4.0) == ([], [], [])  # the instant is the point: a pass runs
+    instants = tl.instants(te_waiting)
+    assert next(instants) == (4.0, [], [], [])  # the instant is the point: a pass runs
     tl.wake_at(5.0, order=0, j=0, token=0)
-    assert tl.next(te_waiting=False) == 9.0  # nobody to preempt for: the next arrival comes first
-    tl.wake_at(6.0, order=0, j=0, token=0)
+    te_waiting.clear()  # nobody to preempt for, and the arrival at 9 comes later: no instant at 5
+    assert next(instants) == (9.0, [], [], [1])
+    te_waiting.append(5)
+    tl.wake_at(10.0, order=0, j=0, token=0)
     running.remove(0)  # finished: no longer a candidate
-    assert tl.next(te_waiting=True) == 9.0
+    assert list(instants) == []
 
 
 # --------------------------------------------------------------------------- JobState
