@@ -19,6 +19,8 @@ SUBSET_NODES = 256  # from this many nodes, choose() looks only at the open node
 
 
 class ClusterState:
+    """Capacity and available resources of every node, and the placement rule over them."""
+
     def __init__(self, spec: ClusterSpec, placement: str, floor: np.ndarray | None = None) -> None:
         """`floor`: a per-dimension lower bound (units) of every request that will be placed, if known."""
         # Fortran order: reductions over the 3 dimensions of every node run ~10x faster
@@ -128,6 +130,8 @@ class ClusterState:
         self.version += 1
         if self._open is not None:
             self._recheck_open(k, a0, a1, a2)
-        if self._top is not None:  # room only grew: the maximum stays exact
-            t0, t1, t2 = self._top
-            self._top = [max(t0, a0), max(t1, a1), max(t2, a2)]
+        t = self._top
+        # room only grew: the maximum stays exact (a new list: callers may hold the old one;
+        # comparisons rather than max(), whose calls cost more than this update)
+        if t is not None and (a0 > t[0] or a1 > t[1] or a2 > t[2]):
+            self._top = [a0 if a0 > t[0] else t[0], a1 if a1 > t[1] else t[1], a2 if a2 > t[2] else t[2]]

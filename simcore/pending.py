@@ -11,11 +11,13 @@ units (:mod:`simcore.units`). Rows of ranks not pending, and the bounds of empty
 saving a numpy call per search step, and a minimum over rows skips them by itself.
 Bounds go stale only downwards (a removal can only raise a block's true minimum), so they
 never hide a job; a block found to hold no candidate gets its bound recomputed.
+:class:`Waiting` puts jobs (not ranks) in and out, and keeps the pending TE jobs apart.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -29,9 +31,11 @@ ABSENT = units.TOO_BIG + 1  # above every bound: marks "not pending" and "empty 
 
 
 class PendingQueue:
-    def __init__(self, req_by_rank: np.ndarray, req_list: list[tuple[int, int, int]]) -> None:
-        """`req_by_rank`: the (n x 3) requests (units) in rank order; `req_list`: the same as tuples."""
-        n = len(req_by_rank)
+    """A set of pending ranks, with :meth:`next_within` (see the module docstring)."""
+
+    def __init__(self, req_list: list[tuple[int, int, int]]) -> None:
+        """`req_list`: the request (units) of each rank."""
+        n = len(req_list)
         self.req_list = req_list
         self.nblocks = max(1, -(-n // BLOCK))
         self.mask = np.zeros(self.nblocks * BLOCK, dtype=bool)
@@ -54,7 +58,7 @@ class PendingQueue:
         self.count += 1
         g, (c0, c1, c2) = self.gmin, self.req_list[r]
         if c0 < g[0] or c1 < g[1] or c2 < g[2]:
-            self.gmin = [min(g[0], c0), min(g[1], c1), min(g[2], c2)]
+            self.gmin = [c0 if c0 < g[0] else g[0], c1 if c1 < g[1] else g[1], c2 if c2 < g[2] else g[2]]
         if self.short is None:
             self._block_add(r)
             return
@@ -148,3 +152,37 @@ class PendingQueue:
             # (ABSENT bounds of empty blocks never win; blocks outside lo..hi are empty)
             self.gmin = np.minimum.reduce(self.bmin[self.lo_block : self.hi_block + 1], 0).tolist()
         return -1
+
+
+class Waiting:
+    """The pending jobs: a :class:`PendingQueue` of their ranks, and the ranks of the pending TE jobs.
+
+    The TE jobs are kept apart because a pass always looks at each of them (one may trigger a
+    preemption, or be nominated and now fit) while it skips most other jobs.
+    """
+
+    def __init__(self, rank: np.ndarray, req_list: list[tuple[int, int, int]], is_te: list[bool]) -> None:
+        """`rank`: each job's queue rank (rule 2); `req_list`, `is_te`: each job's request (units) and class."""
+        job_of_rank = np.empty(len(rank), dtype=np.int64)
+        job_of_rank[rank] = np.arange(len(rank))
+        self.rank: list[int] = rank.tolist()
+        self.job_of_rank: list[int] = job_of_rank.tolist()
+        self._is_te = is_te
+        self.queue = PendingQueue([req_list[j] for j in self.job_of_rank])
+        self.te: list[int] = []  # ranks of the pending TE jobs, sorted
+
+    def __len__(self) -> int:
+        return self.queue.count
+
+    def add(self, jobs: Iterable[int]) -> None:
+        for j in jobs:
+            r = self.rank[j]
+            self.queue.add(r)
+            if self._is_te[j]:
+                insort(self.te, r)
+
+    def remove(self, r: int) -> None:
+        """The job of rank `r` leaves (placed)."""
+        self.queue.remove(r)
+        if self._is_te[self.job_of_rank[r]]:
+            self.te.remove(r)

@@ -1,0 +1,113 @@
+"""Per-job state of a run: each job's facts, its life so far, and the checkpoint accounting.
+
+Arrays are indexed by job (its position in the simulated table). What policies read
+vectorised (:class:`Candidates`) is numpy; what the engine reads one job at a time on every
+event is a Python list, whose element reads are several times faster than numpy's.
+A job's *segment* is one run from a start to its finish or preemption; ``kept`` is the
+work saved before the current segment, so ``work_left = duration - kept`` (DESIGN.md
+section 2: what a preemption keeps depends on the checkpoint mode).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from simcore.model import JobTable, SimConfig
+from simcore.policies import Candidates
+
+
+class JobState:
+    def __init__(self, jobs: JobTable, req: np.ndarray, order_rank: np.ndarray, config: SimConfig) -> None:
+        """`req`: the requests in integer units (:mod:`simcore.units`); `order_rank`: job order (rule 2, no class)."""
+        n = len(jobs)
+        self.req = req
+        self.req_list: list[tuple[int, int, int]] = [tuple(r) for r in req.tolist()]
+        self.dur = jobs.duration
+        self.is_te_list: list[bool] = jobs.is_te.tolist()
+        self.order_rank = order_rank  # "job order" for policies' ties and same-instant events
+        self.order_rank_list: list[int] = order_rank.tolist()
+        self._restore = config.restore
+        self._mode = config.checkpoint
+        self._interval = config.checkpoint_interval
+        self.node = np.full(n, -1, dtype=np.int64)  # current or last node
+        self.first_start = [math.nan] * n
+        self.finish = [math.nan] * n
+        self.preemptions = np.zeros(n, dtype=np.int64)
+        self.lost = np.zeros(n)  # progress discarded, summed over preemptions
+        self.kept = np.zeros(n)
+        self.work_left: list[float] = jobs.duration.tolist()
+        # segment start and its restore: written for the jobs that may be preempted only
+        self.seg_start = np.zeros(n)
+        self.seg_restore = np.zeros(n)
+        self.last_ckpt = np.full(n, np.nan)  # when the work kept so far was saved (NaN: never)
+        # bumped at each preemption, so it also counts them; a finish or wake-up scheduled
+        # for an older segment carries an older token and is ignored
+        self.token = [0] * n
+
+    def start(self, j: int, k: int, now: float, segment: bool) -> float:
+        """`j` starts on node `k` at `now`; returns when it finishes unless preempted.
+        `segment`: record the segment's start (only preemption reads it)."""
+        restore = self._restore if self.token[j] else 0.0  # every start after a preemption restores
+        self.node[j] = k
+        if math.isnan(self.first_start[j]):
+            self.first_start[j] = now
+        if segment:
+            self.seg_start[j] = now
+            self.seg_restore[j] = restore
+        return now + restore + self.work_left[j]
+
+    def signal(self, j: int, now: float) -> None:
+        """`j` is preempted at `now`: progress stops, and what the checkpoint mode does not keep is lost."""
+        progress = max(0.0, now - self.seg_start[j] - self.seg_restore[j])  # none while restoring
+        total = self.kept[j] + progress
+        kept = total - float(self._lost_if_signalled(np.array([total]))[0])
+        on_preempt = self._mode == "on_preempt"  # the grace period saves it all, from the signal on
+        self.last_ckpt[j] = now if on_preempt else self._last_checkpoint(np.array([j]), np.array([total]))[0]
+        self.lost[j] += total - kept
+        self.kept[j] = kept
+        self.work_left[j] = self.dur[j] - kept
+        self.preemptions[j] += 1
+        self.token[j] += 1
+
+    def candidates(self, jobs: np.ndarray, now: float, min_runtime: float) -> Candidates:
+        """The policies' view of running BE `jobs` at `now`, in job order; with `min_runtime` > 0
+        only those whose segment has lasted that long."""
+        jobs = jobs[np.argsort(self.order_rank[jobs])]
+        if min_runtime > 0:  # the same sum as the wake-up time, so the instant it is pushed for qualifies
+            jobs = jobs[self.seg_start[jobs] + min_runtime <= now]
+        progress = np.maximum(0.0, now - self.seg_start[jobs] - self.seg_restore[jobs])
+        total = self.kept[jobs] + progress
+        return Candidates(
+            job=jobs,
+            node=self.node[jobs],
+            req=self.req[jobs],
+            seg_start=self.seg_start[jobs],
+            remaining=self.dur[jobs] - total,
+            lost_now=self._lost_if_signalled(total),
+            preemptions=self.preemptions[jobs],
+            rank=self.order_rank[jobs],
+            last_checkpoint=self._last_checkpoint(jobs, total),
+            restore_next=np.full(len(jobs), self._restore),
+        )
+
+    def _last_checkpoint(self, jobs: np.ndarray, total: np.ndarray) -> np.ndarray:
+        """Time the work a signal now would keep was saved: a periodic checkpoint of this segment, else the last
+        one before it (its last preemption with on_preempt); NaN when nothing is saved."""
+        before = self.last_ckpt[jobs]
+        if self._mode != "periodic":
+            return before
+        saved = np.floor(total / self._interval) * self._interval
+        kept = self.kept[jobs]
+        during = self.seg_start[jobs] + self.seg_restore[jobs] + (saved - kept)
+        return np.where(saved > kept, during, before)
+
+    def _lost_if_signalled(self, total: np.ndarray) -> np.ndarray:
+        """Of `total` attained service, what a signal now would lose."""
+        if self._mode == "on_preempt":
+            return np.zeros_like(total)
+        if self._mode == "none":
+            return total.copy()
+        c = self._interval
+        return total - np.floor(total / c) * c

@@ -1,0 +1,67 @@
+"""Queue order (DESIGN.md rule 2) as a rank per job, fixed before the run.
+
+``fifo``: submit time, then job_id. Every other policy: class (TE first), then submit time,
+then job_id. The order without the class is also "job order", the last tie-breaker of
+policies and the order of same-instant events of one kind.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simcore.model import JobTable
+
+
+def job_order(jobs: JobTable, te_first: bool) -> np.ndarray:
+    """Queue position of each job (rule 2): [class,] submit time, then job_id.
+
+    job_id compares numerically (any size) when every id matches ``-?[0-9]+``, else as a
+    string; ids of equal value (``7``, ``07``) then go by their text.
+    """
+    ids = jobs.job_id.astype(str)
+    id_key = _id_key(ids)
+    keys = [id_key, jobs.submit_time]
+    if id_key is not ids and len(np.unique(id_key)) < len(ids):
+        keys.insert(0, ids)
+    if te_first:
+        keys.append(~jobs.is_te)
+    order = np.lexsort(keys)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank
+
+
+def _all_integers(ids: np.ndarray) -> bool:
+    """Does every id match ``-?[0-9]+``? Checked on all ids at once, as bytes (fast in C)."""
+    try:
+        b = "\n".join(ids.tolist()).encode("ascii")
+    except UnicodeEncodeError:
+        return False
+    return (
+        len(b) > 0
+        and b.count(b"\n") == len(ids) - 1  # no id holds a newline itself
+        and not b.translate(None, b"0123456789-\n")  # only digits and minus signs
+        and b"\n\n" not in b and not b.startswith(b"\n") and not b.endswith(b"\n")  # no empty id
+        # a minus sign only first in an id, and followed by a digit
+        and b.count(b"-") == b.count(b"\n-") + b.startswith(b"-")
+        and b"-\n" not in b and b"--" not in b and not b.endswith(b"-")
+    )
+
+
+def _id_key(ids: np.ndarray) -> np.ndarray:
+    """A sort key of the ids: their numeric order when all are integers, else the text itself."""
+    if not _all_integers(ids):
+        return ids
+    try:
+        return ids.astype(np.int64)
+    except OverflowError:  # beyond int64: rank them as Python ints
+        values = [int(x) for x in ids.tolist()]
+        order = sorted(range(len(values)), key=values.__getitem__)
+        rank = np.empty(len(values), dtype=np.int64)
+        prev, r = None, -1
+        for i in order:
+            if values[i] != prev:
+                prev, r = values[i], r + 1
+            rank[i] = r
+        return rank
+

@@ -1,0 +1,72 @@
+"""The reservation book: nominated TE jobs, what each holds back on its node, and their victims.
+
+When a TE job fits nowhere and the policy names victims, the TE job is *nominated* to the
+victims' node (DESIGN.md rules 3 and 5). It reserves there min(unreserved free, request) at
+once, and each victim's release (end of its grace period) tops the reservation up, never
+above the request, so once all its victims have released it always fits there. Reserved
+resources are taken out of :attr:`ClusterState.avail`, which is what "fits" means for every
+other job (rule 4). A nominated job placed (on its node or, first, on another) returns its
+reservation; victims already signalled are not called back, and their release no longer
+tops anything up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+from simcore.cluster import ClusterState
+
+
+class ReservationBook:
+    def __init__(self, cluster: ClusterState, req: np.ndarray) -> None:
+        """`req`: the (jobs x 3) requests in integer units, indexed by job."""
+        self._cl = cluster
+        self._req = req
+        self._node: dict[int, int] = {}  # nominated TE job -> its node
+        self._held: dict[int, np.ndarray] = {}  # nominated TE job -> reserved vector (units)
+        self._victim_of: dict[int, int] = {}  # BE job in grace -> the TE job it makes room for
+        #: node_of(te): the node `te` is nominated to, or None. The dict's own method: the pass
+        #: asks for every job it looks at, and a C call costs a fraction of a Python one
+        self.node_of: Callable[[int], int | None] = self._node.get
+
+    def __len__(self) -> int:
+        return len(self._node)
+
+
+    def held(self, te: int) -> np.ndarray:
+        """What nominated `te` holds back on its node."""
+        return self._held[te]
+
+    def fits_on_its_node(self, te: int) -> bool:
+        """Does nominated `te` fit on its node, counting its own reservation?"""
+        k = self._node[te]
+        return bool((self._cl.avail[k] + self._held[te] >= self._req[te]).all())
+
+    def nominate(self, te: int, k: int, victims: Iterable[int]) -> None:
+        """`te` waits on node `k` for `victims` (being signalled) to release."""
+        # what no one else has reserved, up to the request
+        held = np.minimum(np.maximum(self._cl.avail[k], 0), self._req[te])
+        self._node[te] = k
+        self._held[te] = held
+        self._cl.reserve(k, held)
+        for v in victims:
+            self._victim_of[v] = te
+
+    def drop(self, te: int) -> None:
+        """`te` is being placed: give its reservation back."""
+        k = self._node.pop(te)
+        self._cl.unreserve(k, self._held.pop(te))
+
+    def released(self, victim: int, k: int) -> None:
+        """`victim` has just given its resources on node `k` back: top up the reservation of
+        the TE job it made room for, if that job still waits on `k`."""
+        te = self._victim_of.pop(victim)
+        if self._node.get(te) != k:
+            return
+        held = self._held[te]
+        top = np.minimum(np.maximum(self._req[te] - held, 0), self._req[victim])
+        top = np.minimum(top, np.maximum(self._cl.avail[k], 0))
+        self._held[te] = held + top
+        self._cl.reserve(k, top)

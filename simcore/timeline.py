@@ -1,0 +1,82 @@
+"""The instants of a run: when something happens, and what.
+
+Arrivals are known up front (a sorted list). The engine's own events, finishes, releases
+(ends of grace periods) and min_runtime wake-ups, are scheduled as the run goes, in a heap.
+A preemption invalidates a scheduled finish (SimPy timeouts cannot be cancelled, and a heap
+entry cannot be found cheaply), so finishes and wake-ups carry the job's preemption token
+and an entry whose token is no longer the job's is stale and skipped.
+
+Heap entries are ``(time, kind, job order, job, token)``: at one instant they pop finishes
+before releases (DESIGN.md rule 1), each kind in job order, which is the order of the
+event log.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterator, Sized
+
+from simcore.running import RunningTable
+
+FINISH, RELEASE, WAKE = 0, 1, 2  # WAKE: a running BE job's segment reaches min_runtime (no event row)
+
+
+class Timeline:
+    def __init__(self, arrivals: list[int], times: list[float], token: list[int], running: RunningTable) -> None:
+        """`arrivals`: the jobs in arrival order, submitted at `times`; `token`: each job's
+        preemption token; `running`: the running BE jobs (a wake-up is for one of them)."""
+        self._arrivals = arrivals
+        self._times = [*times, math.inf]  # the sentinel ends every arrival scan
+        self._token = token
+        self._running = running
+        self._heap: list[tuple[float, int, int, int, int]] = []
+
+    def finish_at(self, t: float, order: int, j: int, token: int) -> None:
+        heapq.heappush(self._heap, (t, FINISH, order, j, token))
+
+    def release_at(self, t: float, order: int, j: int) -> None:
+        heapq.heappush(self._heap, (t, RELEASE, order, j, 0))  # a job in grace is never preempted: never stale
+
+    def wake_at(self, t: float, order: int, j: int, token: int) -> None:
+        heapq.heappush(self._heap, (t, WAKE, order, j, token))
+
+    def instants(self, te_waiting: Sized) -> Iterator[tuple[float, list[int], list[int], list[int]]]:
+        """Each instant at which something happens, in time order, as (time, the jobs that finish,
+        release, arrive then), each in event order. Entries scheduled while the caller handles an
+        instant count from the next one on. `te_waiting`: the pending TE jobs, read live (only
+        whether there are any)."""
+        # one generator rather than a call per step: its locals persist between instants
+        heap, token, running, arrivals, times = self._heap, self._token, self._running, self._arrivals, self._times
+        heappop, a = heapq.heappop, 0
+        while True:
+            next_arrival = times[a]
+            while heap:
+                t, kind, _, j, tok = heap[0]
+                if kind != RELEASE and (
+                    tok != token[j]  # preempted since
+                    # a wake-up is worth an instant only for a running job while a TE job waits and
+                    # nothing else happens first (a TE job that comes later finds the job a candidate)
+                    or (kind == WAKE and (j not in running or (not te_waiting and t <= next_arrival)))
+                ):
+                    heappop(heap)
+                    continue
+                break
+            t = heap[0][0] if heap and heap[0][0] < next_arrival else next_arrival
+            if t == math.inf:
+                return
+            finished: list[int] = []
+            released: list[int] = []
+            while heap and heap[0][0] == t:
+                _, kind, _, j, tok = heappop(heap)
+                if kind == FINISH:
+                    if tok == token[j]:
+                        finished.append(j)
+                elif kind == RELEASE:
+                    released.append(j)
+                # a wake-up needs nothing more: the instant itself is the point (a pass runs)
+            arrived: list[int] = []
+            while times[a] == t:
+                arrived.append(arrivals[a])
+                a += 1
+            yield t, finished, released, arrived
