@@ -12,14 +12,14 @@ from plotly.subplots import make_subplots
 
 from dashboard.chart_style import finish_layout, policy_styles
 from dashboard.sweeps import pareto_mask
-from simcore.stats import SPREAD_NAME
+from simcore.stats import BOOTSTRAP_NAME
 
 
 def sweep_figure(
     sweep: pd.DataFrame, knob: str, metrics: Sequence[tuple[str, str]], log_y: bool = False, height: int = 360
 ) -> go.Figure:
     """Metrics against a knob: one panel per metric, one line per policy (its own colour, dash
-    and marker), whiskers = the mean's interval over seeds (``SPREAD_NAME``).
+    and marker), whiskers = the mean's interval over seeds (``BOOTSTRAP_NAME``).
 
     ``sweep`` columns: value (the knob), policy, metric, n, mean, lo, hi. ``log_y`` for
     slowdowns; a whisker whose lower end is not positive runs off the bottom of a log axis.
@@ -50,7 +50,7 @@ def sweep_figure(
                     legendgroup=policy,
                     showlegend=col == 1,
                     hovertemplate=f"{policy}<br>{knob} = %{{x}}<br>mean %{{y:.4g}}"
-                    f"<br>{SPREAD_NAME} %{{customdata[0]:.4g}} to %{{customdata[1]:.4g}} (%{{customdata[2]}} seeds)<extra></extra>",
+                    f"<br>{BOOTSTRAP_NAME} %{{customdata[0]:.4g}} to %{{customdata[1]:.4g}} (%{{customdata[2]}} seeds)<extra></extra>",
                 ),
                 row=1,
                 col=col,

@@ -21,7 +21,7 @@ from simcore.errors import UserError
 from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.model import KNOB_HELP
 from simcore.presets import PRESETS
-from simcore.stats import mean_ci
+from simcore.stats import bootstrap_mean
 
 #: knob -> (default values, help). Workload parameters (nodes, load, te_share) and SimConfig knobs.
 SWEEP_KNOBS: dict[str, tuple[str, str]] = {
@@ -189,15 +189,13 @@ P95_METRICS = (("TE_slowdown_p95", "TE p95 slowdown"), ("BE_slowdown_p95", "BE p
 
 
 def metric_frame(rows: pd.DataFrame, knob: str, metrics: Sequence[str]) -> pd.DataFrame:
-    """Mean over seeds and its interval :func:`simcore.stats.mean_ci` (named on screen by
-    ``SPREAD_NAME``, the spread of every mean over seeds) per (knob value, policy, metric): columns value, policy, metric, n, mean, lo,
+    """Mean over seeds and its interval :func:`simcore.stats.bootstrap_mean` (named on screen by
+    ``BOOTSTRAP_NAME``, the dashboard's spread of every mean over seeds) per (knob value, policy, metric): columns value, policy, metric, n, mean, lo,
     hi (lo = hi = mean when a single seed gives no interval)."""
     records = []
     for (value, policy), group in rows.groupby([knob, "policy"], sort=False):
         for metric in metrics:
-            n, mean, _sd, lo, hi = mean_ci(group[metric].to_numpy(dtype=float))
-            if n < 2:
-                lo = hi = mean
+            n, mean, lo, hi = bootstrap_mean(group[metric].to_numpy(dtype=float))  # lo = hi = mean for one value
             records.append(
                 {"value": value, "policy": policy, "metric": metric, "n": n, "mean": mean, "lo": lo, "hi": hi}
             )

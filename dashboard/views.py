@@ -17,7 +17,7 @@ import pandas as pd
 from simcore.metrics import TRIO as TRIO_SOURCE
 from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.model import ClusterSpec, JobTable
-from simcore.stats import SPREAD_NAME, mean_ci
+from simcore.stats import BOOTSTRAP_NAME, bootstrap_mean
 
 HOUR = 3600.0
 CLASSES = ("TE", "BE")
@@ -68,7 +68,8 @@ def workload_jobs(table: JobTable) -> pd.DataFrame:
 
 def trio_frame(trios: Sequence[Mapping[str, Mapping[str, float | None]]]) -> pd.DataFrame:
     """The trio over seeds: one row per (policy, metric) with n, mean and the mean's interval
-    lo..hi from :func:`simcore.stats.mean_ci` (the one spread over seeds; NaN below two values).
+    lo..hi from :func:`simcore.stats.bootstrap_mean` (the dashboard's one spread over seeds, named
+    ``BOOTSTRAP_NAME``; NaN below two values).
 
     ``trios`` holds, per seed, ``{policy: {trio key: percent or None}}``; None values (baseline
     at 0) are left out of the statistics, and a metric with no value at all gets NaN.
@@ -77,7 +78,9 @@ def trio_frame(trios: Sequence[Mapping[str, Mapping[str, float | None]]]) -> pd.
     policies = list(dict.fromkeys(p for t in trios for p in t))
     for policy in policies:
         for key in TRIO_KEYS:
-            n, mean, _sd, lo, hi = mean_ci(t[policy].get(key) for t in trios if policy in t)
+            n, mean, lo, hi = bootstrap_mean(t[policy].get(key) for t in trios if policy in t)
+            if n < 2:
+                lo = hi = math.nan
             rows.append(
                 {"policy": policy, "metric": key, "label": TRIO_LABELS[key], "n": n, "mean": mean, "lo": lo, "hi": hi}
             )
@@ -86,7 +89,7 @@ def trio_frame(trios: Sequence[Mapping[str, Mapping[str, float | None]]]) -> pd.
 
 def spread_note(seeds: Sequence[int]) -> str:
     """What the trio's numbers over several seeds are, naming the spread statistic."""
-    return f"Mean over {len(seeds)} seeds ({seeds[0]}..{seeds[-1]}); in brackets its {SPREAD_NAME}."
+    return f"Mean over {len(seeds)} seeds ({seeds[0]}..{seeds[-1]}); in brackets its {BOOTSTRAP_NAME}."
 
 
 def trio_cards(

@@ -1,11 +1,12 @@
 """Statistics over replicates (seeds, trace windows): the one place every table and chart gets its spread.
 
-Two intervals, each for what it suits:
+Two intervals, each for what it suits (each named once, below):
 
 - the Student-t interval of a mean (:func:`mean_ci`), for the CLI sweep summary, the paired
   differences and every number in RESULTS.md: quantiles from :mod:`scipy.stats`;
-- the percentile-bootstrap interval of a mean (:func:`bootstrap_mean`), for the dashboard's
-  curves of skewed, bounded quantities (slowdown >= 1, a percent change >= -100): a resampled
+- the percentile-bootstrap interval of a mean (:func:`bootstrap_mean`), the dashboard's one spread over seeds
+  (Explore's cards, the Sweep's whiskers) of skewed, bounded quantities (slowdown >= 1, a percent
+  change >= -100): a resampled
   mean never leaves the values' range, where a t interval over a few seeds can.
 
 Paired differences (:func:`paired_diff`) subtract two policies' values on the same workload
@@ -24,6 +25,9 @@ LEVEL = 0.95
 #: What every "mean [spread]" of the CLI and RESULTS.md shows: the Student-t confidence interval
 #: of the mean over the replicates at :data:`LEVEL` (:func:`mean_ci`).
 SPREAD_NAME = f"{LEVEL:.0%} CI"
+#: What the dashboard shows around a mean over seeds (Explore's cards, the Sweep's whiskers): the
+#: percentile-bootstrap interval of :func:`bootstrap_mean`, which never leaves the values' range.
+BOOTSTRAP_NAME = f"{LEVEL:.0%} bootstrap CI"
 
 
 def _finite(values: Iterable[float | None]) -> np.ndarray:

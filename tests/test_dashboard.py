@@ -14,7 +14,7 @@ from dashboard.learn_content import regime_facts
 from dashboard.learn_numbers import learn_numbers
 from dashboard.scenario import Scenario
 from simcore.errors import UserError
-from simcore.stats import SPREAD_NAME, mean_ci
+from simcore.stats import BOOTSTRAP_NAME, bootstrap_mean
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "dashboard" / "streamlit_app.py")
@@ -274,7 +274,7 @@ def test_several_seeds_show_their_spread_and_name_the_seed_of_single_runs() -> N
     assert min(lows) >= 1.0
     captions = " ".join(c.value for c in at.caption)
     assert "mean over 3 seeds" in captions and "Seed 0 shown" in captions  # the CDF is one seed's
-    assert f"in brackets its {SPREAD_NAME}" in captions  # the cards name their spread
+    assert f"in brackets its {BOOTSTRAP_NAME}" in captions  # the cards name their spread
     fitgpp = [m.delta for m in at.metric][3:]  # fifo's three cards, then fitgpp's
     assert all(re.fullmatch(r"[+-]\d+\.\d% \[[+-]\d+\.\d, [+-]\d+\.\d\]", d) for d in fitgpp), fitgpp
     at = app(source="generate", preset="demo", **{"g.jobs": "120"}, policies="fifo,fitgpp", seeds="3", tab="Gantt")
@@ -297,9 +297,9 @@ def test_sweep_defaults_to_load_and_log_axes_can_be_switched_off() -> None:
         metric = "TE_slowdown_p95" if trace.get("xaxis", "x") == "x" else "BE_slowdown_p95"
         for value, y, up, down in zip(trace["x"], trace["y"], trace["error_y"]["array"], trace["error_y"]["arrayminus"], strict=True):
             seeds = rows[(rows["policy"] == trace["name"]) & (rows["load"] == value)][metric]
-            _n, mean, _sd, lo, hi = mean_ci(seeds)
+            _n, mean, lo, hi = bootstrap_mean(seeds)
             assert (y, y - down, y + up) == pytest.approx((mean, lo, hi))
-    assert any(SPREAD_NAME in c.value for c in at.caption) and SPREAD_NAME in p95["data"][0]["hovertemplate"]
+    assert any(BOOTSTRAP_NAME in c.value for c in at.caption) and BOOTSTRAP_NAME in p95["data"][0]["hovertemplate"]
     at.toggle(key="sweep_log").set_value(False).run()
     assert_clean(at)
     assert chart_spec(at, "sweep_p95")["layout"]["yaxis"].get("type") != "log"

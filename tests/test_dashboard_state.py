@@ -15,7 +15,7 @@ from dashboard.demo import DEMO, LOCAL
 from dashboard.scenario import Scenario
 from simcore import gantt
 from simcore.metrics import TRIO_KEYS, TRIO_LABELS
-from simcore.stats import SPREAD_NAME, mean_ci
+from simcore.stats import BOOTSTRAP_NAME, bootstrap_mean
 
 H = views.HOUR
 
@@ -165,11 +165,11 @@ def test_the_trio_cards_show_the_mean_and_the_stats_modules_interval() -> None:
     assert [label for label, _, _ in cards[0]] == list(TRIO_LABELS.values())
     assert [(value, delta) for _, value, delta in cards[0]] == [("10.00", None), ("2.00", None), ("8.00", None)]
     for (_label, _value, delta), values in zip(cards[1], ([-90, -80, -70], [10, 25, 40], [5.0]), strict=True):
-        n, mean, _sd, lo, hi = mean_ci(values)
+        n, mean, lo, hi = bootstrap_mean(values)
         spread = f" [{lo:+.1f}, {hi:+.1f}]" if n > 1 else ""  # one seed with a value: no interval
         assert delta == f"{mean:+.1f}%{spread}"
     assert cards[1][0][1] == "2.00"  # the absolute TE p95, mean over seeds
-    lo, hi = mean_ci([-90, -80, -70])[3:]
+    lo, hi = bootstrap_mean([-90, -80, -70])[2:]
     assert cards[1][0][2] == f"-80.0% [{lo:+.1f}, {hi:+.1f}]" and lo < -80 < hi
 
 
@@ -178,10 +178,10 @@ def test_the_sweep_lines_use_the_same_interval_and_both_name_it() -> None:
         {"load": [1.0] * 3 + [2.0], "policy": ["k8s"] * 4, "seed": [0, 1, 2, 0], "m": [1.0, 4.0, 10.0, 7.0]}
     )
     frame = sweeps.metric_frame(rows, "load", ["m"])
-    n, mean, _sd, lo, hi = mean_ci([1.0, 4.0, 10.0])
+    n, mean, lo, hi = bootstrap_mean([1.0, 4.0, 10.0])
     assert frame.iloc[0][["n", "mean", "lo", "hi"]].tolist() == pytest.approx([n, mean, lo, hi])
     assert frame.iloc[1][["n", "mean", "lo", "hi"]].tolist() == [1, 7.0, 7.0, 7.0]  # one seed: no whisker
-    assert SPREAD_NAME in views.spread_note([3, 4, 5]) and "3 seeds" in views.spread_note([3, 4, 5])
+    assert BOOTSTRAP_NAME in views.spread_note([3, 4, 5]) and "3 seeds" in views.spread_note([3, 4, 5])
     assert [m for m, _ in sweeps.trio_metrics("fifo")] == [f"{k}_vs_fifo" for k in TRIO_KEYS]
     assert not math.isnan(lo)
 

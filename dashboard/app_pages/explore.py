@@ -32,7 +32,7 @@ from dashboard.scenario import (
 from simcore.errors import UserError
 from simcore.policies import POLICIES, POLICY_HELP
 from simcore.presets import PRESETS
-from simcore.stats import SPREAD_NAME
+from simcore.stats import BOOTSTRAP_NAME
 from simcore.workload import offered_load
 
 SOURCE_LABELS = {"sample": "bundled sample", "generate": "synthetic generator", "upload": "upload a file"}
@@ -87,7 +87,7 @@ with st.sidebar:
                 min_value=1,
                 max_value=MAX_SEEDS,
                 key="x_seeds",
-                help=f"Run the scenario on this many generated workloads (seeds seed .. seed+n-1) and show the trio as the mean with its {SPREAD_NAME}.",
+                help=f"Run the scenario on this many generated workloads (seeds seed .. seed+n-1) and show the trio as the mean with its {BOOTSTRAP_NAME}.",
             )
         else:
             file = st.file_uploader(

@@ -12,7 +12,7 @@ from simcore.csvsafe import to_csv_text
 from simcore.errors import UserError
 from simcore.policies import POLICIES
 from simcore.presets import PRESETS
-from simcore.stats import SPREAD_NAME
+from simcore.stats import BOOTSTRAP_NAME
 
 lim = limits()
 
@@ -43,7 +43,7 @@ with st.sidebar:
         1,
         sweeps.MAX_SEEDS,
         key="s_seeds",
-        help=f"workloads per knob value; the lines show the mean and its {SPREAD_NAME}",
+        help=f"workloads per knob value; the lines show the mean and its {BOOTSTRAP_NAME}",
     )
     if lim.allow_dask:  # the operator's own machine: workers and a Dask scheduler may be chosen
         st.number_input("Local worker processes", 0, lim.max_workers, key="s_workers", help="0 = one per core")
@@ -121,8 +121,8 @@ log_axes = st.toggle(
     "Log slowdown axes", value=True, key="sweep_log", help="slowdown spans orders of magnitude (fifo's TE tail)"
 )
 seeds_note = (
-    f"Lines: mean over {len(spec.seeds)} seeds; whiskers: its {SPREAD_NAME} (Student-t, the interval the CLI "
-    "and RESULTS.md give). Each policy has its own dash and marker."
+    f"Lines: mean over {len(spec.seeds)} seeds; whiskers: its {BOOTSTRAP_NAME} (as on Explore's cards; it "
+    "stays inside the seeds' values, so a slowdown's never goes below 1). Each policy has its own dash and marker."
     if len(spec.seeds) > 1
     else "One seed: no interval. Each policy has its own dash and marker."
 )
