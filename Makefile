@@ -22,11 +22,13 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check simcore dashboard tests bench
+	$(BIN)/ruff format --check simcore dashboard tests bench
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
 	$(BIN)/ruff check simcore dashboard tests bench
+	$(BIN)/ruff format --check simcore dashboard tests bench
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

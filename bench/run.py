@@ -19,8 +19,7 @@ SCENARIOS: dict[str, tuple[str, dict, str]] = {
     # name: (preset, overrides, policy)
     "mmc-fifo": ("mmc", {"nodes": 64, "jobs": 200_000, "load": 0.9}, "fifo"),
     **{
-        f"paper10k-{p}": ("paper", {"jobs": 10_000}, p)
-        for p in ("fifo", "priority", "k8s", "lrtp", "random", "fitgpp")
+        f"paper10k-{p}": ("paper", {"jobs": 10_000}, p) for p in ("fifo", "priority", "k8s", "lrtp", "random", "fitgpp")
     },
     "1M-1000nodes-fitgpp": ("paper", {"jobs": 1_000_000, "nodes": 1000}, "fitgpp"),
 }
@@ -62,7 +61,9 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"unknown scenario(s): {', '.join(unknown)}; known: {', '.join(SCENARIOS)}", file=sys.stderr)
         return 2
-    print(f"{'scenario':<22} {'jobs':>9} {'nodes':>6} {'sim s':>7} {'cpu s':>7} {'jobs/s':>9} {'events':>9} {'preempt':>8} {'peak MB':>8}")
+    print(
+        f"{'scenario':<22} {'jobs':>9} {'nodes':>6} {'sim s':>7} {'cpu s':>7} {'jobs/s':>9} {'events':>9} {'preempt':>8} {'peak MB':>8}"
+    )
     for n in names:
         out = subprocess.run([sys.executable, __file__, "--one", n], capture_output=True, text=True, check=True)
         r = json.loads(out.stdout.strip().splitlines()[-1])

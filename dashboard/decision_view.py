@@ -46,7 +46,9 @@ def show(
     others = [p for p in scenario.policies if p != policy and POLICIES[p].preemptive]
     other = None
     if others:
-        ordered = sorted(others, key=lambda p: PREFERRED_OTHER.index(p) if p in PREFERRED_OTHER else len(PREFERRED_OTHER))
+        ordered = sorted(
+            others, key=lambda p: PREFERRED_OTHER.index(p) if p in PREFERRED_OTHER else len(PREFERRED_OTHER)
+        )
         state.keep_choice(st.session_state, "decision_other", others, ordered[0])
         other = st.selectbox("Compared with", others, key="decision_other", help="its record for the same TE job")
     configs = (scenario.config(policy), *((scenario.config(other),) if other else ()))
@@ -64,10 +66,16 @@ def show(
         return
     other_record = decision_text.decision_of_te_job(records[1], record["te_job"]) if other else None
     lines = decision_text.decision_words(
-        record, _te_gpu(workload, record["te_job"]), _lost(runs[policy], scenario, policy, chosen), other or "", other_record
+        record,
+        _te_gpu(workload, record["te_job"]),
+        _lost(runs[policy], scenario, policy, chosen),
+        other or "",
+        other_record,
     )
     if other is None:
-        lines = lines[:2] + ["Add another preemptive policy (k8s, for one) to the scenario to see what it would have taken."]
+        lines = lines[:2] + [
+            "Add another preemptive policy (k8s, for one) to the scenario to see what it would have taken."
+        ]
     st.text("\n".join(lines))
     st.dataframe(decision_text.candidate_table(record), hide_index=True, width="stretch")
     st.caption(

@@ -67,7 +67,9 @@ def slowdown(comparison: data.Comparison) -> None:
         "Slowdown = job completion time / run time (1 = never waited). Lines further left are better; "
         f"the tail is on the right. {views.seed_note(comparison.seeds)}"
     )
-    st.dataframe(views.percentile_table(comparison.seed_summaries).style.format("{:.3g}", na_rep="n/a"), width="stretch")
+    st.dataframe(
+        views.percentile_table(comparison.seed_summaries).style.format("{:.3g}", na_rep="n/a"), width="stretch"
+    )
     if len(comparison.seeds) > 1:
         st.caption(f"Slowdown percentiles, mean over {len(comparison.seeds)} seeds.")
 
@@ -85,7 +87,9 @@ def timeline(comparison: data.Comparison) -> None:
 def preemptions(comparison: data.Comparison) -> None:
     runs = comparison.runs
     st.dataframe(
-        views.preemption_frame({p: r.summary for p, r in runs.items()}, {p: r.jobs for p, r in runs.items()}).style.format(
+        views.preemption_frame(
+            {p: r.summary for p, r in runs.items()}, {p: r.jobs for p, r in runs.items()}
+        ).style.format(
             {
                 "lost work (h)": "{:.1f}",
                 "GPU utilisation": "{:.1%}",

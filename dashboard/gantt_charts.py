@@ -26,6 +26,7 @@ GANTT_TICKS = [  # elapsed time labels at every zoom (day 1 = the first 24 hours
     {"dtickrange": [86400000, None], "value": "day %-j"},
 ]
 
+
 def _gantt_time(seconds: pd.Series | np.ndarray | float) -> pd.DatetimeIndex | pd.Timestamp:
     """Seconds from the start of the run on the Gantt's date axis (which labels any zoom,
     from days down to seconds)."""
@@ -110,7 +111,11 @@ def gantt_figure(view: GanttView) -> go.Figure:
                     showlegend=row == 1,
                     marker={"symbol": "x", "size": 11, "color": "#111", "line": {"width": 1, "color": "white"}},
                     customdata=np.stack(
-                        [panel.preempts["job_id"], panel.preempts["node"], [format_seconds(t) for t in panel.preempts["time"]]],
+                        [
+                            panel.preempts["job_id"],
+                            panel.preempts["node"],
+                            [format_seconds(t) for t in panel.preempts["time"]],
+                        ],
                         axis=-1,
                     ),
                     hovertemplate="preemption signal to BE job %{customdata[0]}<br>node %{customdata[1]}, %{customdata[2]}<extra></extra>",
@@ -171,7 +176,10 @@ def gpu_grid_figure(grid: pd.DataFrame) -> go.Figure:
         GANTT_CLASS_COLORS[c] if k == "run" else GRID_COLORS[k]
         for c, k in zip(grid["job_class"], grid["kind"], strict=True)
     ]
-    what = [f"{c} job {j}: {k}" if j else "idle" for j, c, k in zip(grid["job_id"], grid["job_class"], grid["kind"], strict=True)]
+    what = [
+        f"{c} job {j}: {k}" if j else "idle"
+        for j, c, k in zip(grid["job_id"], grid["job_class"], grid["kind"], strict=True)
+    ]
     fig = go.Figure(
         go.Scatter(
             x=grid["lane"].astype(str),
@@ -179,8 +187,13 @@ def gpu_grid_figure(grid: pd.DataFrame) -> go.Figure:
             mode="markers+text",
             marker={"symbol": "square", "size": 46, "color": fill, "line": {"width": 1, "color": "#888"}},
             text=grid["job_id"],
-            textfont={"size": 14, "color": ["white" if k == "grace" or (k == "run" and c == "TE") else "#0B3C5D"
-                                            for c, k in zip(grid["job_class"], grid["kind"], strict=True)]},
+            textfont={
+                "size": 14,
+                "color": [
+                    "white" if k == "grace" or (k == "run" and c == "TE") else "#0B3C5D"
+                    for c, k in zip(grid["job_class"], grid["kind"], strict=True)
+                ],
+            },
             customdata=np.stack([grid["node"], grid["lane"].astype(str), what], axis=-1),
             hovertemplate="%{customdata[0]}, GPU %{customdata[1]}<br>%{customdata[2]}<extra></extra>",
             showlegend=False,

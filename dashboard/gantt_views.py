@@ -263,4 +263,3 @@ def clamp_window(window: Sequence[float], span: float) -> tuple[float, float] | 
     """``window`` cut to [0, span], or None when nothing of it is left."""
     lo, hi = max(float(window[0]), 0.0), min(float(window[1]), span)
     return (lo, hi) if lo < hi else None
-

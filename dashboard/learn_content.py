@@ -104,8 +104,13 @@ def regime_facts(n: LearnNumbers) -> tuple[RegimeFact, ...]:
             "(p95) worse than k8s's. Our `fitdelay` prices lost work and the room its victims give up in "
             "the same unit of seconds (see above; lesson (d) shows one such decision).",
             "Compare k8s, fitgpp and fitdelay with checkpoint = none",
-            Scenario(source="generate", preset="paper", seeds=3, policies=("fifo", "k8s", "fitgpp", "fitdelay"),
-                     knobs=SimConfig(checkpoint="none")),  # fmt: skip
+            Scenario(
+                source="generate",
+                preset="paper",
+                seeds=3,
+                policies=("fifo", "k8s", "fitgpp", "fitdelay"),
+                knobs=SimConfig(checkpoint="none"),
+            ),  # fmt: skip
         ),
         RegimeFact(
             "**Under strict head-of-line blocking the picture changes**: with `backfill = none` (classic "
@@ -123,7 +128,11 @@ def regime_facts(n: LearnNumbers) -> tuple[RegimeFact, ...]:
             f"{_pct(n.priority_te_p95_pct)}.",
             "Compare priority with fitgpp at s = 2",
             Scenario(
-                source="generate", preset="paper", seeds=3, policies=("fifo", "priority", "fitgpp"), knobs=SimConfig(s=2.0)
+                source="generate",
+                preset="paper",
+                seeds=3,
+                policies=("fifo", "priority", "fitgpp"),
+                knobs=SimConfig(s=2.0),
             ),
         ),
         RegimeFact(
@@ -131,7 +140,9 @@ def regime_facts(n: LearnNumbers) -> tuple[RegimeFact, ...]:
             "picture, but the BE differences between fitgpp and the naive preemptors are within the "
             "seed-to-seed spread at this size. Look at the ± on the cards.",
             "Open the demo preset with 10 seeds",
-            Scenario(source="generate", preset="demo", seeds=10, policies=("fifo", "priority", "k8s", "lrtp", "fitgpp")),
+            Scenario(
+                source="generate", preset="demo", seeds=10, policies=("fifo", "priority", "k8s", "lrtp", "fitgpp")
+            ),
         ),
         RegimeFact(
             "**Overload depends on length**: with load ≥ 1 the queue grows over the trace, so every "

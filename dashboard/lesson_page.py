@@ -19,6 +19,8 @@ from simcore.model import ClusterSpec
 
 PLAY_SECONDS = 1.5  # one instant per tick while playing
 LESSON_LANE_PX = 30  # pixels per GPU lane in a lesson's Gantt
+
+
 def show() -> None:
     """The lessons section of the Learn page."""
     item = lessons.lesson(
@@ -106,4 +108,3 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
         figure = gantt_charts.gantt_figure(gantt).update_layout(height=160 + LESSON_LANE_PX * lanes)
         st.plotly_chart(figure, key=f"{key}_gantt")
     st.dataframe(lesson_views.outcome_table(runs), hide_index=True)
-

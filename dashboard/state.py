@@ -171,8 +171,7 @@ def gantt_setup(
     preempts = gantt_views.preemption_list(run.events)
     chosen = session.get("_gantt_preemption")
     if chosen is not None and (
-        chosen["policy"] != policy
-        or gantt_views.step_preemption(preempts, chosen, 0, (0.0, 0.0)) != chosen["index"]
+        chosen["policy"] != policy or gantt_views.step_preemption(preempts, chosen, 0, (0.0, 0.0)) != chosen["index"]
     ):
         session["_gantt_preemption"] = None
     session.setdefault("gantt_zoom", GANTT_ZOOM)

@@ -111,7 +111,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     c = summary["classes"]
     print(f"policy {spec.label}: {c['all']['count']} jobs ({c['TE']['count']} TE, {c['BE']['count']} BE) "
           f"on {len(cluster.nodes)} nodes in {summary['wall_seconds']:.2f} s")  # fmt: skip
-    print(f"{'class':<5} {'count':>6} {'slowdown p50':>13} {'p95':>9} {'p99':>9} {'wait mean s':>12} {'wait p95 s':>11}")
+    print(
+        f"{'class':<5} {'count':>6} {'slowdown p50':>13} {'p95':>9} {'p99':>9} {'wait mean s':>12} {'wait p95 s':>11}"
+    )
     for name in ("TE", "BE", "all"):
         s, w = c[name]["slowdown"], c[name]["wait"]
         print(f"{name:<5} {c[name]['count']:>6} {_fmt(s['p50']):>13} {_fmt(s['p95']):>9} {_fmt(s['p99']):>9} "
@@ -172,7 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--jobs-out", metavar="FILE", help="write the per-job CSV")
     run.add_argument("--events-out", metavar="FILE", help="write the events CSV")
     run.add_argument("--summary-json", metavar="FILE", help="write the summary JSON")
-    run.add_argument("--gantt-out", metavar="FILE", help="write the Gantt segments CSV (one row per job segment per GPU lane)")
+    run.add_argument(
+        "--gantt-out", metavar="FILE", help="write the Gantt segments CSV (one row per job segment per GPU lane)"
+    )
     run.add_argument("--decisions-out", metavar="FILE",
                      help="write the decision records, one JSON object per line (every ask for victims)")  # fmt: skip
     run.set_defaults(func=cmd_run)

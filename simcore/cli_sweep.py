@@ -194,9 +194,7 @@ def add_reproduce_command(subparsers: Any) -> argparse.ArgumentParser:
         type=int,
         help=f"seeds of the main study (default {study.FULL.main_seeds}; quick {study.QUICK.main_seeds})",
     )
-    p.add_argument(
-        "--curve-seeds", type=int, help=f"seeds per sensitivity point (default {study.FULL.curve_seeds})"
-    )
+    p.add_argument("--curve-seeds", type=int, help=f"seeds per sensitivity point (default {study.FULL.curve_seeds})")
     p.add_argument("--jobs", type=int, help=f"jobs per synthetic workload (default {study.FULL.jobs})")
     p.add_argument(
         "--trace",

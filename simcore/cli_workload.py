@@ -301,7 +301,9 @@ def _presets_epilog() -> str:
         lines.append(f"\n  {preset.name}: {preset.description}")
         for p in preset.params.values():
             default = ",".join(f"{x:g}" for x in p.default) if isinstance(p.default, tuple) else p.default
-            lines.append(f"    {p.name:<16} {'(derived)' if default is None else default!s:<18} {p.help} [{p.range_text()}]")
+            lines.append(
+                f"    {p.name:<16} {'(derived)' if default is None else default!s:<18} {p.help} [{p.range_text()}]"
+            )
     return "\n".join(lines)
 
 

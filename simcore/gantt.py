@@ -114,7 +114,9 @@ def segments(result: SimResult) -> pd.DataFrame:
     started: set[int] = set()
     pieces: list[tuple[int, int, float, float, str, list[tuple[int, int, int]]]] = []
 
-    events = zip(result.ev_time.tolist(), result.ev_job.tolist(), result.ev_code.tolist(), result.ev_node.tolist(), strict=True)
+    events = zip(
+        result.ev_time.tolist(), result.ev_job.tolist(), result.ev_code.tolist(), result.ev_node.tolist(), strict=True
+    )
     for t, j, code, k in events:
         if code == START:
             held[j] = lanes[k].take(int(units[j])) if units[j] > 0 else []

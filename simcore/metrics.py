@@ -154,7 +154,11 @@ def queue_length_over_time(result: SimResult) -> pd.DataFrame:
     keep = delta != 0
     te = result.jobs.is_te[job[keep]]
     d = delta[keep]
-    df = pd.DataFrame({"time": result.ev_time[keep], "pending_TE": np.where(te, d, 0.0), "pending_BE": np.where(te, 0.0, d)})
+    df = pd.DataFrame(
+        {"time": result.ev_time[keep], "pending_TE": np.where(te, d, 0.0), "pending_BE": np.where(te, 0.0, d)}
+    )
     df = df.groupby("time", sort=True).sum().cumsum().reset_index()
     df["pending"] = df["pending_TE"] + df["pending_BE"]
-    return df[["time", "pending", "pending_TE", "pending_BE"]].astype({"pending": int, "pending_TE": int, "pending_BE": int})
+    return df[["time", "pending", "pending_TE", "pending_BE"]].astype(
+        {"pending": int, "pending_TE": int, "pending_BE": int}
+    )

@@ -96,13 +96,22 @@ PAPER_PARAMS: dict[str, Param] = _params(
     Param("be_median_s", 28800, "float", "BE lognormal duration median, s", 0, True, MAX_SECONDS),
     Param("be_sigma", 0.8, "float", "BE lognormal sigma", 0, False, MAX_SIGMA),
     Param("be_min_s", 300, "float", "BE duration clip, lower, s", 1, False, MAX_SECONDS),
-    Param("be_max_s", None, "float", "BE duration clip, upper, s (default max(3 d, 6 x be_median_s))", 1, False,
-          MAX_SECONDS),  # fmt: skip
-    Param("cpu_per_gpu_min", 4, "int", "CPU cores per GPU, lower end of the uniform integer draw", 0, False,
-          MAX_RESOURCE),  # fmt: skip
+    Param(
+        "be_max_s",
+        None,
+        "float",
+        "BE duration clip, upper, s (default max(3 d, 6 x be_median_s))",
+        1,
+        False,
+        MAX_SECONDS,
+    ),  # fmt: skip
+    Param(
+        "cpu_per_gpu_min", 4, "int", "CPU cores per GPU, lower end of the uniform integer draw", 0, False, MAX_RESOURCE
+    ),  # fmt: skip
     Param("cpu_per_gpu_max", 8, "int", "CPU cores per GPU, upper end (inclusive)", 0, False, MAX_RESOURCE),
-    Param("mem_per_gpu_min", 16, "int", "GiB per GPU, lower end of the uniform integer draw", 0, False,
-          MAX_RESOURCE),  # fmt: skip
+    Param(
+        "mem_per_gpu_min", 16, "int", "GiB per GPU, lower end of the uniform integer draw", 0, False, MAX_RESOURCE
+    ),  # fmt: skip
     Param("mem_per_gpu_max", 64, "int", "GiB per GPU, upper end (inclusive)", 0, False, MAX_RESOURCE),
 )
 

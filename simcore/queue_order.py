@@ -41,10 +41,14 @@ def _all_integers(ids: np.ndarray) -> bool:
         len(b) > 0
         and b.count(b"\n") == len(ids) - 1  # no id holds a newline itself
         and not b.translate(None, b"0123456789-\n")  # only digits and minus signs
-        and b"\n\n" not in b and not b.startswith(b"\n") and not b.endswith(b"\n")  # no empty id
+        and b"\n\n" not in b
+        and not b.startswith(b"\n")
+        and not b.endswith(b"\n")  # no empty id
         # a minus sign only first in an id, and followed by a digit
         and b.count(b"-") == b.count(b"\n-") + b.startswith(b"-")
-        and b"-\n" not in b and b"--" not in b and not b.endswith(b"-")
+        and b"-\n" not in b
+        and b"--" not in b
+        and not b.endswith(b"-")
     )
 
 
@@ -64,4 +68,3 @@ def _id_key(ids: np.ndarray) -> np.ndarray:
                 prev, r = values[i], r + 1
             rank[i] = r
         return rank
-

@@ -34,7 +34,6 @@ class ReservationBook:
     def __len__(self) -> int:
         return len(self._node)
 
-
     def held(self, te: int) -> np.ndarray:
         """What nominated `te` holds back on its node."""
         return self._held[te]

@@ -4,10 +4,10 @@ Two intervals, each for what it suits (each named once, below):
 
 - the Student-t interval of a mean (:func:`mean_ci`), for the CLI sweep summary, the paired
   differences and every number in RESULTS.md: quantiles from :mod:`scipy.stats`;
-- the percentile-bootstrap interval of a mean (:func:`bootstrap_mean`), the dashboard's one spread over seeds
-  (Explore's cards, the Sweep's whiskers) of skewed, bounded quantities (slowdown >= 1, a percent
-  change >= -100): a resampled
-  mean never leaves the values' range, where a t interval over a few seeds can.
+- the percentile-bootstrap interval of a mean (:func:`bootstrap_mean`), the dashboard's one
+  spread over seeds (Explore's cards, the Sweep's whiskers) of skewed, bounded quantities
+  (slowdown >= 1, a percent change >= -100): a resampled mean never leaves the values' range,
+  where a t interval over a few seeds can.
 
 Paired differences (:func:`paired_diff`) subtract two policies' values on the same workload
 (same point and seed), which removes the workload-to-workload noise that dominates single runs.

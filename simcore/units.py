@@ -50,7 +50,9 @@ def capacities(values: np.ndarray, names: list[str] | None = None) -> np.ndarray
         k, d = (int(x) for x in bad[0])
         node = names[k] if names else f"node {k}"
         limit = MAX_UNITS / SCALE[d]
-        raise UserError(f"{node}: {DIMS[d]} capacity {float(values[k][d]):g} is above the largest supported ({limit:.4g})")
+        raise UserError(
+            f"{node}: {DIMS[d]} capacity {float(values[k][d]):g} is above the largest supported ({limit:.4g})"
+        )
     return units.astype(np.int64)
 
 
@@ -77,7 +79,11 @@ def rounding_note(requests: np.ndarray, capacities: np.ndarray | None = None) ->
     n_cap = 0 if capacities is None else count_rounded(capacities)
     if n_req + n_cap == 0:
         return None
-    parts = [f"{n} {what}{'s' if n != 1 else ''}" for n, what in ((n_req, "job request value"), (n_cap, "node capacity value")) if n]
+    parts = [
+        f"{n} {what}{'s' if n != 1 else ''}"
+        for n, what in ((n_req, "job request value"), (n_cap, "node capacity value"))
+        if n
+    ]
     return (
         f"{' and '.join(parts)} rounded to whole units (CPU to {UNIT_NAMES[0]}, memory to {UNIT_NAMES[1]}, "
         f"GPUs to {UNIT_NAMES[2]}; nearest, ties to even): the simulation uses the rounded values"

@@ -64,4 +64,6 @@ def test_the_check_sees_every_spelling_of_a_forbidden_import():
     assert violations("import plotly.graph_objects as go", RULES[0][1]) == ["line 1: plotly.graph_objects"]
     assert violations("from dashboard import views", RULES[0][1]) == ["line 1: dashboard", "line 1: dashboard.views"]
     # near names are not the forbidden modules
-    assert not violations("import simcore.engines_doc\nfrom simcore import compare\nimport plotlyish", (*pages, "plotly"))
+    assert not violations(
+        "import simcore.engines_doc\nfrom simcore import compare\nimport plotlyish", (*pages, "plotly")
+    )

@@ -53,7 +53,9 @@ def _free_port() -> int:
 
 @contextlib.contextmanager
 def serve(
-    env: dict[str, str] | None = None, log_name: str = "streamlit-server.log", script: str = "dashboard/streamlit_app.py"
+    env: dict[str, str] | None = None,
+    log_name: str = "streamlit-server.log",
+    script: str = "dashboard/streamlit_app.py",
 ) -> Iterator[str]:
     """``streamlit run script`` (the dashboard by default) on a free port of 127.0.0.1; yields its
     URL once healthy."""

@@ -201,7 +201,9 @@ def test_gantt_layout_fractions_extra_and_cpu_lanes() -> None:
     bars = gantt_views.gantt_bars(seg, layout, (0.0, 100.0)).set_index("job_id")
     assert bars.loc["0", "y"] == pytest.approx(0 - 0.5 + 0.3) and bars.loc["0", "height"] == pytest.approx(0.54)
     assert bars.loc["c", "y"] == 3.0 and bars.loc["c", "lanes"] == "cpu"
-    assert gantt_views.default_gantt_nodes(r.cluster, 2) == ["n0"] and gantt_views.default_gantt_nodes(r.cluster, 4) == ["n0", "n1"]
+    assert gantt_views.default_gantt_nodes(r.cluster, 2) == ["n0"] and gantt_views.default_gantt_nodes(
+        r.cluster, 4
+    ) == ["n0", "n1"]
     assert gantt_views.default_gantt_nodes(r.cluster, 1) == ["n0"]  # at least one node
 
 
@@ -241,7 +243,9 @@ def test_preemption_events_show_the_victim_and_the_instant() -> None:
 def test_gantt_figure_panels_order_colours_and_focus() -> None:
     r, seg, ev = _gantt_run()
     chosen = {"policy": "k8s", "index": 0, "time": 10.0, "job_id": "A", "node": "n0"}
-    view = gantt_views.gantt_view({"k8s": (seg, ev), "fifo": (seg, ev)}, r.cluster, ["n0"], (0.0, 1.0), (0.0, 20.0), chosen)
+    view = gantt_views.gantt_view(
+        {"k8s": (seg, ev), "fifo": (seg, ev)}, r.cluster, ["n0"], (0.0, 1.0), (0.0, 20.0), chosen
+    )
     fig = gantt_charts.gantt_figure(view)
     top = [t for t in fig.data if t.yaxis == "y"]
     names = [t.name for t in top]

@@ -123,7 +123,7 @@ def test_run_outputs_escape_hostile_ids_and_node_names(tmp_path, capsys):
                  "--events-out", str(events), "--summary-json", str(summ)]) == 0  # fmt: skip
     capsys.readouterr()
     # the reader strips blanks around values, so the tab-led id arrives as "tab"; the rest get a quote
-    escaped = ["'=HYPERLINK(\"http://x\")", "'+cmd|' /C calc'!A0", "'-1x", "'@a", "tab", "7"]
+    escaped = ['\'=HYPERLINK("http://x")', "'+cmd|' /C calc'!A0", "'-1x", "'@a", "tab", "7"]
     assert _cells(jobs, "job_id") == escaped
     assert set(_cells(jobs, "node")) == {"'@pool-0"}
     assert set(_cells(events, "job_id")) == set(escaped)

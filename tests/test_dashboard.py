@@ -295,7 +295,9 @@ def test_sweep_defaults_to_load_and_log_axes_can_be_switched_off() -> None:
     rows = at.dataframe[-1].value  # "All rows": the whiskers are simcore.stats' interval of their mean
     for trace in p95["data"]:
         metric = "TE_slowdown_p95" if trace.get("xaxis", "x") == "x" else "BE_slowdown_p95"
-        for value, y, up, down in zip(trace["x"], trace["y"], trace["error_y"]["array"], trace["error_y"]["arrayminus"], strict=True):
+        for value, y, up, down in zip(
+            trace["x"], trace["y"], trace["error_y"]["array"], trace["error_y"]["arrayminus"], strict=True
+        ):
             seeds = rows[(rows["policy"] == trace["name"]) & (rows["load"] == value)][metric]
             _n, mean, lo, hi = bootstrap_mean(seeds)
             assert (y, y - down, y + up) == pytest.approx((mean, lo, hi))
@@ -327,7 +329,11 @@ def test_decision_view_explains_the_chosen_preemption() -> None:
     chosen = at.session_state["_gantt_preemption"]
     words = at.text[1].value.splitlines()
     assert words[0].startswith("TE job ") and " needed " in words[0]
-    assert words[1].startswith("fitgpp took node ") and f"BE job {chosen['job_id']}" in words[1] and "chosen because" in words[1]
+    assert (
+        words[1].startswith("fitgpp took node ")
+        and f"BE job {chosen['job_id']}" in words[1]
+        and "chosen because" in words[1]
+    )
     other = at.selectbox(key="decision_other").value
     assert other == "k8s" and words[2].startswith("k8s")
     candidates = at.dataframe[-2].value

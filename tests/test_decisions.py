@@ -323,10 +323,12 @@ def test_cli_without_the_option_writes_no_records(tmp_path):
 def test_the_docs_document_every_key_and_reason():
     doc = Path(__file__).resolve().parents[1] / "docs" / "policies.md"
     text = doc.read_text(encoding="utf-8")
-    section = text[text.index("\n## Decision records\n"):text.index("\n### Reading a decision")]
+    section = text[text.index("\n## Decision records\n") : text.index("\n### Reading a decision")]
     for name in PREEMPTIVE:
         start = section.index(f"\n  - `{name}`:")
-        end = min(i for i in (section.find("\n  - ", start + 1), section.find("\n- ", start + 1), len(section)) if i >= 0)
+        end = min(
+            i for i in (section.find("\n  - ", start + 1), section.find("\n- ", start + 1), len(section)) if i >= 0
+        )
         entry = section[start:end]
         for key, _ in POLICIES[name].key:
             assert f"`{key}`" in entry, f"docs/policies.md: {name}'s key value {key} is not documented"

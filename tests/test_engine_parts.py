@@ -49,7 +49,9 @@ QUEUE_OPS = st.lists(
     st.one_of(
         st.tuples(st.just("add"), st.integers(1, 3 * SHORT)),  # how many ranks join (both modes, and the switch)
         st.tuples(st.just("remove"), st.integers(1, 3 * SHORT)),
-        st.tuples(st.just("query"), st.integers(0, 3 * BLOCK), st.tuples(BOUNDS, BOUNDS, BOUNDS), st.integers(0, 3 * BLOCK)),
+        st.tuples(
+            st.just("query"), st.integers(0, 3 * BLOCK), st.tuples(BOUNDS, BOUNDS, BOUNDS), st.integers(0, 3 * BLOCK)
+        ),
         st.tuples(st.just("query_to_end"), st.integers(0, 3 * BLOCK), st.tuples(BOUNDS, BOUNDS, BOUNDS)),
     ),
     max_size=60,
@@ -353,7 +355,9 @@ def test_reservation_book_fits_once_all_victims_released(cap, data):
         return  # the victims do not fit on the node together
     other = tuple(data.draw(st.integers(0, c - u)) for c, u in zip(cap, used, strict=True))
     free = [c - u - o for c, u, o in zip(cap, used, other, strict=True)]
-    te = tuple(data.draw(st.integers(0, f + u)) for f, u in zip(free, used, strict=True))  # feasible with the victims gone
+    te = tuple(
+        data.draw(st.integers(0, f + u)) for f, u in zip(free, used, strict=True)
+    )  # feasible with the victims gone
     cl, book = _book(avail=tuple(f + u for f, u in zip(free, used, strict=True)), cap=cap, req=[te, *victims])
     for v in victims:
         cl.allocate(0, v)

@@ -59,7 +59,10 @@ def test_lesson_c_loses_nothing_one_interval_remainder_or_everything() -> None:
 def test_lesson_d_fitdelay_spares_the_old_job() -> None:
     assert victims(RUNS["fitdelay", "fitgpp"][2]) == ["1"]
     assert victims(RUNS["fitdelay", "fitdelay"][2]) == ["2"]
-    assert RUNS["fitdelay", "fitgpp"][2].jobs["lost_work"].sum() > 100 * RUNS["fitdelay", "fitdelay"][2].jobs["lost_work"].sum()
+    assert (
+        RUNS["fitdelay", "fitgpp"][2].jobs["lost_work"].sum()
+        > 100 * RUNS["fitdelay", "fitdelay"][2].jobs["lost_work"].sum()
+    )
 
 
 def test_lessons_stay_tiny() -> None:
@@ -244,7 +247,9 @@ def test_gpu_grid_colours_each_gpu_as_the_gantt_does() -> None:
     item, variant, run = RUNS["price", "checkpoint none"]
     cluster = lessons.load(item)[1]
     losses = lesson_views.preemption_losses(run.segments, run.events, variant.config)
-    at_grace = lesson_views.grid_frame(lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2700.0), cluster)
+    at_grace = lesson_views.grid_frame(
+        lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2700.0), cluster
+    )
     at_te = lesson_views.grid_frame(lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2730.0), cluster)
     grace = gantt_charts.gpu_grid_figure(at_grace).data[0]
     assert list(grace.marker.color) == [gantt_charts.GANTT_KINDS["grace"][0]] * 4 and list(grace.text) == ["1"] * 4

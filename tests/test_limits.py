@@ -35,7 +35,9 @@ def test_every_numeric_knob_has_a_range_stated_in_its_help():
 @pytest.mark.parametrize("name", sorted(KNOB_RANGES))
 def test_range_ends_are_accepted_and_just_beyond_refused(name):
     allowed = KNOB_RANGES[name]
-    low = allowed.low if not allowed.low_open else (allowed.low + 1 if allowed.whole else math.nextafter(allowed.low, 1))
+    low = (
+        allowed.low if not allowed.low_open else (allowed.low + 1 if allowed.whole else math.nextafter(allowed.low, 1))
+    )
     assert getattr(SimConfig().with_knobs({name: repr(low)}), name) == low
     assert getattr(SimConfig().with_knobs({name: str(allowed.high)}), name) == allowed.high
     below = allowed.low if allowed.low_open else allowed.low - (1 if allowed.whole else 1e-9)
@@ -163,7 +165,9 @@ def test_ranges_in_the_generate_help(capsys):
     assert re.search(r"\n    jobs +4000 +number of jobs \[1 to 10000000\]\n", help_text)
     assert re.search(r"\n    nodes +64 +number of one-GPU nodes .* \[1 to 100000\]\n", help_text)
     assert re.search(r"\n    load +1.0 +target offered GPU load .* \[> 0 and <= 1000\]\n", help_text)
-    assert re.search(r"\n    te_gpu_w +0.8,0.2 +weights of te_gpu \(sum 1\) \[at most 64 values, each 0 to 1\]\n", help_text)
+    assert re.search(
+        r"\n    te_gpu_w +0.8,0.2 +weights of te_gpu \(sum 1\) \[at most 64 values, each 0 to 1\]\n", help_text
+    )
 
 
 def test_a_grid_too_large_to_run_is_refused_before_any_point_is_built():

@@ -94,8 +94,13 @@ def test_the_trio_is_declared_once_and_every_layer_reads_it():
     header = cli_sweep.format_summary(
         sweep.aggregate(
             __import__("pandas").DataFrame(
-                {"point_id": ["p"], "seed": [0], "policy": ["fifo"], "TE_slowdown_p95": [2.0],
-                 "TE_p95_slowdown_pct_vs_fifo": [0.0]}  # fmt: skip
+                {
+                    "point_id": ["p"],
+                    "seed": [0],
+                    "policy": ["fifo"],
+                    "TE_slowdown_p95": [2.0],
+                    "TE_p95_slowdown_pct_vs_fifo": [0.0],
+                }  # fmt: skip
             )
         ),
         "fifo",

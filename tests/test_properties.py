@@ -445,7 +445,11 @@ def fractional_runs(draw, policy: str):
     cluster = ClusterSpec(tuple(Node(f"n{i}", Resources(*map(float, c))) for i, c in enumerate(caps)))
     n = draw(st.integers(1, 14))
     req = [
-        (draw(st.sampled_from(FRACTIONAL_CPU)), draw(st.sampled_from(FRACTIONAL_MEM)), draw(st.sampled_from(FRACTIONAL_GPU)))
+        (
+            draw(st.sampled_from(FRACTIONAL_CPU)),
+            draw(st.sampled_from(FRACTIONAL_MEM)),
+            draw(st.sampled_from(FRACTIONAL_GPU)),
+        )
         for _ in range(n)
     ]
     jobs = JobTable(

@@ -80,14 +80,24 @@ def test_the_cli_summary_names_its_spread():
     from simcore.cli_sweep import format_summary
 
     agg = pd.DataFrame(
-        {"policy": ["fifo"], "metric": ["TE_slowdown_p95"], "n": [3], "mean": [2.0], "sd": [1.0],
-         "ci_low": [0.5], "ci_high": [3.5]}  # fmt: skip
+        {
+            "policy": ["fifo"],
+            "metric": ["TE_slowdown_p95"],
+            "n": [3],
+            "mean": [2.0],
+            "sd": [1.0],
+            "ci_low": [0.5],
+            "ci_high": [3.5],
+        }  # fmt: skip
     )
-    assert format_summary(agg, "fifo").splitlines()[0] == f"mean ± {stats.SPREAD_NAME} half-width over seeds (sd = slowdown)"
+    assert (
+        format_summary(agg, "fifo").splitlines()[0]
+        == f"mean ± {stats.SPREAD_NAME} half-width over seeds (sd = slowdown)"
+    )
 
 
 def test_bootstrap_interval_stays_inside_the_values() -> None:
-    assert stats.bootstrap_mean([]) [0] == 0 and math.isnan(stats.bootstrap_mean([None])[1])
+    assert stats.bootstrap_mean([])[0] == 0 and math.isnan(stats.bootstrap_mean([None])[1])
     assert stats.bootstrap_mean([3.0]) == (1, 3.0, 3.0, 3.0)
     n, mean, lo, hi = stats.bootstrap_mean([1.0, 1.0, 1.0, 30.0])  # a t interval would reach below 1
     assert n == 4 and mean == 8.25 and 1.0 <= lo < mean < hi <= 30.0

@@ -247,7 +247,7 @@ def section(plan: Plan, study: Study, main: pd.DataFrame, trace_a: pd.DataFrame 
         "fitgpp, `P` cap included. With `periodic` or no checkpoints it has no `P` cap, takes the fewest victims, "
         "then the set that causes the least BE delay in seconds: lost work + grace + restore, + `reentry` x the "
         "normalised room its victims give up (`periodic` only); and it preempts nobody while a running BE job "
-        "whose departure makes room finishes within the grace period (docs/policies.md, \"Beyond the paper\"). "
+        'whose departure makes room finishes within the grace period (docs/policies.md, "Beyond the paper"). '
         f"`paper` preset, **{n_jobs} jobs** per workload on {plan.nodes} nodes x 8 GPUs, {seeds} seeds per regime"
         + (" (the Alibaba recipe A is one workload)" if trace_a is not None else "")
         + f"; every difference is paired on the same workloads, mean [{SPREAD_NAME}].\n"
