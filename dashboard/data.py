@@ -31,7 +31,7 @@ from dashboard.compute import Run
 from dashboard.demo import limits
 from dashboard.scenario import Scenario
 from dashboard.store import BoundedStore
-from simcore import metrics, presets, units
+from simcore import metrics, presets, samples, units
 from simcore.errors import UserError
 from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.sweep import SweepSpec
@@ -56,14 +56,14 @@ class Workload:
 
 def sample_names() -> list[str]:
     """Stems of the bundled sample workloads that are present on disk, the demo first."""
-    stems = [Path(name).stem for name, *_ in presets.SAMPLES if (SAMPLE_DIR / name).is_file()]
+    stems = [Path(name).stem for name, *_ in samples.SAMPLES if (SAMPLE_DIR / name).is_file()]
     return sorted(stems, key=lambda s: (s != "demo", s))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def sample_workload(name: str) -> Workload:
     """A bundled sample with the cluster of the preset that generated it (its cluster file if shipped)."""
-    entry = next(((f, p, s, o) for f, p, s, o in presets.SAMPLES if Path(f).stem == name), None)
+    entry = next(((f, p, s, o) for f, p, s, o in samples.SAMPLES if Path(f).stem == name), None)
     if entry is None or not (SAMPLE_DIR / entry[0]).is_file():
         raise UserError(f"sample {name!r} not found (available: {', '.join(sample_names())})")
     file_name, preset, seed, overrides = entry

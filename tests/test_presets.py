@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from simcore.errors import UserError
-from simcore.presets import PRESETS, SAMPLES, generate, resolve_params, write_samples
+from simcore.presets import PRESETS, generate, resolve_params
+from simcore.samples import SAMPLES, write_samples
 from simcore.workload import load_workload, write_workload
 
 ROOT = Path(__file__).resolve().parents[1]
