@@ -1,4 +1,4 @@
-"""Demo mode: the limits of a dashboard hosted in public (README "Hosting a public demo").
+"""Demo mode: the limits of a dashboard hosted in public (docs/hosting.md).
 
 Switched on by the environment variable ``SIMCORE_DEMO=1`` or the Streamlit secrets entry
 ``simcore_demo = true``. In demo mode every visit's work is bounded by :data:`DEMO`; outside
@@ -108,7 +108,7 @@ def limits() -> Limits:
 
 
 def limits_table() -> str:
-    """The limits as the Markdown table in README "Hosting a public demo" (a test keeps them equal)."""
+    """The limits as the Markdown table in docs/hosting.md "Limits" (a test keeps them equal)."""
     rows = ["| limit | demo mode | otherwise | what it bounds |", "|---|---|---|---|"]
     for name, meaning in MEANING.items():
         local = "one per CPU core" if name == "max_workers" else _text(getattr(LOCAL, name))

@@ -26,7 +26,7 @@ class RegimeFact:
 
 ALL_SIX = ("fifo", "priority", "k8s", "lrtp", "random", "fitgpp")
 
-#: The Learn page's paragraph on the two controls of our own (README "Beyond the paper").
+#: The Learn page's paragraph on the two controls of our own (docs/policies.md "Beyond the paper").
 BEYOND_PAPER = (
     "Two controls go beyond the paper. **`min_runtime`** (every preemptive policy; Slurm calls it "
     "`PreemptExemptTime`) exempts a BE job from preemption until its current run segment has lasted "
