@@ -16,7 +16,7 @@ from typing import Any
 
 from dashboard import knob_widgets
 from dashboard.demo import LOCAL
-from simcore.knobs import KNOBS, Knob, KnobRange, to_text
+from simcore.knobs import KNOBS, Knob, KnobRange, split_assignment, to_text
 from simcore.model import MAX_RESOURCE, SimConfig
 from simcore.policy_spec import parse_policies
 from simcore.presets import PRESETS
@@ -264,11 +264,11 @@ def from_widgets(
     for line in str(values.get("x_gen_more", "")).splitlines():
         if not line.strip():
             continue
-        key, sep, value = line.partition("=")
-        if not sep or not key.strip() or not value.strip():
+        pair = split_assignment(line)
+        if pair is None:
             problems.append(f"generator parameter line {line.strip()!r} is not KEY=VALUE")
             continue
-        gen[key.strip()] = value.strip()
+        gen[pair[0]] = pair[1]
     knobs, knob_problems = knob_widgets.read_widgets(values)
     problems.extend(knob_problems)
     config = SimConfig().with_knobs(knobs)

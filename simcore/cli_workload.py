@@ -18,6 +18,7 @@ from typing import Any
 from simcore import alibaba, presets
 from simcore.csvsafe import escape_cell
 from simcore.errors import UserError
+from simcore.knobs import split_assignment
 from simcore.model import MAX_RESOURCE, MAX_SEED, ClusterSpec, JobTable, format_limit
 from simcore.workload import (
     DEFAULT_MAX_BYTES,
@@ -341,10 +342,10 @@ def parse_assignments(items: list[str]) -> dict[str, str]:
     """``["jobs=10", "load=0.9"]`` -> ``{"jobs": "10", "load": "0.9"}``; a later value wins."""
     out: dict[str, str] = {}
     for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
+        pair = split_assignment(item)
+        if pair is None:
             raise UserError(f"--set {item!r}: expected KEY=VALUE")
-        out[key.strip()] = value.strip()
+        out[pair[0]] = pair[1]
     return out
 
 

@@ -178,6 +178,15 @@ def to_text(value: Any) -> str:
     return str(value)
 
 
+def split_assignment(text: str) -> tuple[str, str] | None:
+    """``"KEY=VALUE"`` as ``(key, value)``, both stripped (the value may hold more ``=``); None when
+    it is not one: no ``=``, or an empty key or value. The one reader of KEY=VALUE text: ``--set``,
+    ``--grid``, a policy spec's knobs, the dashboard's generator lines."""
+    key, sep, value = str(text).partition("=")
+    key, value = key.strip(), value.strip()
+    return (key, value) if sep and key and value else None
+
+
 def _knobs(*ks: Knob) -> dict[str, Knob]:
     return {k.name: k for k in ks}
 

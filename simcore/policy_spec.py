@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from simcore.errors import UserError
+from simcore.knobs import split_assignment
 from simcore.model import SimConfig
 from simcore.policies import POLICIES, Policy, get_policy
 
@@ -49,10 +50,10 @@ def parse_policy(text: str) -> PolicySpec:
         raise UserError(f"policy {text!r}: unknown policy {name!r} (known: {', '.join(POLICIES)})")
     knobs = []
     for part in parts[1:]:
-        key, sep, value = part.partition("=")
-        if not sep or not key.strip() or not value.strip():
+        pair = split_assignment(part)
+        if pair is None:
             raise UserError(f"policy {text!r}: {part!r} is not KEY=VALUE")
-        knobs.append((key.strip(), value.strip()))
+        knobs.append(pair)
     spec = PolicySpec(":".join([name, *(f"{k}={v}" for k, v in knobs)]), name, tuple(knobs))
     spec.policy(SimConfig())
     return spec

@@ -12,7 +12,7 @@ import pytest
 
 from dashboard import knob_widgets
 from dashboard.scenario import SETTINGS, Scenario, from_widgets, widget_values
-from simcore import cli, knobs_doc
+from simcore import cli, knobs, knobs_doc
 from simcore.errors import UserError
 from simcore.knobs import KNOBS, PREEMPTIVE, Knob, KnobRange, format_limit, policy_knobs, to_text
 from simcore.model import SimConfig
@@ -245,3 +245,35 @@ def test_a_link_with_a_64_bit_seed_opens_the_page_and_keeps_the_seed() -> None:
     assert not at.exception and not at.error
     assert at.text_input(key="x_k_seed").value == str(2**63 - 1) and at.text_input(key="x_k_s").value == "2.5"
     assert dict(at.query_params)["seed"] in (str(2**63 - 1), [str(2**63 - 1)])
+
+
+@pytest.mark.parametrize(
+    ("text", "pair"),
+    [
+        ("P=1", ("P", "1")),
+        ("  grace = 30 ", ("grace", "30")),
+        ("te_gpu=1,2;4", ("te_gpu", "1,2;4")),
+        ("name=a=b", ("name", "a=b")),  # the first '=' splits; the value keeps the rest
+        ("grace", None),
+        ("=30", None),
+        ("grace=", None),
+        (" = ", None),
+    ],
+)
+def test_one_reader_of_key_value_text(text, pair):
+    assert knobs.split_assignment(text) == pair
+
+
+def test_every_key_value_reader_refuses_the_same_text():
+    from simcore.cli_workload import parse_assignments
+    from simcore.errors import UserError
+    from simcore.policy_spec import parse_policy
+    from simcore.sweep.spec import parse_grid_arg
+
+    for bad in ("grace", "=30", "grace="):
+        with pytest.raises(UserError, match="expected KEY=VALUE"):
+            parse_assignments([bad])
+        with pytest.raises(UserError, match="is not KEY=VALUE"):
+            parse_policy(f"fitgpp:{bad}")
+        with pytest.raises(UserError, match=r"--grid"):
+            parse_grid_arg(bad)

@@ -20,6 +20,7 @@ from typing import Any
 
 from simcore import alibaba
 from simcore.errors import UserError
+from simcore.knobs import split_assignment
 from simcore.model import MAX_SEED, SimConfig
 from simcore.policy_spec import PolicySpec, parse_policies
 
@@ -115,11 +116,14 @@ def parse_value(text: Any) -> Any:
 def parse_grid_arg(text: str) -> tuple[str, list[Any]]:
     """``KEY=V1,V2,...`` (or ``KEY=A;B`` when the values themselves hold commas, as list parameters do)."""
     key, sep, values = str(text).partition("=")
-    key = key.strip()
-    if not sep or not key:
+    if not sep or not key.strip():
         raise UserError(f"--grid {text!r}: expected KEY=V1,V2,...")
+    pair = split_assignment(text)
+    if pair is None:
+        raise UserError(f"--grid {text!r}: empty value in the list")
+    key, values = pair
     parts = values.split(";") if ";" in values else values.split(",")
-    if not values.strip() or any(not p.strip() for p in parts):
+    if any(not p.strip() for p in parts):
         raise UserError(f"--grid {text!r}: empty value in the list")
     return key, [parse_value(p) for p in parts]
 
