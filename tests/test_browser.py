@@ -108,16 +108,19 @@ def browser() -> Iterator[object]:
         b.close()
 
 
-def _wait_idle(page: object, charts: int = 0) -> None:
-    """Wait until the app is connected, not running, and shows at least ``charts`` charts."""
+def _wait_idle(page: object, charts: int = 0, cards: int = 0) -> None:
+    """Wait until the app is connected, not running, and shows at least ``charts`` charts and
+    ``cards`` metric cards (Explore's results come from a worker process, on a later rerun than
+    the workload's own charts)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=TIMEOUT_MS)
     page.wait_for_function(
-        """n => {
+        """([n, m]) => {
             const running = document.querySelector('[data-testid="stStatusWidget"]');
             const busy = running && /Running|Connecting/i.test(running.innerText);
-            return !busy && document.querySelectorAll('.js-plotly-plot').length >= n;
+            return !busy && document.querySelectorAll('.js-plotly-plot').length >= n
+                && document.querySelectorAll('[data-testid="stMetric"]').length >= m;
         }""",
-        arg=charts,
+        arg=[charts, cards],
         timeout=TIMEOUT_MS,
     )
     time.sleep(0.5)  # let a rerun that was just triggered announce itself
@@ -158,7 +161,7 @@ def test_explore_end_to_end(server: str, browser: object) -> None:
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     start = time.perf_counter()
     page.goto(server)
-    _wait_idle(page, charts=2)
+    _wait_idle(page, charts=2, cards=12)
     first_render = time.perf_counter() - start
 
     # the default scenario: four trio cards of three metrics, the open tab's charts, no exception
@@ -227,7 +230,7 @@ def test_explore_end_to_end(server: str, browser: object) -> None:
     good = (ROOT / "sample_workloads" / "demo_seed1.csv").read_bytes()
     uploader.set_input_files({"name": "demo_seed1.csv", "mimeType": "text/csv", "buffer": good})
     page.wait_for_selector("text=upload demo_seed1.csv", timeout=TIMEOUT_MS)
-    _wait_idle(page, charts=2)
+    _wait_idle(page, charts=2, cards=12)
     assert len(_metrics(page)) == 12
     _assert_no_exception(page)
     page.screenshot(path=str(ARTIFACTS / "explore-after-upload.png"))
@@ -241,7 +244,7 @@ def test_learn_link_opens_the_scenario_in_explore(server: str, browser: object) 
     _wait_idle(page, charts=2)  # the lesson's two charts: the page's run is over
     _assert_no_exception(page)
     page.get_by_text("Open the paper regime with backfill = none").click()
-    _wait_idle(page, charts=2)
+    _wait_idle(page, charts=2, cards=12)
     assert "backfill=none" in page.url and "preset=paper" in page.url
     assert len(_metrics(page)) == 12
     _assert_no_exception(page)
