@@ -320,9 +320,8 @@ def test_invariants_under_contention(policy, data):
     _run_and_check(jobs, cluster, config)
 
 
-@pytest.mark.parametrize("policy", ["k8s", "lrtp", "random", "fitgpp"])
-def test_contention_strategy_does_preempt(policy):
-    """The contention strategy is not vacuous: a fixed instance of it preempts, repeatedly."""
+def _contended_instance() -> tuple[JobTable, ClusterSpec]:
+    """Two whole-node BE jobs on two 4-unit nodes, then three TE jobs that each need room."""
     rows = [(0, 200, 4, False), (1, 200, 4, False), (10, 30, 2, True), (60, 30, 4, True), (120, 30, 4, True)]
     jobs = JobTable(
         job_id=np.array([str(i) for i in range(len(rows))], dtype=object),
@@ -331,7 +330,13 @@ def test_contention_strategy_does_preempt(policy):
         request=np.array([(r[2], r[2], r[2]) for r in rows], dtype=float),
         is_te=np.array([r[3] for r in rows], dtype=bool),
     )
-    cluster = ClusterSpec((Node("n0", Resources(4.0, 4.0, 4.0)), Node("n1", Resources(4.0, 4.0, 4.0))))
+    return jobs, ClusterSpec((Node("n0", Resources(4.0, 4.0, 4.0)), Node("n1", Resources(4.0, 4.0, 4.0))))
+
+
+@pytest.mark.parametrize("policy", ["k8s", "lrtp", "random", "fitgpp"])
+def test_contention_strategy_does_preempt(policy):
+    """The contention strategy is not vacuous: a fixed instance of it preempts, repeatedly."""
+    jobs, cluster = _contended_instance()
     cfg = SimConfig(policy=policy, grace=5, checkpoint="periodic", checkpoint_interval=25, restore=7)
     r = _run_and_check(jobs, cluster, cfg)
     assert int(r.jobs_frame["preemptions"].sum()) >= 3
@@ -578,15 +583,7 @@ def test_min_runtime_respected_under_contention(policy, data):
 
 def test_min_runtime_contention_is_not_vacuous():
     """The fixed contended instance still preempts with an exemption, later than without it."""
-    rows = [(0, 200, 4, False), (1, 200, 4, False), (10, 30, 2, True), (60, 30, 4, True), (120, 30, 4, True)]
-    jobs = JobTable(
-        job_id=np.array([str(i) for i in range(len(rows))], dtype=object),
-        submit_time=np.array([r[0] for r in rows], dtype=float),
-        duration=np.array([r[1] for r in rows], dtype=float),
-        request=np.array([(r[2], r[2], r[2]) for r in rows], dtype=float),
-        is_te=np.array([r[3] for r in rows], dtype=bool),
-    )
-    cluster = ClusterSpec((Node("n0", Resources(4.0, 4.0, 4.0)), Node("n1", Resources(4.0, 4.0, 4.0))))
+    jobs, cluster = _contended_instance()
     for policy in ("k8s", "fitdelay"):
         cfg = SimConfig(policy=policy, grace=5, checkpoint="periodic", checkpoint_interval=25, restore=7)
         free = _check_beyond(jobs, cluster, cfg).events_frame
