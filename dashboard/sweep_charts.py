@@ -22,7 +22,7 @@ def sweep_figure(
     and marker), whiskers = the mean's interval over seeds (``BOOTSTRAP_NAME``).
 
     ``sweep`` columns: value (the knob), policy, metric, n, mean, lo, hi. ``log_y`` for
-    slowdowns; a whisker whose lower end is not positive runs off the bottom of a log axis.
+    slowdowns (the bootstrap interval stays inside the seeds' values, so it stays on the axis).
     """
     fig = make_subplots(rows=1, cols=len(metrics), subplot_titles=[label for _, label in metrics])
     styles = policy_styles(list(dict.fromkeys(sweep["policy"])))

@@ -39,8 +39,8 @@ import numpy as np
 
 from simcore import units
 from simcore.policies.base import Cap, PreemptionView
-from simcore.policies.decision import CAPPED_BY_P, FREES_WITHIN_GRACE, LARGER_THAN_S
-from simcore.policies.fitgpp import FitSearch, within_share
+from simcore.policies.decision import FREES_WITHIN_GRACE, LARGER_THAN_S
+from simcore.policies.fitgpp import FitSearch, fitgpp_caps, within_share
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class FitDelay(FitSearch):
     def caps(self, view: PreemptionView) -> tuple[Cap, ...]:
         """``on_preempt``: fitgpp's caps. Else: none while a BE job frees the room within grace, then ``s``."""
         if view.config.checkpoint == "on_preempt":
-            return ((CAPPED_BY_P, view.candidates.preemptions < self.P), (LARGER_THAN_S, within_share(view, self.s)))
+            return fitgpp_caps(view, self.P, self.s)
         waits = np.full(len(view.candidates), not self._frees_within_grace(view))
         return ((FREES_WITHIN_GRACE, waits), (LARGER_THAN_S, within_share(view, self.s)))
 

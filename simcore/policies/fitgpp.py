@@ -109,6 +109,12 @@ def within_share(view: PreemptionView, s: float) -> np.ndarray:
     return units.norm_round((c.req * inv).max(axis=1)) <= units.norm_round(s * te_share)
 
 
+def fitgpp_caps(view: PreemptionView, P: int, s: float) -> tuple[Cap, ...]:
+    """fitgpp's caps: fewer than ``P`` preemptions, share at most ``s`` x the TE job's; in the order
+    reasons are told."""
+    return ((CAPPED_BY_P, view.candidates.preemptions < P), (LARGER_THAN_S, within_share(view, s)))
+
+
 @dataclass(frozen=True)
 class FitGpp(FitSearch):
     P: int = 2  # max preemptions of a victim
@@ -126,8 +132,7 @@ class FitGpp(FitSearch):
     )  # fmt: skip
 
     def caps(self, view: PreemptionView) -> tuple[Cap, ...]:
-        """Fewer than ``P`` preemptions, share at most ``s`` x the TE job's; in the order reasons are told."""
-        return ((CAPPED_BY_P, view.candidates.preemptions < self.P), (LARGER_THAN_S, within_share(view, self.s)))
+        return fitgpp_caps(view, self.P, self.s)
 
     def _single_values(self, view: PreemptionView, pos: np.ndarray, slack: np.ndarray) -> tuple[np.ndarray, ...]:
         c = view.candidates
