@@ -38,7 +38,7 @@ from playwright.async_api import async_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from dashboard.demo import DEMO  # noqa: E402  (the project root, as for `streamlit run`)
+from dashboard.shared.demo import DEMO  # noqa: E402  (the project root, as for `streamlit run`)
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]

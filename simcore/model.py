@@ -111,6 +111,7 @@ class Job:
     job_class: JobClass
     user: str | None = None
     name: str | None = None
+    workers: int = 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,6 +124,17 @@ class JobTable:
     request: np.ndarray  # float64, (n x 3) in DIMS order
     is_te: np.ndarray  # bool
     extra: Mapping[str, np.ndarray] = field(default_factory=dict)  # optional user, name, ...
+    #: int64 workers per job (DESIGN rule 10; the request is per worker); None means all 1
+    workers: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.workers is None:
+            object.__setattr__(self, "workers", np.ones(len(self.job_id), dtype=np.int64))
+
+    @property
+    def has_gangs(self) -> bool:
+        """Whether some job runs more than one worker."""
+        return bool(len(self.job_id)) and int(np.max(self.workers)) > 1  # type: ignore[arg-type]
 
     def __len__(self) -> int:
         return len(self.job_id)
@@ -136,6 +148,7 @@ class JobTable:
             duration=np.array([j.duration for j in jobs], dtype=float),
             request=np.array([j.request.as_array() for j in jobs], dtype=float).reshape(-1, 3),
             is_te=np.array([JobClass(j.job_class) is JobClass.TE for j in jobs], dtype=bool),
+            workers=np.array([j.workers for j in jobs], dtype=np.int64),
         )
 
     @classmethod
@@ -150,6 +163,7 @@ class JobTable:
             request=df[list(DIMS)].to_numpy(dtype=float).reshape(-1, 3),
             is_te=cls_col == "TE",
             extra=extra,
+            workers=df["workers"].to_numpy(dtype=np.int64) if "workers" in df.columns else None,
         )
 
     def to_frame(self) -> Any:
@@ -168,6 +182,8 @@ class JobTable:
         )
         for k, v in self.extra.items():
             df[k] = v
+        if self.has_gangs:
+            df["workers"] = self.workers
         return df
 
 

@@ -3,7 +3,7 @@
 - ``simcore`` (the simulator, CLI and study) never imports the dashboard, Streamlit or Plotly:
   it runs headless and its results cannot depend on a UI.
 - The dashboard's pages never import ``simcore.engine`` directly: they describe the UI, and
-  running simulations goes through ``dashboard.compute`` / ``dashboard.data``.
+  running simulations goes through ``dashboard.shared.compute`` / ``dashboard.shared.data``.
 
 Imports are read with :mod:`ast`, so an import inside a function counts as much as one at the top.
 """
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: (files, forbidden module prefixes, why)
 RULES = [
     ("simcore/**/*.py", ("dashboard", "streamlit", "plotly"), "simcore runs without the dashboard"),
-    ("dashboard/app_pages/**/*.py", ("simcore.engine",), "pages reach the engine through dashboard.compute"),
+    ("dashboard/app_pages/**/*.py", ("simcore.engine",), "pages reach the engine through dashboard.shared.compute"),
 ]
 
 

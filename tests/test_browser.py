@@ -306,7 +306,8 @@ LEARN_SCREENSHOT = ROOT / "docs" / "screenshot-learn.png"
 
 
 def test_walk_each_lesson_to_its_end(server: str, browser: object) -> None:
-    from dashboard import compute, lesson_views, lessons
+    from dashboard.learn import lesson_views, lessons
+    from dashboard.shared import compute
 
     page = browser.new_page(viewport={"width": 1400, "height": 1300})
     errors: list[str] = []

@@ -10,8 +10,10 @@ import pandas as pd
 import pytest
 from helpers import cluster_of, job, prop_cluster, run, te
 
-from dashboard import chart_style, charts, gantt_charts, gantt_views, sweep_charts, sweeps, views
-from dashboard.scenario import Scenario, from_widgets, widget_values
+from dashboard.explore import charts
+from dashboard.shared import chart_style, gantt_charts, gantt_views, views
+from dashboard.shared.scenario import Scenario, from_widgets, widget_values
+from dashboard.sweep import sweep_charts, sweeps
 from simcore import gantt
 from simcore.model import JobTable, SimConfig
 

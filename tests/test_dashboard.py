@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import uploads
-from dashboard.learn_content import regime_facts
-from dashboard.learn_numbers import learn_numbers
-from dashboard.scenario import Scenario
+from dashboard.learn.learn_content import regime_facts
+from dashboard.learn.learn_numbers import learn_numbers
+from dashboard.shared import uploads
+from dashboard.shared.scenario import Scenario
 from simcore.errors import UserError
 from simcore.stats import BOOTSTRAP_NAME, bootstrap_mean
 
@@ -227,7 +227,7 @@ def test_gantt_steps_through_preemptions_and_stacks_two_policies() -> None:
     assert_clean(at)
     import pandas as pd
 
-    from dashboard.gantt_views import GANTT_EPOCH
+    from dashboard.shared.gantt_views import GANTT_EPOCH
 
     t = at.session_state["_gantt_preemption"]["time"]
     shown = [pd.Timestamp(x) for x in chart_spec(at, "gantt")["layout"]["xaxis"]["range"]]
@@ -309,7 +309,7 @@ def test_sweep_defaults_to_load_and_log_axes_can_be_switched_off() -> None:
 
 
 def test_an_upload_over_the_demo_byte_cap_is_refused_by_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dashboard import demo
+    from dashboard.shared import demo
 
     monkeypatch.setenv(demo.ENV_VAR, "1")
     at = app(source="upload")

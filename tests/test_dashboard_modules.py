@@ -1,5 +1,5 @@
 """The dashboard's shape, checked so it stays so: small modules, one module that caches
-(dashboard/data.py), one that writes the session (dashboard/state.py; the pages only read it)."""
+(dashboard/shared/data.py), one that writes the session (dashboard/shared/state.py; the pages only read it)."""
 
 from __future__ import annotations
 
@@ -47,13 +47,13 @@ def test_no_dashboard_module_is_over_400_lines() -> None:
 def test_only_data_py_caches() -> None:
     found = {str(f.relative_to(ROOT)): c for f in DASHBOARD if (c := caches(f.read_text())) and f.name != "data.py"}
     assert not found
-    assert caches((ROOT / "dashboard" / "data.py").read_text())
+    assert caches((ROOT / "dashboard" / "shared" / "data.py").read_text())
 
 
 def test_pages_only_read_the_session() -> None:
     assert PAGES
     found = {str(f.relative_to(ROOT)): w for f in PAGES if (w := session_writes(f.read_text()))}
-    assert not found, f"move these into dashboard/state.py: {found}"
+    assert not found, f"move these into dashboard/shared/state.py: {found}"
 
 
 def test_the_checks_see_every_kind_of_write_and_cache() -> None:

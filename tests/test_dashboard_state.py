@@ -1,4 +1,4 @@
-"""What the pages keep in the session (dashboard.state) on a plain dict, and the one spread
+"""What the pages keep in the session (dashboard.shared.state) on a plain dict, and the one spread
 statistic of the trio cards and the sweep lines (simcore.stats), without a Streamlit runtime."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 from helpers import job, prop_cluster, run, te
 
-from dashboard import state, sweeps, views
-from dashboard.demo import DEMO, LOCAL
-from dashboard.scenario import Scenario
+from dashboard.shared import state, views
+from dashboard.shared.demo import DEMO, LOCAL
+from dashboard.shared.scenario import Scenario
+from dashboard.sweep import sweeps
 from simcore import gantt
 from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.stats import BOOTSTRAP_NAME, bootstrap_mean

@@ -1,10 +1,11 @@
-"""The decision view's words and candidate table (dashboard.decision_text), on the lesson scenario
+"""The decision view's words and candidate table (dashboard.shared.decision_text), on the lesson scenario
 where k8s and fitgpp choose different victims for the same TE job, and on the demo sample."""
 
 from __future__ import annotations
 
-from dashboard import decision_text, gantt_views, lessons
-from dashboard.decisions import records
+from dashboard.learn import lessons
+from dashboard.shared import decision_text, gantt_views
+from dashboard.shared.decisions import records
 from simcore.engine import simulate
 from simcore.model import SimConfig
 from simcore.presets import generate

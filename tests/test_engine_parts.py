@@ -16,13 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simcore import units
-from simcore.cluster import SUBSET_NODES, ClusterState
-from simcore.jobstate import JobState
+from simcore.engine.cluster import SUBSET_NODES, ClusterState
+from simcore.engine.jobstate import JobState
+from simcore.engine.pending import BLOCK, SHORT, UNBOUNDED, PendingQueue, Waiting
+from simcore.engine.reservations import ReservationBook
+from simcore.engine.running import RunningTable
+from simcore.engine.timeline import Timeline
 from simcore.model import ClusterSpec, JobTable, Node, Resources, SimConfig
-from simcore.pending import BLOCK, SHORT, UNBOUNDED, PendingQueue, Waiting
-from simcore.reservations import ReservationBook
-from simcore.running import RunningTable
-from simcore.timeline import Timeline
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

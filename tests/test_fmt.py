@@ -73,7 +73,8 @@ def test_estimates():
 
 
 def test_every_layer_formats_through_it():
-    from dashboard import decision_text, lesson_views
+    from dashboard.learn import lesson_views
+    from dashboard.shared import decision_text
     from simcore import cli
     from simcore.study import tables
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from dashboard import budget, demo, worker
-from dashboard.plain import md
-from dashboard.scenario import Scenario
-from dashboard.store import BoundedStore
+from dashboard.shared import budget, demo, worker
+from dashboard.shared.plain import md
+from dashboard.shared.scenario import Scenario
+from dashboard.shared.store import BoundedStore
 from simcore.cli import build_parser
 from simcore.errors import UserError
 from simcore.sweep import build_spec

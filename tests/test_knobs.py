@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from dashboard import knob_widgets
-from dashboard.scenario import SETTINGS, Scenario, from_widgets, widget_values
+from dashboard.shared import knob_widgets
+from dashboard.shared.scenario import SETTINGS, Scenario, from_widgets, widget_values
 from simcore import cli, knobs, knobs_doc
 from simcore.errors import UserError
 from simcore.knobs import KNOBS, PREEMPTIVE, Knob, KnobRange, format_limit, policy_knobs, to_text

@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import compute, lesson_views, lessons
-from dashboard.learn_content import regime_facts
-from dashboard.learn_numbers import learn_numbers
+from dashboard.learn import lesson_views, lessons
+from dashboard.learn.learn_content import regime_facts
+from dashboard.learn.learn_numbers import learn_numbers
+from dashboard.shared import compute
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "dashboard" / "streamlit_app.py")
@@ -169,7 +170,7 @@ def test_learn_numbers_follow_the_rows(tmp_path: Path) -> None:
 
 def test_learn_page_has_no_typed_results() -> None:
     """Percentages in the Learn sources are computed: no literal like "23.2%" or "about 20%"."""
-    for path in ("dashboard/app_pages/learn.py", "dashboard/learn_content.py"):
+    for path in ("dashboard/app_pages/learn.py", "dashboard/learn/learn_content.py"):
         source = (ROOT / path).read_text()
         assert not re.findall(r"\d+\.\d+%|about \d+%", source), path
 
@@ -242,7 +243,7 @@ def test_each_lesson_and_variant_draws(key: str) -> None:
 
 
 def test_gpu_grid_colours_each_gpu_as_the_gantt_does() -> None:
-    from dashboard import gantt_charts
+    from dashboard.shared import gantt_charts
 
     item, variant, run = RUNS["price", "checkpoint none"]
     cluster = lessons.load(item)[1]

@@ -82,7 +82,7 @@ def test_the_trio_is_declared_once_and_every_layer_reads_it():
     import re
     from pathlib import Path
 
-    from dashboard import views
+    from dashboard.shared import views
     from simcore import cli_sweep, sweep
     from simcore.study import document, plan
 

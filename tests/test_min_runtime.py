@@ -151,8 +151,8 @@ def test_candidates_carry_checkpoint_information(monkeypatch, mode, first, secon
 
 def test_dashboard_knobs_carry_min_runtime_and_reentry():
     """The Explore page's knob widgets and its shareable link carry both knobs, and a bad value is refused."""
-    from dashboard.scenario import Scenario, from_widgets, widget_values
-    from dashboard.sweeps import SWEEP_KNOBS
+    from dashboard.shared.scenario import Scenario, from_widgets, widget_values
+    from dashboard.sweep.sweeps import SWEEP_KNOBS
 
     base = Scenario(policies=("fifo", "k8s", "fitdelay"))
     values = widget_values(base)

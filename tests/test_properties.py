@@ -33,9 +33,10 @@ from helpers import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from simcore import engine, units
-from simcore.cluster import ClusterState
+from simcore import units
+from simcore.engine import loop as engine
 from simcore.engine import simulate
+from simcore.engine.cluster import ClusterState
 from simcore.metrics import summarize
 from simcore.model import ClusterSpec, JobTable, Node, Resources, SimConfig
 

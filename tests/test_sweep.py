@@ -467,7 +467,7 @@ def test_spaced_and_compact_specs_are_one_policy_in_compare_and_sweep(tmp_path, 
 
 
 def test_an_empty_knob_value_is_one_error_everywhere(tmp_path, capsys):
-    from dashboard.scenario import parse_policy_names
+    from dashboard.shared.scenario import parse_policy_names
     from simcore.cli import main as cli_main
     from simcore.compare import parse_policy_list
     from simcore.model import SimConfig
@@ -490,7 +490,7 @@ def test_an_empty_knob_value_is_one_error_everywhere(tmp_path, capsys):
 
 
 def test_dashboard_policy_lists_take_names_only():
-    from dashboard.scenario import parse_policy_names
+    from dashboard.shared.scenario import parse_policy_names
 
     assert parse_policy_names("fifo, fitgpp,fifo,") == ("fifo", "fitgpp")  # a URL may repeat a name
     with pytest.raises(ValueError, match="knob widgets"):

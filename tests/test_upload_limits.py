@@ -26,7 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dashboard import demo, uploads
+from dashboard.shared import demo, uploads
 from simcore import cli_workload, parquet_pages
 from simcore.cli import build_parser
 from simcore.workload import DEFAULT_MAX_ROWS, MAX_NODES, MAX_POOLS, WorkloadError
@@ -40,7 +40,7 @@ CHILD = r"""
 import json, re, sys, time
 from pathlib import Path
 import pyarrow.parquet, yaml  # imported before the baseline, as the loader imports them lazily
-from dashboard import uploads
+from dashboard.shared import uploads
 from simcore import workload
 
 def kib(field):

@@ -4,23 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import (
-    budget,
-    charts,
-    data,
-    explore_gantt,
-    explore_results,
-    knob_widgets,
-    notices,
-    state,
-    uploads,
-    views,
-    worker,
-)
-from dashboard.chart_style import PLOT_CONFIG
-from dashboard.demo import limits
-from dashboard.plain import md
-from dashboard.scenario import (
+from dashboard.explore import charts, explore_gantt, explore_results
+from dashboard.shared import budget, data, knob_widgets, notices, state, uploads, views, worker
+from dashboard.shared.chart_style import PLOT_CONFIG
+from dashboard.shared.demo import limits
+from dashboard.shared.plain import md
+from dashboard.shared.scenario import (
     CLUSTER_MODES,
     MAIN_GEN_PARAMS,
     MAX_SEEDS,

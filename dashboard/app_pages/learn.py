@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import lesson_page
-from dashboard.learn_content import BEYOND_PAPER, MECHANICS, regime_facts
-from dashboard.learn_numbers import learn_numbers
+from dashboard.learn import lesson_page
+from dashboard.learn.learn_content import BEYOND_PAPER, MECHANICS, regime_facts
+from dashboard.learn.learn_numbers import learn_numbers
 from simcore.policies import POLICY_HELP
 from simcore.study import PAPER_TRIO
 

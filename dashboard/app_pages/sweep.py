@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import budget, data, notices, state, sweep_charts, sweeps, worker
-from dashboard.chart_style import PLOT_CONFIG
-from dashboard.demo import limits
-from dashboard.plain import md
+from dashboard.shared import budget, data, notices, state, worker
+from dashboard.shared.chart_style import PLOT_CONFIG
+from dashboard.shared.demo import limits
+from dashboard.shared.plain import md
+from dashboard.sweep import sweep_charts, sweeps
 from simcore.csvsafe import to_csv_text
 from simcore.errors import UserError
 from simcore.policies import POLICIES

@@ -1,8 +1,8 @@
 """Explore's results (layout only): the trio cards beside the percentile chart, and the
 Slowdown, Utilisation and queue, Preemptions and Jobs tabs. The Gantt tab is
-:mod:`dashboard.explore_gantt`.
+:mod:`dashboard.explore.explore_gantt`.
 
-Numbers and frames come from :mod:`dashboard.views`; over several seeds every mean carries the
+Numbers and frames come from :mod:`dashboard.shared.views`; over several seeds every mean carries the
 one spread of :mod:`simcore.stats`, named on screen.
 """
 
@@ -12,9 +12,10 @@ import json
 
 import streamlit as st
 
-from dashboard import charts, data, views
-from dashboard.chart_style import PLOT_CONFIG
-from dashboard.scenario import Scenario
+from dashboard.explore import charts
+from dashboard.shared import data, views
+from dashboard.shared.chart_style import PLOT_CONFIG
+from dashboard.shared.scenario import Scenario
 from simcore.csvsafe import to_csv_text
 from simcore.metrics import TRIO_LABELS, compare_summaries
 

@@ -1,4 +1,4 @@
-"""The work a visit may start, checked against :mod:`dashboard.demo`'s limits before it starts; pure.
+"""The work a visit may start, checked against :mod:`dashboard.shared.demo`'s limits before it starts; pure.
 
 Work is counted in simulated job-runs: jobs x policies x seeds (x sweep values). A refusal
 names the limit that was hit, its value, and the ``simcore`` command that runs the same work
@@ -10,8 +10,8 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable, Sequence
 
-from dashboard.demo import Limits
-from dashboard.scenario import Scenario
+from dashboard.shared.demo import Limits
+from dashboard.shared.scenario import Scenario
 from simcore.errors import UserError
 from simcore.presets import resolve_params
 from simcore.sweep import SweepSpec
@@ -30,7 +30,7 @@ def _where(lim: Limits) -> str:
 
 def _refuse(what: str, limit: str, value: int, lim: Limits, command: str) -> Refused:
     return Refused(
-        f"{what}: over the limit {limit} = {value:,} of {_where(lim)} (dashboard/demo.py).\n"
+        f"{what}: over the limit {limit} = {value:,} of {_where(lim)} (dashboard/shared/demo.py).\n"
         f"Run it on your own machine instead:\n{command}"
     )
 

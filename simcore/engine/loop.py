@@ -4,10 +4,10 @@ One SimPy process advances the clock from instant to instant. At each instant it
 in order, finishes, releases (end of a grace period) and arrivals, then runs exactly one
 scheduling pass (DESIGN.md section 3, rule 1). This module holds that loop, the life cycle
 (start, signal, release, finish: section 2) and the pass (rule 3); the state they act on
-lives in small types of its own: the nodes (:mod:`simcore.cluster`), the pending jobs
-(:mod:`simcore.pending`), each job's state (:mod:`simcore.jobstate`), the running BE jobs
-(:mod:`simcore.running`), the nominations (:mod:`simcore.reservations`), the instants to
-come (:mod:`simcore.timeline`) and the event log (:mod:`simcore.eventlog`). The policy only
+lives in small types of its own: the nodes (:mod:`simcore.engine.cluster`), the pending jobs
+(:mod:`simcore.engine.pending`), each job's state (:mod:`simcore.engine.jobstate`), the running BE jobs
+(:mod:`simcore.engine.running`), the nominations (:mod:`simcore.engine.reservations`), the instants to
+come (:mod:`simcore.engine.timeline`) and the event log (:mod:`simcore.engine.eventlog`). The policy only
 chooses victims, from a read-only view.
 """
 
@@ -19,17 +19,17 @@ import numpy as np
 import simpy
 
 from simcore import units
-from simcore.cluster import ClusterState
-from simcore.eventlog import EventLog
-from simcore.jobstate import JobState
+from simcore.engine.cluster import ClusterState
+from simcore.engine.eventlog import EventLog
+from simcore.engine.jobstate import JobState
+from simcore.engine.pending import UNBOUNDED, Waiting
+from simcore.engine.queue_order import job_order
+from simcore.engine.reservations import ReservationBook
+from simcore.engine.running import RunningTable
+from simcore.engine.timeline import Timeline
 from simcore.model import ClusterSpec, JobTable, SimConfig
-from simcore.pending import UNBOUNDED, Waiting
 from simcore.policies import Preemption, PreemptionView, decision, get_policy
-from simcore.queue_order import job_order
-from simcore.reservations import ReservationBook
 from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
-from simcore.running import RunningTable
-from simcore.timeline import Timeline
 
 __all__ = ["job_order", "simulate"]
 

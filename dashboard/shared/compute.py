@@ -1,7 +1,7 @@
-"""The simulations a visit asks for, as they run in a worker process (:mod:`dashboard.worker`); pure.
+"""The simulations a visit asks for, as they run in a worker process (:mod:`dashboard.shared.worker`); pure.
 
 Each function takes everything it needs as arguments (no Streamlit, no cache) and reports its
-progress as a fraction; :mod:`dashboard.data` decides what is missing from the shared store,
+progress as a fraction; :mod:`dashboard.shared.data` decides what is missing from the shared store,
 sends only that here, and stores what comes back.
 """
 

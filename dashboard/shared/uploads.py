@@ -2,7 +2,7 @@
 
 Loader options are text (as they travel in the URL) and are parsed here; every problem,
 in a file or in an option, ends as a :class:`UserError` whose message the page shows.
-Uploads are held to the limits of :func:`dashboard.demo.limits` (the demo ones when
+Uploads are held to the limits of :func:`dashboard.shared.demo.limits` (the demo ones when
 ``SIMCORE_DEMO=1``), each checked before or while the file is parsed; a refusal names the
 file, the limit and the ``simcore`` command that runs the file on one's own machine.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from dashboard.demo import Limits, limits
+from dashboard.shared.demo import Limits, limits
 from simcore import alibaba
 from simcore.errors import UserError
 from simcore.model import ClusterSpec, JobTable

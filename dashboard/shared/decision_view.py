@@ -1,7 +1,7 @@
 """The decision view on Explore: why the chosen preemption took its victims, drawn thinly.
 
-The words and the candidate table are built by :mod:`dashboard.decision_text` from the decision
-records (:func:`dashboard.data.decision_records`); what another policy would have taken is its
+The words and the candidate table are built by :mod:`dashboard.shared.decision_text` from the decision
+records (:func:`dashboard.shared.data.decision_records`); what another policy would have taken is its
 record for the same TE job in its own run on the same jobs (the runs may have diverged by
 then, and the sentence says so). Job ids and node names may come from an upload: plain text.
 """
@@ -13,8 +13,9 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import data, decision_text, lesson_views, notices, state, worker
-from dashboard.scenario import Scenario
+from dashboard.learn import lesson_views
+from dashboard.shared import data, decision_text, notices, state, worker
+from dashboard.shared.scenario import Scenario
 from simcore.errors import UserError
 from simcore.model import ClusterSpec
 from simcore.policies import POLICIES

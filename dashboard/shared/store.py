@@ -5,7 +5,7 @@ are computed once for all visitors. The total size (each entry's pickled size) s
 ``max_bytes``, least recently used entries leaving first, and an entry older than
 ``max_age`` seconds is dropped when seen. A computation in flight is announced with
 :meth:`claim`, so a second visitor asking for the same thing waits for it instead of
-starting it again. ``dashboard/data.py`` holds the one instance (``st.cache_resource``).
+starting it again. ``dashboard/shared/data.py`` holds the one instance (``st.cache_resource``).
 """
 
 from __future__ import annotations

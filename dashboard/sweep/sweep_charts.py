@@ -1,5 +1,5 @@
 """Figures of a sweep (thin Plotly drawing): the metrics against the knob and the TE/BE
-trade-off, from the frames of :mod:`dashboard.sweeps`."""
+trade-off, from the frames of :mod:`dashboard.sweep.sweeps`."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dashboard.chart_style import finish_layout, policy_styles
-from dashboard.sweeps import pareto_mask
+from dashboard.shared.chart_style import finish_layout, policy_styles
+from dashboard.sweep.sweeps import pareto_mask
 from simcore.stats import BOOTSTRAP_NAME
 
 

@@ -3,10 +3,10 @@
 This is the only module that caches (``st.cache_data``, ``st.cache_resource``). Runs are keyed
 by the workload's content hash, the cluster and the config, so the same jobs reached through a
 sample, a generator or an upload share one result, and every visitor shares it: results live
-in one :class:`~dashboard.store.BoundedStore` per server, capped in MB and by age
-(``cache_mb``, ``cache_seconds`` in :mod:`dashboard.demo`). Simulations never run in the
+in one :class:`~dashboard.shared.store.BoundedStore` per server, capped in MB and by age
+(``cache_mb``, ``cache_seconds`` in :mod:`dashboard.shared.demo`). Simulations never run in the
 server's process: what is missing from the store is computed in a worker process
-(:mod:`dashboard.worker`) that is stopped at the wall-clock limit or when the visitor leaves.
+(:mod:`dashboard.shared.worker`) that is stopped at the wall-clock limit or when the visitor leaves.
 """
 
 from __future__ import annotations
@@ -25,19 +25,20 @@ import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from dashboard import compute, decisions, lessons, uploads, views, worker
-from dashboard.budget import Refused
-from dashboard.compute import Run
-from dashboard.demo import limits
-from dashboard.scenario import Scenario
-from dashboard.store import BoundedStore
+from dashboard.learn import lessons
+from dashboard.shared import compute, decisions, uploads, views, worker
+from dashboard.shared.budget import Refused
+from dashboard.shared.compute import Run
+from dashboard.shared.demo import limits
+from dashboard.shared.scenario import Scenario
+from dashboard.shared.store import BoundedStore
 from simcore import metrics, presets, samples, units
 from simcore.errors import UserError
 from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.sweep import SweepSpec
 from simcore.workload import load_cluster
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_DIR = ROOT / "sample_workloads"
 # The cluster a user gets for an uploaded workload unless they choose one: the CLI's default.
 DEFAULT_CLUSTER = ClusterSpec.uniform(16, 64, 512, 8)
@@ -169,7 +170,7 @@ def _timed_out(what: str, command: str) -> Refused:
     lim = limits()
     return Refused(
         f"{what} took longer than the limit run_seconds = {lim.run_seconds:g} s of "
-        f"{'this demo' if lim.demo else 'the dashboard'} (dashboard/demo.py) and was stopped.\n"
+        f"{'this demo' if lim.demo else 'the dashboard'} (dashboard/shared/demo.py) and was stopped.\n"
         f"Run it on your own machine instead:\n{command}"
     )
 
@@ -306,7 +307,7 @@ def trios(comparison: Comparison, baseline: str) -> list[dict[str, dict[str, flo
 
 
 def lesson_runs(key: str, heartbeat: Callable[[float | None], None]) -> tuple[ClusterSpec, dict[str, Run]]:
-    """The cluster of a Learn lesson (:mod:`dashboard.lessons`) and a full run per variant,
+    """The cluster of a Learn lesson (:mod:`dashboard.learn.lessons`) and a full run per variant,
     computed in a worker process and shared like every other run."""
     item = lessons.lesson(key)
     table, cluster = lessons.load(item)
@@ -323,7 +324,7 @@ def lesson_runs(key: str, heartbeat: Callable[[float | None], None]) -> tuple[Cl
 def decision_records(
     workload: Workload, cluster: ClusterSpec, configs: tuple[SimConfig, ...], heartbeat: Callable[[float | None], None]
 ) -> list[tuple[dict[str, Any], ...]]:
-    """The decision records of each config's run on the workload (:mod:`dashboard.decisions`),
+    """The decision records of each config's run on the workload (:mod:`dashboard.shared.decisions`),
     computed in a worker process on first use and shared."""
     cluster_id = _cluster_hash(cluster)
     keys: list[Hashable] = [("decisions", workload.key, cluster_id, config_json(c)) for c in configs]

@@ -1,7 +1,7 @@
 """The step-through lessons on Learn: choose a lesson and a variant, then step through its instants.
 
 The time control (first, previous, play/pause, next, last and a slider over the instants) keeps
-its position in the session per lesson and variant (:mod:`dashboard.state`); *play* advances
+its position in the session per lesson and variant (:mod:`dashboard.shared.state`); *play* advances
 one instant per tick of a Streamlit fragment until the last instant. The cluster at the
 instant is drawn as GPU grids next to the Gantt of every variant, with a line at the instant.
 """
@@ -12,8 +12,9 @@ import math
 
 import streamlit as st
 
-from dashboard import data, gantt_charts, gantt_views, lesson_views, lessons, notices, state, views, worker
-from dashboard.compute import Run
+from dashboard.learn import lesson_views, lessons
+from dashboard.shared import data, gantt_charts, gantt_views, notices, state, views, worker
+from dashboard.shared.compute import Run
 from simcore.errors import UserError
 from simcore.model import ClusterSpec
 

@@ -1,8 +1,8 @@
 """Explore's Gantt tab (layout only): the policy, nodes and window widgets, the chart, and the
 chosen preemption with its decision view.
 
-What the session holds and its defaults are :mod:`dashboard.state`'s; the chart's data is
-:func:`dashboard.gantt_views.gantt_view`, drawn by :func:`dashboard.gantt_charts.gantt_figure`.
+What the session holds and its defaults are :mod:`dashboard.shared.state`'s; the chart's data is
+:func:`dashboard.shared.gantt_views.gantt_view`, drawn by :func:`dashboard.shared.gantt_charts.gantt_figure`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import data, decision_view, gantt_charts, gantt_views, state, views
-from dashboard.chart_style import PLOT_CONFIG
-from dashboard.scenario import Scenario
+from dashboard.shared import data, decision_view, gantt_charts, gantt_views, state, views
+from dashboard.shared.chart_style import PLOT_CONFIG
+from dashboard.shared.scenario import Scenario
 from simcore.policies import POLICIES
 
 GANTT_ZOOMS = {120.0: "2 min", 600.0: "10 min", 3600.0: "1 h", 4 * 3600.0: "4 h"}

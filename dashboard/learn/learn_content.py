@@ -1,13 +1,13 @@
 """The regime facts of the Learn page (DESIGN.md section 7), each with the Explore scenario
-that shows it; their numbers come from :mod:`dashboard.learn_numbers`. Scenarios are built as :class:`Scenario` values so a test can check that every
+that shows it; their numbers come from :mod:`dashboard.learn.learn_numbers`. Scenarios are built as :class:`Scenario` values so a test can check that every
 link parses back without a warning."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dashboard.learn_numbers import LearnNumbers
-from dashboard.scenario import Scenario
+from dashboard.learn.learn_numbers import LearnNumbers
+from dashboard.shared.scenario import Scenario
 from simcore.fmt import pct as _pct
 from simcore.model import SimConfig
 

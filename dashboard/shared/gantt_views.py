@@ -2,8 +2,8 @@
 preemption signals, and the default and stepped time windows.
 
 Every node is drawn as its GPU lanes (:mod:`simcore.gantt` assigns a job's pieces to lanes);
-the page holds the chosen policy, nodes and window (:mod:`dashboard.state`) and the figure is
-drawn by :mod:`dashboard.gantt_charts`. Windows are in hours, the run's times in seconds.
+the page holds the chosen policy, nodes and window (:mod:`dashboard.shared.state`) and the figure is
+drawn by :mod:`dashboard.shared.gantt_charts`. Windows are in hours, the run's times in seconds.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dashboard.views import HOUR
+from dashboard.shared.views import HOUR
 from simcore import gantt
 from simcore.model import ClusterSpec
 

@@ -17,7 +17,7 @@ import pandas as pd
 from simcore.metrics import TRIO_KEYS
 from simcore.study import NAIVE, paired, stat
 
-RESULTS_DIR = Path(__file__).resolve().parent.parent / "docs" / "results"
+RESULTS_DIR = Path(__file__).resolve().parents[2] / "docs" / "results"
 VS_FIFO = tuple(f"{key}_vs_fifo" for key in TRIO_KEYS)  # the rows' trio columns against fifo
 
 

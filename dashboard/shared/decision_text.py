@@ -1,6 +1,6 @@
 """One preemption's decision record in words, and the nodes the policy weighed (pure).
 
-Drawn by :mod:`dashboard.decision_view` from the records of :func:`dashboard.data.decision_records`.
+Drawn by :mod:`dashboard.shared.decision_view` from the records of :func:`dashboard.shared.data.decision_records`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.views import format_seconds
+from dashboard.shared.views import format_seconds
 from simcore import fmt
 
 

@@ -7,7 +7,7 @@ URL, so the last settings are also kept in the session and used when the URL is 
 
 Every rule about what the session holds lives here, so the pages only lay out widgets: a
 choice that must stay one of its options, the Gantt's policy, nodes and window (their defaults
-come from :mod:`dashboard.gantt_views`, and the view the visitor settles on goes into the link),
+come from :mod:`dashboard.shared.gantt_views`, and the view the visitor settles on goes into the link),
 stepping through preemptions, a lesson's time control on Learn, and the Sweep's "run only after
 the button" and Dask offer. The functions take the session as a mapping (the page passes
 ``st.session_state``), so they are tested on a plain dict.
@@ -23,10 +23,11 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from dashboard import gantt_views, sweeps
-from dashboard.demo import Limits
-from dashboard.scenario import MAIN_GEN_PARAMS, Scenario
-from dashboard.scenario import widget_values as scenario_widgets
+from dashboard.shared import gantt_views
+from dashboard.shared.demo import Limits
+from dashboard.shared.scenario import MAIN_GEN_PARAMS, Scenario
+from dashboard.shared.scenario import widget_values as scenario_widgets
+from dashboard.sweep import sweeps
 from simcore.model import ClusterSpec
 
 S = TypeVar("S")

@@ -1,7 +1,7 @@
 """Figures of one scenario's results (thin Plotly drawing): tidy frames from
-:mod:`dashboard.views` in, figures out. The sweep's figures are in :mod:`dashboard.sweep_charts`,
-the Gantt and the GPU grid in :mod:`dashboard.gantt_charts`; the shared look in
-:mod:`dashboard.chart_style`.
+:mod:`dashboard.shared.views` in, figures out. The sweep's figures are in :mod:`dashboard.sweep.sweep_charts`,
+the Gantt and the GPU grid in :mod:`dashboard.shared.gantt_charts`; the shared look in
+:mod:`dashboard.shared.chart_style`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dashboard.chart_style import finish_layout, policy_styles
-from dashboard.views import CLASSES, PERCENTILES
+from dashboard.shared.chart_style import finish_layout, policy_styles
+from dashboard.shared.views import CLASSES, PERCENTILES
 
 CLASS_COLORS = {"TE": "#E4572E", "BE": "#2E86AB"}
 STAT_COLORS = {"p50": "#A6BDDB", "p95": "#3690C0", "p99": "#034E7B"}  # light to dark: further into the tail

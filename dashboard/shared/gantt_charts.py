@@ -1,5 +1,5 @@
 """The Gantt chart and the cluster's GPU grid at one instant (thin Plotly drawing), from
-:mod:`dashboard.gantt_views` and :mod:`dashboard.lesson_views`.
+:mod:`dashboard.shared.gantt_views` and :mod:`dashboard.learn.lesson_views`.
 
 TE in a strong colour, BE muted; restore and grace in colours of their own with a pattern in
 the class colour, so a piece reads as "restoring" or "in grace" and whose it is.
@@ -12,9 +12,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dashboard.chart_style import finish_layout
-from dashboard.gantt_views import GANTT_EPOCH, GANTT_GAP, GanttView
-from dashboard.views import format_seconds
+from dashboard.shared.chart_style import finish_layout
+from dashboard.shared.gantt_views import GANTT_EPOCH, GANTT_GAP, GanttView
+from dashboard.shared.views import format_seconds
 
 GANTT_CLASS_COLORS = {"TE": "#D62728", "BE": "#9CC3DA"}
 GANTT_KINDS = {"run": ("", ""), "restore": ("#F2C14E", "."), "grace": ("#555555", "x")}

@@ -28,7 +28,14 @@ from simcore.errors import UserError
 POLL_SECONDS = 0.25
 # The forkserver imports these once and every child forks from it warm. "__main__" is the
 # server's own script (``streamlit``): imported there once, so no child imports it again.
-PRELOAD = ["__main__", "simcore.engine", "simcore.metrics", "simcore.presets", "simcore.sweep", "dashboard.compute"]
+PRELOAD = [
+    "__main__",
+    "simcore.engine",
+    "simcore.metrics",
+    "simcore.presets",
+    "simcore.sweep",
+    "dashboard.shared.compute",
+]
 
 
 class Cancelled(Exception):

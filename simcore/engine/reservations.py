@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from simcore.cluster import ClusterState
+from simcore.engine.cluster import ClusterState
 
 
 class ReservationBook:

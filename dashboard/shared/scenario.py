@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from dashboard import knob_widgets
-from dashboard.demo import LOCAL
+from dashboard.shared import knob_widgets
+from dashboard.shared.demo import LOCAL
 from simcore.knobs import KNOBS, Knob, KnobRange, split_assignment, to_text
 from simcore.model import MAX_RESOURCE, SimConfig
 from simcore.policy_spec import parse_policies
@@ -33,7 +33,7 @@ def _setting(name: str, kind: str, default: Any, meaning: str, **kw: Any) -> Kno
 
 
 #: The page's own numeric and choice settings, in the scheme of the knobs: URL parsing and
-#: defaults come from here. (Demo mode narrows seeds and nodes further: dashboard.demo.)
+#: defaults come from here. (Demo mode narrows seeds and nodes further: dashboard.shared.demo.)
 SETTINGS: dict[str, Knob] = {
     k.name: k
     for k in (

@@ -1,6 +1,6 @@
 """How the pages tell a visitor something: link notices, errors and progress, as plain text.
 
-Everything that came from a link, a page field or a file is escaped (:mod:`dashboard.plain`)
+Everything that came from a link, a page field or a file is escaped (:mod:`dashboard.shared.plain`)
 or shown in a code block, so it can never render as a link, an image or HTML. Errors are
 messages, never tracebacks.
 """
@@ -12,8 +12,8 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from dashboard.budget import Refused
-from dashboard.plain import md
+from dashboard.shared.budget import Refused
+from dashboard.shared.plain import md
 from simcore.errors import UserError
 
 
@@ -45,7 +45,7 @@ def progress(text: str) -> Iterator[Callable[[float | None], None]]:
     """A progress bar while a worker computes; yields the heartbeat that advances it.
 
     Drawing the bar is also where Streamlit stops a script whose visitor left or changed a
-    setting, so the worker is stopped then too (dashboard/worker.py)."""
+    setting, so the worker is stopped then too (dashboard/shared/worker.py)."""
     bar = st.empty()
     state = {"done": 0.0}
 

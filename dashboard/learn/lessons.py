@@ -3,7 +3,7 @@
 A lesson is one workload and one cluster from ``sample_workloads/lessons/`` and a few
 *variants* (a policy, or one knob changed) run on the same jobs, so a class can step through
 the same instants under each and see what changes. The files are a handful of jobs on one or
-two nodes of 4 GPUs, far inside every limit of :mod:`dashboard.demo`.
+two nodes of 4 GPUs, far inside every limit of :mod:`dashboard.shared.demo`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.workload import load_cluster, load_workload
 
-LESSON_DIR = Path(__file__).resolve().parent.parent / "sample_workloads" / "lessons"
+LESSON_DIR = Path(__file__).resolve().parents[2] / "sample_workloads" / "lessons"
 
 
 @dataclass(frozen=True)

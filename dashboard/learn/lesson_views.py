@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.views import format_seconds
+from dashboard.shared.views import format_seconds
 from simcore import fmt, gantt
 from simcore.model import ClusterSpec, SimConfig
 

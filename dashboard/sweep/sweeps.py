@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dashboard.demo import LOCAL, Limits
-from dashboard.scenario import parse_policy_names
+from dashboard.shared.demo import LOCAL, Limits
+from dashboard.shared.scenario import parse_policy_names
 from simcore import sweep
 from simcore.errors import UserError
 from simcore.metrics import TRIO_KEYS, TRIO_LABELS

@@ -17,7 +17,7 @@ import heapq
 import math
 from collections.abc import Iterator, Sized
 
-from simcore.running import RunningTable
+from simcore.engine.running import RunningTable
 
 FINISH, RELEASE, WAKE = 0, 1, 2  # WAKE: a running BE job's segment reaches min_runtime (no event row)
 

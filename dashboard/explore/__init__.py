@@ -1,0 +1,1 @@
+"""The Explore page's sections: results and the GPU-lane Gantt."""

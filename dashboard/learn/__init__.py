@@ -1,0 +1,1 @@
+"""The Learn page: its text, numbers and step-through lessons."""

@@ -1,0 +1,1 @@
+"""The Sweep page's views and charts."""
