@@ -193,6 +193,19 @@ def test_the_budget_counts_jobs_policies_and_seeds() -> None:
         budget.check_run(Scenario(source="upload"), lim.max_jobs + 1, 4, lim)
 
 
+def test_the_budget_counts_a_gang_once_per_worker() -> None:
+    lim = demo.DEMO
+    # paper-gang expects 0.3 x 1.05 + 0.7 x (1 + 0.9 x 0.6) = 1.393 workers per job: 20,000 jobs
+    # with 4 policies and 2 seeds are 222,880 worker-runs, over the 200,000 budget (160,000 jobs' worth)
+    gang = Scenario(source="generate", preset="paper-gang", gen=(("jobs", "20000"),), seeds=2)
+    with pytest.raises(budget.Refused, match="budget"):
+        budget.check_scenario(gang, lim)
+    budget.check_scenario(replace(gang, preset="paper"), lim)
+    budget.check_run(Scenario(source="upload"), 100, 4, lim, workers=lim.max_jobs)
+    with pytest.raises(budget.Refused, match=r"20,001 workers of the jobs: over the limit max_jobs"):
+        budget.check_run(Scenario(source="upload"), 100, 4, lim, workers=lim.max_jobs + 1)
+
+
 @pytest.mark.parametrize(
     ("grid", "fixed", "limit"),
     [

@@ -350,3 +350,17 @@ def bench() -> None:
 
 if __name__ == "__main__":
     bench()
+
+
+def test_jobs_cap_counts_a_gang_once_per_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(demo.ENV_VAR, "1")
+    half = demo.DEMO.max_jobs // 2  # half as many 2-worker jobs are exactly at the cap
+    rows = "".join(f"j{i},{i},600,4,16,1,BE,2\n" for i in range(half))
+    data = (HEADER.replace("job_class\n", "job_class,workers\n") + rows).encode()
+    table, _ = uploads.parse_workload_upload("g.csv", data, {})
+    assert int(table.workers.sum()) == demo.DEMO.max_jobs  # type: ignore[union-attr]
+    with pytest.raises(WorkloadError) as err:
+        uploads.parse_workload_upload("g.csv", data + b"extra,1,600,4,16,1,BE,1\n", {})
+    assert str(err.value).startswith(
+        f"g.csv: {half + 1:,} valid jobs with {demo.DEMO.max_jobs + 1:,} workers, above this public demo's limit"
+    )

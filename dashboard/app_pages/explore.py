@@ -148,7 +148,8 @@ try:
     workload = data.load_workload(scenario, upload)
     cluster = data.resolve_cluster(scenario, workload, cluster_upload)
     workload_file = upload[0] if upload else budget.WORKLOAD_FILE
-    budget.check_run(scenario, len(workload.table), len(cluster.nodes), lim, workload_file)
+    workers = int(workload.table.workers.sum())  # type: ignore[union-attr]
+    budget.check_run(scenario, len(workload.table), len(cluster.nodes), lim, workload_file, workers)
     with notices.progress("Simulating...") as heartbeat:
         command = budget.explore_command(scenario, workload_file)
         comparison = data.compare(scenario, workload, cluster, heartbeat, command)

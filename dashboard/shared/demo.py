@@ -36,8 +36,8 @@ class Limits:
 
 
 MEANING: dict[str, str] = {
-    "budget": "simulated job-runs one page view may start: jobs x policies x seeds (x sweep values)",
-    "max_jobs": "jobs in one workload (generated, sample or uploaded)",
+    "budget": "simulated job-runs one page view may start: jobs x policies x seeds (x sweep values), a gang counting once per worker",
+    "max_jobs": "jobs in one workload (generated, sample or uploaded), a gang counting once per worker",
     "max_nodes": "nodes in one cluster (custom, generated, uploaded or a sweep value)",
     "max_seeds": "seeds of one scenario or sweep",
     "max_policies": "policies compared at once",

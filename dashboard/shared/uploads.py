@@ -183,8 +183,10 @@ def parse_workload_upload(file_name: str, content: bytes, options: Mapping[str, 
     except LimitExceeded as exc:
         raise _refusal(lim, exc, workload_command(file_name, opts)) from None
     jobs = len(loaded.table)
-    if jobs > lim.max_jobs:  # rows dropped as invalid or by the Alibaba adapter do not count
-        over = LimitExceeded(file_name, f"{jobs:,} valid jobs", "job", lim.max_jobs)
+    workers = int(loaded.table.workers.sum())  # type: ignore[union-attr]  # a gang counts once per worker
+    if workers > lim.max_jobs:  # rows dropped as invalid or by an adapter do not count
+        found = f"{jobs:,} valid jobs" + (f" with {workers:,} workers" if workers != jobs else "")
+        over = LimitExceeded(file_name, found, "job", lim.max_jobs)
         raise _refusal(lim, over, workload_command(file_name, opts))
     return loaded.table, list(loaded.notes)
 

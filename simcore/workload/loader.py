@@ -82,6 +82,7 @@ def _table_from_parsed(columns: Mapping[str, np.ndarray]) -> JobTable:
         request=np.column_stack([columns[d].astype(float) for d in DIMS]).reshape(-1, 3),
         is_te=columns["job_class"] == "TE",
         extra={c: columns[c] for c in OPTIONAL_COLUMNS if c in columns},
+        workers=columns["workers"].astype(np.int64) if "workers" in columns else None,
     )
 
 

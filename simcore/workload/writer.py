@@ -46,6 +46,8 @@ def write_workload(table: JobTable, path: str | Path) -> None:
     for col in OPTIONAL_COLUMNS:
         if col in table.extra:
             columns[col] = [escape_cell(_text_or_empty(v)) for v in table.extra[col]]
+    if table.has_gangs:  # a file without gangs keeps its bytes (no column of 1s)
+        columns["workers"] = [str(w) for w in np.asarray(table.workers).tolist()]
     with open(path, "w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh, lineterminator="\n")
         # minimal quoting does not quote a carriage return when the line end is "\n", and a bare
@@ -76,12 +78,12 @@ def write_cluster_csv(cluster: ClusterSpec, path: str | Path) -> None:
 
 
 def offered_load(table: JobTable, cluster: ClusterSpec) -> float:
-    """Realised offered GPU load: GPU-seconds requested / (cluster GPUs x arrival span), where
-    the span runs from the first to the last submit time. It is ``inf`` when every job arrives
+    """Realised offered GPU load: GPU-seconds requested (workers x GPUs per worker x duration)
+    / (cluster GPUs x arrival span), where the span runs from the first to the last submit time. It is ``inf`` when every job arrives
     at the same instant, and 0 for a cluster or workload without GPUs."""
     if len(table) == 0:
         return 0.0
-    work = float(np.sum(table.request[:, 2] * table.duration))
+    work = float(np.sum(table.workers * table.request[:, 2] * table.duration))
     gpus = float(cluster.capacity_matrix()[:, 2].sum())
     span = float(table.submit_time.max() - table.submit_time.min())
     if work == 0.0 or gpus == 0.0:
