@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from simcore import alibaba, presets
+from simcore import alibaba, presets, traces
 from simcore.csvsafe import escape_cell
 from simcore.errors import UserError
 from simcore.knobs import split_assignment
@@ -82,12 +82,14 @@ def _time(option: str) -> Callable[[str], float]:
 def add_workload_options(parser: argparse.ArgumentParser, metavar: str = "WORKLOAD") -> None:
     """The positional workload file (``args.workload``) and the options for reading it."""
     parser.add_argument(
-        "workload", metavar=metavar, help="workload file: CSV, JSON records, Parquet, or the Alibaba pod list"
+        "workload",
+        metavar=metavar,
+        help="workload file: CSV, JSON records, Parquet, the Alibaba pod list or a gang trace",
     )
     group = parser.add_argument_group("workload file")
     group.add_argument(
         "--format", choices=FORMATS, default="auto",
-        help="workload format (default auto: by extension, then content; an Alibaba pod-list header selects the adapter)",
+        help="workload format (default auto: by extension, then content; a trace's header selects its adapter)",
     )  # fmt: skip
     group.add_argument(
         "--drop-invalid", action="store_true",
@@ -146,6 +148,30 @@ def add_workload_options(parser: argparse.ArgumentParser, metavar: str = "WORKLO
         "--max-duration", type=_arg_type(_time("--max-duration")), metavar="T",
         help="leave out pods that ran longer than T (seconds, or days with a d suffix)",
     )  # fmt: skip
+    add_trace_options(parser)
+
+
+def add_trace_options(parser: argparse.ArgumentParser) -> None:
+    """The gang-trace adapters' class map; the Alibaba group's size thresholds, --keep-cpu-only and
+    --compress apply to them too."""
+    gang = parser.add_argument_group(
+        "gang trace adapters (spot2026, helios, acme, pai2020)",
+        "--te-max-gpu (counted over all workers), --te-max-hours, --keep-cpu-only and --compress apply too",
+    )
+    gang.add_argument(
+        "--trace-class-map", choices=("job_type", "size"),
+        help="job_type (spot2026's default): HP -> TE, Spot -> BE; size (the others' only map): as --class-map size",
+    )  # fmt: skip
+
+
+def trace_options_from_args(args: argparse.Namespace) -> traces.TraceOptions:
+    return traces.TraceOptions(
+        class_map=args.trace_class_map,
+        te_max_gpu=args.te_max_gpu,
+        te_max_hours=args.te_max_hours,
+        keep_cpu_only=args.keep_cpu_only,
+        compress=args.compress,
+    )
 
 
 def alibaba_options_from_args(args: argparse.Namespace) -> alibaba.AlibabaOptions:
@@ -165,6 +191,7 @@ def workload_from_args(args: argparse.Namespace) -> tuple[JobTable, list[str]]:
         max_bytes=args.max_bytes,
         max_rows=args.max_rows,
         alibaba_options=alibaba_options_from_args(args),
+        trace_options=trace_options_from_args(args),
     )
     notes = list(loaded.notes)
     if args.dropped_out:

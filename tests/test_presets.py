@@ -162,7 +162,8 @@ def test_sample_workloads_regenerate_byte_identically(tmp_path: Path) -> None:
     committed = ROOT / "sample_workloads"
     assert {p.name for p in written} >= {name for name, *_ in SAMPLES} | {"README.md", "demo_cluster.yaml"}
     for path in written:
-        assert path.read_bytes() == (committed / path.name).read_bytes(), path.name
+        relative = path.relative_to(tmp_path)
+        assert path.read_bytes() == (committed / relative).read_bytes(), relative
         assert path.stat().st_size < 1_000_000
 
 

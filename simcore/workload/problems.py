@@ -28,7 +28,8 @@ MAX_LISTED = 20  # problems listed in an error message; the rest are counted
 MAX_NODES = 100_000  # a cluster file asking for more nodes is a mistake, not a cluster to build
 MAX_POOLS = 10_000  # entries of a YAML/JSON cluster file; more distinct nodes belong in a node-list CSV
 DEFAULT_MAX_CLUSTER_BYTES = 20_000_000  # a cluster file: 100,000 node rows take about 3 MB
-FORMATS = ("auto", "csv", "json", "parquet", "alibaba")
+#: ``auto``, the canonical formats, the Alibaba 2023 pod list and the gang traces (:mod:`simcore.traces`)
+FORMATS = ("auto", "csv", "json", "parquet", "alibaba", "spot2026", "helios", "acme", "pai2020")
 ROW_CONVENTION = "rows are numbered as a spreadsheet shows them: the header is row 1, the first job is row 2"
 
 
