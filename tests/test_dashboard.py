@@ -343,3 +343,11 @@ def test_decision_view_explains_the_chosen_preemption() -> None:
         at.selectbox(key="decision_other").set_value(policy).run()
         assert_clean(at)
         assert at.text[1].value.splitlines()[2].startswith(policy)
+
+
+def test_the_generator_offers_paper_gang() -> None:
+    at = app(source="generate", preset="paper-gang", **{"g.jobs": "150", "g.nodes": "4"}, policies="fifo,fitgpp")
+    assert_clean(at)
+    assert "paper-gang" in at.selectbox(key="x_preset").options
+    assert at.selectbox(key="x_preset").value == "paper-gang"
+    assert len(at.metric) == 2 * 3

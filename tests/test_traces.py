@@ -212,3 +212,14 @@ def test_splitting_over_nodes_keeps_every_gpu_second(name: str) -> None:
     by_hand = sum(float(r["gpu_num"]) * float(r["duration"]) for r in rows)  # CPU-only and 0 s rows add 0
     t = load_workload(SAMPLES / name).table
     assert float(np.sum(t.workers * t.request[:, 2] * t.duration)) == pytest.approx(by_hand, rel=1e-12)
+
+
+def test_dashboard_upload_reads_a_gang_trace_with_its_class_map_option() -> None:
+    from dashboard.shared import uploads
+
+    table, notes = uploads.parse_workload_upload("job_info_df.csv", SPOT, {})
+    assert table.is_te.tolist() == [True, False, False] and any("job_type map" in n for n in notes)
+    sized = {"trace_class_map": "size", "te_max_gpu": "16", "te_max_hours": "12", "cpu_only": "keep"}
+    table, _ = uploads.parse_workload_upload("job_info_df.csv", SPOT, sized)
+    assert table.is_te.tolist() == [False, True, False, True]
+    assert uploads.workload_command("j.csv", sized).startswith("simcore compare j.csv --trace-class-map size")

@@ -306,7 +306,7 @@ def test_jobs_cap_and_the_local_command_keeps_the_chosen_options(monkeypatch: py
 def test_the_local_command_parses_as_the_cli_with_the_same_options() -> None:
     options = {"format": "alibaba", "bad_rows": "drop", "class_map": "qos", "te_max_gpu": "2", "te_max_hours": "3"}
     options |= {"gpu_accounting": "shared", "cpu_only": "keep", "window_start": "1d", "window_end": "2d"}
-    options |= {"running": "exclude", "compress": "4"}
+    options |= {"running": "exclude", "compress": "4", "trace_class_map": "size"}
     assert set(options) == set(uploads.UPLOAD_DEFAULTS)  # every option differs from its default
     words = shlex.split(uploads.workload_command("pods.csv", options))
     assert words[:3] == ["simcore", "compare", "pods.csv"]
@@ -315,6 +315,7 @@ def test_the_local_command_parses_as_the_cli_with_the_same_options() -> None:
     assert cli_workload.alibaba_options_from_args(args) == uploads.alibaba_options(
         {**uploads.UPLOAD_DEFAULTS, **options}
     )
+    assert cli_workload.trace_options_from_args(args) == uploads.trace_options({**uploads.UPLOAD_DEFAULTS, **options})
 
 
 def test_cluster_upload_caps_follow_the_mode(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -84,10 +84,11 @@ with st.sidebar:
                 type=list(uploads.WORKLOAD_TYPES),
                 key="upload_workload",
                 help="Canonical columns job_id, submit_time, duration, cpu, mem_gb, gpu, job_class (TE/BE); "
-                "or an Alibaba GPU trace pod list. Uploaded files are not part of shared links.",
+                "an optional workers column for gangs; or an Alibaba GPU trace pod list, or a gang trace (spot2026, "
+                "helios, acme, pai2020). Uploaded files are not part of shared links.",
             )
             upload_file = file
-            alibaba_box = st.popover("Alibaba trace options", icon=":material/tune:", width="stretch")
+            alibaba_box = st.popover("Trace options", icon=":material/tune:", width="stretch")
             state.fill_defaults(st.session_state, {f"x_u_{o.name}": o.default for o in uploads.UPLOAD_OPTIONS})
             for option in uploads.UPLOAD_OPTIONS:
                 where = alibaba_box if option.alibaba else st

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Protocol
 
 from dashboard.shared.demo import Limits, limits
-from simcore import alibaba
+from simcore import alibaba, traces
 from simcore.errors import UserError
 from simcore.model import ClusterSpec, JobTable
 from simcore.workload import FORMATS, MAX_POOLS, LimitExceeded, WorkloadError, load_cluster, load_workload
@@ -44,7 +44,7 @@ UPLOAD_OPTIONS: tuple[Option, ...] = (
         "format",
         "format",
         "auto",
-        "auto = by extension, then content (an Alibaba pod list is recognised by its header)",
+        "auto = by extension, then content (an Alibaba pod list or a gang trace is recognised by its header)",
         FORMATS,
         flag="--format",
     ),
@@ -65,6 +65,16 @@ UPLOAD_OPTIONS: tuple[Option, ...] = (
         ("size", "qos"),
         True,
         "--class-map",
+    ),
+    Option(
+        "trace_class_map",
+        "gang trace class map",
+        "default",
+        "spot2026 (default job_type): HP -> TE, Spot -> BE; size: TE when small and short (below), "
+        "the only map of helios, acme and pai2020",
+        ("default", "job_type", "size"),
+        True,
+        "--trace-class-map",
     ),
     Option(
         "te_max_gpu",
@@ -179,6 +189,7 @@ def parse_workload_upload(file_name: str, content: bytes, options: Mapping[str, 
             max_bytes=lim.upload_bytes,
             max_rows=lim.upload_rows,
             alibaba_options=alibaba_options(opts),
+            trace_options=trace_options(opts),
         )
     except LimitExceeded as exc:
         raise _refusal(lim, exc, workload_command(file_name, opts)) from None
@@ -214,12 +225,28 @@ def _refusal(lim: Limits, over: LimitExceeded, command: str) -> WorkloadError:
     )
 
 
+def _number(opts: Mapping[str, str], name: str) -> float:
+    try:
+        return float(opts[name])
+    except ValueError:
+        raise UserError(f"{_label(name)}: {opts[name]!r} is not a number") from None
+
+
+def trace_options(opts: Mapping[str, str]) -> traces.TraceOptions:
+    """The gang-trace adapters' options from the sidebar (the size map's thresholds, CPU-only jobs
+    and compression are the Alibaba options' own fields)."""
+    return traces.TraceOptions(
+        class_map=None if opts["trace_class_map"] == "default" else opts["trace_class_map"],
+        te_max_gpu=_number(opts, "te_max_gpu"),
+        te_max_hours=_number(opts, "te_max_hours"),
+        keep_cpu_only=opts["cpu_only"] == "keep",
+        compress=_number(opts, "compress"),
+    )
+
+
 def alibaba_options(opts: Mapping[str, str]) -> alibaba.AlibabaOptions:
     def number(name: str) -> float:
-        try:
-            return float(opts[name])
-        except ValueError:
-            raise UserError(f"{_label(name)}: {opts[name]!r} is not a number") from None
+        return _number(opts, name)
 
     def time(name: str) -> float | None:
         text = opts[name].strip()
