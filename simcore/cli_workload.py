@@ -15,6 +15,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from simcore import alibaba, presets, traces
 from simcore.csvsafe import escape_cell
 from simcore.errors import UserError
@@ -26,6 +28,7 @@ from simcore.workload import (
     FORMATS,
     MAX_NODES,
     Problem,
+    fits_empty_cluster,
     load_cluster,
     load_workload,
     offered_load,
@@ -317,6 +320,9 @@ def run_convert(args: argparse.Namespace) -> int:
     if cluster is not None:
         gpus = cluster.capacity_matrix()[:, 2].sum()
         print(f"offered GPU load on {len(cluster.nodes)} nodes ({gpus:g} GPUs): {offered_load(table, cluster):.3f}")
+        wide = int(np.sum(~fits_empty_cluster(table, cluster)))
+        if wide:
+            print(f"note: {wide} jobs cannot be placed on this cluster even empty: a run reports them unschedulable")
     return 0
 
 

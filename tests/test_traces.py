@@ -223,3 +223,16 @@ def test_dashboard_upload_reads_a_gang_trace_with_its_class_map_option() -> None
     table, _ = uploads.parse_workload_upload("job_info_df.csv", SPOT, sized)
     assert table.is_te.tolist() == [False, True, False, True]
     assert uploads.workload_command("j.csv", sized).startswith("simcore compare j.csv --trace-class-map size")
+
+
+def test_convert_names_the_jobs_too_wide_for_the_cluster(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from simcore.cli import main
+
+    out = tmp_path / "spot.csv"
+    assert main(["convert", str(SAMPLES / "spot2026_job_info_df.csv"), "--out", str(out), "--nodes", "1"]) == 0
+    printed = capsys.readouterr().out
+    t = load_workload(out).table
+    # one node of 8 GPUs and 64 cores: a gang fits when its workers' GPUs and cores both fit there
+    wide = int(np.sum((t.workers * t.request[:, 2] > 8) | (t.workers * t.request[:, 0] > 64)))
+    assert wide > 0 and f"note: {wide} jobs cannot be placed on this cluster even empty" in printed
+    assert t.workers.tolist() == load_workload(SAMPLES / "spot2026_job_info_df.csv").table.workers.tolist()  # type: ignore[union-attr]
