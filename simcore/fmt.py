@@ -4,6 +4,7 @@
 - a percent change: signed, one decimal (``-96.6%``);
 - a duration: seconds below 2 minutes, minutes below 2 hours, hours above (``45 s``, ``12.5 min``,
   ``30.0 h``, also beyond a day): whole seconds (two digits below one), one decimal otherwise;
+- an instant of a run: ``day 2 03:04:05.25`` (day 1 starts at t = 0), as the Gantt's axis reads it;
 - an estimate: ``mean [lo, hi]``, its interval in the mean's format (the spread is named where it is shown).
 
 A missing value (NaN) reads :data:`MISSING`. The study's document is the reference: its bytes must not
@@ -48,6 +49,15 @@ def duration(seconds: float) -> str:
     if size < MINUTES_BELOW:
         return f"{seconds / MINUTE:.1f} min"
     return f"{seconds / HOUR:.1f} h"
+
+
+def clock(t: float) -> str:
+    """``t`` (seconds from the start) as ``day d hh:mm:ss``, fractions of a second kept (``05.25``)."""
+    days, rest = divmod(float(t), 86400.0)
+    hours, rest = divmod(rest, HOUR)
+    minutes, seconds = divmod(rest, MINUTE)
+    sec = f"{seconds:06.3f}".rstrip("0").rstrip(".") if seconds % 1 else f"{int(seconds):02d}"
+    return f"day {int(days) + 1} {int(hours):02d}:{int(minutes):02d}:{sec.zfill(2)}"
 
 
 def setting(value: object) -> str:

@@ -14,7 +14,7 @@ from dashboard.explore import charts
 from dashboard.shared import chart_style, gantt_charts, gantt_views, views
 from dashboard.shared.scenario import Scenario, from_widgets, widget_values
 from dashboard.sweep import sweep_charts, sweeps
-from simcore import gantt
+from simcore import fmt, gantt
 from simcore.model import JobTable, SimConfig
 
 
@@ -224,8 +224,8 @@ def test_stepping_through_preemptions() -> None:
     assert gantt_views.centred_window(5 * h, 4.0, 100.0) == (3.0, 7.0)
     assert gantt_views.centred_window(0.5 * h, 4.0, 100.0) == (0.0, 4.0)
     assert gantt_views.centred_window(99 * h, 4.0, 100.0) == (96.0, 100.0)
-    assert views.format_seconds(0) == "day 1 00:00:00"
-    assert views.format_seconds(86400 + 3 * 3600 + 4 * 60 + 5.25) == "day 2 03:04:05.25"
+    assert fmt.clock(0) == "day 1 00:00:00"
+    assert fmt.clock(86400 + 3 * 3600 + 4 * 60 + 5.25) == "day 2 03:04:05.25"
 
 
 def test_preemption_events_show_the_victim_and_the_instant() -> None:

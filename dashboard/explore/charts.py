@@ -25,7 +25,7 @@ def cdf_figure(cdf: pd.DataFrame) -> go.Figure:
     for col, cls in enumerate(CLASSES, start=1):
         part = cdf[cdf["job_class"] == cls]
         for policy, line in part.groupby("policy", sort=False):
-            style = styles[policy]
+            style = styles[str(policy)]
             fig.add_trace(
                 go.Scatter(
                     x=line["slowdown"],
@@ -106,7 +106,7 @@ def timeline_figure(timeline: pd.DataFrame) -> go.Figure:
                     x=line["time_h"],
                     y=line["value"],
                     mode="lines",
-                    line={"color": styles[policy]["color"], "dash": styles[policy]["dash"], "width": 1.6},
+                    line={"color": styles[str(policy)]["color"], "dash": styles[str(policy)]["dash"], "width": 1.6},
                     name=policy,
                     legendgroup=policy,
                     showlegend=row == 1,

@@ -16,7 +16,6 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.shared.views import format_seconds
 from simcore import fmt, gantt
 from simcore.model import ClusterSpec, SimConfig
 
@@ -150,7 +149,7 @@ def outcome_table(runs: Mapping[str, Any]) -> pd.DataFrame:
                 "BE slowdown, mean": float(be["slowdown"].mean()) if len(be) else float("nan"),
                 "preemptions": int(j["preemptions"].sum()),
                 "lost work (s)": float(j["lost_work"].sum()),
-                "last finish": format_seconds(float(j["finish"].max())),
+                "last finish": fmt.clock(float(j["finish"].max())),
             }
         )
     return pd.DataFrame(rows)

@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.learn import lesson_views
-from dashboard.shared import data, decision_text, notices, state, worker
+from dashboard.shared import data, decision_text, keys, notices, state, worker
 from dashboard.shared.scenario import Scenario
 from simcore.errors import UserError
 from simcore.model import ClusterSpec
@@ -50,8 +50,10 @@ def show(
         ordered = sorted(
             others, key=lambda p: PREFERRED_OTHER.index(p) if p in PREFERRED_OTHER else len(PREFERRED_OTHER)
         )
-        state.keep_choice(st.session_state, "decision_other", others, ordered[0])
-        other = st.selectbox("Compared with", others, key="decision_other", help="its record for the same TE job")
+        state.keep_choice(st.session_state, keys.DECISION_OTHER, others, ordered[0])
+        other = st.selectbox(
+            "Compared with", others, key=keys.DECISION_OTHER.name, help="its record for the same TE job"
+        )
     configs = (scenario.config(policy), *((scenario.config(other),) if other else ()))
     try:
         with notices.progress("Recording the decisions...") as heartbeat:

@@ -27,7 +27,8 @@ GANTT_GAP = 0.6  # blank rows between two nodes' lanes
 def default_gantt_nodes(cluster: ClusterSpec, max_lanes: int) -> list[str]:
     """The first nodes whose GPU lanes (a CPU-only node counts as one) add up to ``max_lanes``;
     at least one."""
-    out, used = [], 0
+    out: list[str] = []
+    used = 0
     for node in cluster.nodes:
         lanes = max(gantt.lane_count(node.capacity.gpu), 1)
         if out and used + lanes > max_lanes:
@@ -225,8 +226,8 @@ def step_preemption(
 def centred_window(time: float, width_h: float, span_h: float) -> tuple[float, float]:
     """A window of ``width_h`` whole hours around ``time`` (seconds), inside [0, span]."""
     width = min(float(width_h), span_h)
-    lo = math.floor(time / HOUR - width / 2)
-    lo = float(min(max(lo, 0), max(span_h - width, 0)))
+    start = math.floor(time / HOUR - width / 2)
+    lo = float(min(max(start, 0), max(span_h - width, 0)))
     return lo, lo + width
 
 
