@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from simcore import alibaba, presets
+from simcore import alibaba, fmt, presets
 from simcore.csvsafe import escape_cell
 from simcore.errors import UserError
 from simcore.knobs import split_assignment
@@ -301,7 +301,7 @@ def _presets_epilog() -> str:
     for preset in presets.PRESETS.values():
         lines.append(f"\n  {preset.name}: {preset.description}")
         for p in preset.params.values():
-            default = ",".join(f"{x:g}" for x in p.default) if isinstance(p.default, tuple) else p.default
+            default = fmt.settings(p.default) if isinstance(p.default, tuple) else p.default
             lines.append(
                 f"    {p.name:<16} {'(derived)' if default is None else default!s:<18} {p.help} [{p.range_text()}]"
             )

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from simcore import fmt
 from simcore.errors import UserError
 from simcore.knobs import MAX_SECONDS, MAX_SEED, KnobRange
 from simcore.model import MAX_RESOURCE, ClusterSpec, JobTable, clock_problems
@@ -253,9 +254,7 @@ def params_markdown_table() -> str:
 def _default_text(value: Value) -> str:
     if value is None:
         return "(derived)"
-    if isinstance(value, tuple):
-        return _fmt(value)
-    return str(value) if isinstance(value, int) else f"{value:g}"
+    return fmt.settings(value) if isinstance(value, tuple) else fmt.setting(value)
 
 
 def resolve_params(preset: str, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -326,7 +325,7 @@ def _check_paper(v: Mapping[str, Any]) -> None:
             )
         if not math.isclose(sum(weights), 1.0, abs_tol=1e-6):
             raise UserError(
-                f"parameter {cls}_gpu_w: weights {_fmt(weights)} sum to {sum(weights):g} (they must sum to 1)"
+                f"parameter {cls}_gpu_w: weights {fmt.settings(weights)} sum to {sum(weights):g} (they must sum to 1)"
             )
         if v[f"{cls}_min_s"] > v[f"{cls}_max_s"]:
             raise UserError(
@@ -348,10 +347,6 @@ def _check_paper(v: Mapping[str, Any]) -> None:
         lo, hi = v[f"{dim}_per_gpu_min"], v[f"{dim}_per_gpu_max"]
         if lo > hi:
             raise UserError(f"parameter {dim}_per_gpu_min: {lo} is above {dim}_per_gpu_max = {hi} (the range is empty)")
-
-
-def _fmt(xs: Sequence[float]) -> str:
-    return ",".join(f"{x:g}" for x in xs)
 
 
 def generate(preset: str, seed: int, overrides: Mapping[str, Any] | None = None) -> GeneratedWorkload:

@@ -139,6 +139,7 @@ def test_percentile_frame_table_and_figure() -> None:
     assert fig.layout.barmode == "group" and fig.layout.yaxis.type == "log"
     te_p95 = next(t for t in fig.data if t.name == "p95" and t.xaxis == "x")
     assert list(te_p95.x) == ["fifo", "fitgpp"] and list(te_p95.y) == [40.0, 1.5]
+    assert list(te_p95.text) == ["40", "1.5"]  # labelled by fmt.number
     assert te_p95.error_y.array is None  # one seed: no whisker
 
 

@@ -13,7 +13,7 @@ from helpers import job, prop_cluster, run, te
 from dashboard.shared import keys, state, views
 from dashboard.shared.demo import DEMO, LOCAL
 from dashboard.shared.scenario import Scenario
-from dashboard.sweep import sweeps
+from dashboard.sweep import sweep_state, sweeps
 from simcore import gantt
 from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.stats import BOOTSTRAP_NAME, bootstrap_mean
@@ -124,27 +124,27 @@ def test_the_link_holds_only_what_differs_from_the_gantts_defaults() -> None:
 def test_a_sweep_shows_results_only_for_the_settings_last_run() -> None:
     session: dict = {}
     a = sweeps.SweepSettings(knob="grace", values="0,60", workers=3, dask="tcp://h:1")
-    assert not state.sweep_settings(session, a, False, LOCAL).run
-    assert state.sweep_settings(session, a, True, LOCAL).run
-    assert state.sweep_settings(session, a, False, LOCAL).run  # a rerun keeps showing them
+    assert not sweep_state.sweep_settings(session, a, False, LOCAL).run
+    assert sweep_state.sweep_settings(session, a, True, LOCAL).run
+    assert sweep_state.sweep_settings(session, a, False, LOCAL).run  # a rerun keeps showing them
     b = sweeps.SweepSettings(knob="grace", values="0,120")
-    assert not state.sweep_settings(session, b, False, LOCAL).run  # a changed value waits for the button
-    demo = state.sweep_settings(session, a, True, DEMO)
+    assert not sweep_state.sweep_settings(session, b, False, LOCAL).run  # a changed value waits for the button
+    demo = sweep_state.sweep_settings(session, a, True, DEMO)
     assert (demo.workers, demo.dask, demo.run) == (0, "", True)  # never a scheduler in demo mode
 
 
 def test_a_links_dask_address_is_offered_never_used() -> None:
     session: dict = {}
-    settings, notes = state.sweep_from_link(session, {"dask": "tcp://h:1", "run": "1"}, LOCAL)
+    settings, notes = sweep_state.sweep_from_link(session, {"dask": "tcp://h:1", "run": "1"}, LOCAL)
     assert settings.dask == "" and not settings.run and notes == []
-    assert state.dask_offered(session, LOCAL) == "tcp://h:1" and state.dask_offered(session, DEMO) == ""
-    state.accept_dask(session)
-    assert session["s_dask"] == "tcp://h:1" and state.dask_offered(session, LOCAL) == ""
+    assert sweep_state.dask_offered(session, LOCAL) == "tcp://h:1" and sweep_state.dask_offered(session, DEMO) == ""
+    sweep_state.accept_dask(session)
+    assert session["s_dask"] == "tcp://h:1" and sweep_state.dask_offered(session, LOCAL) == ""
     session = {}
-    _settings, notes = state.sweep_from_link(session, {"dask": "tcp://h:1"}, DEMO)
-    assert state.dask_offered(session, DEMO) == "" and "dask" in notes[0]
+    _settings, notes = sweep_state.sweep_from_link(session, {"dask": "tcp://h:1"}, DEMO)
+    assert sweep_state.dask_offered(session, DEMO) == "" and "dask" in notes[0]
     session = {"s_knob": "grace", "s_values": "1"}
-    state.knob_values_reset(session)
+    sweep_state.knob_values_reset(session)
     assert session["s_values"] == sweeps.SWEEP_KNOBS["grace"][0]
 
 

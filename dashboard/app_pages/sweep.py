@@ -8,7 +8,7 @@ from dashboard.shared import budget, data, keys, notices, state, worker
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.demo import limits
 from dashboard.shared.plain import md
-from dashboard.sweep import sweep_charts, sweeps
+from dashboard.sweep import sweep_charts, sweep_state, sweeps
 from simcore.csvsafe import to_csv_text
 from simcore.errors import UserError
 from simcore.policies import POLICIES
@@ -19,7 +19,10 @@ lim = limits()
 
 
 link_warnings = state.restore(
-    "sweep", keys.S_KNOB.name, lambda query: state.sweep_from_link(st.session_state, query, lim), sweeps.widget_values
+    "sweep",
+    keys.S_KNOB.name,
+    lambda query: sweep_state.sweep_from_link(st.session_state, query, lim),
+    sweeps.widget_values,
 )
 
 with st.sidebar:
@@ -33,7 +36,7 @@ with st.sidebar:
         list(sweeps.SWEEP_KNOBS),
         key=keys.S_KNOB.name,
         help="\n".join(f"- **{k}**: {h}" for k, (_, h) in sweeps.SWEEP_KNOBS.items()),
-        on_change=state.knob_values_reset,
+        on_change=sweep_state.knob_values_reset,
         args=(st.session_state,),
     )
     st.text_input(
@@ -65,7 +68,9 @@ with st.sidebar:
         st.caption(f"Demo mode: sweeps run on {lim.max_workers} local processes of this server.")
     clicked = st.button("Run sweep", type="primary", icon=":material/play_arrow:", width="stretch")
 
-settings = state.sweep_settings(st.session_state, sweeps.from_widgets(state.widget_state(keys.SWEEP)), clicked, lim)
+settings = sweep_state.sweep_settings(
+    st.session_state, sweeps.from_widgets(state.widget_state(keys.SWEEP)), clicked, lim
+)
 state.publish("sweep", settings, settings.to_query())
 
 state.title_with_link(
@@ -76,7 +81,7 @@ state.title_with_link(
     + " Use the copy icon.",
 )
 notices.link_warnings(link_warnings)
-offered = state.dask_offered(st.session_state, lim)
+offered = sweep_state.dask_offered(st.session_state, lim)
 if offered:
     st.warning(
         "This link asks to run the sweep on the Dask scheduler below. A scheduler runs code on its workers "
@@ -87,7 +92,7 @@ if offered:
     st.button(
         "Use this Dask scheduler",
         icon=":material/check:",
-        on_click=state.accept_dask,
+        on_click=sweep_state.accept_dask,
         args=(st.session_state,),
     )
 

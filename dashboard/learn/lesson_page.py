@@ -41,7 +41,8 @@ def show() -> None:
     )
     try:
         with notices.progress("Simulating the lesson...") as heartbeat:
-            cluster, runs = data.lesson_runs(item.key, heartbeat)
+            table, cluster = lessons.load(item)
+            runs = data.lesson_runs(table, cluster, {v.label: v.config for v in item.variants}, heartbeat)
     except UserError as exc:
         notices.error(exc)
         return
@@ -88,7 +89,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
         label_visibility="collapsed",
     )
     t = times[int(index)]
-    losses = lesson_views.preemption_losses(run.segments, run.events, config)
+    losses = gantt_views.preemption_losses(run.segments, run.events, config)
     snap = lesson_views.snapshot(run.jobs, run.events, run.segments, losses, t)
 
     left, right = st.columns([2, 3])

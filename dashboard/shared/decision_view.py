@@ -13,8 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.learn import lesson_views
-from dashboard.shared import data, decision_text, keys, notices, state, worker
+from dashboard.shared import data, decision_text, gantt_views, keys, notices, state, worker
 from dashboard.shared.scenario import Scenario
 from simcore.errors import UserError
 from simcore.model import ClusterSpec
@@ -31,7 +30,7 @@ def _te_gpu(workload: data.Workload, te_job: str) -> float:
 def _lost(run: Any, scenario: Scenario, policy: str, chosen: Mapping[str, Any]) -> float:
     """Work the chosen preemption threw away (DESIGN.md section 2), from the victim's own pieces."""
     job = chosen["job_id"]
-    mine = lesson_views.preemption_losses(
+    mine = gantt_views.preemption_losses(
         run.segments[run.segments["job_id"] == job], run.events[run.events["job_id"] == job], scenario.config(policy)
     )
     at = mine[mine["time"] == chosen["time"]]

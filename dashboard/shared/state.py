@@ -8,8 +8,8 @@ URL, so the last settings are also kept in the session and used when the URL is 
 Every rule about what the session holds lives here, so the pages only lay out widgets: a
 choice that must stay one of its options, the Gantt's policy, nodes and window (their defaults
 come from :mod:`dashboard.shared.gantt_views`, and the view the visitor settles on goes into the link),
-stepping through preemptions, a lesson's time control on Learn, and the Sweep's "run only after
-the button" and Dask offer. The functions take the session as a mapping (the page passes
+stepping through preemptions and a lesson's time control on Learn (the Sweep's "run only after the
+button" and Dask offer are :mod:`dashboard.sweep.sweep_state`'s, beside the settings they keep). The functions take the session as a mapping (the page passes
 ``st.session_state``), so they are tested on a plain dict.
 """
 
@@ -24,11 +24,9 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.shared import gantt_views, keys
-from dashboard.shared.demo import Limits
 from dashboard.shared.keys import Key, Session
 from dashboard.shared.scenario import MAIN_GEN_PARAMS, Scenario
 from dashboard.shared.scenario import widget_values as scenario_widgets
-from dashboard.sweep import sweeps
 from simcore.model import ClusterSpec
 
 S = TypeVar("S")
@@ -310,39 +308,3 @@ def lesson_tick(session: Session, key: Key[int], last: int) -> bool:
         keys.LESSON_PLAYING.set(session, None)
         return True
     return False
-
-
-# --- Sweep ----------------------------------------------------------------------------------------
-
-
-def sweep_from_link(session: Session, query: Mapping[str, Any], lim: Limits) -> tuple[sweeps.SweepSettings, list[str]]:
-    """A link's settings, less what a link may not decide (a Dask address is only offered)."""
-    settings, warnings = sweeps.SweepSettings.from_query(query)
-    settings, vetted, offered = sweeps.vet_link(settings, lim)
-    keys.DASK_OFFERED.set(session, offered)
-    return settings, warnings + vetted
-
-
-def dask_offered(session: Session, lim: Limits) -> str:
-    """The Dask address a link offered, while the visitor has not accepted it ("" if none)."""
-    return (keys.DASK_OFFERED.maybe(session) or "") if lim.allow_dask else ""
-
-
-def accept_dask(session: Session) -> None:
-    keys.S_DASK.set(session, keys.DASK_OFFERED.maybe(session) or "")
-    keys.DASK_OFFERED.set(session, None)
-
-
-def sweep_settings(session: Session, current: sweeps.SweepSettings, clicked: bool, lim: Limits) -> sweeps.SweepSettings:
-    """The sweep to show: results only for the settings last run, so a changed knob waits for
-    the button; a Dask scheduler or worker count only where the operator may name them."""
-    if not lim.allow_dask:  # never from the session either: only the operator may name a scheduler
-        current = replace(current, workers=0, dask="")
-    if clicked:
-        keys.SWEEP_RAN_FOR.set(session, current)
-    return replace(current, run=keys.SWEEP_RAN_FOR.maybe(session) == current)
-
-
-def knob_values_reset(session: Session) -> None:
-    """A newly chosen sweep knob starts from its own default values."""
-    keys.S_VALUES.set(session, sweeps.SWEEP_KNOBS[keys.S_KNOB.read(session)][0])

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from dashboard.shared.demo import Limits, limits
-from simcore import alibaba
+from simcore import alibaba, fmt
 from simcore.model import ClusterSpec, JobTable
 from simcore.workload import FORMATS, MAX_POOLS, LimitExceeded, WorkloadError, load_cluster, load_workload
 
@@ -159,7 +159,7 @@ def upload_content(file: UploadedFile, kind: str = "workload") -> tuple[str, byt
     checked against the upload limit before its bytes are copied."""
     lim = limits()
     if file.size > lim.upload_bytes:
-        found = f"the file is {file.size / 1e6:.1f} MB ({file.size} bytes)"
+        found = f"the file is {fmt.megabytes(file.size)}"
         command = workload_command(file.name, {}) if kind == "workload" else cluster_command(file.name)
         raise _refusal(lim, LimitExceeded(file.name, found, "byte", lim.upload_bytes), command)
     return file.name, file.getvalue()
