@@ -289,7 +289,9 @@ def run_convert(args: argparse.Namespace) -> int:
     print(f"wrote {args.out}: {len(table)} jobs ({te} TE, {len(table) - te} BE)")
     if cluster is not None:
         gpus = cluster.capacity_matrix()[:, 2].sum()
-        print(f"offered GPU load on {len(cluster.nodes)} nodes ({gpus:g} GPUs): {offered_load(table, cluster):.3f}")
+        print(
+            f"offered GPU load on {len(cluster.nodes)} nodes ({gpus:g} GPUs): {fmt.load(offered_load(table, cluster))}"
+        )
     return 0
 
 

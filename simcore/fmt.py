@@ -1,7 +1,7 @@
 """Numbers and durations as text: the one format of RESULTS.md, the CLI tables and the dashboard's prose.
 
 - a value: three significant digits (``0.0123``, ``4.56``, ``1.23e+04``); a table cell: a count as it is;
-- a percent change: signed, one decimal (``-96.6%``); a share (a fraction): ``45.3%``; tenths: ``1234.5``;
+- a percent change: signed, one decimal (``-96.6%``); a share (a fraction): ``45.3%``; tenths: ``1234.5``; an offered load: ``0.873``;
 - a duration: seconds below 2 minutes, minutes below 2 hours, hours above (``45 s``, ``12.5 min``,
   ``30.0 h``, also beyond a day): whole seconds (two digits below one), one decimal otherwise;
 - an instant of a run: ``day 2 03:04:05.25`` (day 1 starts at t = 0), as the Gantt's axis reads it;
@@ -46,6 +46,11 @@ def pct(x: float | None) -> str:
 def tenths(x: float | None) -> str:
     """One decimal, for a column that names its unit (``lost work (h)``: 1234.5), as durations show hours."""
     return MISSING if x is None or math.isnan(x) else f"{x:.1f}"
+
+
+def load(x: float) -> str:
+    """An offered load (work offered / capacity over the arrival span): three decimals, 0.873."""
+    return MISSING if math.isnan(x) else f"{x:.3f}"
 
 
 def share(x: float | None) -> str:

@@ -149,7 +149,7 @@ class GeneratedWorkload:
         te = int(self.table.is_te.sum())
         return (
             f"preset {self.preset}, seed {self.seed}: {len(self.table)} jobs ({te} TE, {len(self.table) - te} BE) "
-            f"on {len(self.cluster.nodes)} nodes; realised offered GPU load {self.offered_load:.3f} "
+            f"on {len(self.cluster.nodes)} nodes; realised offered GPU load {fmt.load(self.offered_load)} "
             f"(target {self.params['load']})"
         )
 

@@ -90,6 +90,7 @@ def test_a_missing_value_reads_the_same_everywhere():
         assert f(None) == fmt.MISSING and f(NAN) == fmt.MISSING, f
     assert fmt.cell(0.0123456) == "0.0123" and fmt.cell(7) == "7" and fmt.cell("x") == "x"
     assert fmt.share(0.4531) == "45.3%" and fmt.tenths(1234.56) == "1234.6"
+    assert fmt.load(0.87349) == "0.873" and fmt.load(NAN) == fmt.MISSING
     assert fmt.settings([0.5, 3, "inf"]) == "0.5,3,inf" and fmt.megabytes(1_500_000) == "1.5 MB (1500000 bytes)"
 
 

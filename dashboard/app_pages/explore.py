@@ -18,6 +18,7 @@ from dashboard.shared.scenario import (
     from_widgets,
     gen_defaults,
 )
+from simcore import fmt
 from simcore.errors import UserError
 from simcore.policies import POLICIES, POLICY_HELP
 from simcore.presets import PRESETS
@@ -176,7 +177,7 @@ load = offered_load(table, cluster)
 unschedulable = runs[baseline].summary["unschedulable"]
 st.caption(
     f"**{md(workload.label)}** · {len(table):,} jobs ({te_jobs:,} TE, {len(table) - te_jobs:,} BE) · "
-    f"{len(cluster.nodes)} nodes, {cluster.total().gpu:g} GPUs · offered GPU load {load:.2f}"
+    f"{len(cluster.nodes)} nodes, {cluster.total().gpu:g} GPUs · offered GPU load {fmt.load(load)}"
 )
 for note in workload.notes:
     st.caption(md(note))

@@ -6,6 +6,8 @@ widgets take ``KEY.name`` as the widget key, and code reads the value through ``
 ``KEY.get``, typed, rather than by a string literal (``tests/test_dashboard_modules.py`` checks that
 no other module spells one). Only :mod:`dashboard.shared.state` writes the session; the pages read it.
 Keys that carry a name (a generator parameter, a loader option, a page) are a :class:`Family`.
+Elements whose key only tells them apart and whose value is never read back from the session
+(a chart, a button, the file uploaders, whose value the call returns) keep their plain ``key=``.
 """
 
 from __future__ import annotations
