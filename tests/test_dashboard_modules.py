@@ -1,6 +1,7 @@
 """The dashboard's shape, checked so it stays so: small modules, one module that caches
-(dashboard/shared/data.py), one that writes the session (dashboard/shared/state.py; the pages only read it),
-one that names the session's keys (dashboard/shared/keys.py)."""
+(dashboard/shared/data.py), the session written only by its rules (dashboard/shared/state.py and the Sweep's
+dashboard/sweep/sweep_state.py; the pages only read it), one module that names the session's keys
+(dashboard/shared/keys.py)."""
 
 from __future__ import annotations
 
