@@ -61,12 +61,6 @@ def _warn_unschedulable(ids: Sequence[str]) -> None:
         print(f"warning: {len(ids)} job(s) fit on no node and were not simulated: {shown}", file=sys.stderr)
 
 
-def _fmt(x: Any, pct: bool = False) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    return fmt.pct(x) if pct else (fmt.number(x) if isinstance(x, float) else str(x))
-
-
 def _write_json(path: str, data: Any) -> None:
     """Strict JSON (no NaN or Infinity, which JSON does not have): a non-finite number is a
     clear error naming the field, and nothing is written."""
@@ -116,10 +110,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     for name in ("TE", "BE", "all"):
         s, w = c[name]["slowdown"], c[name]["wait"]
-        print(f"{name:<5} {c[name]['count']:>6} {_fmt(s['p50']):>13} {_fmt(s['p95']):>9} {_fmt(s['p99']):>9} "
-              f"{_fmt(w['mean']):>12} {_fmt(w['p95']):>11}")  # fmt: skip
+        print(f"{name:<5} {c[name]['count']:>6} {fmt.cell(s['p50']):>13} {fmt.cell(s['p95']):>9} "
+              f"{fmt.cell(s['p99']):>9} {fmt.cell(w['mean']):>12} {fmt.cell(w['p95']):>11}")  # fmt: skip
     print(f"preemptions {summary['preemptions']}, lost work {summary['lost_work']:.0f} s, "
-          f"GPU utilisation {_fmt(summary['gpu_utilization'])}, makespan {summary['makespan']:.0f} s")  # fmt: skip
+          f"GPU utilisation {fmt.cell(summary['gpu_utilization'])}, makespan {summary['makespan']:.0f} s")  # fmt: skip
     return 0
 
 
@@ -140,9 +134,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     for label in labels:
         s, t = out["policies"][label], out["vs_baseline"][label]
         te, be = s["classes"]["TE"]["slowdown"], s["classes"]["BE"]["slowdown"]
-        print(f"{label:<{width}} {_fmt(te['p95']):>10} {_fmt(be['p50']):>10} {_fmt(be['p95']):>10} "
-              f"{_fmt(t['TE_p95_slowdown_pct'], True):>9} {_fmt(t['BE_p50_slowdown_pct'], True):>9} "
-              f"{_fmt(t['BE_p95_slowdown_pct'], True):>9} {s['preemptions']:>8} {_fmt(s['gpu_utilization']):>9} "
+        print(f"{label:<{width}} {fmt.cell(te['p95']):>10} {fmt.cell(be['p50']):>10} {fmt.cell(be['p95']):>10} "
+              f"{fmt.pct(t['TE_p95_slowdown_pct']):>9} {fmt.pct(t['BE_p50_slowdown_pct']):>9} "
+              f"{fmt.pct(t['BE_p95_slowdown_pct']):>9} {s['preemptions']:>8} {fmt.cell(s['gpu_utilization']):>9} "
               f"{s['wall_seconds']:>7.2f}")  # fmt: skip
     if args.json:
         _write_json(args.json, out)

@@ -169,7 +169,7 @@ def format_summary(agg: Any, baseline: str) -> str:
         cells.append(str(int(by["n"].max())))
         for metric, _ in shown:
             rec = by.loc[metric] if metric in by.index else None
-            cells.append("" if rec is None else fmt.half_width(rec["mean"], rec["ci_low"], rec["ci_high"]))
+            cells.append(fmt.MISSING if rec is None else fmt.half_width(rec["mean"], rec["ci_low"], rec["ci_high"]))
         lines.append(cells)
     widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(header)]
     out = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]

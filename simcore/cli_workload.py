@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from simcore import alibaba, presets, traces
+from simcore import alibaba, fmt, presets, traces
 from simcore.csvsafe import escape_cell
 from simcore.errors import UserError
 from simcore.knobs import split_assignment
@@ -319,7 +319,9 @@ def run_convert(args: argparse.Namespace) -> int:
     print(f"wrote {args.out}: {len(table)} jobs ({te} TE, {len(table) - te} BE)")
     if cluster is not None:
         gpus = cluster.capacity_matrix()[:, 2].sum()
-        print(f"offered GPU load on {len(cluster.nodes)} nodes ({gpus:g} GPUs): {offered_load(table, cluster):.3f}")
+        print(
+            f"offered GPU load on {len(cluster.nodes)} nodes ({gpus:g} GPUs): {fmt.load(offered_load(table, cluster))}"
+        )
         wide = int(np.sum(~fits_empty_cluster(table, cluster)))
         if wide:
             print(f"note: {wide} jobs cannot be placed on this cluster even empty: a run reports them unschedulable")
@@ -334,7 +336,7 @@ def _presets_epilog() -> str:
     for preset in presets.PRESETS.values():
         lines.append(f"\n  {preset.name}: {preset.description}")
         for p in preset.params.values():
-            default = ",".join(f"{x:g}" for x in p.default) if isinstance(p.default, tuple) else p.default
+            default = fmt.settings(p.default) if isinstance(p.default, tuple) else p.default
             lines.append(
                 f"    {p.name:<16} {'(derived)' if default is None else default!s:<18} {p.help} [{p.range_text()}]"
             )

@@ -13,6 +13,7 @@ from plotly.subplots import make_subplots
 
 from dashboard.shared.chart_style import finish_layout, policy_styles
 from dashboard.shared.views import CLASSES, PERCENTILES
+from simcore import fmt
 
 CLASS_COLORS = {"TE": "#E4572E", "BE": "#2E86AB"}
 STAT_COLORS = {"p50": "#A6BDDB", "p95": "#3690C0", "p99": "#034E7B"}  # light to dark: further into the tail
@@ -25,7 +26,7 @@ def cdf_figure(cdf: pd.DataFrame) -> go.Figure:
     for col, cls in enumerate(CLASSES, start=1):
         part = cdf[cdf["job_class"] == cls]
         for policy, line in part.groupby("policy", sort=False):
-            style = styles[policy]
+            style = styles[str(policy)]
             fig.add_trace(
                 go.Scatter(
                     x=line["slowdown"],
@@ -77,7 +78,7 @@ def percentile_figure(pct: pd.DataFrame, height: int = 360) -> go.Figure:
                     legendgroup=stat,
                     showlegend=col == 1,
                     marker={"color": STAT_COLORS[stat]},
-                    text=None if spread else [_short(v) for v in bars["value"]],
+                    text=None if spread else [fmt.number(v) for v in bars["value"]],
                     textposition="outside",
                     error_y=error,
                     customdata=np.stack([bars["lo"], bars["hi"]], axis=-1) if spread else None,
@@ -106,7 +107,7 @@ def timeline_figure(timeline: pd.DataFrame) -> go.Figure:
                     x=line["time_h"],
                     y=line["value"],
                     mode="lines",
-                    line={"color": styles[policy]["color"], "dash": styles[policy]["dash"], "width": 1.6},
+                    line={"color": styles[str(policy)]["color"], "dash": styles[str(policy)]["dash"], "width": 1.6},
                     name=policy,
                     legendgroup=policy,
                     showlegend=row == 1,
@@ -149,13 +150,7 @@ def workload_figure(jobs: pd.DataFrame) -> go.Figure:
             col=2,
         )
     ticks = [-3, -2, -1, 0, 1, 2]
-    fig.update_xaxes(tickvals=ticks, ticktext=[f"{10.0**t:g}" for t in ticks], row=1, col=2)
+    fig.update_xaxes(tickvals=ticks, ticktext=[fmt.setting(10.0**t) for t in ticks], row=1, col=2)
     fig.update_xaxes(title_text="GPUs", row=1, col=1)
     fig.update_yaxes(title_text="jobs", row=1, col=1)
     return finish_layout(fig, 280, barmode="overlay")
-
-
-def _short(value: float) -> str:
-    if value is None or not np.isfinite(value):
-        return ""
-    return f"{value:.3g}"

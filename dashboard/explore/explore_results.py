@@ -9,6 +9,8 @@ one spread of :mod:`simcore.stats`, named on screen.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import cast
 
 import streamlit as st
 
@@ -16,6 +18,7 @@ from dashboard.explore import charts
 from dashboard.shared import data, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.scenario import Scenario
+from simcore import fmt
 from simcore.csvsafe import to_csv_text
 from simcore.metrics import TRIO_LABELS, compare_summaries
 
@@ -61,6 +64,11 @@ def trio(scenario: Scenario, comparison: data.Comparison) -> None:
                 cell.metric(label, value, delta, delta_color="inverse", label_visibility="collapsed")
 
 
+def _cells(f: Callable[[float | None], str]) -> Callable[[object], str]:
+    """A :mod:`simcore.fmt` function as a Styler formatter of a column that holds floats."""
+    return lambda x: f(cast(float, x))
+
+
 def slowdown(comparison: data.Comparison) -> None:
     jobs = {p: r.jobs for p, r in comparison.runs.items()}
     st.plotly_chart(charts.cdf_figure(views.cdf_frame(jobs)), config=PLOT_CONFIG, key="cdf")
@@ -69,7 +77,7 @@ def slowdown(comparison: data.Comparison) -> None:
         f"the tail is on the right. {views.seed_note(comparison.seeds)}"
     )
     st.dataframe(
-        views.percentile_table(comparison.seed_summaries).style.format("{:.3g}", na_rep="n/a"), width="stretch"
+        views.percentile_table(comparison.seed_summaries).style.format(fmt.cell, na_rep=fmt.MISSING), width="stretch"
     )
     if len(comparison.seeds) > 1:
         st.caption(f"Slowdown percentiles, mean over {len(comparison.seeds)} seeds.")
@@ -92,12 +100,12 @@ def preemptions(comparison: data.Comparison) -> None:
             {p: r.summary for p, r in runs.items()}, {p: r.jobs for p, r in runs.items()}
         ).style.format(
             {
-                "lost work (h)": "{:.1f}",
-                "GPU utilisation": "{:.1%}",
-                "useful GPU utilisation": "{:.1%}",
-                "makespan (h)": "{:.1f}",
+                "lost work (h)": _cells(fmt.tenths),
+                "GPU utilisation": _cells(fmt.share),
+                "useful GPU utilisation": _cells(fmt.share),
+                "makespan (h)": _cells(fmt.tenths),
             },
-            na_rep="n/a",
+            na_rep=fmt.MISSING,
         ),
         hide_index=True,
         width="stretch",

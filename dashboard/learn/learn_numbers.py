@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 import pandas as pd
 
@@ -82,5 +83,5 @@ def _largest_setting(curves: pd.DataFrame) -> tuple[str, str]:
     """(checkpoint mode, policy) of the largest mean BE p50 change vs fifo among the curves' settings."""
     keys = ["grace", "restore", "checkpoint", "backfill", "load", "te_share", "policy"]
     means = curves.groupby(keys)[VS_FIFO[1]].mean()
-    top = means.idxmax()
+    top = cast(tuple[Any, ...], means.idxmax())  # a label of the MultiIndex: one value per key
     return str(top[keys.index("checkpoint")]), str(top[-1])

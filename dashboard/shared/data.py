@@ -15,7 +15,7 @@ import hashlib
 import json
 import pickle
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,6 @@ import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from dashboard.learn import lessons
 from dashboard.shared import compute, decisions, uploads, views, worker
 from dashboard.shared.budget import Refused
 from dashboard.shared.compute import Run
@@ -306,19 +305,19 @@ def trios(comparison: Comparison, baseline: str) -> list[dict[str, dict[str, flo
     ]
 
 
-def lesson_runs(key: str, heartbeat: Callable[[float | None], None]) -> tuple[ClusterSpec, dict[str, Run]]:
-    """The cluster of a Learn lesson (:mod:`dashboard.learn.lessons`) and a full run per variant,
-    computed in a worker process and shared like every other run."""
-    item = lessons.lesson(key)
-    table, cluster = lessons.load(item)
-    configs = [v.config for v in item.variants]
+def lesson_runs(
+    table: JobTable, cluster: ClusterSpec, variants: Mapping[str, SimConfig], heartbeat: Callable[[float | None], None]
+) -> dict[str, Run]:
+    """A full run per variant of a Learn lesson (its jobs, cluster and configs by label, from
+    :mod:`dashboard.learn.lessons`), computed in a worker process and shared like every other run."""
+    configs = list(variants.values())
     keys: list[Hashable] = [("run", views.workload_key(table), _cluster_hash(cluster), config_json(c)) for c in configs]
 
     def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         return compute.comparison, (table, cluster, tuple(configs[i] for i in missing), ())
 
     values = _fetch(keys, work, heartbeat)
-    return cluster, {v.label: r for v, r in zip(item.variants, values, strict=True)}
+    return dict(zip(variants, values, strict=True))
 
 
 def decision_records(

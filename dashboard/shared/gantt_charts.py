@@ -14,7 +14,7 @@ from plotly.subplots import make_subplots
 
 from dashboard.shared.chart_style import finish_layout
 from dashboard.shared.gantt_views import GANTT_EPOCH, GANTT_GAP, GanttView
-from dashboard.shared.views import format_seconds
+from simcore import fmt
 
 GANTT_CLASS_COLORS = {"TE": "#D62728", "BE": "#9CC3DA"}
 GANTT_KINDS = {"run": ("", ""), "restore": ("#F2C14E", "."), "grace": ("#555555", "x")}
@@ -27,7 +27,7 @@ GANTT_TICKS = [  # elapsed time labels at every zoom (day 1 = the first 24 hours
 ]
 
 
-def _gantt_time(seconds: pd.Series | np.ndarray | float) -> pd.DatetimeIndex | pd.Timestamp:
+def _gantt_time(seconds: pd.Series | np.ndarray | float) -> pd.Series | pd.DatetimeIndex | pd.Timestamp:
     """Seconds from the start of the run on the Gantt's date axis (which labels any zoom,
     from days down to seconds)."""
     return GANTT_EPOCH + pd.to_timedelta(seconds, unit="s")
@@ -86,8 +86,8 @@ def gantt_figure(view: GanttView) -> go.Figure:
                                 part["job_id"],
                                 part["node"],
                                 part["lanes"],
-                                [format_seconds(t) for t in part["start"]],
-                                [format_seconds(t) for t in part["end"]],
+                                [fmt.clock(t) for t in part["start"]],
+                                [fmt.clock(t) for t in part["end"]],
                                 (part["end"] - part["start"]).round(1),
                             ],
                             axis=-1,
@@ -114,7 +114,7 @@ def gantt_figure(view: GanttView) -> go.Figure:
                         [
                             panel.preempts["job_id"],
                             panel.preempts["node"],
-                            [format_seconds(t) for t in panel.preempts["time"]],
+                            [fmt.clock(t) for t in panel.preempts["time"]],
                         ],
                         axis=-1,
                     ),

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from dashboard.shared import keys
 from simcore.knobs import KNOBS, Knob
 
 #: Streamlit number inputs refuse integers beyond what a browser number holds exactly
@@ -21,7 +22,7 @@ BROWSER_MAX_INT = 2**53 - 1
 
 def key(name: str) -> str:
     """The widget (session state) key of a knob."""
-    return f"x_k_{name}"
+    return keys.KNOB(name).name
 
 
 @dataclass(frozen=True)

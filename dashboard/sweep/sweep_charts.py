@@ -30,7 +30,7 @@ def sweep_figure(
         part = sweep[sweep["metric"] == metric]
         for policy, line in part.groupby("policy", sort=False):
             line = line.sort_values("value")
-            style = styles[policy]
+            style = styles[str(policy)]
             fig.add_trace(
                 go.Scatter(
                     x=line["value"],
@@ -72,7 +72,7 @@ def pareto_figure(points: pd.DataFrame, knob: str, log: bool = True, height: int
     styles = policy_styles(list(dict.fromkeys(points["policy"])))
     for policy, part in points.groupby("policy", sort=False):
         part = part.sort_values("value")
-        style = styles[policy]
+        style = styles[str(policy)]
         fig.add_trace(
             go.Scatter(
                 x=part["te_p95"],

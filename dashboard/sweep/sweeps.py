@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dashboard.shared import keys
 from dashboard.shared.demo import LOCAL, Limits
 from dashboard.shared.scenario import parse_policy_names
 from simcore import sweep
@@ -151,32 +152,32 @@ def vet_link(settings: SweepSettings, lim: Limits) -> tuple[SweepSettings, list[
 
 def widget_values(s: SweepSettings) -> dict[str, Any]:
     return {
-        "s_preset": s.preset,
-        "s_jobs": s.jobs,
-        "s_knob": s.knob,
-        "s_values": s.values,
-        "s_policies": list(s.policies),
-        "s_baseline": s.baseline,
-        "s_seeds": s.seeds,
-        "s_workers": s.workers,
-        "s_dask": s.dask,
-        "_sweep_ran_for": replace(s, run=False) if s.run else None,
+        keys.S_PRESET.name: s.preset,
+        keys.S_JOBS.name: s.jobs,
+        keys.S_KNOB.name: s.knob,
+        keys.S_VALUES.name: s.values,
+        keys.S_POLICIES.name: list(s.policies),
+        keys.S_BASELINE.name: s.baseline,
+        keys.S_SEEDS.name: s.seeds,
+        keys.S_WORKERS.name: s.workers,
+        keys.S_DASK.name: s.dask,
+        keys.SWEEP_RAN_FOR.name: replace(s, run=False) if s.run else None,
     }
 
 
 def from_widgets(values: Mapping[str, Any]) -> SweepSettings:
-    policies = tuple(values.get("s_policies") or ("fifo",))
-    baseline = values.get("s_baseline")
+    policies = tuple(keys.S_POLICIES.maybe(values) or ("fifo",))
+    baseline = keys.S_BASELINE.maybe(values)
     return SweepSettings(
-        preset=str(values.get("s_preset", "demo")),
-        jobs=str(values.get("s_jobs", "")).strip(),
-        knob=str(values.get("s_knob", SweepSettings.knob)),
-        values=str(values.get("s_values", "")).strip(),
+        preset=str(keys.S_PRESET.get(values, "demo")),
+        jobs=str(keys.S_JOBS.get(values, "")).strip(),
+        knob=str(keys.S_KNOB.get(values, SweepSettings.knob)),
+        values=str(keys.S_VALUES.get(values, "")).strip(),
         policies=policies,
-        baseline=baseline if baseline in policies else policies[0],
-        seeds=int(values.get("s_seeds", 3)),
-        workers=int(values.get("s_workers", 0)),
-        dask=str(values.get("s_dask", "")).strip(),
+        baseline=baseline if baseline is not None and baseline in policies else policies[0],
+        seeds=int(keys.S_SEEDS.get(values, 3)),
+        workers=int(keys.S_WORKERS.get(values, 0)),
+        dask=str(keys.S_DASK.get(values, "")).strip(),
     )
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from simcore import alibaba
+from simcore import alibaba, fmt
 from simcore.metrics import STATS, TRIO_KEYS
 from simcore.model import SimConfig
 from simcore.result import PREEMPT
@@ -115,7 +115,7 @@ def _num(v: Any) -> float:
 def _cell(v: Any) -> Any:
     """A parameter value as a Parquet-friendly scalar (lists as their comma-separated text)."""
     if isinstance(v, (list, tuple)):
-        return ",".join(f"{x:g}" if isinstance(x, float) else str(x) for x in v)
+        return fmt.settings(v)
     if v == "inf":
         return math.inf
     return v
