@@ -22,8 +22,9 @@ to save a little room. fitdelay reads the ``checkpoint`` mode:
   There is no ``P`` cap here: the cheapest victim is often a job that has just restarted (it
   loses nothing), and the cap would send the TE job to one that throws work away.
   And it does not preempt at all while a running BE job whose departure makes room for the TE
-  job finishes within the grace period: the TE job gets in no later by waiting, and no victim
-  loses work, grace or restore (reason ``FREES_WITHIN_GRACE`` in the decision records).
+  job finishes within the grace period (any running BE job, also one ``min_runtime`` exempts):
+  the TE job gets in no later by waiting, and no victim loses work, grace or restore (reason
+  ``FREES_WITHIN_GRACE`` in the decision records).
 
 The three checkpoint-mode rules were chosen by measuring variants on seeds other than the
 study's (docs/RESULTS.md section 8 reports the study itself).
@@ -70,8 +71,10 @@ class FitDelay(FitSearch):
 
     @staticmethod
     def _frees_within_grace(view: PreemptionView) -> bool:
-        """Does a running BE job whose departure lets the TE job fit finish within the grace period?"""
-        c = view.candidates
+        """Does a running BE job whose departure lets the TE job fit finish within the grace period?
+        Every running BE job counts, victim candidate or not: ``min_runtime`` and the caps decide
+        who may be signalled, not whose finish frees room."""
+        c = view.running_be
         restoring = np.maximum(0.0, c.seg_start + np.where(c.preemptions > 0, c.restore_next, 0.0) - view.now)
         soon = c.remaining + restoring <= view.config.grace
         if not soon.any():
