@@ -133,10 +133,6 @@ class Policy(Protocol):
     def help(self) -> str: ...
 
     @property
-    def knobs(self) -> tuple[str, ...]:  # its own knobs, fields of the policy (the mechanics knobs are everyone's)
-        ...
-
-    @property
     def key(self) -> tuple[tuple[str, str], ...]:
         """The named values of its node order, each with "min" or "max" (which is better), or "drawn"."""
         ...

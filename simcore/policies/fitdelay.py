@@ -32,13 +32,13 @@ study's (docs/RESULTS.md section 8 reports the study itself).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
 from simcore import units
+from simcore.knobs import default
 from simcore.policies.base import Cap, PreemptionView
 from simcore.policies.decision import FREES_WITHIN_GRACE, LARGER_THAN_S
 from simcore.policies.fitgpp import FitSearch, fitgpp_caps, within_share
@@ -46,12 +46,11 @@ from simcore.policies.fitgpp import FitSearch, fitgpp_caps, within_share
 
 @dataclass(frozen=True)
 class FitDelay(FitSearch):
-    P: int = 2  # as fitgpp's; applies with checkpoint on_preempt only
-    s: float = math.inf  # as fitgpp's
-    reentry: float = 1800.0  # seconds of expected wait to get back in per unit of normalised room
+    P: int = default("P")  # as fitgpp's; applies with checkpoint on_preempt only
+    s: float = default("s")  # as fitgpp's
+    reentry: float = default("reentry")  # seconds of expected wait to get back in per unit of normalised room
 
     name: ClassVar[str] = "fitdelay"
-    knobs: ClassVar[tuple[str, ...]] = ("P", "s", "reentry")
     help: ClassVar[str] = (
         "Our own policy (beyond the paper): fitgpp where a preemption loses nothing; with periodic or no "
         "checkpoints, among the sets with the fewest victims the one that delays BE least (lost work + grace + "
