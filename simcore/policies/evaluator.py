@@ -119,7 +119,10 @@ def explain(policy: PreemptivePolicy, view: PreemptionView) -> Explained:
 
 #: the options of a choice, built only when asked (the engine asks only to explain)
 Options = Callable[[], tuple[NodeOption, ...]]
-_NO_OPTIONS: Options = tuple  # () : no node weighed
+
+
+def _no_options() -> tuple[NodeOption, ...]:
+    return ()
 
 
 def _weigh(policy: PreemptivePolicy, view: PreemptionView) -> tuple[Preemption | None, Options]:
@@ -127,11 +130,11 @@ def _weigh(policy: PreemptivePolicy, view: PreemptionView) -> tuple[Preemption |
     with its best set, best first (the choice's node first)."""
     pos = allowed(policy, view)
     if len(pos) == 0:
-        return None, _NO_OPTIONS
+        return None, _no_options
     if _drawn(policy):
         drawn = _draw(policy, view, pos)
         if drawn is None:
-            return None, _NO_OPTIONS
+            return None, _no_options
         d, feasible, pre = drawn
         # every feasible node, its key the draw that picks it; no set is drawn on the others
         return pre, lambda: (
@@ -153,7 +156,7 @@ def _weigh(policy: PreemptivePolicy, view: PreemptionView) -> tuple[Preemption |
         return Preemption(int(batch.node[i]), _signal_order(view, batch.victims[i])), batch_options
     ranked = sorted(_per_node(policy, view, pos), key=itemgetter(0))  # a few nodes: the sort costs nothing
     if not ranked:
-        return None, _NO_OPTIONS
+        return None, _no_options
     _, node, best = ranked[0]
     return Preemption(node, _signal_order(view, best.victims)), lambda: tuple(
         _option(view, k, s.victims, s.values) for _, k, s in ranked
