@@ -1,10 +1,12 @@
 """Knob metadata: every setting of a run, declared once (DESIGN.md section 6).
 
 A :class:`Knob` holds a setting's name, type, default, allowed values, one-line meaning and
-the policies that read it. Everything else is derived from :data:`KNOBS`: the validation of
-:class:`~simcore.model.SimConfig`, ``--set KEY=VALUE`` parsing and the CLI help, the
-dashboard's URL parameters and widgets, and the table in docs/knobs.md
-(:mod:`simcore.knobs_doc`). Adding a knob is one entry here plus its field on ``SimConfig``.
+the policies that read it. Everything else is derived from :data:`KNOBS`: the fields and
+validation of :class:`~simcore.model.SimConfig`, each policy's own knobs (its fields, their
+defaults and range checks, and the registry's list, :func:`policy_knobs`), ``--set KEY=VALUE``
+parsing and the CLI help, the dashboard's URL parameters and widgets, and the table in
+docs/knobs.md (:mod:`simcore.knobs_doc`). Adding a knob is one entry here plus its field on
+``SimConfig`` (and on the policy that reads it, when ``used_by`` names one).
 
 The same :class:`KnobRange` states the bounds of the generator parameters
 (:mod:`simcore.presets`) and of the dashboard's own numeric settings, so every range in the
@@ -120,10 +122,6 @@ class Knob:
     def default_text(self) -> str:
         """The default as a user writes it (``30``, ``inf``, ``on_preempt``)."""
         return to_text(self.default)
-
-    def allowed_text(self) -> str:
-        """The allowed values in words: the range, or the choices joined by commas."""
-        return self.range.text() if self.range else ", ".join(self.choices)
 
     def help(self) -> str:
         """The one-line help of the CLI and the dashboard, with default and range."""
@@ -242,11 +240,20 @@ def check_knobs(values: Mapping[str, Any]) -> None:
         KNOBS[name].check(value)
 
 
+def default(name: str) -> Any:
+    """The default of knob ``name``: what SimConfig's field and a policy's own field start from."""
+    return KNOBS[name].default
+
+
+def own_knobs(policy: str) -> tuple[str, ...]:
+    """The knobs only some policies read that name ``policy`` (each a field of that policy)."""
+    return tuple(k.name for k in KNOBS.values() if isinstance(k.used_by, tuple) and policy in k.used_by)
+
+
 def policy_knobs(policy: str, preemptive: bool) -> tuple[str, ...]:
-    """The knobs that belong to one policy: those naming it, then those of every preemptive one."""
-    own = [k.name for k in KNOBS.values() if isinstance(k.used_by, tuple) and policy in k.used_by]
+    """The knobs that belong to one policy: its own, then those of every preemptive one."""
     shared = [k.name for k in KNOBS.values() if k.used_by == PREEMPTIVE] if preemptive else []
-    return (*own, *shared)
+    return (*own_knobs(policy), *shared)
 
 
 def help_lines(names: Iterable[str] | None = None, width: int = 20) -> list[str]:

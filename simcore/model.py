@@ -32,6 +32,7 @@ from simcore.knobs import (  # noqa: F401 - re-exported: the knob vocabulary is 
     format_limit,
     parse_knob,
 )
+from simcore.knobs import default as _default
 
 DIMS: tuple[str, str, str] = ("cpu", "mem_gb", "gpu")
 
@@ -206,10 +207,6 @@ def clock_problems(submit: np.ndarray, duration: np.ndarray) -> tuple[np.ndarray
     with np.errstate(invalid="ignore"):
         clock = np.maximum(submit, 1.0)
         return submit + duration >= MAX_TIME, clock + duration == clock
-
-
-def _default(name: str) -> Any:
-    return KNOBS[name].default
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,7 @@ class _Run:
     # -- the clock (rule 1) ---------------------------------------------------------------
     def process(self, env: simpy.Environment):
         waiting, log = self.waiting, self.log
-        for t, finished, released, arrived in self.timeline.instants(waiting.te):
+        for t, finished, released, arrived in self.timeline.instants(self._pass_may_act):
             now = env.now
             yield env.timeout(t - now if t > now else 0)
             self.now = t
@@ -84,6 +84,16 @@ class _Run:
             freed = self._pass(joining)
             if freed:  # released within the pass (grace 0): they join after it
                 waiting.add(freed)
+
+    def _pass_may_act(self) -> bool:
+        """May a pass run now, with nothing new since the last instant, change anything (a
+        min_runtime wake-up, DESIGN.md section 4)? Only when a TE job waits (the job that reached
+        min_runtime may be its victim) or when room was given back since the pending jobs were
+        last looked at (victims released within the last pass with grace 0 joined after it; a
+        reservation returned during it). Else every pending job is BE and did not fit on the room
+        there still is, so the pass would place nobody: it is skipped (see :meth:`_pass`)."""
+        w = self.waiting
+        return bool(w.te) or (len(w) > 0 and self.cl.version != self.version_seen)
 
     # -- the life cycle -------------------------------------------------------------------
     def _start(self, j: int, k: int) -> None:
@@ -246,8 +256,13 @@ class _Run:
     def _ask_policy(self, te: int) -> tuple[int, list[int]] | None:
         """The policy's victims for TE job `te` as (node, victim jobs in signal order), or None."""
         cl = self.cl
-        cands = self.js.candidates(self.running.jobs(), self.now, self.min_runtime)
-        view = PreemptionView(self.now, self.js.req[te], cl.cap, cl.inv_cap, _ro(cl.avail), cands, self.cfg, self.rng)
+        running = self.running.jobs()
+        cands = self.js.candidates(running, self.now, self.min_runtime)
+        # the exempt ones too, for what their finishes free (fitdelay)
+        everyone = self.js.candidates(running, self.now, 0.0) if len(cands) < len(running) else None
+        view = PreemptionView(
+            self.now, self.js.req[te], cl.cap, cl.inv_cap, _ro(cl.avail), cands, self.cfg, self.rng, everyone
+        )
         pre = self.policy.victims(view) if self.decisions is None else self._decide(te, view)
         if pre is None:
             return None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterator, Sized
+from collections.abc import Callable, Iterator
 
 from simcore.engine.running import RunningTable
 
@@ -41,11 +41,12 @@ class Timeline:
     def wake_at(self, t: float, order: int, j: int, token: int) -> None:
         heapq.heappush(self._heap, (t, WAKE, order, j, token))
 
-    def instants(self, te_waiting: Sized) -> Iterator[tuple[float, list[int], list[int], list[int]]]:
+    def instants(self, pass_may_act: Callable[[], bool]) -> Iterator[tuple[float, list[int], list[int], list[int]]]:
         """Each instant at which something happens, in time order, as (time, the jobs that finish,
         release, arrive then), each in event order. Entries scheduled while the caller handles an
-        instant count from the next one on. `te_waiting`: the pending TE jobs, read live (only
-        whether there are any)."""
+        instant count from the next one on. `pass_may_act()`: False only when a pass run now, on
+        the state the last instant left, provably changes nothing; asked when a wake-up comes
+        before anything else, so a wake-up is skipped exactly when its pass would be a no-op."""
         # one generator rather than a call per step: its locals persist between instants
         heap, token, running, arrivals, times = self._heap, self._token, self._running, self._arrivals, self._times
         heappop, a = heapq.heappop, 0
@@ -55,9 +56,9 @@ class Timeline:
                 t, kind, _, j, tok = heap[0]
                 if kind != RELEASE and (
                     tok != token[j]  # preempted since
-                    # a wake-up is worth an instant only for a running job while a TE job waits and
-                    # nothing else happens first (a TE job that comes later finds the job a candidate)
-                    or (kind == WAKE and (j not in running or (not te_waiting and t <= next_arrival)))
+                    # a wake-up is worth an instant of its own only for a running job whose pass may
+                    # act; one at an arrival's time shares that instant (and is popped with it)
+                    or (kind == WAKE and (j not in running or (t < next_arrival and not pass_may_act())))
                 ):
                     heappop(heap)
                     continue

@@ -58,6 +58,13 @@ class PreemptionView:
     candidates: Candidates
     config: SimConfig
     rng: np.random.Generator  # the run's generator (seeded from config.seed)
+    #: every running BE job, victim candidate or not (``min_runtime`` exempts some); None: the candidates
+    running: Candidates | None = None
+
+    @property
+    def running_be(self) -> Candidates:
+        """Every running BE job (not preempting), in job order: the candidates and those ``min_runtime`` exempts."""
+        return self.candidates if self.running is None else self.running
 
     def fits(self, total: np.ndarray) -> bool:
         """Does the TE job fit in `total` resources (rule 4)? Compared as Python integers: exact, and
@@ -124,10 +131,6 @@ class Policy(Protocol):
 
     @property
     def help(self) -> str: ...
-
-    @property
-    def knobs(self) -> tuple[str, ...]:  # its own knobs, fields of the policy (the mechanics knobs are everyone's)
-        ...
 
     @property
     def key(self) -> tuple[tuple[str, str], ...]:

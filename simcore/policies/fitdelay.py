@@ -22,8 +22,9 @@ to save a little room. fitdelay reads the ``checkpoint`` mode:
   There is no ``P`` cap here: the cheapest victim is often a job that has just restarted (it
   loses nothing), and the cap would send the TE job to one that throws work away.
   And it does not preempt at all while a running BE job whose departure makes room for the TE
-  job finishes within the grace period: the TE job gets in no later by waiting, and no victim
-  loses work, grace or restore (reason ``FREES_WITHIN_GRACE`` in the decision records).
+  job finishes within the grace period (any running BE job, also one ``min_runtime`` exempts):
+  the TE job gets in no later by waiting, and no victim loses work, grace or restore (reason
+  ``FREES_WITHIN_GRACE`` in the decision records).
 
 The three checkpoint-mode rules were chosen by measuring variants on seeds other than the
 study's (docs/RESULTS.md section 8 reports the study itself).
@@ -31,13 +32,13 @@ study's (docs/RESULTS.md section 8 reports the study itself).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
 from simcore import units
+from simcore.knobs import default
 from simcore.policies.base import Cap, PreemptionView
 from simcore.policies.decision import FREES_WITHIN_GRACE, LARGER_THAN_S
 from simcore.policies.fitgpp import FitSearch, fitgpp_caps, within_share
@@ -45,12 +46,11 @@ from simcore.policies.fitgpp import FitSearch, fitgpp_caps, within_share
 
 @dataclass(frozen=True)
 class FitDelay(FitSearch):
-    P: int = 2  # as fitgpp's; applies with checkpoint on_preempt only
-    s: float = math.inf  # as fitgpp's
-    reentry: float = 1800.0  # seconds of expected wait to get back in per unit of normalised room
+    P: int = default("P")  # as fitgpp's; applies with checkpoint on_preempt only
+    s: float = default("s")  # as fitgpp's
+    reentry: float = default("reentry")  # seconds of expected wait to get back in per unit of normalised room
 
     name: ClassVar[str] = "fitdelay"
-    knobs: ClassVar[tuple[str, ...]] = ("P", "s", "reentry")
     help: ClassVar[str] = (
         "Our own policy (beyond the paper): fitgpp where a preemption loses nothing; with periodic or no "
         "checkpoints, among the sets with the fewest victims the one that delays BE least (lost work + grace + "
@@ -70,8 +70,10 @@ class FitDelay(FitSearch):
 
     @staticmethod
     def _frees_within_grace(view: PreemptionView) -> bool:
-        """Does a running BE job whose departure lets the TE job fit finish within the grace period?"""
-        c = view.candidates
+        """Does a running BE job whose departure lets the TE job fit finish within the grace period?
+        Every running BE job counts, victim candidate or not: ``min_runtime`` and the caps decide
+        who may be signalled, not whose finish frees room."""
+        c = view.running_be
         restoring = np.maximum(0.0, c.seg_start + np.where(c.preemptions > 0, c.restore_next, 0.0) - view.now)
         soon = c.remaining + restoring <= view.config.grace
         if not soon.any():
