@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from simcore import units
 from simcore.result import PREEMPT, RELEASE, START, SimResult
@@ -177,3 +178,29 @@ def annotated_decisions(result: SimResult) -> list[dict[str, Any]]:
         mine = next(values) if rec["victims"] else dict.fromkeys(DECISION_FIELDS)
         out.append({**rec, **mine})
     return out
+
+
+#: the columns of :func:`decision_table`
+DECISION_COLUMNS = ("time", "te_job", "node", "victims", "first_victim", "victim_node", *DECISION_FIELDS)
+
+
+def decision_table(result: SimResult, acc: Accounting | None = None) -> pd.DataFrame:
+    """One row per decision with victims (nomination order): when, the TE job, the node it was
+    nominated to, its victims' ids (comma-separated), the first victim and its node (the first
+    ``preempt`` row it wrote: where to find it on a Gantt) and its :data:`DECISION_FIELDS`."""
+    acc = account(result) if acc is None else acc
+    ids = result.jobs.job_id.astype(str)
+    names = np.array(result.cluster.names, dtype=object)
+    nom = result.nominations
+    _, first_of = np.unique(nom[:, 0], return_index=True)  # each decision's first nomination row
+    rows = []
+    for d, values in enumerate(decision_values(result, acc)):
+        victims = acc.victim[acc.decision_of == d]
+        first = nom[first_of[d]]
+        row = int(first[0])  # the decision's first preempt row
+        rows.append({
+            "time": float(result.ev_time[row]), "te_job": ids[first[1]], "node": names[first[2]],
+            "victims": ", ".join(ids[victims]), "first_victim": ids[result.ev_job[row]],
+            "victim_node": names[result.ev_node[row]], **values,
+        })  # fmt: skip
+    return pd.DataFrame.from_records(rows, columns=list(DECISION_COLUMNS))
