@@ -192,6 +192,7 @@ bound = None
 if st.toggle("Pooled bound", key="x_bound", help="draw the pooled bound 'ideal' (the same jobs on one node with the "
              "cluster's resources, k8s, no grace or restore: the limit TE waits can approach) as dashed lines"):  # fmt: skip
     try:
+        budget.check_bound(scenario, len(table), lim, workload_file)
         with notices.progress("Simulating the pooled bound...") as heartbeat:
             bound = data.bound(scenario, comparison, heartbeat, budget.explore_command(scenario, workload_file))
     except UserError as exc:

@@ -16,6 +16,7 @@ from simcore import alibaba, fmt
 from simcore.metrics import TRIO_LABELS, versus
 from simcore.stats import SPREAD_NAME
 from simcore.study import beyond
+from simcore.study.accounting_doc import SECTION_NAME
 from simcore.study.figures import Figures
 from simcore.study.plan import NAIVE, PAPER_TRIO, TE_P95, Plan, centre, fitgpp_label, shown_path
 from simcore.study.prose import comparison_text, headline_text, mechanism_text
@@ -137,6 +138,10 @@ def render(
 
     if study is not None:
         add(beyond.section(plan, study, main, trace_rows.get("A"), figs))
+
+    kept = results / SECTION_NAME  # section 9, rendered from its own rows (simcore.study.accounting_doc)
+    if kept.exists():
+        add(kept.read_text())
 
     add("## Reproduce\n")
     total = sum(timings.values())
