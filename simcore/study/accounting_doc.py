@@ -76,6 +76,7 @@ def render(rows: pd.DataFrame) -> str:
         body.append([p if p != BOUND_LABEL else f"{p} (bound)", *cells])
     out.append(table(header, body) + "\n")
     out.append(_paired_text(rows, shown) + "\n")
+    out.append(_unmoved(rows, shown) + "\n")
     out.append("### Distance to the pooled bound\n")
     out.append(
         "Each policy minus the bound on the same workload (paired by seed); the bound's own values first. What is "
@@ -126,10 +127,28 @@ def _distance_text(rows: pd.DataFrame) -> str:
             continue
         te, be = paired(rows, p, BOUND_LABEL, "TE_slowdown_p95"), paired(rows, p, BOUND_LABEL, "BE_slowdown_p50")
         sentences.append(
-            f"{p} is {_est(te)} above the bound in TE p95 slowdown and {_est(be)} in BE p50 slowdown"
-            + (" (the interval excludes 0)" if te.lo > 0 else " (the interval includes 0: no measurable distance)")
+            f"{p} is {_est(te)} above the bound in TE p95 slowdown ({_zero(te)}) and {_est(be)} in BE p50 "
+            f"slowdown ({_zero(be)})"
         )
     return "; ".join(sentences) + "." if sentences else ""
+
+
+def _zero(s: Stat) -> str:
+    return "the interval includes 0: no measurable distance" if s.lo <= 0 <= s.hi else "the interval excludes 0"
+
+
+def _unmoved(rows: pd.DataFrame, shown: Sequence[str]) -> str:
+    """What does not move on these rows, said rather than left for the reader to find."""
+    notes = []
+    if (rows["gpu_seconds_lost"] == 0).all():
+        notes.append(
+            "No work is lost here: with the default `checkpoint = on_preempt` the grace period saves everything, "
+            "so the cost of a preemption is its grace and restore time only"
+        )
+    fit, delay = (rows[rows["policy"] == p].set_index("seed")[list(COSTS)] for p in ("fitgpp", "fitdelay"))
+    if "fitdelay" in shown and "fitgpp" in shown and fit.equals(delay):
+        notes.append("fitdelay chooses exactly as fitgpp where a preemption loses nothing, so their rows are equal")
+    return ". ".join(notes) + "." if notes else ""
 
 
 def splice(doc: str, section: str) -> str:

@@ -16,7 +16,6 @@ from simcore import alibaba, fmt
 from simcore.metrics import TRIO_LABELS, versus
 from simcore.stats import SPREAD_NAME
 from simcore.study import beyond
-from simcore.study.accounting_doc import SECTION_NAME
 from simcore.study.figures import Figures
 from simcore.study.plan import NAIVE, PAPER_TRIO, TE_P95, Plan, centre, fitgpp_label, shown_path
 from simcore.study.prose import comparison_text, headline_text, mechanism_text
@@ -138,6 +137,8 @@ def render(
 
     if study is not None:
         add(beyond.section(plan, study, main, trace_rows.get("A"), figs))
+
+    from simcore.study.accounting_doc import SECTION_NAME  # here: that module also runs as a script
 
     kept = results / SECTION_NAME  # section 9, rendered from its own rows (simcore.study.accounting_doc)
     if kept.exists():

@@ -67,7 +67,7 @@ class SweepSpec:
 
     @property
     def n_simulations(self) -> int:
-        return len(self.points) * len(self.seeds) * len(self.policies)
+        return len(self.points) * len(self.seeds) * (len(self.policies) + self.bound)
 
 
 @dataclass(frozen=True)
