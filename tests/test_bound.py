@@ -114,3 +114,14 @@ def test_sweep_marks_the_bound_rows(tmp_path):
     ideal = rows[rows.policy == BOUND_LABEL]
     assert (ideal[["grace", "restore"]].to_numpy() == 0).all()
     assert np.isfinite(ideal["TE_p95_slowdown_pct_vs_fifo"]).all()
+
+
+def test_grid_file_bound_key_and_its_simulation_count():
+    from simcore.errors import UserError
+    from simcore.sweep import build_spec, spec_from_mapping
+
+    kw = spec_from_mapping({"preset": "demo", "seeds": 2, "policies": ["fifo", "k8s"], "bound": True})
+    spec = build_spec(**kw)
+    assert spec.bound and all(t.bound for t in spec.tasks()) and spec.n_simulations == 2 * (2 + 1)
+    with pytest.raises(UserError, match="bound: expected true or false"):
+        build_spec(**{**kw, "bound": "yes"})

@@ -4,6 +4,7 @@ lines on the percentile and CDF figures: hand-made summaries and decision tables
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 from helpers import job, prop_cluster, run, te
 
 from dashboard.explore import charts, worth_views
@@ -65,3 +66,10 @@ def test_bound_lines_on_the_percentile_and_cdf_figures():
 
 def _stats(v: float) -> dict:
     return dict.fromkeys(("mean", "p50", "p90", "p95", "p99"), v)
+
+
+def test_worth_figure_keeps_a_margin_around_its_points():
+    frame = pd.DataFrame({"policy": ["fifo", "k8s"], "te_wait_saved_s": [0.0, 60.0], "be_gpu_hours": [0.0, 10.0],
+                          "excess_gpus": [0.0, 3.0], "wasted": [0.0, 1.0], "n": [1, 1]})  # fmt: skip
+    assert list(charts.worth_figure(frame).layout.xaxis.range) == pytest.approx([-0.8, 11.2])
+    assert list(charts.worth_figure(frame.assign(be_gpu_hours=0.0)).layout.xaxis.range) == pytest.approx([-0.08, 1.12])

@@ -150,7 +150,10 @@ def worth_figure(worth: pd.DataFrame) -> go.Figure:
                 f"<br>excess GPUs {row.excess_gpus:.3g}, wasted {row.wasted:.3g}<extra></extra>",
             )
         )
-    fig.update_xaxes(title_text="BE GPU-hours its preemptions cost (lost work + grace + restore)", rangemode="tozero")
+    top = float(worth["be_gpu_hours"].max()) if len(worth) and worth["be_gpu_hours"].max() > 0 else 1.0
+    # a margin on both sides, so a label over a point at either end is not cut by the frame
+    fig.update_xaxes(title_text="BE GPU-hours its preemptions cost (lost work + grace + restore)",
+                     range=[-0.08 * top, 1.12 * top])  # fmt: skip
     fig.update_yaxes(title_text="mean TE wait saved vs baseline (min)")
     return finish_layout(fig, 360, showlegend=False)
 
