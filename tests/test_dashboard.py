@@ -364,7 +364,9 @@ def test_worth_panel_plots_every_policy_and_jumps_to_a_decision_on_the_gantt() -
     assert at.session_state["x_tab"] == "Gantt" and at.selectbox(key="x_gantt_policy").value == row["policy"]
     assert chosen["time"] == row["time (s)"] and chosen["job_id"] == row["victims"].split(", ")[0]
     assert at.text[0].value.startswith("Preemption ") and f"({row['policy']})" in at.text[0].value
-    assert at.text[1].value.splitlines()[0].startswith(f"TE job {row['TE job']} ")  # its decision record
+    words = at.text[1].value.splitlines()
+    assert words[0].startswith(f"TE job {row['TE job']} ")  # its decision record
+    assert words[-1].startswith(f"This decision freed {row['excess GPUs']:g} GPUs more than the TE job lacked")
 
 
 def test_pooled_bound_toggle_draws_dashed_reference_lines() -> None:

@@ -73,3 +73,16 @@ def test_worth_figure_keeps_a_margin_around_its_points():
                           "excess_gpus": [0.0, 3.0], "wasted": [0.0, 1.0], "n": [1, 1]})  # fmt: skip
     assert list(charts.worth_figure(frame).layout.xaxis.range) == pytest.approx([-0.8, 11.2])
     assert list(charts.worth_figure(frame.assign(be_gpu_hours=0.0)).layout.xaxis.range) == pytest.approx([-0.08, 1.12])
+
+
+def test_a_decision_s_accounting_in_words():
+    from dashboard.shared import decision_text
+
+    # test_accounting's wasted case: T nominated to n0 (A: 4 GPUs for the 2 it lacked), started on n1 first
+    r = run([job("A", 0, 1000, 4), job("C", 0, 110, 2), te("T", 100, 50, 2)], prop_cluster(4, 2), policy="k8s")
+    words = decision_text.accounting_words(accounting.decision_table(r), {"time": 100.0, "te_job": "T"})
+    assert words == (
+        "This decision freed 2 GPUs more than the TE job lacked; BE GPU-seconds: 0 lost, 120 grace, 240 restore. "
+        "Wasted: the TE job started on another node before its victims released."
+    )
+    assert decision_text.accounting_words(accounting.decision_table(r), {"time": 5.0, "te_job": "T"}) is None
