@@ -32,7 +32,7 @@ SIMCORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("workload", ("workload", "alibaba", "traces", "preset_params", "presets", "samples")),
     ("policies", ("policies", "policy_spec")),
     ("engine", ("engine",)),
-    ("metrics", ("metrics", "gantt", "compare")),
+    ("metrics", ("metrics", "accounting", "gantt", "compare", "bound")),
     ("sweep and study", ("sweep", "study")),
     ("front end", ("cli", "cli_sweep", "cli_workload", "knobs_doc", "__main__", "__init__")),
 )

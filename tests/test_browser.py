@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import socket
 import statistics
@@ -376,3 +377,20 @@ def test_open_a_decision_from_the_gantt(server: str, browser: object) -> None:
     page.get_by_text("Why this victim?").scroll_into_view_if_needed()
     time.sleep(1.0)
     page.screenshot(path=str(ARTIFACTS / "explore-decision.png"), full_page=True)
+
+
+def test_worth_panel_opens_a_decision_on_the_gantt(server: str, browser: object) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 2200})
+    page.goto(f"{server}/?tab=Was+it+worth+it%3F")
+    _wait_idle(page, charts=2)  # the percentile chart and the panel's
+    page.wait_for_selector("text=The worst decisions", timeout=TIMEOUT_MS)
+    _assert_no_exception(page)
+    page.get_by_text("The worst decisions").scroll_into_view_if_needed()
+    time.sleep(1.0)
+    page.screenshot(path=str(ARTIFACTS / "explore-worth.png"), full_page=True)
+    page.get_by_role("button", name="Show on the Gantt").click()
+    _wait_idle(page, charts=2)
+    page.wait_for_selector("text=Why this victim?", timeout=TIMEOUT_MS)
+    assert "tab=Gantt" in page.url
+    page.get_by_text(re.compile(r"^Preemption \d+ of \d+ \((k8s|fitgpp)\)")).first.wait_for(timeout=TIMEOUT_MS)
+    _assert_no_exception(page)

@@ -206,6 +206,15 @@ def test_the_budget_counts_a_gang_once_per_worker() -> None:
         budget.check_run(Scenario(source="upload"), 100, 4, lim, workers=lim.max_jobs + 1)
 
 
+def test_the_pooled_bound_counts_as_one_more_policy() -> None:
+    lim = demo.DEMO
+    jobs = lim.budget // ((4 + 1) * 2)  # exactly on the budget with 4 policies, the bound and 2 seeds
+    two = Scenario(source="generate", seeds=2)
+    budget.check_bound(two, jobs, lim)
+    with pytest.raises(budget.Refused, match="pooled bound"):
+        budget.check_bound(two, jobs + 1, lim)
+
+
 @pytest.mark.parametrize(
     ("grid", "fixed", "limit"),
     [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.explore import charts, explore_gantt, explore_results
+from dashboard.explore import charts, explore_gantt, explore_results, explore_worth
 from dashboard.shared import budget, data, keys, knob_widgets, notices, state, uploads, views, worker
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.demo import limits
@@ -27,7 +27,7 @@ from simcore.workload import offered_load
 
 SOURCE_LABELS = {"sample": "bundled sample", "generate": "synthetic generator", "upload": "upload a file"}
 CLUSTER_LABELS = {"workload": "the workload's own", "custom": "uniform nodes", "upload": "upload a node list"}
-TABS = ("Slowdown", "Gantt", "Utilisation and queue", "Preemptions", "Jobs and downloads")
+TABS = ("Slowdown", "Gantt", "Utilisation and queue", "Preemptions", "Was it worth it?", "Jobs and downloads")
 
 lim = limits()
 link_warnings = state.restore("explore", keys.SOURCE.name, Scenario.from_query, state.explore_widget_values)
@@ -200,13 +200,24 @@ if details.open:  # drawn only when opened: the first render stays fast
         right.plotly_chart(charts.workload_figure(views.workload_jobs(table)), config=PLOT_CONFIG, key="workload_hist")
 
 # --- the trio and the charts -------------------------------------------------------------------
-explore_results.trio(scenario, comparison)
+bound = None
+if st.toggle("Pooled bound", key="x_bound", help="draw the pooled bound 'ideal' (the same jobs on one node with the "
+             "cluster's resources, k8s, no grace or restore: the limit TE waits can approach) as dashed lines"):  # fmt: skip
+    try:
+        budget.check_bound(scenario, len(table), lim, workload_file)
+        with notices.progress("Simulating the pooled bound...") as heartbeat:
+            bound = data.bound(scenario, comparison, heartbeat, budget.explore_command(scenario, workload_file))
+    except UserError as exc:
+        notices.error(exc)
+    except worker.Cancelled:
+        st.stop()
+explore_results.trio(scenario, comparison, bound)
 state.keep_choice(st.session_state, keys.TAB, TABS, TABS[0])
 # only the open tab is computed and drawn ("rerun" on switch): five charts at once are slow to draw
-tab_sd, tab_gantt, tab_time, tab_pre, tab_jobs = st.tabs(TABS, key=keys.TAB.name, on_change="rerun")
+tab_sd, tab_gantt, tab_time, tab_pre, tab_worth, tab_jobs = st.tabs(TABS, key=keys.TAB.name, on_change="rerun")
 if tab_sd.open:
     with tab_sd:
-        explore_results.slowdown(comparison)
+        explore_results.slowdown(comparison, bound)
 if tab_gantt.open:
     with tab_gantt:
         explore_gantt.show(scenario, comparison)
@@ -216,6 +227,9 @@ if tab_time.open:
 if tab_pre.open:
     with tab_pre:
         explore_results.preemptions(comparison)
+if tab_worth.open:
+    with tab_worth:
+        explore_worth.show(scenario, comparison, TABS[1])
 if tab_jobs.open:
     with tab_jobs:
         explore_results.jobs(scenario, comparison)

@@ -14,13 +14,17 @@ from plotly.subplots import make_subplots
 from dashboard.shared.chart_style import finish_layout, policy_styles
 from dashboard.shared.views import CLASSES, PERCENTILES
 from simcore import fmt
+from simcore.bound import BOUND_LABEL
 
 CLASS_COLORS = {"TE": "#E4572E", "BE": "#2E86AB"}
 STAT_COLORS = {"p50": "#A6BDDB", "p95": "#3690C0", "p99": "#034E7B"}  # light to dark: further into the tail
+BOUND_COLOR = "#222222"
+BOUND_NAME = f"{BOUND_LABEL} (bound)"  # a reference line, never a policy
 
 
-def cdf_figure(cdf: pd.DataFrame) -> go.Figure:
-    """Slowdown CDF: one panel per class, one line per policy, log x."""
+def cdf_figure(cdf: pd.DataFrame, bound: pd.DataFrame | None = None) -> go.Figure:
+    """Slowdown CDF: one panel per class, one line per policy, log x; the pooled bound's CDF
+    (``bound``, the same columns) as a dashed reference line."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=[f"{c} jobs" for c in CLASSES], horizontal_spacing=0.08)
     styles = policy_styles(list(dict.fromkeys(cdf["policy"])))
     for col, cls in enumerate(CLASSES, start=1):
@@ -41,17 +45,34 @@ def cdf_figure(cdf: pd.DataFrame) -> go.Figure:
                 row=1,
                 col=col,
             )
+        if bound is not None:
+            line = bound[bound["job_class"] == cls]
+            fig.add_trace(
+                go.Scatter(
+                    x=line["slowdown"],
+                    y=line["fraction"],
+                    mode="lines",
+                    line={"color": BOUND_COLOR, "dash": "dash", "shape": "hv", "width": 1.5},
+                    name=BOUND_NAME,
+                    legendgroup=BOUND_NAME,
+                    showlegend=col == 1,
+                    hovertemplate=f"{BOUND_NAME} {cls}<br>slowdown %{{x:.3g}}<br>fraction %{{y:.1%}}<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
         fig.update_xaxes(type="log", title_text="slowdown (JCT / duration, log)", row=1, col=col)
     fig.update_yaxes(title_text="fraction of jobs", range=[0, 1.02], tickformat=".0%", row=1, col=1)
     fig.update_yaxes(range=[0, 1.02], tickformat=".0%", row=1, col=2)
     return finish_layout(fig, 360)
 
 
-def percentile_figure(pct: pd.DataFrame, height: int = 360) -> go.Figure:
+def percentile_figure(pct: pd.DataFrame, height: int = 360, bound: pd.DataFrame | None = None) -> go.Figure:
     """p50/p95/p99 slowdown bars: one panel per class, grouped by policy, log y.
 
     With several seeds a bar is the mean and its whisker runs from the lowest to the highest
-    seed (never below a slowdown of 1)."""
+    seed (never below a slowdown of 1). ``bound`` (the pooled bound's rows, the same columns)
+    draws each of its percentiles as a dashed line across the policies."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=[f"{c} jobs" for c in CLASSES], horizontal_spacing=0.08)
     for col, cls in enumerate(CLASSES, start=1):
         part = pct[pct["job_class"] == cls]
@@ -89,9 +110,53 @@ def percentile_figure(pct: pd.DataFrame, height: int = 360) -> go.Figure:
                 row=1,
                 col=col,
             )
+            if bound is not None:
+                level = bound[(bound["job_class"] == cls) & (bound["stat"] == stat)]["value"]
+                fig.add_trace(
+                    go.Scatter(
+                        x=list(dict.fromkeys(part["policy"])),
+                        y=[float(level.iloc[0]) if len(level) else np.nan] * part["policy"].nunique(),
+                        mode="lines",
+                        line={"color": STAT_COLORS[stat], "dash": "dash", "width": 1.5},
+                        name=f"{BOUND_NAME} {stat}",
+                        legendgroup=f"{BOUND_NAME} {stat}",
+                        showlegend=col == 1,
+                        hovertemplate=f"{BOUND_NAME} {cls} {stat}: %{{y:.4g}}<extra></extra>",
+                    ),
+                    row=1,
+                    col=col,
+                )
         fig.update_yaxes(type="log", row=1, col=col)
     fig.update_yaxes(title_text="slowdown (log)", row=1, col=1)
     return finish_layout(fig, height, barmode="group", uniformtext={"minsize": 8, "mode": "hide"})
+
+
+def worth_figure(worth: pd.DataFrame) -> go.Figure:
+    """Was it worth it? One marker per policy: the BE GPU-hours its preemptions cost (x) against
+    the mean TE wait it saved against the baseline (y, minutes)."""
+    fig = go.Figure()
+    styles = policy_styles(list(worth["policy"]))
+    for row in worth.to_dict("records"):
+        style = styles[row["policy"]]
+        fig.add_trace(
+            go.Scatter(
+                x=[row["be_gpu_hours"]],
+                y=[row["te_wait_saved_s"] / 60.0],
+                mode="markers+text",
+                marker={"color": style["color"], "symbol": style["symbol"], "size": 12},
+                text=[row["policy"]],
+                textposition="top center",
+                name=row["policy"],
+                hovertemplate=f"{row['policy']}<br>BE cost %{{x:.3g}} GPU-h<br>TE wait saved %{{y:.3g}} min"
+                f"<br>excess GPUs {row['excess_gpus']:.3g}, wasted {row['wasted']:.3g}<extra></extra>",
+            )
+        )
+    top = float(worth["be_gpu_hours"].max()) if len(worth) and worth["be_gpu_hours"].max() > 0 else 1.0
+    # a margin on both sides, so a label over a point at either end is not cut by the frame
+    fig.update_xaxes(title_text="BE GPU-hours its preemptions cost (lost work + grace + restore)",
+                     range=[-0.08 * top, 1.12 * top])  # fmt: skip
+    fig.update_yaxes(title_text="mean TE wait saved vs baseline (min)")
+    return finish_layout(fig, 360, showlegend=False)
 
 
 def timeline_figure(timeline: pd.DataFrame) -> go.Figure:

@@ -23,7 +23,7 @@ from simcore.csvsafe import to_csv_text
 from simcore.metrics import TRIO_LABELS, compare_summaries
 
 
-def trio(scenario: Scenario, comparison: data.Comparison) -> None:
+def trio(scenario: Scenario, comparison: data.Comparison, bound: data.Bound | None = None) -> None:
     """The trio against the baseline as a grid of cards, beside the percentile chart."""
     baseline, seeds = scenario.baseline, comparison.seeds
     st.subheader(f"The trio against {baseline}")
@@ -38,7 +38,11 @@ def trio(scenario: Scenario, comparison: data.Comparison) -> None:
     trio_box, chart_box = st.columns([6, 5], gap="medium")
     with chart_box:  # filled first: the chart reaches the browser before the 12 numbers
         st.plotly_chart(
-            charts.percentile_figure(views.percentile_frame(comparison.seed_summaries), height=340),
+            charts.percentile_figure(
+                views.percentile_frame(comparison.seed_summaries),
+                height=340,
+                bound=None if bound is None else views.percentile_frame([{"bound": s} for s in bound.seed_summaries]),
+            ),
             config=PLOT_CONFIG,
             key="percentiles",
         )
@@ -46,6 +50,7 @@ def trio(scenario: Scenario, comparison: data.Comparison) -> None:
         st.caption(
             "Slowdown percentiles (log). "
             + (f"Bars: mean over {n} seeds; whiskers: lowest to highest seed." if n > 1 else "One run.")
+            + (" Dashed: the pooled bound (mean over the seeds)." if bound is not None else "")
         )
     cards = views.trio_cards(
         views.trio_frame(data.trios(comparison, baseline)),
@@ -69,12 +74,15 @@ def _cells(f: Callable[[float | None], str]) -> Callable[[object], str]:
     return lambda x: f(cast(float, x))
 
 
-def slowdown(comparison: data.Comparison) -> None:
+def slowdown(comparison: data.Comparison, bound: data.Bound | None = None) -> None:
     jobs = {p: r.jobs for p, r in comparison.runs.items()}
-    st.plotly_chart(charts.cdf_figure(views.cdf_frame(jobs)), config=PLOT_CONFIG, key="cdf")
+    reference = None if bound is None else views.cdf_frame({"bound": bound.run.jobs})
+    st.plotly_chart(charts.cdf_figure(views.cdf_frame(jobs), reference), config=PLOT_CONFIG, key="cdf")
     st.caption(
         "Slowdown = job completion time / run time (1 = never waited). Lines further left are better; "
-        f"the tail is on the right. {views.seed_note(comparison.seeds)}"
+        "the tail is on the right. "
+        + ("Dashed: the pooled bound. " if bound is not None else "")
+        + views.seed_note(comparison.seeds)
     )
     st.dataframe(
         views.percentile_table(comparison.seed_summaries).style.format(fmt.cell, na_rep=fmt.MISSING), width="stretch"

@@ -32,6 +32,7 @@ from dashboard.shared.demo import limits
 from dashboard.shared.scenario import Scenario
 from dashboard.shared.store import BoundedStore
 from simcore import metrics, presets, samples, units
+from simcore.bound import bound_config
 from simcore.errors import UserError
 from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.sweep import SweepSpec
@@ -280,6 +281,42 @@ def compare(
     for k in range(1, len(seeds)):
         per_seed.append(dict(zip(policies, values[k * n : (k + 1) * n], strict=True)))
     return Comparison(workload, cluster, runs, per_seed, seeds)
+
+
+@dataclass(frozen=True, eq=False)
+class Bound:
+    """The pooled bound beside a comparison: a full run on the first seed's workload, a summary per seed."""
+
+    run: Run
+    seed_summaries: list[dict[str, Any]]
+
+
+def bound(scenario: Scenario, comparison: Comparison, heartbeat: Callable[[float | None], None], command: str) -> Bound:
+    """The pooled bound (:mod:`simcore.bound`) on the comparison's workload(s), with the scenario's
+    knobs; the jobs the real cluster cannot hold are left out, as in the policies' runs."""
+    config = bound_config(scenario.config(scenario.baseline))
+    cluster_id = _cluster_hash(comparison.cluster)
+    seeds = comparison.seeds
+    extra_cluster = None if scenario.cluster == "workload" else comparison.cluster
+    where = "own" if extra_cluster is None else cluster_id
+    keys: list[Hashable] = [("bound", comparison.workload.key, cluster_id, config_json(config))]
+    keys += [("bound-summary", scenario.preset, seed, scenario.gen, where, config_json(config)) for seed in seeds[1:]]
+    left_out = [tuple(s[scenario.baseline]["unschedulable"]) for s in comparison.seed_summaries]
+
+    def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        extra = tuple(
+            compute.BoundSeed(scenario.preset, seeds[i], scenario.gen, extra_cluster, left_out[i])
+            for i in missing
+            if i > 0
+        )
+        first = left_out[0] if 0 in missing else None
+        return compute.bound, (comparison.workload.table, comparison.cluster, config, first, extra)
+
+    try:
+        values = _fetch(keys, work, heartbeat)
+    except worker.TimedOut:
+        raise _timed_out("The pooled bound", command) from None
+    return Bound(values[0], [values[0].summary, *values[1:]])
 
 
 def sweep_rows(

@@ -89,3 +89,19 @@ def candidate_table(record: Mapping[str, Any]) -> pd.DataFrame:
         for c in record["candidates"]
     ]
     return pd.DataFrame(rows, columns=["node", "would take", *names, "chosen"])
+
+
+def accounting_words(decisions: pd.DataFrame, record: Mapping[str, Any]) -> str | None:
+    """The decision's accounting in one sentence (known at the end of the run), from its run's
+    decision table (:func:`simcore.accounting.decision_table`); None when the table has no such row."""
+    mine = decisions[(decisions["time"] == record["time"]) & (decisions["te_job"] == record["te_job"])]
+    if mine.empty:
+        return None
+    row = mine.iloc[0]
+    cost = ", ".join(f"{fmt.number(row[f'gpu_seconds_{c}'])} {c}" for c in ("lost", "grace", "restore"))
+    wasted = (
+        "Wasted: the TE job started on another node before its victims released."
+        if row["wasted"]
+        else "Not wasted: the TE job started where it was nominated."
+    )
+    return f"This decision freed {fmt.number(row['excess_gpus'])} GPUs more than the TE job lacked; BE GPU-seconds: {cost}. {wasted}"

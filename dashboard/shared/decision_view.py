@@ -78,7 +78,8 @@ def show(
         lines = lines[:2] + [
             "Add another preemptive policy (k8s, for one) to the scenario to see what it would have taken."
         ]
-    st.text("\n".join(lines))
+    cost = decision_text.accounting_words(runs[policy].decisions, record)
+    st.text("\n".join([*lines, *([cost] if cost else [])]))
     st.dataframe(decision_text.candidate_table(record), hide_index=True, width="stretch")
     st.caption(
         "The nodes the policy weighed, best first, with the values it ranks them by "

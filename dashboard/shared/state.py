@@ -232,6 +232,38 @@ def take_gantt_note(session: Session) -> str | None:
     return keys.GANTT_NOTE.drop(session)
 
 
+def gantt_jump(
+    session: Session, policy: str, run: Any, cluster: ClusterSpec, decision: Mapping[str, Any], tab: str
+) -> None:
+    """Open the Gantt (tab ``tab``) on a decision of ``policy``'s ``run``: its first preemption
+    chosen, as Previous / Next preemption would choose it, with the window centred on it."""
+    preempts = gantt_views.preemption_list(run.events)
+    at = preempts[
+        (preempts["time"] == decision["time"])
+        & (preempts["job_id"] == decision["first_victim"])
+        & (preempts["node"] == decision["victim_node"])
+    ]
+    if at.empty:  # not expected: every decision signals its victims
+        return
+    i = int(at.index[0])
+    session["x_gantt_policy"] = policy
+    session["_gantt_preemption"] = {
+        "policy": policy,
+        "index": i,
+        "time": float(decision["time"]),
+        "job_id": decision["first_victim"],
+        "node": decision["victim_node"],
+    }
+    span, window = gantt_views.gantt_default_window(run.segments, run.events, GANTT_HOURS)
+    shown = session.get("x_gantt_window") or window
+    session["x_gantt_window"] = gantt_views.centred_window(float(decision["time"]), shown[1] - shown[0], span)
+    nodes = list(session.get("x_gantt_nodes") or gantt_views.default_gantt_nodes(cluster, GANTT_LANES))
+    if decision["victim_node"] not in nodes:
+        nodes = [*nodes, decision["victim_node"]]
+    session["x_gantt_nodes"] = nodes
+    session["x_tab"] = tab
+
+
 @dataclass(frozen=True)
 class GanttChoice:
     """What the visitor chose to see in the Gantt."""

@@ -19,7 +19,7 @@ from dashboard.shared.demo import LOCAL, Limits
 from dashboard.shared.scenario import parse_policy_names
 from simcore import sweep
 from simcore.errors import UserError
-from simcore.metrics import TRIO_KEYS, TRIO_LABELS
+from simcore.metrics import TRIO_KEYS, TRIO_LABELS, versus
 from simcore.model import KNOB_HELP
 from simcore.presets import PRESETS
 from simcore.stats import bootstrap_mean
@@ -183,7 +183,7 @@ def from_widgets(values: Mapping[str, Any]) -> SweepSettings:
 
 def trio_metrics(baseline: str) -> tuple[tuple[str, str], ...]:
     """(row column, label) of the trio against ``baseline``, as the sweep rows name it."""
-    return tuple((f"{key}_vs_{baseline}", f"{TRIO_LABELS[key]} vs baseline (%)") for key in TRIO_KEYS)
+    return tuple((versus(key, baseline), f"{TRIO_LABELS[key]} vs baseline (%)") for key in TRIO_KEYS)
 
 
 P95_METRICS = (("TE_slowdown_p95", "TE p95 slowdown"), ("BE_slowdown_p95", "BE p95 slowdown"))

@@ -112,7 +112,9 @@ class _Run:
     def _signal(self, j: int) -> None:
         """Preempt `j`: progress stops now; it holds its resources for the grace period."""
         js = self.js
+        before = float(js.lost[j])
         js.signal(j, self.now)
+        self.log.signalled(float(js.lost[j]) - before)
         self.running.remove(j)
         self.log.add(self.now, j, PREEMPT, int(js.node[j]))
         if self.cfg.grace > 0:  # with grace 0 the pass releases it at once
@@ -243,6 +245,7 @@ class _Run:
             return None
         k, victims = chosen
         book.nominate(j, k, victims)
+        self.log.nominated(j, k, int(js.req_list[j][2] - book.held(j)[2]))
         for v in victims:
             self._signal(v)
         if self.cfg.grace > 0:
@@ -317,6 +320,8 @@ def simulate(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_dec
         unschedulable=unschedulable,
         wall_seconds=wallclock.perf_counter() - t0,
         decisions=tuple(run.decisions or ()),
+        signal_lost=np.array(run.log.lost, dtype=float),
+        nominations=np.array(run.log.nominations, dtype=np.int64).reshape(-1, 4),
     )
 
 
