@@ -201,7 +201,7 @@ if details.open:  # drawn only when opened: the first render stays fast
 
 # --- the trio and the charts -------------------------------------------------------------------
 bound = None
-if st.toggle("Pooled bound", key="x_bound", help="draw the pooled bound 'ideal' (the same jobs on one node with the "
+if st.toggle("Pooled bound", key=keys.BOUND.name, help="draw the pooled bound 'ideal' (the same jobs on one node with the "
              "cluster's resources, k8s, no grace or restore: the limit TE waits can approach) as dashed lines"):  # fmt: skip
     try:
         budget.check_bound(scenario, len(table), lim, workload_file)

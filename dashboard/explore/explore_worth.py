@@ -13,7 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.explore import charts, worth_views
-from dashboard.shared import data, state, views
+from dashboard.shared import data, keys, state, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.scenario import Scenario
 from simcore.policies import POLICIES
@@ -41,7 +41,7 @@ def show(scenario: Scenario, comparison: data.Comparison, gantt_tab: str) -> Non
     )
     labels = [f"{i + 1}. {r.policy} at t = {r.time:,.0f} s" for i, r in enumerate(worst.itertuples(index=False))]
     pick, go = st.columns([3, 1], vertical_alignment="bottom")
-    picked = pick.selectbox("Decision", range(len(worst)), format_func=labels.__getitem__, key="worth_decision")
+    picked = pick.selectbox("Decision", range(len(worst)), format_func=labels.__getitem__, key=keys.WORTH_DECISION.name)
     row = worst.iloc[int(picked)]
     go.button(
         "Show on the Gantt",

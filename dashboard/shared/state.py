@@ -246,22 +246,25 @@ def gantt_jump(
     if at.empty:  # not expected: every decision signals its victims
         return
     i = int(at.index[0])
-    session["x_gantt_policy"] = policy
-    session["_gantt_preemption"] = {
-        "policy": policy,
-        "index": i,
-        "time": float(decision["time"]),
-        "job_id": decision["first_victim"],
-        "node": decision["victim_node"],
-    }
+    keys.GANTT_POLICY.set(session, policy)
+    keys.GANTT_PREEMPTION.set(
+        session,
+        {
+            "policy": policy,
+            "index": i,
+            "time": float(decision["time"]),
+            "job_id": decision["first_victim"],
+            "node": decision["victim_node"],
+        },
+    )
     span, window = gantt_views.gantt_default_window(run.segments, run.events, GANTT_HOURS)
-    shown = session.get("x_gantt_window") or window
-    session["x_gantt_window"] = gantt_views.centred_window(float(decision["time"]), shown[1] - shown[0], span)
-    nodes = list(session.get("x_gantt_nodes") or gantt_views.default_gantt_nodes(cluster, GANTT_LANES))
+    shown = keys.GANTT_WINDOW.maybe(session) or window
+    keys.GANTT_WINDOW.set(session, gantt_views.centred_window(float(decision["time"]), shown[1] - shown[0], span))
+    nodes = list(keys.GANTT_NODES.maybe(session) or gantt_views.default_gantt_nodes(cluster, GANTT_LANES))
     if decision["victim_node"] not in nodes:
         nodes = [*nodes, decision["victim_node"]]
-    session["x_gantt_nodes"] = nodes
-    session["x_tab"] = tab
+    keys.GANTT_NODES.set(session, nodes)
+    keys.TAB.set(session, tab)
 
 
 @dataclass(frozen=True)
