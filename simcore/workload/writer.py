@@ -58,7 +58,7 @@ def write_cluster_csv(cluster: ClusterSpec, path: str | Path) -> None:
     (escaped like every text cell, :mod:`simcore.csvsafe`)."""
     caps = cluster.capacity_matrix()
     names = [escape_cell(n) for n in cluster.names]
-    write_rows(path, NODE_SCHEMA, zip(names, *(format_numbers(caps[:, i]) for i in range(3)), strict=True))
+    write_rows(path, list(NODE_SCHEMA), zip(names, *(format_numbers(caps[:, i]) for i in range(3)), strict=True))
 
 
 def offered_load(table: JobTable, cluster: ClusterSpec) -> float:
