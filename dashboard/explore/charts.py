@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.shared.chart_style import finish_layout, policy_styles
+from dashboard.shared.plain import chart_text, chart_texts
 from dashboard.shared.views import CLASSES, PERCENTILES
 
 CLASS_COLORS = {"TE": "#E4572E", "BE": "#2E86AB"}
@@ -26,16 +27,17 @@ def cdf_figure(cdf: pd.DataFrame) -> go.Figure:
         part = cdf[cdf["job_class"] == cls]
         for policy, line in part.groupby("policy", sort=False):
             style = styles[policy]
+            label = chart_text(policy)
             fig.add_trace(
                 go.Scatter(
                     x=line["slowdown"],
                     y=line["fraction"],
                     mode="lines",
                     line={"color": style["color"], "dash": style["dash"], "shape": "hv", "width": 2},
-                    name=policy,
-                    legendgroup=policy,
+                    name=label,
+                    legendgroup=label,
                     showlegend=col == 1,
-                    hovertemplate=f"{policy} {cls}<br>slowdown %{{x:.3g}}<br>fraction %{{y:.1%}}<extra></extra>",
+                    hovertemplate=f"{label} {cls}<br>slowdown %{{x:.3g}}<br>fraction %{{y:.1%}}<extra></extra>",
                 ),
                 row=1,
                 col=col,
@@ -71,7 +73,7 @@ def percentile_figure(pct: pd.DataFrame, height: int = 360) -> go.Figure:
             )
             fig.add_trace(
                 go.Bar(
-                    x=bars["policy"],
+                    x=chart_texts(bars["policy"]),
                     y=bars["value"],
                     name=stat,
                     legendgroup=stat,
@@ -101,16 +103,17 @@ def timeline_figure(timeline: pd.DataFrame) -> go.Figure:
     for row, name in enumerate(series, start=1):
         part = timeline[timeline["series"] == name]
         for policy, line in part.groupby("policy", sort=False):
+            label = chart_text(policy)
             fig.add_trace(
                 go.Scatter(
                     x=line["time_h"],
                     y=line["value"],
                     mode="lines",
                     line={"color": styles[policy]["color"], "dash": styles[policy]["dash"], "width": 1.6},
-                    name=policy,
-                    legendgroup=policy,
+                    name=label,
+                    legendgroup=label,
                     showlegend=row == 1,
-                    hovertemplate=f"{policy}<br>%{{x:.1f}} h: %{{y:.3g}}<extra>{name}</extra>",
+                    hovertemplate=f"{label}<br>%{{x:.1f}} h: %{{y:.3g}}<extra>{name}</extra>",
                 ),
                 row=row,
                 col=1,
