@@ -9,7 +9,6 @@ and ``generate`` subcommands. Errors are :class:`~simcore.errors.UserError` for 
 from __future__ import annotations
 
 import argparse
-import csv
 import re
 import sys
 from collections.abc import Callable
@@ -18,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from simcore import alibaba, fmt, presets, traces
-from simcore.csvsafe import escape_cell
+from simcore.csvsafe import escape_cell, write_rows
 from simcore.errors import UserError
 from simcore.knobs import split_assignment
 from simcore.model import MAX_RESOURCE, MAX_SEED, ClusterSpec, JobTable, format_limit
@@ -204,10 +203,8 @@ def workload_from_args(args: argparse.Namespace) -> tuple[JobTable, list[str]]:
 
 
 def _write_dropped(dropped: tuple[Problem, ...], path: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(["row", "column", "reason"])
-        writer.writerows((p.row, escape_cell(p.column), escape_cell(p.reason)) for p in dropped)
+    rows = ((p.row, escape_cell(p.column), escape_cell(p.reason)) for p in dropped)
+    write_rows(path, ["row", "column", "reason"], rows)
 
 
 # --- cluster -----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.shared.chart_style import finish_layout, policy_styles
+from dashboard.shared.plain import chart_text, chart_texts
 from dashboard.shared.views import CLASSES, PERCENTILES
 from simcore import fmt
 from simcore.bound import BOUND_LABEL
@@ -31,16 +32,17 @@ def cdf_figure(cdf: pd.DataFrame, bound: pd.DataFrame | None = None) -> go.Figur
         part = cdf[cdf["job_class"] == cls]
         for policy, line in part.groupby("policy", sort=False):
             style = styles[str(policy)]
+            label = chart_text(str(policy))
             fig.add_trace(
                 go.Scatter(
                     x=line["slowdown"],
                     y=line["fraction"],
                     mode="lines",
                     line={"color": style["color"], "dash": style["dash"], "shape": "hv", "width": 2},
-                    name=policy,
-                    legendgroup=policy,
+                    name=label,
+                    legendgroup=label,
                     showlegend=col == 1,
-                    hovertemplate=f"{policy} {cls}<br>slowdown %{{x:.3g}}<br>fraction %{{y:.1%}}<extra></extra>",
+                    hovertemplate=f"{label} {cls}<br>slowdown %{{x:.3g}}<br>fraction %{{y:.1%}}<extra></extra>",
                 ),
                 row=1,
                 col=col,
@@ -93,7 +95,7 @@ def percentile_figure(pct: pd.DataFrame, height: int = 360, bound: pd.DataFrame 
             )
             fig.add_trace(
                 go.Bar(
-                    x=bars["policy"],
+                    x=chart_texts(bars["policy"]),
                     y=bars["value"],
                     name=stat,
                     legendgroup=stat,
@@ -138,16 +140,17 @@ def worth_figure(worth: pd.DataFrame) -> go.Figure:
     styles = policy_styles(list(worth["policy"]))
     for row in worth.to_dict("records"):
         style = styles[row["policy"]]
+        label = chart_text(str(row["policy"]))
         fig.add_trace(
             go.Scatter(
                 x=[row["be_gpu_hours"]],
                 y=[row["te_wait_saved_s"] / 60.0],
                 mode="markers+text",
                 marker={"color": style["color"], "symbol": style["symbol"], "size": 12},
-                text=[row["policy"]],
+                text=[label],
                 textposition="top center",
-                name=row["policy"],
-                hovertemplate=f"{row['policy']}<br>BE cost %{{x:.3g}} GPU-h<br>TE wait saved %{{y:.3g}} min"
+                name=label,
+                hovertemplate=f"{label}<br>BE cost %{{x:.3g}} GPU-h<br>TE wait saved %{{y:.3g}} min"
                 f"<br>excess GPUs {row['excess_gpus']:.3g}, wasted {row['wasted']:.3g}<extra></extra>",
             )
         )
@@ -167,16 +170,17 @@ def timeline_figure(timeline: pd.DataFrame) -> go.Figure:
     for row, name in enumerate(series, start=1):
         part = timeline[timeline["series"] == name]
         for policy, line in part.groupby("policy", sort=False):
+            label = chart_text(policy)
             fig.add_trace(
                 go.Scatter(
                     x=line["time_h"],
                     y=line["value"],
                     mode="lines",
                     line={"color": styles[str(policy)]["color"], "dash": styles[str(policy)]["dash"], "width": 1.6},
-                    name=policy,
-                    legendgroup=policy,
+                    name=label,
+                    legendgroup=label,
                     showlegend=row == 1,
-                    hovertemplate=f"{policy}<br>%{{x:.1f}} h: %{{y:.3g}}<extra>{name}</extra>",
+                    hovertemplate=f"{label}<br>%{{x:.1f}} h: %{{y:.3g}}<extra>{name}</extra>",
                 ),
                 row=row,
                 col=1,
