@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from simcore.knobs import KNOBS, PREEMPTIVE
 from simcore.model import SimConfig
 from simcore.policies import decision
 from simcore.policies.base import Candidates, Policy, Preemption, PreemptionView
@@ -24,8 +25,8 @@ from simcore.policies.simple import FIFO, PRIORITY
 #: the registry, in the order policies are listed; kept by register() together with the two below
 POLICIES: dict[str, Policy] = {}
 POLICY_HELP: dict[str, str] = {}
-#: the knobs that belong to each policy; min_runtime belongs to every preemptive one
-PREEMPTIVE_KNOBS = ("min_runtime",)
+#: the knobs that belong to each policy; min_runtime and preempt_budget belong to every preemptive one
+PREEMPTIVE_KNOBS = tuple(k.name for k in KNOBS.values() if k.used_by == PREEMPTIVE)
 POLICY_KNOBS: dict[str, tuple[str, ...]] = {}
 
 
