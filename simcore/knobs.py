@@ -213,8 +213,8 @@ KNOBS: dict[str, Knob] = _knobs(
     Knob("s", "float", math.inf, "victim dominant share at most s x the TE job's", KnobRange(0, math.inf, low_open=True),
          used_by=("fitgpp", "fitdelay"), default_note="no cap"),
     Knob("reentry", "float", 1800.0,
-         "with checkpoint periodic: seconds of expected wait to get back in per unit of normalised room its "
-         "victims give up",
+         "with checkpoint periodic (or on_preempt with saves that may fail): seconds of expected wait to get back "
+         "in per unit of normalised room its victims give up",
          KnobRange(0, MAX_SECONDS), used_by=("fitdelay",), unit="s", step=600.0),
     Knob("tau", "float", 0.0, "bounded-slowdown threshold in seconds", KnobRange(0, MAX_SECONDS),
          default_note="plain slowdown", unit="s", step=60.0),
@@ -232,7 +232,7 @@ KNOBS: dict[str, Knob] = _knobs(
     Knob("preempt_budget", "float", math.inf,
          "at most this many preemption decisions in any rolling hour; past it a TE job waits",
          KnobRange(0, math.inf, whole=True), used_by=PREEMPTIVE, default_note="no budget"),
-    Knob("seed", "int", 0, "seed of the random policy and of generators", KnobRange(0, MAX_SEED, whole=True)),
+    Knob("seed", "int", 0, "seed of the random policy, of the saves' draws (save_failure) and of generators", KnobRange(0, MAX_SEED, whole=True)),
 )  # fmt: skip
 
 
