@@ -68,10 +68,12 @@ class JobState:
         total = self.kept[j] + progress
         if save_failed:
             kept = float(self.kept[j])  # and last_ckpt stays that of the last successful save
+        elif self._mode == "on_preempt":  # the grace period saves it all, from the signal on
+            kept = total
+            self.last_ckpt[j] = now
         else:
-            kept = total - float(self._lost_if_signalled(np.array([total]), self.kept[[j]], sure=False)[0])
-            on_preempt = self._mode == "on_preempt"  # the grace period saves it all, from the signal on
-            self.last_ckpt[j] = now if on_preempt else self._last_checkpoint(np.array([j]), np.array([total]))[0]
+            kept = total - float(self._lost_if_signalled(np.array([total]), self.kept[[j]])[0])
+            self.last_ckpt[j] = self._last_checkpoint(np.array([j]), np.array([total]))[0]
         self.lost[j] += total - kept
         self.kept[j] = kept
         self.work_left[j] = self.dur[j] - kept
@@ -86,7 +88,7 @@ class JobState:
             jobs = jobs[self.seg_start[jobs] + min_runtime <= now]
         progress = np.maximum(0.0, now - self.seg_start[jobs] - self.seg_restore[jobs])
         total = self.kept[jobs] + progress
-        lost_now = self._lost_if_signalled(total, self.kept[jobs], sure=True)
+        lost_now = self._lost_if_signalled(total, self.kept[jobs])
         # with on_preempt: P(the save fails) x the work since the last successful save or start
         expected = self._p_fail * (total - self.kept[jobs]) if self._mode == "on_preempt" else lost_now
         return Candidates(
@@ -114,11 +116,11 @@ class JobState:
         during = self.seg_start[jobs] + self.seg_restore[jobs] + (saved - kept)
         return np.where(saved > kept, during, before)
 
-    def _lost_if_signalled(self, total: np.ndarray, kept: np.ndarray, sure: bool) -> np.ndarray:
-        """Of `total` attained service (`kept` of it saved before), what a signal now would lose; with
-        on_preempt and `sure`, what it loses when the save surely fails (save_time > grace, save_failure 1)."""
+    def _lost_if_signalled(self, total: np.ndarray, kept: np.ndarray) -> np.ndarray:
+        """Of `total` attained service (`kept` of it saved before), what a signal now surely loses: with on_preempt
+        nothing, unless every save fails (save_time > grace, save_failure 1): then the work since the last save."""
         if self._mode == "on_preempt":
-            return total - kept if sure and self._p_fail >= 1.0 else np.zeros_like(total)
+            return total - kept if self._p_fail >= 1.0 else np.zeros_like(total)
         if self._mode == "none":
             return total.copy()
         c = self._interval

@@ -1,7 +1,8 @@
 """The instants of a run: when something happens, and what.
 
 Arrivals are known up front (a sorted list). The engine's own events, finishes, releases
-(ends of grace periods), min_runtime wake-ups and preemption-budget wake-ups, are scheduled as the run goes, in a heap.
+(ends of grace periods), min_runtime wake-ups and preemption-budget wake-ups, are scheduled
+as the run goes, in a heap.
 A preemption invalidates a scheduled finish (SimPy timeouts cannot be cancelled, and a heap
 entry cannot be found cheaply), so finishes and wake-ups carry the job's preemption token
 and an entry whose token is no longer the job's is stale and skipped.
