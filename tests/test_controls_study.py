@@ -46,6 +46,7 @@ def test_where_a_policy_beats_priority_follows_the_intervals():
     assert controls.beating(r, "save_failure", controls.FAILURES, "k8s", "BE_p50_slowdown_pct") == (
         "better at no value; worse at no value"
     )
+    assert controls.te_moves(r, "save_failure", controls.FAILURES) == "0"  # -50% everywhere
     half = sps.t.ppf(0.975, 2) / math.sqrt(3)
     section = controls.section(r, _save_time_rows(r), _budget_rows())
     assert (
@@ -61,9 +62,9 @@ def test_fitdelay_against_the_others_is_paired_by_seed():
     # fitdelay - fitgpp in BE p50 slowdown: -v (10 + seed) / 100, mean -0.11 v +- 4.30 x 0.01 v / sqrt(3) < 0
     # for v > 0; at v = 0 exactly 0 (no interval below 0)
     said = controls.pays(r, "save_failure", controls.FAILURES, "fitgpp", "BE_slowdown_p50")
-    assert said == "below fitgpp at 0.25, 0.5, 0.75, 1, above at no value"
+    assert said == "below fitgpp at 0.25, 0.5, 0.75, 1, above at no value, not told apart (CI holds 0) at 0"
     assert controls.pays(r, "save_failure", controls.FAILURES, "k8s", "lost_work") == (
-        "below k8s at no value, above at no value"
+        "below k8s at no value, above at no value, not told apart (CI holds 0) at 0, 0.25, 0.5, 0.75, 1"
     )
 
 

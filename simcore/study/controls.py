@@ -89,8 +89,19 @@ def pays(rows: pd.DataFrame, axis: str, values: Sequence[float], other: str, met
     stats = [tb.paired(tb.at_value(rows, axis, v), OURS, other, metric) for v in values]
     below = [fmt.setting(v) for v, s in zip(values, stats, strict=True) if s.hi < 0]
     above = [fmt.setting(v) for v, s in zip(values, stats, strict=True) if s.lo > 0]
+    neither = [fmt.setting(v) for v, s in zip(values, stats, strict=True) if not (s.hi < 0 or s.lo > 0)]
     return (f"below {other} at {', '.join(below) if below else 'no value'}, "
-            f"above at {', '.join(above) if above else 'no value'}")  # fmt: skip
+            f"above at {', '.join(above) if above else 'no value'}, "
+            f"not told apart (CI holds 0) at {', '.join(neither) if neither else 'no value'}")  # fmt: skip
+
+
+def te_moves(rows: pd.DataFrame, axis: str, values: Sequence[float]) -> str:
+    """How far each policy's mean TE p95 change against priority moves across the axis, in points."""
+    spans = []
+    for p in PREEMPTIVE:
+        means = [tb.stat(tb.at_value(rows, axis, v), p, vs_base(TE_P95)).mean for v in values]
+        spans.append(max(means) - min(means))
+    return fmt.number(max(spans))
 
 
 def same_runs(a: pd.DataFrame, b: pd.DataFrame) -> bool:
@@ -141,6 +152,9 @@ def section(failure: pd.DataFrame, save_time: pd.DataFrame, budget: pd.DataFrame
             "next to the rows); the rules are in [policies.md](policies.md#saves-that-fail-and-the-preemption-budget).",
             "### save_failure",
             trio_tables(failure, "save_failure", FAILURES),
+            f"TE p95 does not move with `save_failure`: across its values no policy's mean change against {BASE} "
+            f"moves by more than {te_moves(failure, 'save_failure', FAILURES)} percentage points (a failed save costs "
+            "the victim, not the TE job, which starts at the end of the grace period either way).",
             "Where each preemptive policy beats priority (CI of the paired percent change entirely below 0) or loses "
             "to it (entirely above):",
             "\n".join(verdict),
