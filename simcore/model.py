@@ -225,6 +225,9 @@ class SimConfig:
     reentry: float = _default("reentry")
     tau: float = _default("tau")
     min_runtime: float = _default("min_runtime")
+    save_time: float = _default("save_time")
+    save_failure: float = _default("save_failure")
+    preempt_budget: float = _default("preempt_budget")
     seed: int = _default("seed")
 
     def __post_init__(self) -> None:

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: package itself (the public API re-exports), ``workload`` also every module of ``workload/``.
 SIMCORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("errors", "fmt", "csvsafe", "jsonstream", "parquet_pages", "stats", "workers")),
-    ("model", ("model", "knobs", "units", "result")),
+    ("model", ("model", "knobs", "units", "result", "saves")),
     ("workload", ("workload", "alibaba", "traces", "preset_params", "presets", "samples")),
     ("policies", ("policies", "policy_spec")),
     ("engine", ("engine",)),

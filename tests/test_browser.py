@@ -251,6 +251,20 @@ def test_learn_link_opens_the_scenario_in_explore(server: str, browser: object) 
     _assert_no_exception(page)
 
 
+def test_a_link_with_the_save_and_budget_knobs_fills_their_widgets(server: str, browser: object) -> None:
+    """save_failure and preempt_budget (widgets derived from simcore.knobs) travel in a link, show in the
+    Knobs box and the runs complete with them."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1500})
+    page.goto(f"{server}/?save_failure=0.5&preempt_budget=1")
+    _wait_idle(page, charts=2, cards=12)
+    _assert_no_exception(page)
+    page.get_by_text("Knobs", exact=True).click()
+    assert float(page.get_by_role("spinbutton", name="save_failure").input_value()) == 0.5
+    assert page.get_by_role("textbox", name="preempt_budget").input_value() == "1"
+    assert "save_failure=0.5" in page.url and "preempt_budget=1" in page.url
+    assert len(_metrics(page)) == 12
+
+
 def _chart_below_the_fold(page: object) -> float:
     """Top of the first drawn Plotly chart, in pixels from the top of the window."""
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=TIMEOUT_MS)

@@ -174,8 +174,8 @@ def test_a_job_within_min_runtime_that_frees_the_room_within_grace_makes_fitdela
 
 def test_registered_with_its_knobs():
     assert POLICIES["fitdelay"].preemptive and not POLICIES["fitdelay"].fifo_order
-    assert POLICY_KNOBS["fitdelay"] == ("P", "s", "reentry", "min_runtime")
-    assert POLICY_KNOBS["fitgpp"] == ("P", "s", "min_runtime")
+    assert POLICY_KNOBS["fitdelay"] == ("P", "s", "reentry", "min_runtime", "preempt_budget")
+    assert POLICY_KNOBS["fitgpp"] == ("P", "s", "min_runtime", "preempt_budget")
     assert POLICY_KNOBS["fifo"] == ()
 
 
@@ -186,8 +186,8 @@ def test_policies_command_lists_every_policy_with_its_knobs(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == list(POLICIES)
     by_name = dict(zip(POLICIES, lines, strict=True))
-    assert by_name["fitdelay"].endswith("[knobs: P=2, s=inf, reentry=1800, min_runtime=0]")
-    assert by_name["fitgpp"].endswith("[knobs: P=2, s=inf, min_runtime=0]")
+    assert by_name["fitdelay"].endswith("[knobs: P=2, s=inf, reentry=1800, min_runtime=0, preempt_budget=inf]")
+    assert by_name["fitgpp"].endswith("[knobs: P=2, s=inf, min_runtime=0, preempt_budget=inf]")
     assert by_name["fifo"].endswith("[knobs: none]")
     assert "beyond the paper" in by_name["fitdelay"]
 

@@ -49,6 +49,7 @@ def view(nodes: list[int], te: int, cands: list[tuple], avail: list[int] | None 
         seg_start=np.array(col[2], dtype=float),
         remaining=np.array(col[3], dtype=float),
         lost_now=np.array(col[4], dtype=float),
+        expected_loss=np.array(col[4], dtype=float),  # no save can fail: what is lost now, surely
         preemptions=np.array(col[5], dtype=np.int64),
         rank=np.arange(m, dtype=np.int64),
         last_checkpoint=np.full(m, math.nan),

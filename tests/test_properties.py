@@ -13,6 +13,7 @@ import math
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,7 @@ from helpers import (
     reference_nonpreemptive,
     reference_simulate,
     replay,
+    save_failures,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -154,6 +156,7 @@ def check_run(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, r) -> Rep
     assert set(r.events_frame["job_id"]) <= set(jf["job_id"])
 
     rp = replay(r, tol=1e-9, track_passes=True)
+    failures = save_failures(r, config)
     assert not rp.errors, "\n".join(rp.errors[:20])
     assert rp.max_overuse <= 1e-9
 
@@ -192,9 +195,9 @@ def check_run(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, r) -> Rep
         # progress adds up, and lost work follows the checkpoint mode
         done = sum(progress(s, config.restore) for s in segs)
         assert done == pytest.approx(dur[j] + row.lost_work, abs=TOL), (j, segs, row)
-        lost, _ = expected_lost_work(segs, config)
+        lost, _ = expected_lost_work(segs, config, failures.get(j))
         assert row.lost_work == pytest.approx(lost, abs=TOL), (j, segs, config.checkpoint)
-        if config.checkpoint == "on_preempt":
+        if config.checkpoint == "on_preempt" and not any(failures.get(j, ())):
             assert row.lost_work == 0
     return rp
 
@@ -319,6 +322,28 @@ def test_invariants_under_contention(policy, data):
     jobs, cluster = data.draw(contended())
     config = data.draw(configs(policy))
     _run_and_check(jobs, cluster, config)
+
+
+@pytest.mark.parametrize("policy", ["k8s", "lrtp", "random", "fitgpp", "fitdelay"])
+@SETTINGS
+@given(data=st.data())
+def test_invariants_with_saves_that_fail_and_a_budget(policy, data):
+    """Random save_time, save_failure and preempt_budget: the invariants hold, lost work follows each
+    save's outcome (derived from the seed in signal order), and no rolling hour holds more decisions
+    than the budget (the times here are all within one hour)."""
+    jobs, cluster = data.draw(contended())
+    config = replace(
+        data.draw(configs(policy)),
+        save_time=data.draw(st.sampled_from([0.0, 5.0, 30.0, 45.0])),
+        save_failure=data.draw(st.sampled_from([0.0, 0.25, 0.5, 1.0])),
+        preempt_budget=data.draw(st.sampled_from([math.inf, 0.0, 1.0, 2.0])),
+    )
+    _run_and_check(jobs, cluster, config)
+    decided = simulate(jobs, cluster, config, record_decisions=True).decisions
+    made = [d["time"] for d in decided if d["victims"]]
+    assert all(sum(t - 3600 < u <= t for u in made) <= config.preempt_budget for t in made)
+    refused = [d for d in decided if d["reason"] == "preemption budget spent"]
+    assert not refused or len(made) >= config.preempt_budget
 
 
 def _contended_instance() -> tuple[JobTable, ClusterSpec]:

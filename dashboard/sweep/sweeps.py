@@ -34,6 +34,9 @@ SWEEP_KNOBS: dict[str, tuple[str, str]] = {
     "grace": ("0,30,120,600", KNOB_HELP["grace"]),
     "restore": ("0,60,300,900", KNOB_HELP["restore"]),
     "min_runtime": ("0,600,3600", KNOB_HELP["min_runtime"]),
+    "save_time": ("0,15,30,45,60", KNOB_HELP["save_time"]),
+    "save_failure": ("0,0.25,0.5,0.75,1", KNOB_HELP["save_failure"]),
+    "preempt_budget": ("0,1,2,inf", KNOB_HELP["preempt_budget"]),
 }
 MAX_POINTS = LOCAL.max_sweep_values  # what a link may ask for; demo mode refuses more than its own limit
 MAX_SEEDS = LOCAL.max_seeds

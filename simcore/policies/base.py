@@ -33,7 +33,8 @@ class Candidates:
     req: np.ndarray  # (m x 3) integer units
     seg_start: np.ndarray  # start of the current run segment
     remaining: np.ndarray  # run time still needed if signalled now (progress kept)
-    lost_now: np.ndarray  # work that a signal now would lose (checkpoint mode)
+    lost_now: np.ndarray  # work that a signal now would lose (checkpoint mode; an on_preempt save that surely fails)
+    expected_loss: np.ndarray  # lost_now, or with on_preempt P(save fails) x work since the last successful save
     preemptions: np.ndarray
     rank: np.ndarray  # job order: submit time, then job_id
     # checkpoint-aware information (nothing about the checkpoint rule itself changes)
