@@ -128,6 +128,7 @@ def test_visitor_text_is_plain_text_only(tmp_path):
         assert html.escape(hostile, quote=False) in text or html.escape(hostile) in text
     assert "took node &lt;" in text  # the decision log names the hostile node, as text
     assert "alert(1)" in text and "CLICK" in text  # the ids are there, shown as text
+    assert "&amp;lt;" not in text  # escaped once: a second escape would show the entity itself
 
 
 def test_a_missing_plugin_is_a_clear_error_naming_the_extra(tmp_path):

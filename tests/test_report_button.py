@@ -6,16 +6,18 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+import shlex
 
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from dashboard.report.cli import report_command
-from dashboard.report.report_button import report_bytes
+from dashboard.report.report_button import cluster_options, report_bytes
 from dashboard.shared import budget, compute, data, uploads, views
 from dashboard.shared.scenario import Scenario
+from simcore import metrics
 from tests.test_dashboard import APP, DEMO, assert_clean
-from tests.test_report import HOSTILE, SECTIONS
+from tests.test_report import HOSTILE, ROOT, SECTIONS, report_data, run
 
 
 def test_the_button_is_beside_the_trio_for_an_upload():
@@ -62,3 +64,23 @@ def test_the_report_command_of_the_explore_command():
     ]
     sweep = "simcore sweep --preset demo --seeds 0-2 --policies fifo --out scenario.parquet"
     assert report_command(sweep) == sweep
+
+
+def test_the_report_command_of_a_sample_reproduces_the_page_trio(tmp_path, monkeypatch):
+    """The page's command leaves the sample's cluster out; the report's names its file, and
+    running it gives the trio the page shows."""
+    scenario = Scenario(policies=("fifo", "fitgpp"))
+    workload = data.sample_workload("demo")
+    cluster = data.resolve_cluster(scenario, workload, None)
+    configs = [scenario.config(p) for p in scenario.policies]
+    runs = dict(
+        zip(scenario.policies, compute.comparison(workload.table, cluster, configs, (), lambda _: None), strict=True)
+    )
+    command = report_command(budget.explore_command(scenario), cluster_options(scenario, cluster, None))
+    assert "--cluster sample_workloads/demo_cluster.yaml" in command
+    words = shlex.split(command)
+    words[words.index("--out") + 1] = str(tmp_path / "r.html")
+    monkeypatch.chdir(ROOT)
+    assert run(words[1:]) == 0
+    page = {p: metrics.trio(r.summary, runs["fifo"].summary) for p, r in runs.items()}
+    assert report_data((tmp_path / "r.html").read_text(encoding="utf-8"))["trio"] == page

@@ -213,7 +213,7 @@ if st.toggle("Pooled bound", key="x_bound", help="draw the pooled bound 'ideal' 
     except worker.Cancelled:
         st.stop()
 explore_results.trio(scenario, comparison, bound)
-report_button.show(scenario, comparison, upload, command)
+report_button.show(scenario, comparison, upload, command, cluster_upload[0] if cluster_upload else None)
 state.keep_choice(st.session_state, keys.TAB, TABS, TABS[0])
 # only the open tab is computed and drawn ("rerun" on switch): five charts at once are slow to draw
 tab_sd, tab_gantt, tab_time, tab_pre, tab_worth, tab_jobs = st.tabs(TABS, key=keys.TAB.name, on_change="rerun")

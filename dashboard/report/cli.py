@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 
 from dashboard.report.builder import ReportInput, build_report
@@ -101,11 +102,15 @@ def cmd_report(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
     return 0
 
 
-def report_command(local: str) -> str:
+def report_command(local: str, cluster: Sequence[str] = ()) -> str:
     """The ``simcore report`` command for the Explore page's local command(s) (its last line is
-    a ``simcore compare``; a ``simcore sweep`` over several seeds is kept as it is)."""
+    a ``simcore compare``; a ``simcore sweep`` over several seeds is kept as it is). ``cluster``:
+    the cluster options to add when that line names no cluster (a sample's own cluster)."""
     *steps, last = local.split("\n")
     words = shlex.split(last)
     if words[:2] != ["simcore", "compare"]:
         return local
-    return "\n".join([*steps, shlex.join(["simcore", "report", *words[2:], "--out", "report.html"])])
+    rest = words[2:]
+    if not any(w in ("--cluster", "--cluster-trace", "--nodes") for w in rest):
+        rest = [rest[0], *cluster, *rest[1:]]
+    return "\n".join([*steps, shlex.join(["simcore", "report", *rest, "--out", "report.html"])])

@@ -4,7 +4,9 @@
 hover labels, tick labels and titles as its own small HTML (``<a href>``, ``<b>``, ``<br>``), so
 :func:`chart_text` escapes the visitor text a figure is built from; Plotly turns the entities
 back into the same characters on screen. (The hosting branch adds ``chart_text`` to
-:mod:`dashboard.shared.plain`; when both are merged this one should import that one.)
+:mod:`dashboard.shared.plain` and makes the shared charts escape visitor text themselves; once
+both are merged, the report must give the charts the raw runs, without :func:`chart_run` and
+:func:`chart_cluster`, or the text is escaped twice: ``tests/test_report.py`` checks for that.)
 """
 
 from __future__ import annotations
