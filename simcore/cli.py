@@ -1,4 +1,4 @@
-"""The ``simcore`` command line: run, compare, generate, convert, sweep, reproduce.
+"""The ``simcore`` command line: run, compare, generate, convert, sweep, reproduce (and report, a plugin).
 
 Every subcommand builds the same frozen :class:`SimConfig` from ``--set KEY=VALUE``. User
 errors print ``error: ...`` and exit 2; nothing prints a traceback for bad input.
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from simcore import accounting, cli_sweep, cli_workload, fmt, gantt, knobs, units
+from simcore import accounting, cli_plugins, cli_sweep, cli_workload, fmt, gantt, knobs, units
 from simcore.bound import BOUND_LABEL, run_bound
 from simcore.compare import compare_results, parse_policy_list, parse_policy_spec, run_policies
 from simcore.csvsafe import write_csv
@@ -45,7 +45,7 @@ def config_from_args(args: argparse.Namespace, policy: str = "fifo") -> SimConfi
         raise UserError(str(e)) from None
 
 
-def _load(args: argparse.Namespace):
+def load_inputs(args: argparse.Namespace):
     jobs, notes = cli_workload.workload_from_args(args)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
@@ -56,7 +56,7 @@ def _load(args: argparse.Namespace):
     return jobs, cluster
 
 
-def _warn_unschedulable(ids: Sequence[str]) -> None:
+def warn_unschedulable(ids: Sequence[str]) -> None:
     if ids:
         shown = ", ".join(ids[:20]) + (f", ... ({len(ids) - 20} more)" if len(ids) > 20 else "")
         print(f"warning: {len(ids)} job(s) fit on no node and were not simulated: {shown}", file=sys.stderr)
@@ -89,9 +89,9 @@ def _non_finite(data: Any, where: str = "") -> str | None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     spec = parse_policy_spec(args.policy, config_from_args(args))
-    jobs, cluster = _load(args)
+    jobs, cluster = load_inputs(args)
     result = simulate(jobs, cluster, spec.config, record_decisions=bool(args.decisions_out))
-    _warn_unschedulable(result.unschedulable)
+    warn_unschedulable(result.unschedulable)
     summary = summarize(result)
     if args.jobs_out:
         write_csv(result.jobs_frame, args.jobs_out)
@@ -124,10 +124,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     labels = [s.label for s in specs]
     if args.baseline not in labels:
         raise UserError(f"--baseline {args.baseline!r} is not in --policies ({', '.join(labels)})")
-    jobs, cluster = _load(args)
+    jobs, cluster = load_inputs(args)
     results = run_policies(jobs, cluster, specs)
     unschedulable = next(iter(results.values())).unschedulable
-    _warn_unschedulable(unschedulable)
+    warn_unschedulable(unschedulable)
     out = compare_results(results, args.baseline)
     rows = list(labels)
     if args.bound:  # a reference row beside the policies, never one of them
@@ -237,6 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_workload.add_convert_command(sub)
     cli_sweep.add_sweep_command(sub)
     cli_sweep.add_reproduce_command(sub)
+    cli_plugins.add_plugin_commands(sub)  # report, from the dashboard package when it is installed
     return parser
 
 

@@ -7,7 +7,7 @@ The layer tables below are the ones docs/architecture.md shows (a test checks th
   cannot depend on a UI;
 - the dashboard in three tiers: ``shared`` never imports a page's own modules or a page; the page
   sections ``explore``, ``sweep``, ``learn`` never import each other (what two of them need is in
-  ``shared``); the pages (``app_pages``) never import ``simcore.engine`` (they run simulations
+  ``shared``); the ``report`` (the shareable HTML file) reads ``shared`` and the sections' charts; the pages (``app_pages``) never import ``simcore.engine`` (they run simulations
   through ``dashboard.shared.compute`` / ``dashboard.shared.data``);
 - the dashboard's views import neither Streamlit nor Plotly, its charts not Streamlit.
 
@@ -34,20 +34,22 @@ SIMCORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("engine", ("engine",)),
     ("metrics", ("metrics", "accounting", "gantt", "compare", "bound")),
     ("sweep and study", ("sweep", "study")),
-    ("front end", ("cli", "cli_sweep", "cli_workload", "knobs_doc", "__main__", "__init__")),
+    ("front end", ("cli", "cli_sweep", "cli_workload", "cli_plugins", "knobs_doc", "__main__", "__init__")),
 )
 
 #: the dashboard's tiers, lowest first: (name, packages under dashboard/, what each may import).
 DASHBOARD_TIERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("shared", ("shared",), "shared only"),
     ("page sections", ("explore", "sweep", "learn"), "shared and its own section"),
+    ("report", ("report",), "shared, the page sections and itself"),
     ("pages", ("app_pages", "streamlit_app"), "anything but simcore.engine"),
 )
 #: pure modules: views (no Streamlit, no Plotly) and charts (no Streamlit)
 VIEWS = ("shared/views.py", "shared/gantt_views.py", "shared/decisions.py", "shared/decision_text.py",
          "sweep/sweeps.py", "learn/lesson_views.py", "learn/learn_numbers.py",
          "learn/lessons.py")  # fmt: skip
-CHARTS = ("shared/chart_style.py", "shared/gantt_charts.py", "explore/charts.py", "sweep/sweep_charts.py")
+CHARTS = ("shared/chart_style.py", "shared/gantt_charts.py", "explore/charts.py", "sweep/sweep_charts.py",
+          "report/builder.py", "report/sections.py", "report/plain_html.py", "report/cli.py")  # fmt: skip
 
 #: (files, forbidden module prefixes, why)
 RULES = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.explore import charts, explore_gantt, explore_results, explore_worth
+from dashboard.report import report_button
 from dashboard.shared import budget, data, keys, knob_widgets, notices, state, uploads, views, worker
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.demo import limits
@@ -212,6 +213,7 @@ if st.toggle("Pooled bound", key=keys.BOUND.name, help="draw the pooled bound 'i
     except worker.Cancelled:
         st.stop()
 explore_results.trio(scenario, comparison, bound)
+report_button.show(scenario, comparison, upload, command, cluster_upload[0] if cluster_upload else None)
 state.keep_choice(st.session_state, keys.TAB, TABS, TABS[0])
 # only the open tab is computed and drawn ("rerun" on switch): five charts at once are slow to draw
 tab_sd, tab_gantt, tab_time, tab_pre, tab_worth, tab_jobs = st.tabs(TABS, key=keys.TAB.name, on_change="rerun")
