@@ -10,7 +10,6 @@ preempt, at most :data:`MAX_TRIES` times, so the work per seed is bounded.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Literal
 
@@ -143,9 +142,9 @@ def parse_seed(raw: str) -> int:
     return seed
 
 
-@functools.lru_cache(maxsize=32)  # a class on one seed shares it; bounded memory
 def generate(seed: int) -> Exercise:
-    """The exercise of ``seed``: the first sub-seed whose scenario makes both policies preempt."""
+    """The exercise of ``seed``: the first sub-seed whose scenario makes both policies preempt (the
+    page computes it through :func:`dashboard.shared.data.computed`: in a worker, shared)."""
     if not 0 <= seed <= SEED_MAX:
         raise UserError(f"exercise seed {seed}: must be between 0 and {SEED_MAX}")
     for attempt in range(MAX_TRIES):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.learn import exercises, knob_map
-from dashboard.shared import keys, notices, state
+from dashboard.shared import data, keys, notices, state, worker
 from simcore import fmt
 from simcore.errors import UserError
 
@@ -52,10 +52,13 @@ def show_exercise() -> None:
         st.caption("Press **New exercise** (or type a seed) to draw a small scenario to practise on.")
         return
     try:
-        ex = exercises.generate(int(seed))
+        with notices.progress("Drawing the exercise...") as heartbeat:
+            ex = data.computed(("exercise", int(seed)), exercises.generate, (int(seed),), heartbeat)
     except UserError as exc:
         notices.error(exc)
         return
+    except worker.Cancelled:
+        st.stop()
     state.publish_exercise(session, exercises.SEED_PARAM, int(seed))
     nodes = len(ex.cluster.nodes)
     st.markdown(
