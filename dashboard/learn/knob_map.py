@@ -40,7 +40,7 @@ ROWS: tuple[KnobRow, ...] = (
         "which running BE jobs are taken",
         "`PreemptMode` says what happens to a victim, not which is taken; " + NONE + " for fitgpp's ranking",
         "kube-scheduler's DefaultPreemption, which our `k8s` models (one BE priority level, no budgets)",
-        "`withinClusterQueue` and `reclaimWithinCohort` (`Never`, `LowerPriority`, `Any`) say who may be taken",
+        "`withinClusterQueue`, and `reclaimWithinCohort` (`Never`, `LowerPriority`, `Any`), say who may be taken",
         NONE + " for fitgpp's ranking",
     ),
     KnobRow(
