@@ -50,6 +50,11 @@ def duration(seconds: float) -> str:
     return f"{seconds / HOUR:.1f} h"
 
 
+def tick(x: float) -> str:
+    """A log axis' tick label: 0.5, 1, 20, 1,000, 20,000 (no exponent below a billion)."""
+    return f"{x:,.0f}" if 1 <= x < 1e9 else f"{x:g}"
+
+
 def setting(value: object) -> str:
     """A knob or grid value as typed: 0.8, 30, inf, on_preempt (no trailing .0)."""
     return f"{value:g}" if isinstance(value, float) else str(value)

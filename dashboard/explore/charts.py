@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dashboard.shared.chart_style import finish_layout, policy_styles
+from dashboard.shared.chart_style import SLOWDOWN_FLOOR, finish_layout, log_axis, policy_styles
 from dashboard.shared.views import CLASSES, PERCENTILES
 
 CLASS_COLORS = {"TE": "#E4572E", "BE": "#2E86AB"}
@@ -40,7 +40,12 @@ def cdf_figure(cdf: pd.DataFrame) -> go.Figure:
                 row=1,
                 col=col,
             )
-        fig.update_xaxes(type="log", title_text="slowdown (JCT / duration, log)", row=1, col=col)
+        fig.update_xaxes(
+            log_axis([SLOWDOWN_FLOOR, *part["slowdown"]], floor=SLOWDOWN_FLOOR),  # from 1: never waited
+            title_text="slowdown (JCT / duration, log)",
+            row=1,
+            col=col,
+        )
     fig.update_yaxes(title_text="fraction of jobs", range=[0, 1.02], tickformat=".0%", row=1, col=1)
     fig.update_yaxes(range=[0, 1.02], tickformat=".0%", row=1, col=2)
     return finish_layout(fig, 360)
@@ -88,7 +93,10 @@ def percentile_figure(pct: pd.DataFrame, height: int = 360) -> go.Figure:
                 row=1,
                 col=col,
             )
-        fig.update_yaxes(type="log", row=1, col=col)
+        tops = part["hi"] if "hi" in part else part["value"]
+        # bars grow from a slowdown of 1 (no wait), so their length reads as the slowdown
+        bars_axis = log_axis([SLOWDOWN_FLOOR, *part["value"], *tops], floor=SLOWDOWN_FLOOR, headroom=0.15)
+        fig.update_yaxes(bars_axis, row=1, col=col)
     fig.update_yaxes(title_text="slowdown (log)", row=1, col=1)
     return finish_layout(fig, height, barmode="group", uniformtext={"minsize": 8, "mode": "hide"})
 

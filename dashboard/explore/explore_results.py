@@ -19,6 +19,19 @@ from dashboard.shared.scenario import Scenario
 from simcore.csvsafe import to_csv_text
 from simcore.metrics import TRIO_LABELS, compare_summaries
 
+# The trio grid: a change's interval wraps instead of being cut ("[1.0..."), and on a phone the grid
+# keeps its four columns (Streamlit stacks columns below 640 px, which parts values from their headers).
+TRIO_CSS = """<style>
+.st-key-trio [data-testid="stMetric"] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+@media (max-width: 640px) {
+  .st-key-trio [data-testid="stHorizontalBlock"] { flex-wrap: nowrap; gap: 0.3rem; }
+  .st-key-trio [data-testid="stColumn"] { min-width: 0; width: auto; flex: 1 1 0; }
+  .st-key-trio [data-testid="stMetricValue"] { font-size: 1.1rem; }
+  .st-key-trio [data-testid="stMetricDelta"] { font-size: 0.7rem; }
+}
+</style>"""
+
 
 def trio(scenario: Scenario, comparison: data.Comparison) -> None:
     """The trio against the baseline as a grid of cards, beside the percentile chart."""
@@ -50,7 +63,8 @@ def trio(scenario: Scenario, comparison: data.Comparison) -> None:
         scenario.policies,
         baseline,
     )
-    with trio_box:
+    with trio_box, st.container(key="trio"):
+        st.html(TRIO_CSS)
         widths = [2, 3, 3, 3]
         for cell, text in zip(st.columns(widths), ["policy", *TRIO_LABELS.values()], strict=True):
             cell.caption(text)
@@ -58,7 +72,15 @@ def trio(scenario: Scenario, comparison: data.Comparison) -> None:
             cells = st.columns(widths, vertical_alignment="center")
             cells[0].markdown(f"**{policy}**" + ("  \n(baseline)" if policy == baseline else ""))
             for cell, (label, value, delta) in zip(cells[1:], row, strict=True):
-                cell.metric(label, value, delta, delta_color="inverse", label_visibility="collapsed")
+                flat = views.neutral(delta)  # equal values: no red "+0.0%"
+                cell.metric(
+                    label,
+                    value,
+                    delta,
+                    delta_color="off" if flat else "inverse",
+                    delta_arrow="off" if flat else "auto",
+                    label_visibility="collapsed",
+                )
 
 
 def slowdown(comparison: data.Comparison) -> None:

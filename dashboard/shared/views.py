@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from simcore import fmt
 from simcore.metrics import TRIO as TRIO_SOURCE
 from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.model import ClusterSpec, JobTable
@@ -109,11 +111,17 @@ def trio_cards(
             row = trio.loc[(policy, key)]
             delta = None
             if policy != baseline and not math.isnan(row["mean"]):
-                spread = f" [{row['lo']:+.1f}, {row['hi']:+.1f}]" if row["n"] > 1 and math.isfinite(row["lo"]) else ""
-                delta = f"{row['mean']:+.1f}%{spread}"
+                lo = row["lo"] if row["n"] > 1 else math.nan  # one seed: the mean alone
+                delta = fmt.pct_estimate(row["mean"], lo, row["hi"])
             row_cards.append((label, "n/a" if math.isnan(value) else f"{value:.2f}", delta))
         out.append(row_cards)
     return out
+
+
+def neutral(delta: str | None) -> bool:
+    """Does a card's change round to zero (``+0.0%``, ``-0.0%``)? It is then shown without colour or arrow:
+    equal values are neither better nor worse."""
+    return delta is not None and re.match(r"[+-]0\.0%", delta) is not None
 
 
 def absolute_trio(summaries: Sequence[Mapping[str, Mapping[str, Any]]]) -> pd.DataFrame:
