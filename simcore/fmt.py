@@ -13,7 +13,7 @@ move, so a change here is a change of docs/RESULTS.md.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 MISSING = "n/a"
 MINUTE, HOUR = 60.0, 3600.0
@@ -48,6 +48,19 @@ def duration(seconds: float) -> str:
     if size < MINUTES_BELOW:
         return f"{seconds / MINUTE:.1f} min"
     return f"{seconds / HOUR:.1f} h"
+
+
+DAY = 24 * HOUR
+#: A column of durations is shown in the largest unit its median reaches at least twice (as :func:`duration`).
+UNITS = (("d", DAY), ("h", HOUR), ("min", MINUTE), ("s", 1.0))
+
+
+def duration_unit(seconds: Sequence[float]) -> tuple[str, float]:
+    """The unit (name, seconds) for a column of durations: 2 d and more in days, then hours from
+    2 h, minutes from 2 min, seconds below; by the median of the non-zero finite values."""
+    finite = sorted(abs(x) for x in seconds if math.isfinite(x) and x != 0)
+    median = finite[len(finite) // 2] if finite else 0.0
+    return next(((name, size) for name, size in UNITS if median >= 2 * size), UNITS[-1])
 
 
 def tick(x: float) -> str:

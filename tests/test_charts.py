@@ -87,7 +87,8 @@ def test_workload_overview() -> None:
     overview = views.workload_overview(table)
     assert list(overview["class"]) == ["TE", "BE", "all"]
     assert list(overview["jobs"]) == [1, 1, 2]
-    assert overview["GPU-hours"].iloc[2] == pytest.approx(400 / 3600)
+    assert overview["GPU time (GPU-h)"].iloc[2] == 0.111  # 400 GPU-s, three digits
+    assert list(overview["median run time (s)"]) == [100, 100, 100]  # below 2 min: seconds, named in the header
 
 
 def test_trio_frame_mean_and_spread_skip_missing_values() -> None:

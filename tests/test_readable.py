@@ -88,3 +88,81 @@ def test_equal_policies_get_a_neutral_card() -> None:
 def test_tick_labels_are_plain_numbers() -> None:
     assert [fmt.tick(x) for x in (0.5, 1.0, 20.0, 1000.0, 2e9)] == ["0.5", "1", "20", "1,000", "2e+09"]
     assert not math.isnan(chart_style.log_axis([])["range"][0])
+
+
+def test_the_chart_guide_is_written_from_the_charts_constants() -> None:
+    from dashboard.learn.chart_guide import chart_guide, color_name
+    from dashboard.shared import gantt_charts
+    from simcore.gantt import CPU_LANE
+    from simcore.stats import BOOTSTRAP_NAME
+
+    text = chart_guide()
+    assert color_name("TE") == "red" and color_name("BE") == "light blue"  # GANTT_CLASS_COLORS, named
+    flat = " ".join(text.split())
+    for color, pattern in gantt_charts.GANTT_KINDS.values():
+        if color:  # restore and grace: their colour and pattern, named
+            assert f"{gantt_charts.COLOR_NAMES[color]} with {gantt_charts.PATTERN_NAMES[pattern]}" in flat
+    assert "red for TE" in flat and "light blue for BE" in flat and "one lane per GPU" in flat
+    assert f"`{CPU_LANE}` lane" in flat and flat.count(BOOTSTRAP_NAME) == 2
+    assert "1, 2, 5, 10, 20, 50, ..." in flat
+    for stale in ("orange", "standard deviation", "one lane per node"):  # the old charts
+        assert stale not in flat
+
+
+def test_the_learn_page_shows_the_chart_guide() -> None:
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    from dashboard.learn.chart_guide import chart_guide
+
+    app = Path(__file__).resolve().parent.parent / "dashboard" / "streamlit_app.py"
+    at = AppTest.from_file(str(app), default_timeout=120)
+    at.switch_page("app_pages/learn.py").run()
+    assert not at.exception
+    assert chart_guide().strip() in [m.value.strip() for m in at.markdown]
+
+
+def test_duration_units_follow_the_median() -> None:
+    assert fmt.duration_unit([30.0, 90.0, 100.0]) == ("s", 1.0)
+    assert fmt.duration_unit([0.0, 600.0, 700.0, 50.0]) == ("min", 60.0)  # zeros (no wait) are left out
+    assert fmt.duration_unit([3 * 3600.0] * 3) == ("h", 3600.0)
+    assert fmt.duration_unit([5 * 86400.0]) == ("d", 86400.0)
+    assert fmt.duration_unit([]) == ("s", 1.0)
+
+
+def test_the_jobs_table_names_a_unit_in_every_time_header() -> None:
+    jobs = pd.DataFrame(
+        {
+            "job_id": ["1", "2"],
+            "job_class": ["TE", "BE"],
+            "submit_time": [0.0, 7200.0],
+            "duration": [600.0, 900.0],
+            "first_start": [0.0, 9000.0],
+            "finish": [600.0, 9900.0],
+            "wait": [0.0, 1800.0],
+            "jct": [600.0, 2700.0],
+            "slowdown": [1.0, 3.0],
+            "preemptions": [0, 1],
+            "lost_work": [0.0, 300.0],
+            "node": ["n0", "n1"],
+        }
+    )
+    table = views.jobs_table(jobs)
+    assert list(table.columns) == [
+        "job", "class", "submit (h)", "run time (min)", "first start (h)", "finish (h)", "wait (min)",
+        "JCT (min)", "slowdown (x run time)", "preemptions", "lost work (min)", "node",
+    ]  # fmt: skip
+    assert list(table["wait (min)"]) == [0.0, 30.0] and list(table["finish (h)"]) == [0.17, 2.75]
+
+
+def test_knobs_are_shown_with_their_meaning() -> None:
+    from dashboard.shared.knob_widgets import KNOB_WIDGETS
+    from dashboard.sweep.sweeps import knob_label
+    from simcore.knobs import KNOBS
+
+    assert KNOBS["P"].label == "max preemptions per BE job (P)"
+    assert KNOBS["grace"].label == "grace period (grace, s)"
+    assert all(k.title for k in KNOBS.values())  # every knob has its words
+    assert KNOB_WIDGETS["P"].label == KNOBS["P"].label and knob_label("P") == KNOBS["P"].label
+    assert knob_label("load") == "load"  # a workload parameter, not a run knob

@@ -30,6 +30,7 @@ with st.sidebar:
         "Knob",
         list(sweeps.SWEEP_KNOBS),
         key="s_knob",
+        format_func=sweeps.knob_label,
         help="\n".join(f"- **{k}**: {h}" for k, (_, h) in sweeps.SWEEP_KNOBS.items()),
         on_change=state.knob_values_reset,
         args=(st.session_state,),

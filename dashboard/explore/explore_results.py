@@ -135,7 +135,7 @@ def jobs(scenario: Scenario, comparison: data.Comparison) -> None:
     shown = st.selectbox("Policy", scenario.policies, key="jobs_policy")
     if len(comparison.seeds) > 1:
         st.caption(views.seed_note(comparison.seeds))
-    st.dataframe(runs[shown].jobs, hide_index=True, width="stretch", height=320)
+    st.dataframe(views.jobs_table(runs[shown].jobs), hide_index=True, width="stretch", height=320)
     d1, d2, d3 = st.columns(3)
     d1.download_button(
         "Jobs CSV", lambda: to_csv_text(runs[shown].jobs), f"jobs_{shown}.csv", "text/csv", on_click="ignore"

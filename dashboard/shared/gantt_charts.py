@@ -18,6 +18,9 @@ from dashboard.shared.views import format_seconds
 
 GANTT_CLASS_COLORS = {"TE": "#D62728", "BE": "#9CC3DA"}
 GANTT_KINDS = {"run": ("", ""), "restore": ("#F2C14E", "."), "grace": ("#555555", "x")}
+#: How the Learn page names the Gantt's colours and patterns (its chart guide is written from these).
+COLOR_NAMES = {"#D62728": "red", "#9CC3DA": "light blue", "#F2C14E": "yellow", "#555555": "dark grey"}
+PATTERN_NAMES = {".": "dots", "x": "crosses"}
 GANTT_LANE_PX = 11  # pixels per GPU lane: a one-GPU bar holds a 9-pixel label
 GANTT_TICKS = [  # elapsed time labels at every zoom (day 1 = the first 24 hours of the run)
     {"dtickrange": [None, 1000], "value": "%H:%M:%S.%L<br>day %-j"},

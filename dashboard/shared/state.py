@@ -88,6 +88,12 @@ def title_with_link(title: str, query: Mapping[str, Any], caption: str) -> None:
 Session = MutableMapping[str, Any]
 
 
+def set_widgets(values: Mapping[str, Any]) -> None:
+    """A button's callback: put widget ``values`` into the session before the rerun draws them
+    (Explore's "Use N nodes" for an upload's cluster)."""
+    st.session_state.update(values)
+
+
 def keep_choice(session: Session, key: str, options: Sequence[Any], default: Any) -> None:
     """Keep a select widget's value one of ``options`` (they changed): else ``default``."""
     if session.get(key) not in options:

@@ -18,6 +18,7 @@ from dashboard.shared.demo import LOCAL, Limits
 from dashboard.shared.scenario import parse_policy_names
 from simcore import sweep
 from simcore.errors import UserError
+from simcore.knobs import KNOBS
 from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.model import KNOB_HELP
 from simcore.presets import PRESETS
@@ -34,6 +35,13 @@ SWEEP_KNOBS: dict[str, tuple[str, str]] = {
     "restore": ("0,60,300,900", KNOB_HELP["restore"]),
     "min_runtime": ("0,600,3600", KNOB_HELP["min_runtime"]),
 }
+
+
+def knob_label(name: str) -> str:
+    """A sweep knob as the page shows it: a run knob with its meaning (``max preemptions per BE job (P)``)."""
+    return KNOBS[name].label if name in KNOBS else name
+
+
 MAX_POINTS = LOCAL.max_sweep_values  # what a link may ask for; demo mode refuses more than its own limit
 MAX_SEEDS = LOCAL.max_seeds
 
