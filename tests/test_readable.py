@@ -166,3 +166,59 @@ def test_knobs_are_shown_with_their_meaning() -> None:
     assert all(k.title for k in KNOBS.values())  # every knob has its words
     assert KNOB_WIDGETS["P"].label == KNOBS["P"].label and knob_label("P") == KNOBS["P"].label
     assert knob_label("load") == "load"  # a workload parameter, not a run knob
+
+
+def _gantt_run():
+    from helpers import job, prop_cluster, run, te
+
+    from simcore import gantt
+
+    # one 4-GPU node: A (BE, 4 GPUs) runs 0..10, grace 10..40; T (TE, 2 GPUs) runs 40..60; A restores 60..120
+    r = run([job("A", 0, 100, 4), te("T", 10, 20, 2)], prop_cluster(4), policy="k8s")
+    return r, gantt.segments(r), r.events_frame
+
+
+def test_the_gantt_hover_gives_the_real_end_not_the_windows_edge() -> None:
+    from dashboard.shared import gantt_charts, gantt_views
+
+    r, seg, ev = _gantt_run()
+    view = gantt_views.gantt_view({"k8s": (seg, ev)}, r.cluster, ["n0"], (0.0, 50 / 3600))  # the window ends at 50 s
+    fig = gantt_charts.gantt_figure(view)
+    te_run = next(t for t in fig.data if t.name == "TE run")
+    (custom,) = te_run.customdata
+    assert list(custom[3:]) == ["day 1 00:00:40", "day 1 00:01:00", "20 s"]  # T runs 40..60, drawn to 50
+    assert te_run.x[0] == pytest.approx(10_000.0)  # the drawn bar stops at the window's edge (ms)
+
+
+def test_zoomed_in_bars_carry_their_job_id() -> None:
+    from dashboard.shared import gantt_charts, gantt_views
+
+    r, seg, ev = _gantt_run()
+    view = gantt_views.gantt_view({"k8s": (seg, ev)}, r.cluster, ["n0"], (0.0, 1.0), focus=(35.0, 45.0))
+    labels = gantt_charts.focus_labels(view.panels[0].bars, view.focus, view.window)
+    assert labels.values.tolist() == [["T", 42.5, 0.5]]  # T's visible part 40..45; A's grace is not a run
+    fig = gantt_charts.gantt_figure(view)
+    (text,) = [t for t in fig.data if t.type == "scatter" and t.mode == "text"]
+    assert list(text.text) == ["T"] and text.hoverinfo == "skip"
+    unzoomed = gantt_views.gantt_view({"k8s": (seg, ev)}, r.cluster, ["n0"], (0.0, 1.0))
+    assert not any(t.type == "scatter" and t.mode == "text" for t in gantt_charts.gantt_figure(unzoomed).data)
+
+
+def test_the_lesson_queue_counts_waiting_from_the_jobs_last_event() -> None:
+    """Lesson (c), checkpoint none: BE job 1 runs from 0, is preempted at 2700 when TE job 2 arrives,
+    released at 2730 and waits until 3330. At 2730 it has waited 0 s, not 2730 s since its submit."""
+    from dashboard.learn import lesson_views, lessons
+    from dashboard.shared import compute
+
+    item = next(i for i in lessons.LESSONS if i.key == "price")
+    variant = next(v for v in item.variants if v.label == "checkpoint none")
+    run = compute.full_run(*lessons.load(item), variant.config)
+    losses = lesson_views.preemption_losses(run.segments, run.events, variant.config)
+
+    def queue(t: float) -> list[list[str]]:
+        return lesson_views.snapshot(run.jobs, run.events, run.segments, losses, t).queue.values.tolist()
+
+    assert queue(2700.0) == [["2", "TE", "0 s"]]
+    assert queue(2730.0) == [["1", "BE", "0 s"]]
+    assert queue(3000.0) == [["1", "BE", "4.5 min"]]  # 270 s since its release
+    assert queue(3330.0) == []

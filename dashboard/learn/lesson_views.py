@@ -21,6 +21,7 @@ from simcore import fmt, gantt
 from simcore.model import ClusterSpec, SimConfig
 
 WAITING = ("submit", "release")  # the last event of a job that is in the queue
+QUEUE_WAIT = "waiting since its last event"
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Snapshot:
 
     time: float
     grid: pd.DataFrame  # node, lane, job_id, job_class, kind: one row per occupied lane piece
-    queue: pd.DataFrame  # job_id, job_class, waiting (s): longest waiting first
+    queue: pd.DataFrame  # job, class, QUEUE_WAIT (as d/h/min/s): longest waiting first
     story: tuple[str, ...]  # the events of this instant, one sentence each
 
 
@@ -77,16 +78,23 @@ def snapshot(
     held = segments[(segments["start"] <= time) & (segments["end"] > time)]
     grid = held[["node", "lane", "job_id", "job_class", "kind"]].reset_index(drop=True)
     past = events[events["time"] <= time]
-    last = past.groupby("job_id", sort=False)["event"].last()
-    waiting = jobs.set_index("job_id").loc[last[last.isin(WAITING)].index]
+    last = past.groupby("job_id", sort=False)[["event", "time"]].last()
+    waiting = last[last["event"].isin(WAITING)]  # waiting since its submit, or since its release after a preemption
     queue = pd.DataFrame(
         {
             "job_id": waiting.index,
-            "job_class": waiting["job_class"].to_numpy(),
-            "waiting (s)": time - waiting["submit_time"].to_numpy(float),
+            "job_class": jobs.set_index("job_id").loc[waiting.index, "job_class"].to_numpy(),
+            "seconds": time - waiting["time"].to_numpy(float),
         }
     )
-    queue = queue.sort_values(["waiting (s)"], ascending=False, kind="stable", ignore_index=True)
+    queue = queue.sort_values(["seconds"], ascending=False, kind="stable", ignore_index=True)
+    queue = pd.DataFrame(
+        {
+            "job": queue["job_id"],
+            "class": queue["job_class"],
+            QUEUE_WAIT: [fmt.duration(t) for t in queue["seconds"]],
+        }
+    )
     now = events[events["time"] == time]
     story = tuple(_sentence(row, jobs, held, losses) for _, row in now.iterrows())
     return Snapshot(time, grid, queue, story)

@@ -15,6 +15,7 @@ from plotly.subplots import make_subplots
 from dashboard.shared.chart_style import finish_layout
 from dashboard.shared.gantt_views import GANTT_EPOCH, GANTT_GAP, GanttView
 from dashboard.shared.views import format_seconds
+from simcore import fmt
 
 GANTT_CLASS_COLORS = {"TE": "#D62728", "BE": "#9CC3DA"}
 GANTT_KINDS = {"run": ("", ""), "restore": ("#F2C14E", "."), "grace": ("#555555", "x")}
@@ -28,6 +29,24 @@ GANTT_TICKS = [  # elapsed time labels at every zoom (day 1 = the first 24 hours
     {"dtickrange": [60000, 86400000], "value": "%H:%M<br>day %-j"},
     {"dtickrange": [86400000, None], "value": "day %-j"},
 ]
+
+
+MAX_LABELS = 80  # job ids written in the zoomed view: more would cover each other
+
+
+def focus_labels(bars: pd.DataFrame, focus: tuple[float, float], window: tuple[float, float]) -> pd.DataFrame:
+    """When the first view is zoomed inside the window (around a preemption), the job ids of the run
+    bars it shows, each at the middle of its visible part (a bar's own text sits at the middle of the
+    whole bar, often out of sight); none when not zoomed or too many."""
+    if focus == window or bars.empty:
+        return pd.DataFrame(columns=["job_id", "x", "y"])
+    lo, hi = bars["start"].clip(lower=focus[0]), bars["end"].clip(upper=focus[1])
+    shown = bars[(lo < hi) & (bars["kind"] == "run")]
+    if len(shown) > MAX_LABELS:
+        return pd.DataFrame(columns=["job_id", "x", "y"])
+    return pd.DataFrame(
+        {"job_id": shown["job_id"], "x": (lo[shown.index] + hi[shown.index]) / 2, "y": shown["y"]}
+    ).reset_index(drop=True)
 
 
 def _gantt_time(seconds: pd.Series | np.ndarray | float) -> pd.DatetimeIndex | pd.Timestamp:
@@ -89,20 +108,35 @@ def gantt_figure(view: GanttView) -> go.Figure:
                                 part["job_id"],
                                 part["node"],
                                 part["lanes"],
-                                [format_seconds(t) for t in part["start"]],
-                                [format_seconds(t) for t in part["end"]],
-                                (part["end"] - part["start"]).round(1),
+                                [format_seconds(t) for t in part["seg_start"]],
+                                [format_seconds(t) for t in part["seg_end"]],
+                                [fmt.duration(t) for t in part["seg_end"] - part["seg_start"]],
                             ],
                             axis=-1,
                         ),
                         hovertemplate=(
                             f"{cls} job %{{customdata[0]}}: {kind}<br>node %{{customdata[1]}}, GPU lane %{{customdata[2]}}"
-                            "<br>%{customdata[3]} to %{customdata[4]} (%{customdata[5]} s)<extra></extra>"
+                            "<br>%{customdata[3]} to %{customdata[4]} (%{customdata[5]})<extra></extra>"
                         ),
                     ),
                     row=row,
                     col=1,
                 )
+        labels = focus_labels(panel.bars, view.focus, view.window)
+        if not labels.empty:  # zoomed in: a job's id in the visible part of its bar
+            fig.add_trace(
+                go.Scatter(
+                    x=_gantt_time(labels["x"].to_numpy(float)),
+                    y=labels["y"],
+                    mode="text",
+                    text=labels["job_id"],
+                    textfont={"size": 10, "color": "#111"},
+                    hoverinfo="skip",
+                    showlegend=False,
+                ),
+                row=row,
+                col=1,
+            )
         if not panel.preempts.empty:
             fig.add_trace(
                 go.Scatter(
