@@ -127,7 +127,7 @@ def test_step_stays_inside_the_instants() -> None:
 def test_outcome_table_is_the_runs_numbers() -> None:
     runs = {label: RUNS["hol", label][2] for label in ("fifo", "priority", "fitgpp")}
     table = lesson_views.outcome_table(runs).set_index("variant")
-    assert table.loc["fifo", "TE wait (s), longest"] == 7080.0
+    assert table.loc["fifo", "longest TE wait (min)"] == 118.0  # 7080 s
     assert table.loc["fitgpp", "preemptions"] == 1 and table.loc["priority", "preemptions"] == 0
 
 

@@ -196,10 +196,14 @@ def test_zoomed_in_bars_carry_their_job_id() -> None:
     r, seg, ev = _gantt_run()
     view = gantt_views.gantt_view({"k8s": (seg, ev)}, r.cluster, ["n0"], (0.0, 1.0), focus=(35.0, 45.0))
     labels = gantt_charts.focus_labels(view.panels[0].bars, view.focus, view.window)
-    assert labels.values.tolist() == [["T", 42.5, 0.5]]  # T's visible part 40..45; A's grace is not a run
+    assert labels[["job_id", "x", "y"]].values.tolist() == [
+        ["T", 42.5, 0.5]
+    ]  # T's visible part 40..45; A's grace is not a run
     fig = gantt_charts.gantt_figure(view)
     (text,) = [t for t in fig.data if t.type == "scatter" and t.mode == "text"]
     assert list(text.text) == ["T"] and text.hoverinfo == "skip"
+    te_run = next(t for t in fig.data if t.name == "TE run")
+    assert list(te_run.text) == [""]  # written once: in its visible part, not also in the bar's middle
     unzoomed = gantt_views.gantt_view({"k8s": (seg, ev)}, r.cluster, ["n0"], (0.0, 1.0))
     assert not any(t.type == "scatter" and t.mode == "text" for t in gantt_charts.gantt_figure(unzoomed).data)
 

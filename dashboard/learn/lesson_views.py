@@ -146,7 +146,8 @@ def grid_frame(snap: Snapshot, cluster: ClusterSpec) -> pd.DataFrame:
 
 
 def outcome_table(runs: Mapping[str, Any]) -> pd.DataFrame:
-    """The end of each variant in numbers, from its run: TE wait, BE slowdown, preemptions, lost work."""
+    """The end of each variant in numbers, from its run: TE wait, BE slowdown, preemptions, lost work (times
+    in one unit per column, named in its header)."""
     rows = []
     for label, run in runs.items():
         j = run.jobs
@@ -154,11 +155,16 @@ def outcome_table(runs: Mapping[str, Any]) -> pd.DataFrame:
         rows.append(
             {
                 "variant": label,
-                "TE wait (s), longest": float(te["wait"].max()) if len(te) else 0.0,
+                "longest TE wait": float(te["wait"].max()) if len(te) else 0.0,
                 "BE slowdown, mean": float(be["slowdown"].mean()) if len(be) else float("nan"),
                 "preemptions": int(j["preemptions"].sum()),
-                "lost work (s)": float(j["lost_work"].sum()),
+                "lost work": float(j["lost_work"].sum()),
                 "last finish": format_seconds(float(j["finish"].max())),
             }
         )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    for column in ("longest TE wait", "lost work"):  # seconds -> the unit the column reads best in, in its header
+        unit, size = fmt.duration_unit(table[column].to_numpy(float))
+        table[column] = (table[column] / size).round(1)
+        table = table.rename(columns={column: f"{column} ({unit})"})
+    return table

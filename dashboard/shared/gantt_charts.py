@@ -37,16 +37,18 @@ MAX_LABELS = 80  # job ids written in the zoomed view: more would cover each oth
 def focus_labels(bars: pd.DataFrame, focus: tuple[float, float], window: tuple[float, float]) -> pd.DataFrame:
     """When the first view is zoomed inside the window (around a preemption), the job ids of the run
     bars it shows, each at the middle of its visible part (a bar's own text sits at the middle of the
-    whole bar, often out of sight); none when not zoomed or too many."""
+    whole bar, often out of sight), with the bar's index in ``bars``; none when not zoomed or too many."""
+    none = pd.DataFrame(columns=["job_id", "x", "y", "bar"])
     if focus == window or bars.empty:
-        return pd.DataFrame(columns=["job_id", "x", "y"])
+        return none
     lo, hi = bars["start"].clip(lower=focus[0]), bars["end"].clip(upper=focus[1])
     shown = bars[(lo < hi) & (bars["kind"] == "run")]
     if len(shown) > MAX_LABELS:
-        return pd.DataFrame(columns=["job_id", "x", "y"])
-    return pd.DataFrame(
-        {"job_id": shown["job_id"], "x": (lo[shown.index] + hi[shown.index]) / 2, "y": shown["y"]}
-    ).reset_index(drop=True)
+        return none
+    middle = (lo[shown.index] + hi[shown.index]) / 2
+    return pd.DataFrame({"job_id": shown["job_id"], "x": middle, "y": shown["y"], "bar": shown.index}).reset_index(
+        drop=True
+    )
 
 
 def _gantt_time(seconds: pd.Series | np.ndarray | float) -> pd.DatetimeIndex | pd.Timestamp:
@@ -75,6 +77,8 @@ def gantt_figure(view: GanttView) -> go.Figure:
     )
     separators: list[dict[str, object]] = []
     for row, panel in enumerate(view.panels, start=1):
+        labels = focus_labels(panel.bars, view.focus, view.window)
+        labelled = set(labels["bar"])
         for cls in ("BE", "TE"):  # TE last: on top
             for kind, (color, pattern) in GANTT_KINDS.items():
                 part = panel.bars[(panel.bars["job_class"] == cls) & (panel.bars["kind"] == kind)]
@@ -91,7 +95,10 @@ def gantt_figure(view: GanttView) -> go.Figure:
                         name=f"{cls} {kind}",
                         legendgroup=f"{cls} {kind}",
                         showlegend=row == 1,
-                        text=part["job_id"] if kind == "run" else None,
+                        # a bar's own text, unless its id is written in its visible part (focus_labels)
+                        text=[("" if i in labelled else j) for i, j in zip(part.index, part["job_id"], strict=True)]
+                        if kind == "run"
+                        else None,
                         textposition="inside",
                         insidetextanchor="middle",
                         textangle=0,
@@ -122,7 +129,6 @@ def gantt_figure(view: GanttView) -> go.Figure:
                     row=row,
                     col=1,
                 )
-        labels = focus_labels(panel.bars, view.focus, view.window)
         if not labels.empty:  # zoomed in: a job's id in the visible part of its bar
             fig.add_trace(
                 go.Scatter(
