@@ -9,7 +9,6 @@ and ``generate`` subcommands. Errors are :class:`~simcore.errors.UserError` for 
 from __future__ import annotations
 
 import argparse
-import csv
 import re
 import sys
 from collections.abc import Callable
@@ -17,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from simcore import alibaba, presets, traces
-from simcore.csvsafe import escape_cell
+from simcore import alibaba, fmt, presets, traces
+from simcore.csvsafe import escape_cell, write_rows
 from simcore.errors import UserError
 from simcore.knobs import split_assignment
 from simcore.model import MAX_RESOURCE, MAX_SEED, ClusterSpec, JobTable, format_limit
@@ -204,10 +203,8 @@ def workload_from_args(args: argparse.Namespace) -> tuple[JobTable, list[str]]:
 
 
 def _write_dropped(dropped: tuple[Problem, ...], path: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(["row", "column", "reason"])
-        writer.writerows((p.row, escape_cell(p.column), escape_cell(p.reason)) for p in dropped)
+    rows = ((p.row, escape_cell(p.column), escape_cell(p.reason)) for p in dropped)
+    write_rows(path, ["row", "column", "reason"], rows)
 
 
 # --- cluster -----------------------------------------------------------------------------------
@@ -319,7 +316,9 @@ def run_convert(args: argparse.Namespace) -> int:
     print(f"wrote {args.out}: {len(table)} jobs ({te} TE, {len(table) - te} BE)")
     if cluster is not None:
         gpus = cluster.capacity_matrix()[:, 2].sum()
-        print(f"offered GPU load on {len(cluster.nodes)} nodes ({gpus:g} GPUs): {offered_load(table, cluster):.3f}")
+        print(
+            f"offered GPU load on {len(cluster.nodes)} nodes ({gpus:g} GPUs): {fmt.load(offered_load(table, cluster))}"
+        )
         wide = int(np.sum(~fits_empty_cluster(table, cluster)))
         if wide:
             print(f"note: {wide} jobs cannot be placed on this cluster even empty: a run reports them unschedulable")
@@ -334,7 +333,7 @@ def _presets_epilog() -> str:
     for preset in presets.PRESETS.values():
         lines.append(f"\n  {preset.name}: {preset.description}")
         for p in preset.params.values():
-            default = ",".join(f"{x:g}" for x in p.default) if isinstance(p.default, tuple) else p.default
+            default = fmt.settings(p.default) if isinstance(p.default, tuple) else p.default
             lines.append(
                 f"    {p.name:<16} {'(derived)' if default is None else default!s:<18} {p.help} [{p.range_text()}]"
             )

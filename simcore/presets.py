@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from simcore import fmt
 from simcore.errors import UserError
 from simcore.knobs import MAX_SEED
 from simcore.model import ClusterSpec, JobTable, clock_problems
@@ -70,7 +71,7 @@ class GeneratedWorkload:
         workers = f", {gangs} gangs, {int(workers_per_job.sum())} workers" if gangs else ""
         return (
             f"preset {self.preset}, seed {self.seed}: {len(self.table)} jobs ({te} TE, {len(self.table) - te} BE{workers}) "
-            f"on {len(self.cluster.nodes)} nodes; realised offered GPU load {self.offered_load:.3f} "
+            f"on {len(self.cluster.nodes)} nodes; realised offered GPU load {fmt.load(self.offered_load)} "
             f"(target {self.params['load']})"
         )
 
@@ -215,9 +216,7 @@ def params_markdown_table() -> str:
 def _default_text(value: Value) -> str:
     if value is None:
         return "(derived)"
-    if isinstance(value, tuple):
-        return _fmt(value)
-    return str(value) if isinstance(value, int) else f"{value:g}"
+    return fmt.settings(value) if isinstance(value, tuple) else fmt.setting(value)
 
 
 def resolve_params(preset: str, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -288,7 +287,7 @@ def _check_paper(v: Mapping[str, Any]) -> None:
             )
         if not math.isclose(sum(weights), 1.0, abs_tol=1e-6):
             raise UserError(
-                f"parameter {cls}_gpu_w: weights {_fmt(weights)} sum to {sum(weights):g} (they must sum to 1)"
+                f"parameter {cls}_gpu_w: weights {fmt.settings(weights)} sum to {sum(weights):g} (they must sum to 1)"
             )
         if v[f"{cls}_min_s"] > v[f"{cls}_max_s"]:
             raise UserError(
@@ -322,9 +321,11 @@ def _check_gangs(v: Mapping[str, Any]) -> None:
             f"parameter be_workers_w: {len(weights)} weights for {len(counts)} worker counts in be_workers (lengths must match)"
         )
     if not math.isclose(sum(weights), 1.0, abs_tol=1e-6):
-        raise UserError(f"parameter be_workers_w: weights {_fmt(weights)} sum to {sum(weights):g} (they must sum to 1)")
+        raise UserError(
+            f"parameter be_workers_w: weights {fmt.settings(weights)} sum to {sum(weights):g} (they must sum to 1)"
+        )
     if any(not float(c).is_integer() for c in counts):
-        raise UserError(f"parameter be_workers: {_fmt(counts)} are not all whole numbers")
+        raise UserError(f"parameter be_workers: {fmt.settings(counts)} are not all whole numbers")
     widest = max(c for c, w in zip(counts, weights, strict=True) if w > 0)
     if widest > v["nodes"]:
         raise UserError(
@@ -353,10 +354,6 @@ def mean_workers(params: Mapping[str, Any]) -> float:
     te_extra = params["te_gang_share"] * (params["te_gang_workers"] - 1)
     share = params["te_share"]
     return share * (1 + te_extra) + (1 - share) * (1 + whole * (be_mean - 1))
-
-
-def _fmt(xs: Sequence[float]) -> str:
-    return ",".join(f"{x:g}" for x in xs)
 
 
 def generate(preset: str, seed: int, overrides: Mapping[str, Any] | None = None) -> GeneratedWorkload:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from simcore import fmt
 from simcore.model import ClusterSpec
 from simcore.presets import generate
 from simcore.traces.synthetic import TRACE_SAMPLES, write_trace_samples
@@ -45,7 +46,7 @@ def write_samples(directory: str | Path) -> list[Path]:
         cluster = f"{len(gen.cluster.nodes)} x {_cluster_shape(gen.cluster)}"
         rows.append(
             f"| `{file_name}` | `{preset}` | {seed} | {', '.join(f'{k}={v}' for k, v in overrides.items()) or '(defaults)'} | "
-            f"{cluster} | {len(gen.table)} ({te} TE) | {gen.offered_load:.3f} | "
+            f"{cluster} | {len(gen.table)} ({te} TE) | {fmt.load(gen.offered_load)} | "
             f"`simcore generate --preset {preset} --seed {seed}{sets} --out {file_name}` |"
         )
     written += write_trace_samples(directory / "traces")

@@ -212,12 +212,12 @@ def test_the_lesson_queue_counts_waiting_from_the_jobs_last_event() -> None:
     """Lesson (c), checkpoint none: BE job 1 runs from 0, is preempted at 2700 when TE job 2 arrives,
     released at 2730 and waits until 3330. At 2730 it has waited 0 s, not 2730 s since its submit."""
     from dashboard.learn import lesson_views, lessons
-    from dashboard.shared import compute
+    from dashboard.shared import compute, gantt_views
 
     item = next(i for i in lessons.LESSONS if i.key == "price")
     variant = next(v for v in item.variants if v.label == "checkpoint none")
     run = compute.full_run(*lessons.load(item), variant.config)
-    losses = lesson_views.preemption_losses(run.segments, run.events, variant.config)
+    losses = gantt_views.preemption_losses(run.segments, run.events, variant.config)
 
     def queue(t: float) -> list[list[str]]:
         return lesson_views.snapshot(run.jobs, run.events, run.segments, losses, t).queue.values.tolist()

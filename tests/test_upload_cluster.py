@@ -58,7 +58,7 @@ def test_the_proposal_keeps_the_node_shape_and_states_its_load() -> None:
     assert proposal.load == pytest.approx(1.0)
     text = sizing.cluster_notice(default, offered_load(table, default), proposal)
     assert "16 nodes x (64 CPU, 512 GiB, 8 GPU)" in text and "offered GPU load of 0.12" in text
-    assert "2 such nodes give an offered GPU load of 1.00 (target 0.9)" in text
+    assert "2 such nodes give an offered GPU load of 1.000 (target 0.9)" in text
     assert sizing.propose(table, ClusterSpec.uniform(2, 64, 512, 8)) is None  # already that size
 
 

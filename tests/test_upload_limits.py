@@ -28,7 +28,9 @@ from hypothesis import strategies as st
 
 from dashboard.shared import demo, uploads
 from simcore import cli_workload, parquet_pages
+from simcore.alibaba import AlibabaOptions
 from simcore.cli import build_parser
+from simcore.errors import UserError
 from simcore.workload import DEFAULT_MAX_ROWS, MAX_NODES, MAX_POOLS, WorkloadError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -316,6 +318,23 @@ def test_the_local_command_parses_as_the_cli_with_the_same_options() -> None:
         {**uploads.UPLOAD_DEFAULTS, **options}
     )
     assert cli_workload.trace_options_from_args(args) == uploads.trace_options({**uploads.UPLOAD_DEFAULTS, **options})
+
+
+@pytest.mark.parametrize(
+    ("option", "text", "message"),
+    [
+        ("compress", "fast", "compress arrivals: 'fast' is not a number"),
+        ("te_max_gpu", "", "TE max GPUs: '' is not a number"),
+        ("window_end", "day 3", "window end: 'day 3' is not a time"),
+    ],
+)
+def test_the_sidebar_options_go_through_simcores_parser_and_name_the_sidebar_label(option, text, message):
+    assert uploads.alibaba_options(uploads.UPLOAD_DEFAULTS) == AlibabaOptions()
+    chosen = uploads.alibaba_options({**uploads.UPLOAD_DEFAULTS, "cpu_only": "keep", "running": "exclude"})
+    assert chosen == AlibabaOptions(keep_cpu_only=True, include_running=False)
+    with pytest.raises(UserError) as err:
+        uploads.alibaba_options({**uploads.UPLOAD_DEFAULTS, option: text})
+    assert str(err.value).startswith(message)
 
 
 def test_cluster_upload_caps_follow_the_mode(monkeypatch: pytest.MonkeyPatch) -> None:

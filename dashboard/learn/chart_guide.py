@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dashboard.shared.chart_style import LOG_STEPS, SLOWDOWN_FLOOR
 from dashboard.shared.gantt_charts import COLOR_NAMES, GANTT_CLASS_COLORS, GANTT_KINDS, PATTERN_NAMES
+from simcore import fmt
 from simcore.gantt import CPU_LANE
 from simcore.stats import BOOTSTRAP_NAME
 
@@ -20,8 +21,8 @@ def pattern_name(kind: str) -> str:
 
 def chart_guide() -> str:
     """The section's Markdown."""
-    ticks = ", ".join(f"{step * 10**decade:g}" for decade in (0, 1) for step in LOG_STEPS)
-    floor = f"{SLOWDOWN_FLOOR:g}"
+    ticks = ", ".join(fmt.tick(step * 10**decade) for decade in (0, 1) for step in LOG_STEPS)
+    floor = fmt.tick(SLOWDOWN_FLOOR)
     return f"""
 - **Log axes** carry major ticks only ({ticks}, ...) and run from the data; a slowdown axis starts at
   {floor} at the lowest (a slowdown is never below {floor}).

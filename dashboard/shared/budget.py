@@ -148,6 +148,14 @@ def check_run(
     _check_counts(checks, lim, explore_command(scenario, workload_file))
 
 
+def check_bound(scenario: Scenario, jobs: int, lim: Limits, workload_file: str = WORKLOAD_FILE) -> None:
+    """Refuse the pooled bound (one more run per seed) when the runs with it would be over the budget."""
+    seeds = scenario.seeds if scenario.source == "generate" else 1
+    runs = jobs * (len(scenario.policies) + 1) * seeds
+    checks = [("job-runs with the pooled bound (jobs x (policies + 1) x seeds)", runs, "budget", lim.budget)]
+    _check_counts(checks, lim, explore_command(scenario, workload_file))
+
+
 def sweep_command(spec: SweepSpec, fixed: Sequence[tuple[str, object]], knob: str, values: str) -> str:
     counted = spec.seeds == tuple(range(len(spec.seeds)))  # "3" means seeds 0, 1, 2
     seeds = str(len(spec.seeds)) if counted else ",".join(map(str, spec.seeds))

@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from dashboard.shared import keys
+from simcore import fmt
 from simcore.metrics import TRIO
 from simcore.model import ClusterSpec, JobTable
 from simcore.workload import nodes_for_load, offered_load
@@ -26,13 +28,13 @@ class Proposal:
     load: float
 
     def widgets(self) -> dict[str, Any]:
-        """Explore's sidebar values that select this cluster ("uniform nodes")."""
+        """Explore's sidebar values that select this cluster ("uniform nodes"), by widget key."""
         return {
-            "x_cluster": "custom",
-            "x_nodes": self.nodes,
-            "x_node_cpu": self.cpu,
-            "x_node_mem_gb": self.mem_gb,
-            "x_node_gpu": self.gpu,
+            keys.CLUSTER.name: "custom",
+            keys.NODES.name: self.nodes,
+            keys.NODE_CPU.name: self.cpu,
+            keys.NODE_MEM_GB.name: self.mem_gb,
+            keys.NODE_GPU.name: self.gpu,
         }
 
 
@@ -42,8 +44,8 @@ def describe(cluster: ClusterSpec) -> str:
     total = cluster.total()
     if len(caps) == 1:
         cap = caps.pop()
-        return f"{len(cluster.nodes)} nodes x ({cap.cpu:g} CPU, {cap.mem_gb:g} GiB, {cap.gpu:g} GPU)"
-    return f"{len(cluster.nodes)} nodes ({total.cpu:g} CPU, {total.mem_gb:g} GiB, {total.gpu:g} GPU in all)"
+        return f"{len(cluster.nodes)} nodes x ({fmt.setting(cap.cpu)} CPU, {fmt.setting(cap.mem_gb)} GiB, {fmt.setting(cap.gpu)} GPU)"
+    return f"{len(cluster.nodes)} nodes ({fmt.setting(total.cpu)} CPU, {fmt.setting(total.mem_gb)} GiB, {fmt.setting(total.gpu)} GPU in all)"
 
 
 def propose(table: JobTable, cluster: ClusterSpec) -> Proposal | None:
@@ -61,12 +63,12 @@ def cluster_notice(cluster: ClusterSpec, load: float, proposal: Proposal | None)
     """What the page says beside an upload run on the default cluster."""
     text = (
         f"An uploaded file brings no cluster: it runs on the default one, {describe(cluster)}, "
-        f"which gives it an offered GPU load of {load:.2f}."
+        f"which gives it an offered GPU load of {fmt.load(load)}."
     )
     if proposal is not None:
         text += (
             f" Sized from the workload: {proposal.nodes} such nodes give an offered GPU load of "
-            f"{proposal.load:.2f} (target {TARGET_LOAD:g})."
+            f"{fmt.load(proposal.load)} (target {fmt.setting(TARGET_LOAD)})."
         )
     return text
 
@@ -79,6 +81,6 @@ def all_equal(summaries: Mapping[str, Mapping[str, Any]], policies: Sequence[str
 
 def equal_warning(load: float) -> str:
     return (
-        f"Every policy gives the same result: at an offered GPU load of {load:.2f} jobs hardly wait, so "
+        f"Every policy gives the same result: at an offered GPU load of {fmt.load(load)} jobs hardly wait, so "
         "there is nothing for a policy to decide. Use fewer nodes (Cluster) or a busier workload to see them differ."
     )

@@ -13,12 +13,14 @@ chooses victims, from a read-only view.
 
 from __future__ import annotations
 
+import math
 import time as wallclock
 
 import numpy as np
 import simpy
 
 from simcore import units
+from simcore.engine.budget import PreemptionBudget
 from simcore.engine.cluster import ClusterState
 from simcore.engine.eventlog import EventLog
 from simcore.engine.jobstate import JobState
@@ -29,7 +31,9 @@ from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
 from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.policies import Preemption, PreemptionView, decision, get_policy
+from simcore.policies.base import Explained
 from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
+from simcore.saves import SaveDraws
 
 __all__ = ["job_order", "simulate"]
 
@@ -59,6 +63,9 @@ class _Run:
         arrivals = np.argsort(order_rank)  # submit time, then job_id
         self.timeline = Timeline(arrivals.tolist(), jobs.submit_time[arrivals].tolist(), self.js.token, self.running)
         self.rng = np.random.default_rng(config.seed)
+        self.saves = SaveDraws(config)
+        limited = self.preemptive and not math.isinf(config.preempt_budget)
+        self.budget = PreemptionBudget(config.preempt_budget) if limited else None
         self.decisions: list[dict] | None = [] if record_decisions else None  # None: not recorded, no work
         if record_decisions:
             self.names = (jobs.job_id.astype(str).tolist(), list(cluster.names))
@@ -68,7 +75,7 @@ class _Run:
     # -- the clock (rule 1) ---------------------------------------------------------------
     def process(self, env: simpy.Environment):
         waiting, log = self.waiting, self.log
-        for t, finished, released, arrived in self.timeline.instants(waiting.te):
+        for t, finished, released, arrived in self.timeline.instants(self._pass_may_act, self.waiting.te):
             now = env.now
             yield env.timeout(t - now if t > now else 0)
             self.now = t
@@ -84,6 +91,16 @@ class _Run:
             freed = self._pass(joining)
             if freed:  # released within the pass (grace 0): they join after it
                 waiting.add(freed)
+
+    def _pass_may_act(self) -> bool:
+        """May a pass run now, with nothing new since the last instant, change anything (a
+        min_runtime wake-up, DESIGN.md section 4)? Only when a TE job waits (the job that reached
+        min_runtime may be its victim) or when room was given back since the pending jobs were
+        last looked at (victims released within the last pass with grace 0 joined after it; a
+        reservation returned during it). Else every pending job is BE and did not fit on the room
+        there still is, so the pass would place nobody: it is skipped (see :meth:`_pass`)."""
+        w = self.waiting
+        return bool(w.te) or (len(w) > 0 and self.cl.version != self.version_seen)
 
     # -- the life cycle -------------------------------------------------------------------
     def _start(self, j: int, k: int) -> None:
@@ -102,7 +119,9 @@ class _Run:
     def _signal(self, j: int) -> None:
         """Preempt `j`: progress stops now; it holds its resources for the grace period."""
         js = self.js
-        js.signal(j, self.now)
+        before = float(js.lost[j])
+        js.signal(j, self.now, self.saves.failed())
+        self.log.signalled(float(js.lost[j]) - before)
         self.running.remove(j)
         self.log.add(self.now, j, PREEMPT, int(js.node[j]))
         if self.cfg.grace > 0:  # with grace 0 the pass releases it at once
@@ -233,6 +252,7 @@ class _Run:
             return None
         k, victims = chosen
         book.nominate(j, k, victims)
+        self.log.nominated(j, k, int(js.req_list[j][2] - book.held(j)[2]))
         for v in victims:
             self._signal(v)
         if self.cfg.grace > 0:
@@ -246,21 +266,40 @@ class _Run:
     def _ask_policy(self, te: int) -> tuple[int, list[int]] | None:
         """The policy's victims for TE job `te` as (node, victim jobs in signal order), or None."""
         cl = self.cl
-        cands = self.js.candidates(self.running.jobs(), self.now, self.min_runtime)
-        view = PreemptionView(self.now, self.js.req[te], cl.cap, cl.inv_cap, _ro(cl.avail), cands, self.cfg, self.rng)
+        running = self.running.jobs()
+        cands = self.js.candidates(running, self.now, self.min_runtime)
+        # the exempt ones too, for what their finishes free (fitdelay)
+        everyone = self.js.candidates(running, self.now, 0.0) if len(cands) < len(running) else None
+        view = PreemptionView(
+            self.now, self.js.req[te], cl.cap, cl.inv_cap, _ro(cl.avail), cands, self.cfg, self.rng, everyone
+        )
+        if self.budget is not None:
+            frees_at = self.budget.frees_at(self.now)
+            if frees_at is not None:  # spent: the policy is not asked (nothing drawn)
+                if frees_at < math.inf:
+                    self.timeline.budget_wake_at(frees_at)
+                self._record(te, view, Explained(None, ()), decision.BUDGET_SPENT)
+                return None
         pre = self.policy.victims(view) if self.decisions is None else self._decide(te, view)
         if pre is None:
             return None
+        if self.budget is not None:
+            self.budget.spend(self.now)
         return pre.node, [int(cands.job[p]) for p in pre.victims]
 
     def _decide(self, te: int, view: PreemptionView) -> Preemption | None:
         """Ask the policy to explain its choice, and record the decision."""
-        ids, nodes = self.names
         explained = self.policy.explain(view)
-        running = len(self.running)  # before min_runtime: the reason tells them apart
-        assert self.decisions is not None
-        self.decisions.append(decision.record(self.policy, view, explained, ids[te], ids, nodes, running))
+        self._record(te, view, explained)
         return explained.preemption
+
+    def _record(self, te: int, view: PreemptionView, explained: Explained, why: str | None = None) -> None:
+        """Keep the decision record, when decisions are recorded; `why` overrides the reason told."""
+        if self.decisions is None:
+            return
+        ids, nodes = self.names
+        running = len(self.running)  # before min_runtime: the reason tells them apart
+        self.decisions.append(decision.record(self.policy, view, explained, ids[te], ids, nodes, running, why))
 
 
 def _ro(a: np.ndarray) -> np.ndarray:
@@ -302,6 +341,8 @@ def simulate(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_dec
         unschedulable=unschedulable,
         wall_seconds=wallclock.perf_counter() - t0,
         decisions=tuple(run.decisions or ()),
+        signal_lost=np.array(run.log.lost, dtype=float),
+        nominations=np.array(run.log.nominations, dtype=np.int64).reshape(-1, 4),
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from simcore import fmt
 from simcore.errors import UserError
 from simcore.model import DIMS, ClusterSpec, JobTable
 
@@ -71,7 +72,7 @@ class LimitExceeded(WorkloadError):
     def amount(self) -> str:
         """The cap as messages write it: "10.0 MB (10000000 bytes)", "100,000 rows"."""
         n = self.limit
-        return mb(n) if self.unit == "byte" else f"{n:,} {self.unit}{'s' if n != 1 else ''}"
+        return fmt.megabytes(n) if self.unit == "byte" else f"{n:,} {self.unit}{'s' if n != 1 else ''}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,11 +91,6 @@ class LoadedWorkload:
 class LoadedCluster:
     cluster: ClusterSpec
     notes: list[str] = field(default_factory=list)
-
-
-def mb(n: int) -> str:
-    """A byte count as messages write it: "10.0 MB (10000000 bytes)"."""
-    return f"{n / 1e6:.1f} MB ({n} bytes)"
 
 
 # --- raw tables: what a reader gives before validation -----------------------------------------
