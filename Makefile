@@ -4,6 +4,8 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+# `make run` listens on this machine only; `make run ADDRESS=0.0.0.0` on every interface (docs/hosting.md)
+ADDRESS ?= 127.0.0.1
 
 .PHONY: run test lint bench install clean
 
@@ -18,7 +20,7 @@ $(STAMP): $(BIN)/python pyproject.toml
 install: $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/streamlit run dashboard/streamlit_app.py
+	$(BIN)/streamlit run dashboard/streamlit_app.py --server.address $(ADDRESS)
 
 test: $(STAMP)
 	$(BIN)/ruff check simcore dashboard tests bench

@@ -96,7 +96,7 @@ def test_every_job_is_somewhere_at_every_instant(key: tuple[str, str]) -> None:
     for t in times:
         snap = lesson_views.snapshot(run.jobs, run.events, run.segments, losses, t)
         on_gpus = set(snap.grid["job_id"])
-        queued = set(snap.queue["job_id"])
+        queued = set(snap.queue["job"])
         done = set(run.jobs.loc[run.jobs["finish"] <= t, "job_id"])
         future = set(run.jobs.loc[run.jobs["submit_time"] > t, "job_id"])
         assert not (on_gpus & queued) and not (on_gpus & done) and not (queued & done)
@@ -113,7 +113,7 @@ def test_story_tells_the_preemption_with_its_lost_work() -> None:
     snap = lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2700.0)
     assert snap.story[0].startswith("TE job 2 arrives")
     assert "BE job 1 on node-0 is preempted" in snap.story[1] and "45.0 min of work" in snap.story[1]
-    assert snap.queue["job_id"].tolist() == ["2"]
+    assert snap.queue["job"].tolist() == ["2"]
     assert set(snap.grid["kind"]) == {"grace"}
 
 
@@ -127,7 +127,7 @@ def test_step_stays_inside_the_instants() -> None:
 def test_outcome_table_is_the_runs_numbers() -> None:
     runs = {label: RUNS["hol", label][2] for label in ("fifo", "priority", "fitgpp")}
     table = lesson_views.outcome_table(runs).set_index("variant")
-    assert table.loc["fifo", "TE wait (s), longest"] == 7080.0
+    assert table.loc["fifo", "longest TE wait (min)"] == 118.0  # 7080 s
     assert table.loc["fitgpp", "preemptions"] == 1 and table.loc["priority", "preemptions"] == 0
 
 

@@ -88,8 +88,8 @@ def generated_workload(preset: str, seed: int, overrides: tuple[tuple[str, str],
         return found
     gen = presets.generate(preset, seed, dict(overrides))
     label = f"preset {preset}, seed {seed}" + "".join(f", {k}={v}" for k, v in overrides)
-    notes = (gen.summary(),)
-    workload = Workload(gen.table, gen.cluster, label, notes, views.workload_key(gen.table))
+    # no notes: the page's one caption already gives the jobs, the cluster and the realised load
+    workload = Workload(gen.table, gen.cluster, label, (), views.workload_key(gen.table))
     _store().put(key, workload, deep_size(workload))
     return workload
 
@@ -220,7 +220,7 @@ def _timed_out(what: str, command: str) -> Refused:
     lim = limits()
     return Refused(
         f"{what} took longer than the limit run_seconds = {lim.run_seconds:g} s of "
-        f"{'this demo' if lim.demo else 'the dashboard'} (dashboard/shared/demo.py) and was stopped.\n"
+        f"{'this demo' if lim.demo else 'the dashboard'} and was stopped.\n"
         f"Run it on your own machine instead:\n{command}"
     )
 
