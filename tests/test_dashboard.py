@@ -335,14 +335,17 @@ def test_decision_view_explains_the_chosen_preemption() -> None:
         and "chosen because" in words[1]
     )
     other = at.selectbox(key="decision_other").value
-    assert other == "k8s" and words[2].startswith("k8s")
-    candidates = at.dataframe[-2].value
+    assert other == "k8s" and words[2].startswith("On the same state") and " k8s would take" in words[2]
+    assert words[3].startswith("In k8s's own run")
+    candidates = at.dataframe[-3].value
+    glossary = at.dataframe[-2].value  # every key value the candidate table shows, defined
+    assert glossary["value"].tolist() == [c for c in candidates.columns if c not in ("node", "would take", "chosen")]
     assert candidates["chosen"].tolist()[0] and "slack" in candidates.columns and "would take" in candidates.columns
     assert chosen["node"] == candidates["node"].iloc[0]
     for policy in at.selectbox(key="decision_other").options:
         at.selectbox(key="decision_other").set_value(policy).run()
         assert_clean(at)
-        assert at.text[1].value.splitlines()[2].startswith(policy)
+        assert f", {policy} would take" in at.text[1].value.splitlines()[2]
 
 
 def test_the_generator_offers_paper_gang() -> None:

@@ -307,6 +307,7 @@ def test_cli_writes_json_lines(tmp_path):
         "time": 6.0, "te_job": "é", "policy": "k8s", "node": "n0", "victims": ids[:2],
         "key": [["victims", "min"], ["earliest_victim_start", "max"]],
         "candidates": [{"node": "n0", "job_id": ids[:2], "victims": 2, "earliest_victim_start": 0.0, "chosen": True}],
+        "deciding": None,  # one node weighed
         "reason": None,
         # its accounting: é lacked all 4 GPUs and the victims free 4 (excess 0); TE 7 ends at 15 and é
         # starts on n1 then, before the victims release n0 at 36 (wasted); they held 2 x 2 GPUs for

@@ -358,14 +358,17 @@ def lesson_runs(
 
 
 def decision_records(
-    workload: Workload, cluster: ClusterSpec, configs: tuple[SimConfig, ...], heartbeat: Callable[[float | None], None]
+    workload: Workload,
+    cluster: ClusterSpec,
+    runs: tuple[decisions.Recorded, ...],
+    heartbeat: Callable[[float | None], None],
 ) -> list[tuple[dict[str, Any], ...]]:
-    """The decision records of each config's run on the workload (:mod:`dashboard.shared.decisions`),
+    """The decision records of each run on the workload (:mod:`dashboard.shared.decisions`),
     computed in a worker process on first use and shared."""
     cluster_id = _cluster_hash(cluster)
-    keys: list[Hashable] = [("decisions", workload.key, cluster_id, config_json(c)) for c in configs]
+    keys: list[Hashable] = [("decisions", workload.key, cluster_id, config_json(c), other) for c, other in runs]
 
     def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
-        return decisions.records, (workload.table, cluster, tuple(configs[i] for i in missing))
+        return decisions.records, (workload.table, cluster, tuple(runs[i] for i in missing))
 
     return _fetch(keys, work, heartbeat)
