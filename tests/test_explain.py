@@ -11,11 +11,14 @@ from helpers import events_of, job, prop_cluster, te
 from test_decisions import first, full_cluster, record_run
 
 import simcore.engine.loop as loop
+from dashboard.shared import decision_text, gantt_views
+from dashboard.shared.scenario import Scenario
 from simcore.engine import simulate
 from simcore.model import JobTable, SimConfig
 from simcore.policies import POLICIES
 from simcore.policies.glossary import TERMS, TIE_BREAK, markdown_table
 from simcore.presets import generate
+from simcore.samples import SAMPLES
 
 
 @pytest.mark.parametrize(
@@ -108,3 +111,21 @@ def test_every_key_value_has_a_meaning() -> None:
 def test_docs_hold_the_glossary() -> None:
     text = (Path(__file__).resolve().parents[1] / "docs" / "policies.md").read_text(encoding="utf-8")
     assert markdown_table() in text, "docs/policies.md: paste simcore.policies.glossary.markdown_table()"
+
+
+def test_the_default_sample_shows_fitgpp_differ_from_k8s_at_once() -> None:
+    """The Explore page opens on a sample where, stepping through fitgpp's first preemptions on the
+    Gantt, a visitor meets decisions where k8s would take other victims on the same state."""
+    scenario = Scenario()
+    assert "fitgpp" in scenario.policies and "k8s" in scenario.policies
+    # the sample file is this draw, byte for byte (tests/test_presets.py checks the committed bytes)
+    preset, seed, overrides = next((p, s, o) for f, p, s, o in SAMPLES if f == f"{scenario.sample}.csv")
+    gen = generate(preset, seed, overrides)
+    r = simulate(gen.table, gen.cluster, scenario.config("fitgpp"), same_state="k8s")
+    steps = gantt_views.preemption_list(r.events_frame).head(5)
+    differ = 0
+    for _, step in steps.iterrows():
+        d = decision_text.decision_for(r.decisions, step)
+        assert d is not None
+        differ += sorted(d["same_state"]["victims"]) != sorted(d["victims"])
+    assert differ >= 2

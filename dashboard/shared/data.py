@@ -56,9 +56,9 @@ class Workload:
 
 
 def sample_names() -> list[str]:
-    """Stems of the bundled sample workloads that are present on disk, the demo first."""
+    """Stems of the bundled sample workloads that are present on disk, the dashboard's default first."""
     stems = [Path(name).stem for name, *_ in samples.SAMPLES if (SAMPLE_DIR / name).is_file()]
-    return sorted(stems, key=lambda s: (s != "demo", s))
+    return sorted(stems, key=lambda s: (s != samples.DASHBOARD_DEFAULT, s))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
