@@ -24,6 +24,7 @@ from simcore.engine import simulate
 from simcore.policies.glossary import TERMS
 from simcore.presets import generate
 from simcore.samples import SAMPLES
+from simcore.workload import load_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
@@ -48,7 +49,8 @@ def _first_steps(n: int) -> list[dict]:
     scenario = Scenario()
     preset, seed, overrides = next((p, s, o) for f, p, s, o in SAMPLES if f == f"{scenario.sample}.csv")
     gen = generate(preset, seed, overrides)
-    run = simulate(gen.table, gen.cluster, scenario.config("fitgpp"), same_state="k8s")
+    cluster = load_cluster(ROOT / "sample_workloads" / f"{preset}_cluster.yaml").cluster  # as the dashboard loads it
+    run = simulate(gen.table, cluster, scenario.config("fitgpp"), same_state="k8s")
     steps = gantt_views.preemption_list(run.events_frame).head(n)
     records = [decision_for(run.decisions, chosen) for _, chosen in steps.iterrows()]
     assert all(r is not None for r in records)

@@ -19,6 +19,9 @@ from simcore.policies import POLICIES
 from simcore.policies.glossary import TERMS, TIE_BREAK, markdown_table
 from simcore.presets import generate
 from simcore.samples import SAMPLES
+from simcore.workload import load_cluster
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(
@@ -121,7 +124,8 @@ def test_the_default_sample_shows_fitgpp_differ_from_k8s_at_once() -> None:
     # the sample file is this draw, byte for byte (tests/test_presets.py checks the committed bytes)
     preset, seed, overrides = next((p, s, o) for f, p, s, o in SAMPLES if f == f"{scenario.sample}.csv")
     gen = generate(preset, seed, overrides)
-    r = simulate(gen.table, gen.cluster, scenario.config("fitgpp"), same_state="k8s")
+    cluster = load_cluster(ROOT / "sample_workloads" / f"{preset}_cluster.yaml").cluster  # as the dashboard loads it
+    r = simulate(gen.table, cluster, scenario.config("fitgpp"), same_state="k8s")
     steps = gantt_views.preemption_list(r.events_frame).head(5)
     differ = 0
     for _, step in steps.iterrows():
