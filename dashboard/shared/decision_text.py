@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from simcore import fmt
-from simcore.policies.glossary import TERMS, TIE_BREAK
+from simcore.policies.glossary import TIE_BREAK, term
 
 
 def decision_for(records: Sequence[Mapping[str, Any]], chosen: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -45,7 +45,7 @@ def _label(name: str) -> str:
 def value_text(name: str, value: float) -> str:
     """A key value in human units (:data:`simcore.policies.glossary.TERMS`): durations and instants
     through :mod:`simcore.fmt`, never raw seconds."""
-    unit = TERMS[name].unit if name in TERMS else "count"
+    unit = term(name).unit
     if unit == "seconds":
         return fmt.duration(value)
     if unit == "clock":
@@ -65,15 +65,15 @@ def _why(record: Mapping[str, Any]) -> str:
     tied = names if deciding == TIE_BREAK else names[: names.index(deciding)]
     ties = ", ".join(f"{_label(n)} ({value_text(n, best[n])})" for n in tied)
     head = f"it tied with node {other['node']} on {ties}; " if tied else ""
-    term = TERMS[deciding]
+    meaning = term(deciding)
     if deciding == TIE_BREAK:
-        return f"{head}{_label(deciding)} decided: {term.meaning}"
+        return f"{head}{_label(deciding)} decided: {meaning.meaning}"
     better = dict(record["key"])[deciding]
     side = {"min": "lower is better", "max": "higher is better", "drawn": "drawn at random"}[better]
     return (
         f"{head}{_label(deciding)} decided: {value_text(deciding, best[deciding])} against "
         f"{value_text(deciding, other[deciding])} for node {other['node']} ({side}). {_label(deciding).capitalize()} "
-        f"is {term.meaning}. Principle: {term.principle}"
+        f"is {meaning.meaning}. Principle: {meaning.principle}"
     )
 
 
@@ -132,7 +132,7 @@ def glossary(record: Mapping[str, Any]) -> pd.DataFrame:
     names = [name for name, _ in record["key"]]
     if record.get("deciding") == TIE_BREAK:
         names.append(TIE_BREAK)
-    rows = [{"value": _label(n), "meaning": TERMS[n].meaning, "principle": TERMS[n].principle} for n in names]
+    rows = [{"value": _label(n), "meaning": term(n).meaning, "principle": term(n).principle} for n in names]
     return pd.DataFrame(rows, columns=["value", "meaning", "principle"])
 
 

@@ -79,6 +79,13 @@ TERMS: dict[str, Term] = {
 }
 
 
+def term(name: str) -> Term:
+    """The glossary's entry for a key value; a policy registered from outside may bring values it lacks."""
+    return TERMS.get(
+        name, Term("a value of the policy's key, not in simcore/policies/glossary.py", "not described", "count")
+    )
+
+
 def markdown_table() -> str:
     """The glossary as the Markdown table of docs/policies.md."""
     lines = ["| key value | meaning | principle |", "|---|---|---|"]
