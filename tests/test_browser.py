@@ -363,7 +363,7 @@ def test_walk_each_lesson_to_its_end(server: str, browser: object) -> None:
         if item.key == "victim":
             page.get_by_role("button", name="First").click()
             _wait_idle(page, charts=2)
-            for i in range(2, 6):  # to instant 5: the TE job arrives and fitgpp preempts
+            for i in range(2, 8):  # to instant 7: the TE job arrives and fitgpp preempts
                 page.get_by_role("button", name="Next").click()
                 page.get_by_text(f"(instant {i} of ").wait_for(timeout=TIMEOUT_MS)
                 _wait_idle(page, charts=2)

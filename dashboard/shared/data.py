@@ -58,9 +58,9 @@ class Workload:
 
 
 def sample_names() -> list[str]:
-    """Stems of the bundled sample workloads that are present on disk, the demo first."""
+    """Stems of the bundled sample workloads that are present on disk, the dashboard's default first."""
     stems = [Path(name).stem for name, *_ in samples.SAMPLES if (SAMPLE_DIR / name).is_file()]
-    return sorted(stems, key=lambda s: (s != "demo", s))
+    return sorted(stems, key=lambda s: (s != samples.DASHBOARD_DEFAULT, s))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -422,14 +422,17 @@ def _alone(fn: Callable[..., Any], args: tuple[Any, ...], _progress: Callable[[f
 
 
 def decision_records(
-    workload: Workload, cluster: ClusterSpec, configs: tuple[SimConfig, ...], heartbeat: Callable[[float | None], None]
+    workload: Workload,
+    cluster: ClusterSpec,
+    runs: tuple[decisions.Recorded, ...],
+    heartbeat: Callable[[float | None], None],
 ) -> list[tuple[dict[str, Any], ...]]:
-    """The decision records of each config's run on the workload (:mod:`dashboard.shared.decisions`),
+    """The decision records of each run on the workload (:mod:`dashboard.shared.decisions`),
     computed in a worker process on first use and shared."""
     cluster_id = _cluster_hash(cluster)
-    keys: list[Hashable] = [("decisions", workload.key, cluster_id, config_json(c)) for c in configs]
+    keys: list[Hashable] = [("decisions", workload.key, cluster_id, config_json(c), other) for c, other in runs]
 
     def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
-        return decisions.records, (workload.table, cluster, tuple(configs[i] for i in missing))
+        return decisions.records, (workload.table, cluster, tuple(runs[i] for i in missing))
 
     return _fetch(keys, work, heartbeat)
