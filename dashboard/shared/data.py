@@ -18,7 +18,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from dashboard.shared import compute, decisions, notices, slots, uploads, views,
 from dashboard.shared.budget import Refused
 from dashboard.shared.compute import Run
 from dashboard.shared.demo import Limits, limits
+from dashboard.shared.results import Bound, Comparison, Workload
 from dashboard.shared.scenario import Scenario
 from dashboard.shared.store import BoundedStore, deep_size
 from simcore import metrics, presets, samples, units
@@ -44,17 +45,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_DIR = ROOT / "sample_workloads"
 # The cluster a user gets for an uploaded workload unless they choose one: the CLI's default.
 DEFAULT_CLUSTER = ClusterSpec.uniform(16, 64, 512, 8)
-
-
-@dataclass(frozen=True, eq=False)
-class Workload:
-    """Jobs ready to simulate, the cluster they come with (if any) and what to tell the user."""
-
-    table: JobTable
-    cluster: ClusterSpec | None
-    label: str
-    notes: tuple[str, ...]
-    key: str  # content hash of the jobs
 
 
 def sample_names() -> list[str]:
@@ -225,18 +215,6 @@ def _timed_out(what: str, command: str) -> Refused:
     )
 
 
-@dataclass(frozen=True, eq=False)
-class Comparison:
-    """Every policy of a scenario on its workload(s): full runs for the first seed, summaries
-    for all seeds (the trio's spread)."""
-
-    workload: Workload
-    cluster: ClusterSpec
-    runs: dict[str, Run]
-    seed_summaries: list[dict[str, dict[str, Any]]]  # per seed: policy -> summary
-    seeds: list[int]
-
-
 def load_workload(scenario: Scenario, upload: tuple[str, bytes] | None) -> Workload:
     """The scenario's workload (its first seed when generated); raises UserError for bad input."""
     if scenario.source == "sample":
@@ -333,14 +311,6 @@ def compare(
     for k in range(1, len(seeds)):
         per_seed.append(dict(zip(policies, values[k * n : (k + 1) * n], strict=True)))
     return Comparison(workload, cluster, runs, per_seed, seeds)
-
-
-@dataclass(frozen=True, eq=False)
-class Bound:
-    """The pooled bound beside a comparison: a full run on the first seed's workload, a summary per seed."""
-
-    run: Run
-    seed_summaries: list[dict[str, Any]]
 
 
 def bound(scenario: Scenario, comparison: Comparison, heartbeat: Callable[[float | None], None], command: str) -> Bound:
