@@ -21,7 +21,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the one home of the serve-and-drive helpers
-from helpers.browser import ARTIFACTS, TIMEOUT_MS, launch, serve, sync_playwright  # noqa: E402
+from helpers.browser import ARTIFACTS, TIMEOUT_MS, launch, serve  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
 
 
 def first_chart_seconds(browser: Any, url: str) -> float:

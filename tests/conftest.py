@@ -45,8 +45,9 @@ def dashboard_server() -> Iterator[str]:
 def chromium() -> Iterator[object]:
     """One headless Chromium per worker; each test opens its own pages in it."""
     from helpers import browser as web
+    from playwright.sync_api import sync_playwright
 
-    with web.sync_playwright() as pw:
+    with sync_playwright() as pw:
         b = web.launch(pw)
         yield b
         b.close()
