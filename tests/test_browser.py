@@ -69,7 +69,7 @@ def _choose(page: Any, label: str, option: str) -> None:
         box.scroll_into_view_if_needed()
         box.click()
         try:
-            page.get_by_role("option", name=option, exact=True).click(timeout=5_000)
+            page.get_by_role("option", name=option, exact=True).click(timeout=15_000)
             return
         except sync_api.TimeoutError:
             if attempt == 2:
