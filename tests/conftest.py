@@ -63,9 +63,11 @@ def dashboard_server() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[object]:
-    """One headless Chromium per worker; each test opens its own pages in it."""
+    """One headless Chromium for a module's tests; each test opens its own pages in it. Module, not
+    session: Playwright's sync API runs one instance at a time in a thread, and
+    tests/test_hosting_browser.py, on the same worker, starts its own."""
     from helpers import browser as web
     from playwright.sync_api import sync_playwright
 
