@@ -1,5 +1,5 @@
-"""Shared pytest set-up: the hypothesis profiles, and the fixtures shared by several modules
-(one Streamlit server and one Chromium per xdist worker for the browser tests).
+"""Shared pytest set-up: the hypothesis profiles, the xdist grouping, and the fixtures of the
+browser tests (one dashboard server and one Chromium shared by a module's tests).
 
 Plain helper functions live in the ``helpers`` package next to this file (importable as
 ``helpers``: this directory is put on ``sys.path``).
@@ -54,9 +54,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(sorted(names))}")
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: a session-long server would stay a child of the xdist worker while
+# other modules run there, and tests/test_hosting_worker.py checks that the test process has no
+# child processes left.
+@pytest.fixture(scope="module")
 def dashboard_server() -> Iterator[str]:
-    """The dashboard (demo mode off) served once per worker; yields its URL."""
+    """The dashboard (demo mode off) served for a module's tests; yields its URL."""
     from helpers import browser as web  # Playwright only where a browser test runs
 
     with web.serve({"SIMCORE_DEMO": "0"}) as url:
@@ -65,9 +68,9 @@ def dashboard_server() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[object]:
-    """One headless Chromium for a module's tests; each test opens its own pages in it. Module, not
-    session: Playwright's sync API runs one instance at a time in a thread, and
-    tests/test_hosting_browser.py, on the same worker, starts its own."""
+    """One headless Chromium for a module's tests; each test opens its own pages in it (module
+    scope also because Playwright's sync API runs one instance at a time in a thread, and
+    tests/test_hosting_browser.py, on the same worker, starts its own)."""
     from helpers import browser as web
     from playwright.sync_api import sync_playwright
 
