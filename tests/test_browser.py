@@ -1,7 +1,7 @@
 """End to end in headless Chromium: the real Streamlit server, the real front end.
 
 Runs with Debian's ``chromium`` through Playwright (``playwright install`` is not needed). The
-tests share one dashboard server and one Chromium (session fixtures in tests/conftest.py; one
+tests share one dashboard server and one Chromium (fixtures in tests/conftest.py; one
 xdist group, so one worker runs them all). Screenshots go to the test artifacts directory
 (``$ARTIFACTS_DIR`` or ``test-artifacts/``); with ``UPDATE_SCREENSHOT=1`` the Explore one also
 replaces the README's docs/screenshot-explore.png. The first-chart timing against a bare page is
