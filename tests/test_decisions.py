@@ -1,6 +1,6 @@
 """Decision records (DESIGN.md section 6): one per ask for victims, tied to the preempt events.
 
-Property tests (every preemptive policy, the workloads of test_properties) check that the
+Property tests (every preemptive policy, the workloads of helpers.strategies) check that the
 records and the preempt events agree exactly, that recording changes nothing, and that the
 chosen option is the best of the recorded ones by the policy's named key. Hand-made
 scenarios check every value of the records against numbers derived by hand, each reason
@@ -15,10 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import events_of, job, prop_cluster, te
+from helpers import clusters, configs, events_of, job, prop_cluster, te, workloads
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_properties import clusters, configs, workloads
 
 from simcore.cli import main as cli_main
 from simcore.engine import simulate
