@@ -192,3 +192,23 @@ def check_sweep(spec: SweepSpec, fixed: Sequence[tuple[str, object]], knob: str,
 
 def _workload_names(spec: SweepSpec) -> set[str]:
     return set(resolve_params(spec.source.name))
+
+
+def busy(lim: Limits, running: int, waiting: int, command: str) -> Refused:
+    """The refusal of a visitor who finds the line of computations full (``max_waiting``)."""
+    where = "this demo" if lim.demo else "the dashboard"
+    local = f"\nOr run it on your own machine:\n{command}" if command else ""
+    return Refused(
+        f"The server is busy: {running} computations are running and {waiting} visitors are "
+        f"waiting in line, the limit max_waiting = {lim.max_waiting:,} of {where}.\n"
+        f"Try again in a few minutes.{local}"
+    )
+
+
+def timed_out(what: str, lim: Limits, command: str) -> Refused:
+    """The notice of a computation stopped at the wall-clock limit ``run_seconds``."""
+    return Refused(
+        f"{what} took longer than the limit run_seconds = {lim.run_seconds:g} s of "
+        f"{'this demo' if lim.demo else 'the dashboard'} and was stopped.\n"
+        f"Run it on your own machine instead:\n{command}"
+    )

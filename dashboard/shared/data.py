@@ -27,8 +27,7 @@ import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from dashboard.shared import compute, decisions, notices, slots, uploads, views, worker
-from dashboard.shared.budget import Refused
+from dashboard.shared import budget, compute, decisions, notices, slots, uploads, views, worker
 from dashboard.shared.compute import Run
 from dashboard.shared.demo import Limits, limits
 from dashboard.shared.results import Bound, Comparison, Workload
@@ -191,28 +190,9 @@ def _compute(
             store.put(key, value, deep_size(value))
         return values
     except slots.Full:
-        raise _busy(lim, line, command) from None
+        raise budget.busy(lim, line.running, line.waiting, command) from None
     finally:
         store.release(keys)
-
-
-def _busy(lim: Limits, line: slots.ComputeSlots, command: str) -> Refused:
-    where = "this demo" if lim.demo else "the dashboard"
-    local = f"\nOr run it on your own machine:\n{command}" if command else ""
-    return Refused(
-        f"The server is busy: {line.running} computations are running and {line.waiting} visitors are "
-        f"waiting in line, the limit max_waiting = {lim.max_waiting:,} of {where} (dashboard/shared/demo.py).\n"
-        f"Try again in a few minutes.{local}"
-    )
-
-
-def _timed_out(what: str, command: str) -> Refused:
-    lim = limits()
-    return Refused(
-        f"{what} took longer than the limit run_seconds = {lim.run_seconds:g} s of "
-        f"{'this demo' if lim.demo else 'the dashboard'} and was stopped.\n"
-        f"Run it on your own machine instead:\n{command}"
-    )
 
 
 def load_workload(scenario: Scenario, upload: tuple[str, bytes] | None) -> Workload:
@@ -304,7 +284,7 @@ def compare(
     try:
         values = _fetch(keys, work, heartbeat, command)
     except worker.TimedOut:
-        raise _timed_out("This comparison", command) from None
+        raise budget.timed_out("This comparison", limits(), command) from None
     n = len(policies)
     runs = dict(zip(policies, values[:n], strict=True))
     per_seed = [{p: r.summary for p, r in runs.items()}]
@@ -337,7 +317,7 @@ def bound(scenario: Scenario, comparison: Comparison, heartbeat: Callable[[float
     try:
         values = _fetch(keys, work, heartbeat)
     except worker.TimedOut:
-        raise _timed_out("The pooled bound", command) from None
+        raise budget.timed_out("The pooled bound", limits(), command) from None
     return Bound(values[0], [values[0].summary, *values[1:]])
 
 
@@ -349,7 +329,7 @@ def sweep_rows(
     try:
         return _fetch([("sweep", repr(spec))], lambda _: (compute.sweep, (spec, workers, dask)), heartbeat, command)[0]
     except worker.TimedOut:
-        raise _timed_out("This sweep", command) from None
+        raise budget.timed_out("This sweep", limits(), command) from None
 
 
 def stored_sweep(spec: SweepSpec) -> pd.DataFrame | None:
