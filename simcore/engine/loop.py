@@ -8,7 +8,9 @@ lives in small types of its own: the nodes (:mod:`simcore.engine.cluster`), the 
 (:mod:`simcore.engine.pending`), each job's state (:mod:`simcore.engine.jobstate`), the running BE jobs
 (:mod:`simcore.engine.running`), the nominations (:mod:`simcore.engine.reservations`), the instants to
 come (:mod:`simcore.engine.timeline`) and the event log (:mod:`simcore.engine.eventlog`). The policy only
-chooses victims, from a read-only view.
+chooses victims, from a read-only view. A gang (``workers`` > 1, rule 10) goes through the same
+life cycle with one event row per worker; where its workers go is chosen in
+:mod:`simcore.engine.gang`, and a single-worker job never takes that path.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 import simpy
 
 from simcore import units
+from simcore.engine import gang
 from simcore.engine.cluster import ClusterState
 from simcore.engine.eventlog import EventLog
 from simcore.engine.jobstate import JobState
@@ -28,7 +31,7 @@ from simcore.engine.reservations import ReservationBook
 from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
 from simcore.model import ClusterSpec, JobTable, SimConfig
-from simcore.policies import Preemption, PreemptionView, decision, get_policy
+from simcore.policies import Candidates, Preemption, PreemptionView, decision, get_policy
 from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
 
 __all__ = ["job_order", "simulate"]
@@ -50,6 +53,7 @@ class _Run:
         order_rank = job_order(jobs, te_first=False)
         self.cl = ClusterState(cluster, config.placement, req.min(axis=0) if n else None)
         self.js = JobState(jobs, req, order_rank, config)
+        self.gangs = jobs.has_gangs
         self.running = RunningTable(n)
         self.book = ReservationBook(self.cl, req)
         self.log = EventLog()
@@ -86,9 +90,15 @@ class _Run:
                 waiting.add(freed)
 
     # -- the life cycle -------------------------------------------------------------------
-    def _start(self, j: int, k: int) -> None:
+    def _start(self, j: int, k: int, nodes: list[int] | None = None) -> None:
+        """Start `j` on node `k`, or a gang with its workers on `nodes` (worker order; k = nodes[0])."""
         now, js = self.now, self.js
-        self.cl.allocate(k, js.req_list[j])
+        if nodes is None:
+            self.cl.allocate(k, js.req_list[j])
+        else:
+            for n in nodes:
+                self.cl.allocate(n, js.req_list[j])
+            js.gang_nodes[j] = nodes
         victim_kind = self.preemptive and not js.is_te_list[j]  # only preemption reads its segment
         end = js.start(j, k, now, victim_kind)
         order, token = js.order_rank_list[j], js.token[j]
@@ -97,19 +107,32 @@ class _Run:
             self.running.add(j)
             if self.min_runtime > 0:
                 self.timeline.wake_at(now + self.min_runtime, order, j, token)
-        self.log.add(now, j, START, k)
+        if nodes is None:
+            self.log.add(now, j, START, k)
+        else:
+            for n in nodes:
+                self.log.add(now, j, START, n)
 
     def _signal(self, j: int) -> None:
         """Preempt `j`: progress stops now; it holds its resources for the grace period."""
         js = self.js
         js.signal(j, self.now)
         self.running.remove(j)
-        self.log.add(self.now, j, PREEMPT, int(js.node[j]))
+        for k in js.gang_nodes.get(j) or (int(js.node[j]),):
+            self.log.add(self.now, j, PREEMPT, k)
         if self.cfg.grace > 0:  # with grace 0 the pass releases it at once
             self.timeline.release_at(self.now + self.cfg.grace, js.order_rank_list[j], j)
 
     def _release(self, j: int) -> None:
         """End of grace: free the node, top up the reservation it made room for (back to pending: the caller)."""
+        nodes = self.js.gang_nodes.get(j)
+        if nodes is not None:
+            for n in nodes:
+                self.cl.release(n, self.js.req_list[j])
+            self.book.released_gang(j, nodes)
+            for n in nodes:
+                self.log.add(self.now, j, RELEASE, n)
+            return
         k = int(self.js.node[j])
         self.cl.release(k, self.js.req_list[j])
         self.book.released(j, k)
@@ -117,12 +140,14 @@ class _Run:
 
     def _finish(self, j: int) -> None:
         js = self.js
-        k = int(js.node[j])
-        self.cl.release(k, js.req_list[j])
+        nodes = js.gang_nodes.get(j) or (int(js.node[j]),)
+        for k in nodes:
+            self.cl.release(k, js.req_list[j])
         js.finish[j] = self.now
         if self.preemptive and not js.is_te_list[j]:
             self.running.remove(j)
-        self.log.add(self.now, j, FINISH, k)
+        for k in nodes:
+            self.log.add(self.now, j, FINISH, k)
 
     # -- the pass (rule 3) ----------------------------------------------------------------
     def _pass(self, joining: list[int]) -> tuple[int, ...]:
@@ -212,6 +237,8 @@ class _Run:
         """Handle one pending job: None when it stays pending (nominated or not), else it was
         placed, and the result holds the jobs released to make room within the pass (grace 0)."""
         cl, book, js = self.cl, self.book, self.js
+        if self.gangs and js.workers_list[j] > 1:
+            return self._try_gang(j)
         req, req_t = js.req[j], js.req_list[j]
         k = book.node_of(j)
         if k is not None:  # nominated: placed on its node once it fits there, or wherever fits first
@@ -242,6 +269,54 @@ class _Run:
         book.drop(j)
         self._start(j, k)
         return tuple(victims)
+
+    def _try_gang(self, j: int) -> tuple[int, ...] | None:
+        """:meth:`_try_job` for a gang: all its workers placed, or none (DESIGN-gangs points 1, 6-13)."""
+        cl, book, js = self.cl, self.book, self.js
+        req, w = js.req[j], js.workers_list[j]
+        if book.node_of(j) is not None:  # nominated: placed once every worker fits, reservations pooled
+            nodes = gang.place_nominated(cl, book.gang_held(j), req)
+            if nodes is not None:
+                book.drop(j)
+                self._start(j, nodes[0], nodes)
+                return ()
+            if book.in_grace(j):
+                return None  # no new search while a victim checkpoints (point 13)
+            book.drop(j)  # all released and still no fit: satisfied afresh
+        if cl.choose(req, js.req_list[j]) >= 0:  # worker 0 fits somewhere: try them all
+            nodes = gang.place(cl, cl.avail, req, w)
+            if nodes is not None:
+                self._start(j, nodes[0], nodes)
+                return ()
+        if not (self.preemptive and js.is_te_list[j]):
+            return None
+        cands = js.candidates(self.running.jobs(), self.now, self.min_runtime)
+        recorded = len(self.decisions) if self.decisions is not None else 0
+        found = gang.satisfy(cl, req, w, cands, lambda avail, pool: self._search(j, avail, pool))
+        if found is None:
+            if self.decisions is not None:  # only the search that failed: the others signalled nobody
+                del self.decisions[recorded:-1]
+            return None
+        tentative, victims = found
+        book.nominate_gang(j, tentative, victims)
+        for v in victims:
+            self._signal(v)
+        if self.cfg.grace > 0:
+            return None
+        for v in victims:
+            self._release(v)
+        nodes = gang.place_nominated(cl, book.gang_held(j), req)
+        assert nodes is not None  # every victim has released: the tentative nodes have the room
+        book.drop(j)
+        self._start(j, nodes[0], nodes)
+        return tuple(victims)
+
+    def _search(self, te: int, avail: np.ndarray, cands: Candidates) -> tuple[int, tuple[int, ...]] | None:
+        """One victim search for (one worker of) TE job `te` on the room `avail`: (node, victim entries)."""
+        cl = self.cl
+        view = PreemptionView(self.now, self.js.req[te], cl.cap, cl.inv_cap, avail, cands, self.cfg, self.rng)
+        pre = self.policy.victims(view) if self.decisions is None else self._decide(te, view)
+        return None if pre is None else (pre.node, pre.victims)
 
     def _ask_policy(self, te: int) -> tuple[int, list[int]] | None:
         """The policy's victims for TE job `te` as (node, victim jobs in signal order), or None."""
@@ -278,6 +353,9 @@ def simulate(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_dec
     shapes, inverse = np.unique(units.requests(jobs.request), axis=0, return_inverse=True)
     shape_fits = np.any(np.all(cap[None, :, :] >= shapes[:, None, :], axis=2), axis=1)
     fits_somewhere = shape_fits[inverse.reshape(-1)]
+    if jobs.has_gangs:  # a gang must fit whole on the empty cluster
+        empty = ClusterState(cluster, config.placement)
+        fits_somewhere &= ~gang.unschedulable(empty, units.requests(jobs.request), np.asarray(jobs.workers))
     unschedulable = tuple(str(x) for x in jobs.job_id[~fits_somewhere])
     sim_jobs = _subset(jobs, fits_somewhere) if len(unschedulable) else jobs
     run = _Run(sim_jobs, cluster, config, record_decisions)
@@ -313,4 +391,5 @@ def _subset(jobs: JobTable, mask: np.ndarray) -> JobTable:
         request=jobs.request[mask],
         is_te=jobs.is_te[mask],
         extra={k: v[mask] for k, v in jobs.extra.items()},
+        workers=jobs.workers[mask],  # type: ignore[index]
     )

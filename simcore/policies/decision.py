@@ -6,7 +6,8 @@ its choice and each node it weighed, best first, with the named values of its or
 turns that into the record of DESIGN.md section 6, and tells the reason when there are no
 victims. Reasons are checked in this order, each about the jobs left by the one before:
 running BE jobs at all, ``min_runtime``, then the policy's caps (fitgpp: ``P``, then ``s``; fitdelay may wait first),
-then whether removing every job left on some node makes room.
+then whether removing every job left on some node makes room. A record whose victims hold
+more nodes than the one searched (a gang victim) lists them all under ``nodes``.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def record(
         }
         for i, o in enumerate(explained.options)
     ]
-    return {
+    out = {
         "time": view.now,
         "te_job": te_job,
         "policy": policy.name,
@@ -74,3 +75,14 @@ def record(
         "candidates": candidates,
         "reason": reason(policy, view, running_be) if not victims else None,
     }
+    if pre is not None:
+        held = held_nodes(view, pre.victims)
+        if held != [pre.node]:  # a gang victim frees more than the node searched
+            out["nodes"] = [node_names[k] for k in held]
+    return out
+
+
+def held_nodes(view: PreemptionView, victims: Sequence[int]) -> list[int]:
+    """Every node (ascending) the jobs of candidate entries `victims` hold."""
+    c = view.candidates
+    return sorted(set(c.node[np.isin(c.job, c.job[list(victims)])].tolist()))
