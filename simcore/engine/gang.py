@@ -17,6 +17,7 @@ The engine (:mod:`simcore.engine.loop`) owns the life cycle; these only choose n
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -58,11 +59,17 @@ def place_nominated(cl: ClusterState, held: list[tuple[int, np.ndarray]], req: n
     return nodes
 
 
-def satisfy(
-    cl: ClusterState, req: np.ndarray, workers: int, cands: Candidates, search: Search
-) -> tuple[list[int], list[int]] | None:
-    """Points 6-9: (tentative node per worker, victim jobs in signal order), or None when some
-    worker gets neither room nor victims (nobody is then signalled).
+class Satisfaction(NamedTuple):
+    """A TE gang's tentative node per worker and its victim jobs in signal order; when some
+    worker got neither room nor victims, `failed_at` is that worker (and nobody is signalled)."""
+
+    nodes: list[int]
+    victims: list[int]
+    failed_at: int | None = None
+
+
+def satisfy(cl: ClusterState, req: np.ndarray, workers: int, cands: Candidates, search: Search) -> Satisfaction:
+    """Points 6-9: where each worker of a TE gang goes and whom it preempts.
 
     The tentative state starts from the available room (free minus reservations); a worker that
     fits takes the node the placement rule gives there; one that does not asks `search` for its
@@ -72,7 +79,7 @@ def satisfy(
     nodes: list[int] = []
     victims: list[int] = []
     chosen = np.zeros(len(cands), dtype=bool)  # entries of the victims chosen so far
-    for _ in range(workers):
+    for i in range(workers):
         k = cl.pick(a, req)
         if k < 0:
             pool = cands.take(np.flatnonzero(~chosen)) if chosen.any() else cands
@@ -80,7 +87,7 @@ def satisfy(
             ro.flags.writeable = False
             found = search(ro, pool)
             if found is None:
-                return None
+                return Satisfaction(nodes, victims, i)
             k, entries = found
             for p in entries:
                 v = int(pool.job[p])
@@ -90,7 +97,7 @@ def satisfy(
                 np.add.at(a, cands.node[mine], cands.req[mine])
         a[k] -= req
         nodes.append(k)
-    return nodes, victims
+    return Satisfaction(nodes, victims)
 
 
 def unschedulable(cl: ClusterState, req: np.ndarray, workers: np.ndarray) -> np.ndarray:

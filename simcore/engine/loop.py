@@ -292,12 +292,15 @@ class _Run:
             return None
         cands = js.candidates(self.running.jobs(), self.now, self.min_runtime)
         recorded = len(self.decisions) if self.decisions is not None else 0
-        found = gang.satisfy(cl, req, w, cands, lambda avail, pool: self._search(j, avail, pool))
-        if found is None:
-            if self.decisions is not None:  # only the search that failed: the others signalled nobody
+        tentative, victims, failed_at = gang.satisfy(
+            cl, req, w, cands, lambda avail, pool: self._search(j, avail, pool)
+        )
+        if failed_at is not None:
+            if self.decisions is not None:  # only the search that failed is kept: nobody was signalled
                 del self.decisions[recorded:-1]
+                if victims:  # earlier workers' victims were left out of its candidates: its own reason misleads
+                    self.decisions[-1]["reason"] = decision.GANG_UNSATISFIED
             return None
-        tentative, victims = found
         book.nominate_gang(j, tentative, victims)
         for v in victims:
             self._signal(v)

@@ -25,7 +25,11 @@ CAPPED_BY_P = "all capped by P"
 LARGER_THAN_S = "all larger than s"
 FREES_WITHIN_GRACE = "a BE job frees the room within grace"  # fitdelay with periodic or no checkpoints: it waits
 NO_NODE_FEASIBLE = "no node feasible"
-REASONS = (NO_RUNNING_BE, WITHIN_MIN_RUNTIME, CAPPED_BY_P, FREES_WITHIN_GRACE, LARGER_THAN_S, NO_NODE_FEASIBLE)
+#: a TE gang's worker found neither room nor victims once earlier workers had chosen theirs (DESIGN-gangs point 9)
+GANG_UNSATISFIED = "a later worker of the gang gets neither room nor victims"
+REASONS = (
+    NO_RUNNING_BE, WITHIN_MIN_RUNTIME, CAPPED_BY_P, FREES_WITHIN_GRACE, LARGER_THAN_S, NO_NODE_FEASIBLE, GANG_UNSATISFIED,
+)  # fmt: skip
 
 
 def reason(policy: Policy, view: PreemptionView, running_be: int) -> str:
