@@ -118,29 +118,45 @@ class _Run:
         js = self.js
         js.signal(j, self.now)
         self.running.remove(j)
-        for k in js.gang_nodes.get(j) or (int(js.node[j]),):
+        nodes = js.gang_nodes.get(j) if self.gangs else None
+        for k in nodes or (int(js.node[j]),):  # a gang: one row per worker
             self.log.add(self.now, j, PREEMPT, k)
         if self.cfg.grace > 0:  # with grace 0 the pass releases it at once
             self.timeline.release_at(self.now + self.cfg.grace, js.order_rank_list[j], j)
 
     def _release(self, j: int) -> None:
         """End of grace: free the node, top up the reservation it made room for (back to pending: the caller)."""
-        nodes = self.js.gang_nodes.get(j)
-        if nodes is not None:
-            for n in nodes:
-                self.cl.release(n, self.js.req_list[j])
-            self.book.released_gang(j, nodes)
-            for n in nodes:
-                self.log.add(self.now, j, RELEASE, n)
+        if self.gangs and j in self.js.gang_nodes:
+            self._release_gang(j, self.js.gang_nodes[j])
             return
         k = int(self.js.node[j])
         self.cl.release(k, self.js.req_list[j])
         self.book.released(j, k)
         self.log.add(self.now, j, RELEASE, k)
 
+    def _release_gang(self, j: int, nodes: list[int]) -> None:
+        """:meth:`_release` for a gang: every worker's node, then one row per worker."""
+        for n in nodes:
+            self.cl.release(n, self.js.req_list[j])
+        self.book.released_gang(j, nodes)
+        for n in nodes:
+            self.log.add(self.now, j, RELEASE, n)
+
     def _finish(self, j: int) -> None:
         js = self.js
-        nodes = js.gang_nodes.get(j) or (int(js.node[j]),)
+        if self.gangs and j in js.gang_nodes:
+            self._finish_gang(j, js.gang_nodes[j])
+            return
+        k = int(js.node[j])
+        self.cl.release(k, js.req_list[j])
+        js.finish[j] = self.now
+        if self.preemptive and not js.is_te_list[j]:
+            self.running.remove(j)
+        self.log.add(self.now, j, FINISH, k)
+
+    def _finish_gang(self, j: int, nodes: list[int]) -> None:
+        """:meth:`_finish` for a gang: every worker's node freed, one row per worker."""
+        js = self.js
         for k in nodes:
             self.cl.release(k, js.req_list[j])
         js.finish[j] = self.now
