@@ -38,8 +38,9 @@ from simcore.result import FINISH, PREEMPT, RELEASE, START, SimResult
 
 #: The columns of the ``--gantt-out`` CSV (DESIGN.md section 6).
 GANTT_COLUMNS = ["job_id", "job_class", "node", "lane", "start", "end", "kind"]
-#: The frame also carries, per row, the GPUs of the lane the job holds and where in the lane.
-FRAME_COLUMNS = [*GANTT_COLUMNS, "gpu", "offset"]
+#: The frame also carries, per row, the GPUs of the lane the job holds and where in the lane, and the
+#: job's workers (a gang's rows are on every node it holds).
+FRAME_COLUMNS = [*GANTT_COLUMNS, "gpu", "offset", "workers"]
 KINDS = ("run", "restore", "grace")
 CPU_LANE = "cpu"
 UNIT = 1000  # thousandths of a GPU: the engine's resource unit
@@ -178,6 +179,7 @@ def _frame(result: SimResult, pieces: list) -> pd.DataFrame:
             "kind": np.array(kind, dtype=object),
             "gpu": np.asarray(gpu, dtype=float),
             "offset": np.asarray(offset, dtype=float),
+            "workers": np.asarray(result.jobs.workers)[jobs],
         },
         columns=FRAME_COLUMNS,
     )
