@@ -299,11 +299,13 @@ class _Run:
             if book.in_grace(j):
                 return None  # no new search while a victim checkpoints (point 13)
             book.drop(j)  # all released and still no fit: satisfied afresh
-        if cl.choose(req, js.req_list[j]) >= 0:  # worker 0 fits somewhere: try them all
+        # no node has more than top (no numpy call); else the count of room for all is exact
+        (r0, r1, r2), top = js.req_list[j], cl.top()
+        if r0 <= top[0] and r1 <= top[1] and r2 <= top[2] and gang.room_for(cl.avail, req) >= w:
             nodes = gang.place(cl, cl.avail, req, w)
-            if nodes is not None:
-                self._start(j, nodes[0], nodes)
-                return ()
+            assert nodes is not None
+            self._start(j, nodes[0], nodes)
+            return ()
         if not (self.preemptive and js.is_te_list[j]):
             return None
         cands = js.candidates(self.running.jobs(), self.now, self.min_runtime)
