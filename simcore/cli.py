@@ -1,4 +1,4 @@
-"""The ``simcore`` command line: run, compare, generate, convert, sweep, reproduce.
+"""The ``simcore`` command line: run, compare, generate, convert, sweep, reproduce (and report, a plugin).
 
 Every subcommand builds the same frozen :class:`SimConfig` from ``--set KEY=VALUE``. User
 errors print ``error: ...`` and exit 2; nothing prints a traceback for bad input.
@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from simcore import cli_sweep, cli_workload, fmt, gantt, knobs, units
+from simcore import accounting, cli_plugins, cli_sweep, cli_workload, fmt, gantt, knobs, units
+from simcore.bound import BOUND_LABEL, run_bound
 from simcore.compare import compare_results, parse_policy_list, parse_policy_spec, run_policies
 from simcore.csvsafe import write_csv
 from simcore.engine import simulate
 from simcore.errors import UserError
-from simcore.metrics import summarize
+from simcore.metrics import flat_summary, summarize, trio
 from simcore.model import SimConfig
 from simcore.policies import POLICIES, POLICY_HELP, POLICY_KNOBS
 
@@ -44,7 +45,7 @@ def config_from_args(args: argparse.Namespace, policy: str = "fifo") -> SimConfi
         raise UserError(str(e)) from None
 
 
-def _load(args: argparse.Namespace):
+def load_inputs(args: argparse.Namespace):
     jobs, notes = cli_workload.workload_from_args(args)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
@@ -55,16 +56,10 @@ def _load(args: argparse.Namespace):
     return jobs, cluster
 
 
-def _warn_unschedulable(ids: Sequence[str]) -> None:
+def warn_unschedulable(ids: Sequence[str]) -> None:
     if ids:
         shown = ", ".join(ids[:20]) + (f", ... ({len(ids) - 20} more)" if len(ids) > 20 else "")
         print(f"warning: {len(ids)} job(s) fit on no node and were not simulated: {shown}", file=sys.stderr)
-
-
-def _fmt(x: Any, pct: bool = False) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "-"
-    return fmt.pct(x) if pct else (fmt.number(x) if isinstance(x, float) else str(x))
 
 
 def _write_json(path: str, data: Any) -> None:
@@ -94,9 +89,9 @@ def _non_finite(data: Any, where: str = "") -> str | None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     spec = parse_policy_spec(args.policy, config_from_args(args))
-    jobs, cluster = _load(args)
+    jobs, cluster = load_inputs(args)
     result = simulate(jobs, cluster, spec.config, record_decisions=bool(args.decisions_out))
-    _warn_unschedulable(result.unschedulable)
+    warn_unschedulable(result.unschedulable)
     summary = summarize(result)
     if args.jobs_out:
         write_csv(result.jobs_frame, args.jobs_out)
@@ -107,7 +102,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.gantt_out:
         write_csv(gantt.segments(result)[gantt.GANTT_COLUMNS], args.gantt_out)
     if args.decisions_out:  # JSON escapes every text itself: no CSV-style escaping applies
-        Path(args.decisions_out).write_text("".join(json.dumps(d, allow_nan=False) + "\n" for d in result.decisions))
+        records = accounting.annotated_decisions(result)
+        Path(args.decisions_out).write_text("".join(json.dumps(d, allow_nan=False) + "\n" for d in records))
     c = summary["classes"]
     print(f"policy {spec.label}: {c['all']['count']} jobs ({c['TE']['count']} TE, {c['BE']['count']} BE) "
           f"on {len(cluster.nodes)} nodes in {summary['wall_seconds']:.2f} s")  # fmt: skip
@@ -116,10 +112,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     for name in ("TE", "BE", "all"):
         s, w = c[name]["slowdown"], c[name]["wait"]
-        print(f"{name:<5} {c[name]['count']:>6} {_fmt(s['p50']):>13} {_fmt(s['p95']):>9} {_fmt(s['p99']):>9} "
-              f"{_fmt(w['mean']):>12} {_fmt(w['p95']):>11}")  # fmt: skip
+        print(f"{name:<5} {c[name]['count']:>6} {fmt.cell(s['p50']):>13} {fmt.cell(s['p95']):>9} "
+              f"{fmt.cell(s['p99']):>9} {fmt.cell(w['mean']):>12} {fmt.cell(w['p95']):>11}")  # fmt: skip
     print(f"preemptions {summary['preemptions']}, lost work {summary['lost_work']:.0f} s, "
-          f"GPU utilisation {_fmt(summary['gpu_utilization'])}, makespan {summary['makespan']:.0f} s")  # fmt: skip
+          f"GPU utilisation {fmt.cell(summary['gpu_utilization'])}, makespan {summary['makespan']:.0f} s")  # fmt: skip
     return 0
 
 
@@ -128,25 +124,61 @@ def cmd_compare(args: argparse.Namespace) -> int:
     labels = [s.label for s in specs]
     if args.baseline not in labels:
         raise UserError(f"--baseline {args.baseline!r} is not in --policies ({', '.join(labels)})")
-    jobs, cluster = _load(args)
+    jobs, cluster = load_inputs(args)
     results = run_policies(jobs, cluster, specs)
-    _warn_unschedulable(next(iter(results.values())).unschedulable)
+    unschedulable = next(iter(results.values())).unschedulable
+    warn_unschedulable(unschedulable)
     out = compare_results(results, args.baseline)
-    width = max(8, *(len(x) for x in labels))
+    rows = list(labels)
+    if args.bound:  # a reference row beside the policies, never one of them
+        results[BOUND_LABEL] = run_bound(jobs, cluster, config_from_args(args), unschedulable)
+        bound = summarize(results[BOUND_LABEL])
+        base = out["policies"][args.baseline]
+        out["bound"] = {"label": BOUND_LABEL, "summary": bound, "vs_baseline": trio(bound, base)}
+        rows.append(BOUND_LABEL)
+    summaries = {**out["policies"], **({BOUND_LABEL: out["bound"]["summary"]} if args.bound else {})}
+    versus = {**out["vs_baseline"], **({BOUND_LABEL: out["bound"]["vs_baseline"]} if args.bound else {})}
+    width = max(8, *(len(x) for x in labels), len(_row_label(BOUND_LABEL)) if args.bound else 0)
     print(f"{len(jobs)} jobs on {len(cluster.nodes)} nodes; trio in % vs {args.baseline}")
     head = (f"{'policy':<{width}} {'TE p95 sd':>10} {'BE p50 sd':>10} {'BE p95 sd':>10} {'TE p95 %':>9} "
             f"{'BE p50 %':>9} {'BE p95 %':>9} {'preempt':>8} {'GPU util':>9} {'wall s':>7}")  # fmt: skip
     print(head)
-    for label in labels:
-        s, t = out["policies"][label], out["vs_baseline"][label]
-        te, be = s["classes"]["TE"]["slowdown"], s["classes"]["BE"]["slowdown"]
-        print(f"{label:<{width}} {_fmt(te['p95']):>10} {_fmt(be['p50']):>10} {_fmt(be['p95']):>10} "
-              f"{_fmt(t['TE_p95_slowdown_pct'], True):>9} {_fmt(t['BE_p50_slowdown_pct'], True):>9} "
-              f"{_fmt(t['BE_p95_slowdown_pct'], True):>9} {s['preemptions']:>8} {_fmt(s['gpu_utilization']):>9} "
-              f"{s['wall_seconds']:>7.2f}")  # fmt: skip
+    flat = {label: flat_summary(results[label], summaries[label]) for label in rows}
+    for label in rows:
+        f, t = flat[label], versus[label]
+        print(f"{_row_label(label):<{width}} {fmt.cell(f['TE_slowdown_p95']):>10} {fmt.cell(f['BE_slowdown_p50']):>10} "
+              f"{fmt.cell(f['BE_slowdown_p95']):>10} {fmt.pct(t['TE_p95_slowdown_pct']):>9} "
+              f"{fmt.pct(t['BE_p50_slowdown_pct']):>9} {fmt.pct(t['BE_p95_slowdown_pct']):>9} "
+              f"{f['preemptions']:>8} {fmt.cell(f['gpu_utilization']):>9} "
+              f"{summaries[label]['wall_seconds']:>7.2f}")  # fmt: skip
+    if args.accounting:
+        print()
+        print(accounting_table(flat, width))
     if args.json:
         _write_json(args.json, out)
     return 0
+
+
+def _row_label(label: str) -> str:
+    return f"{label} (bound)" if label == BOUND_LABEL else label
+
+
+#: the accounting table's columns: flat field -> header
+ACCOUNTING_COLUMNS = {
+    "preemption_decisions": "decisions", "gpu_seconds_lost": "lost GPU-s", "gpu_seconds_grace": "grace GPU-s",
+    "gpu_seconds_restore": "restore GPU-s", "evicted_share": "evicted", "excess_gpus": "excess GPUs",
+    "wasted_preemptions": "wasted", "repreempted": "repreempted",
+}  # fmt: skip
+
+
+def accounting_table(flat: dict[str, dict[str, Any]], width: int) -> str:
+    """``compare --accounting``: one row per policy (and the bound) of its preemption accounting."""
+    head = f"{'accounting':<{width}} " + " ".join(f"{h:>13}" for h in ACCOUNTING_COLUMNS.values())
+    lines = [head]
+    for label, f in flat.items():
+        cells = [fmt.cell(f[k]) for k in ACCOUNTING_COLUMNS]
+        lines.append(f"{_row_label(label):<{width}} " + " ".join(f"{c:>13}" for c in cells))
+    return "\n".join(lines)
 
 
 def cmd_policies(args: argparse.Namespace) -> int:
@@ -189,6 +221,12 @@ def build_parser() -> argparse.ArgumentParser:
     cli_workload.add_cluster_options(cmp_)
     add_set_option(cmp_)
     cmp_.add_argument("--json", metavar="FILE", help="write the compare JSON")
+    cmp_.add_argument("--accounting", action="store_true",
+                      help="also print the preemption accounting of each policy (GPU-seconds lost, grace, restore, "
+                           "evicted share, excess GPUs, wasted and repreempted; docs/policies.md)")  # fmt: skip
+    cmp_.add_argument("--bound", action="store_true",
+                      help=f"add the pooled bound {BOUND_LABEL!r} as a reference row: the same jobs on one node with "
+                           "the cluster's resources, k8s, grace = restore = 0, on_preempt (not a policy)")  # fmt: skip
     cmp_.set_defaults(func=cmd_compare)
 
     pol = sub.add_parser("policies", help="list every policy, one per line, with its help and its own knobs",
@@ -199,6 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_workload.add_convert_command(sub)
     cli_sweep.add_sweep_command(sub)
     cli_sweep.add_reproduce_command(sub)
+    cli_plugins.add_plugin_commands(sub)  # report, from the dashboard package when it is installed
     return parser
 
 

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from simcore import fmt
+from simcore.bound import BOUND_LABEL
 from simcore.cli_workload import parse_assignments
 from simcore.csvsafe import write_csv
 from simcore.errors import UserError
-from simcore.metrics import TRIO
+from simcore.metrics import TRIO, versus
 from simcore.stats import SPREAD_NAME
 from simcore.sweep.spec import KNOB_NAMES
 
@@ -67,6 +68,9 @@ def add_sweep_command(subparsers: Any) -> argparse.ArgumentParser:
         "--policies", help="comma-separated, with per-policy knobs as fitgpp:P=1:s=4 (default fifo,priority,fitgpp)"
     )
     p.add_argument("--baseline", help="baseline policy label(s) for the trio, comma-separated (default fifo)")
+    p.add_argument("--bound", action="store_true", default=None,
+                   help=f"also run the pooled bound ({BOUND_LABEL!r}: one node with the cluster's resources, k8s, "
+                        "no grace or restore) on every workload; its rows have bound = true")  # fmt: skip
     p.add_argument(
         "--out", default="sweep.parquet", help="Parquet file of rows; re-running resumes it (default sweep.parquet)"
     )
@@ -103,7 +107,7 @@ def spec_from_args(args: argparse.Namespace) -> Any:
         if clash:
             raise UserError(f"--grid {', '.join(clash)}: already an axis in the grid file")
     kw["grids"] = [{**g, **axes} for g in grids]
-    for name in ("seeds", "policies", "baseline"):
+    for name in ("seeds", "policies", "baseline", "bound"):
         if getattr(args, name) is not None:
             kw[name] = getattr(args, name)
     return sweep.build_spec(**kw)
@@ -158,7 +162,7 @@ def format_summary(agg: Any, baseline: str) -> str:
     cols = [c for c in agg.columns if c not in ("policy", "metric", "n", "mean", "sd", "ci_low", "ci_high")]
     shown = [
         *((f"{cls}_slowdown_{stat}", f"{cls} {stat} sd") for cls, stat in TRIO.values()),
-        *((f"{key}_vs_{baseline}", f"{cls} {stat} % vs {baseline}") for key, (cls, stat) in TRIO.items()),
+        *((versus(key, baseline), f"{cls} {stat} % vs {baseline}") for key, (cls, stat) in TRIO.items()),
     ]
     header = [*cols, "policy", "seeds", *(label for _, label in shown)]
     lines = []
@@ -169,7 +173,7 @@ def format_summary(agg: Any, baseline: str) -> str:
         cells.append(str(int(by["n"].max())))
         for metric, _ in shown:
             rec = by.loc[metric] if metric in by.index else None
-            cells.append("" if rec is None else fmt.half_width(rec["mean"], rec["ci_low"], rec["ci_high"]))
+            cells.append(fmt.MISSING if rec is None else fmt.half_width(rec["mean"], rec["ci_low"], rec["ci_high"]))
         lines.append(cells)
     widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(header)]
     out = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]

@@ -9,14 +9,15 @@ and ``generate`` subcommands. Errors are :class:`~simcore.errors.UserError` for 
 from __future__ import annotations
 
 import argparse
-import csv
 import re
 import sys
 from collections.abc import Callable
 from typing import Any
 
-from simcore import alibaba, presets
-from simcore.csvsafe import escape_cell
+import numpy as np
+
+from simcore import alibaba, fmt, presets, traces
+from simcore.csvsafe import escape_cell, write_rows
 from simcore.errors import UserError
 from simcore.knobs import split_assignment
 from simcore.model import MAX_RESOURCE, MAX_SEED, ClusterSpec, JobTable, format_limit
@@ -26,6 +27,7 @@ from simcore.workload import (
     FORMATS,
     MAX_NODES,
     Problem,
+    fits_empty_cluster,
     load_cluster,
     load_workload,
     offered_load,
@@ -82,12 +84,14 @@ def _time(option: str) -> Callable[[str], float]:
 def add_workload_options(parser: argparse.ArgumentParser, metavar: str = "WORKLOAD") -> None:
     """The positional workload file (``args.workload``) and the options for reading it."""
     parser.add_argument(
-        "workload", metavar=metavar, help="workload file: CSV, JSON records, Parquet, or the Alibaba pod list"
+        "workload",
+        metavar=metavar,
+        help="workload file: CSV, JSON records, Parquet, the Alibaba pod list or a gang trace",
     )
     group = parser.add_argument_group("workload file")
     group.add_argument(
         "--format", choices=FORMATS, default="auto",
-        help="workload format (default auto: by extension, then content; an Alibaba pod-list header selects the adapter)",
+        help="workload format (default auto: by extension, then content; a trace's header selects its adapter)",
     )  # fmt: skip
     group.add_argument(
         "--drop-invalid", action="store_true",
@@ -146,6 +150,30 @@ def add_workload_options(parser: argparse.ArgumentParser, metavar: str = "WORKLO
         "--max-duration", type=_arg_type(_time("--max-duration")), metavar="T",
         help="leave out pods that ran longer than T (seconds, or days with a d suffix)",
     )  # fmt: skip
+    add_trace_options(parser)
+
+
+def add_trace_options(parser: argparse.ArgumentParser) -> None:
+    """The gang-trace adapters' class map; the Alibaba group's size thresholds, --keep-cpu-only and
+    --compress apply to them too."""
+    gang = parser.add_argument_group(
+        "gang trace adapters (spot2026, helios, acme, pai2020)",
+        "--te-max-gpu (counted over all workers), --te-max-hours, --keep-cpu-only and --compress apply too",
+    )
+    gang.add_argument(
+        "--trace-class-map", choices=("job_type", "size"),
+        help="job_type (spot2026's default): HP -> TE, Spot -> BE; size (the others' only map): as --class-map size",
+    )  # fmt: skip
+
+
+def trace_options_from_args(args: argparse.Namespace) -> traces.TraceOptions:
+    return traces.TraceOptions(
+        class_map=args.trace_class_map,
+        te_max_gpu=args.te_max_gpu,
+        te_max_hours=args.te_max_hours,
+        keep_cpu_only=args.keep_cpu_only,
+        compress=args.compress,
+    )
 
 
 def alibaba_options_from_args(args: argparse.Namespace) -> alibaba.AlibabaOptions:
@@ -165,6 +193,7 @@ def workload_from_args(args: argparse.Namespace) -> tuple[JobTable, list[str]]:
         max_bytes=args.max_bytes,
         max_rows=args.max_rows,
         alibaba_options=alibaba_options_from_args(args),
+        trace_options=trace_options_from_args(args),
     )
     notes = list(loaded.notes)
     if args.dropped_out:
@@ -174,10 +203,8 @@ def workload_from_args(args: argparse.Namespace) -> tuple[JobTable, list[str]]:
 
 
 def _write_dropped(dropped: tuple[Problem, ...], path: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(["row", "column", "reason"])
-        writer.writerows((p.row, escape_cell(p.column), escape_cell(p.reason)) for p in dropped)
+    rows = ((p.row, escape_cell(p.column), escape_cell(p.reason)) for p in dropped)
+    write_rows(path, ["row", "column", "reason"], rows)
 
 
 # --- cluster -----------------------------------------------------------------------------------
@@ -289,7 +316,12 @@ def run_convert(args: argparse.Namespace) -> int:
     print(f"wrote {args.out}: {len(table)} jobs ({te} TE, {len(table) - te} BE)")
     if cluster is not None:
         gpus = cluster.capacity_matrix()[:, 2].sum()
-        print(f"offered GPU load on {len(cluster.nodes)} nodes ({gpus:g} GPUs): {offered_load(table, cluster):.3f}")
+        print(
+            f"offered GPU load on {len(cluster.nodes)} nodes ({gpus:g} GPUs): {fmt.load(offered_load(table, cluster))}"
+        )
+        wide = int(np.sum(~fits_empty_cluster(table, cluster)))
+        if wide:
+            print(f"note: {wide} jobs cannot be placed on this cluster even empty: a run reports them unschedulable")
     return 0
 
 
@@ -301,7 +333,7 @@ def _presets_epilog() -> str:
     for preset in presets.PRESETS.values():
         lines.append(f"\n  {preset.name}: {preset.description}")
         for p in preset.params.values():
-            default = ",".join(f"{x:g}" for x in p.default) if isinstance(p.default, tuple) else p.default
+            default = fmt.settings(p.default) if isinstance(p.default, tuple) else p.default
             lines.append(
                 f"    {p.name:<16} {'(derived)' if default is None else default!s:<18} {p.help} [{p.range_text()}]"
             )

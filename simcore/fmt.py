@@ -1,39 +1,66 @@
 """Numbers and durations as text: the one format of RESULTS.md, the CLI tables and the dashboard's prose.
 
-- a value: three significant digits (``0.0123``, ``4.56``, ``1.23e+04``);
-- a percent change: signed, one decimal (``-96.6%``);
+- a value: three significant digits (``0.0123``, ``4.56``, ``1.23e+04``); a table cell: a count as it is;
+- a percent change: signed, one decimal (``-96.6%``); a share (a fraction): ``45.3%``; tenths: ``1234.5``; an offered load: ``0.873``;
 - a duration: seconds below 2 minutes, minutes below 2 hours, hours above (``45 s``, ``12.5 min``,
   ``30.0 h``, also beyond a day): whole seconds (two digits below one), one decimal otherwise;
-- an estimate: ``mean [lo, hi]``, its interval in the mean's format (the spread is named where it is shown).
+- an instant of a run: ``day 2 03:04:05.25`` (day 1 starts at t = 0), as the Gantt's axis reads it;
+- an estimate: ``mean [lo, hi]``, its interval in the mean's format (the spread is named where it is shown);
+- a setting as typed (``0.8``, ``30``, ``inf``), a list of them comma-separated; a size in bytes (``1.5 MB``).
 
-A missing value (NaN) reads :data:`MISSING`. The study's document is the reference: its bytes must not
+A missing value (None or NaN) reads :data:`MISSING`, everywhere: CLI tables, the dashboard, the study. The study's document is the reference: its bytes must not
 move, so a change here is a change of docs/RESULTS.md.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
-MISSING = "n/a"
+MISSING = "n/a"  # the one symbol for a missing value
 MINUTE, HOUR = 60.0, 3600.0
 #: Below these a duration is shown in the next smaller unit (so 90 s stays seconds, 90 min minutes).
 SECONDS_BELOW, MINUTES_BELOW = 2 * MINUTE, 2 * HOUR
 
 
-def number(x: float) -> str:
+def number(x: float | None) -> str:
     """Three significant digits: 0.000357, 4.09, 270, 2.7e+06."""
-    return MISSING if math.isnan(x) else f"{x:.3g}"
+    return MISSING if x is None or math.isnan(x) else f"{x:.3g}"
 
 
-def signed(x: float) -> str:
+def cell(x: object) -> str:
+    """A table cell: a float as :func:`number`, a count or text as it is, None as :data:`MISSING`."""
+    return number(x) if x is None or isinstance(x, float) else str(x)
+
+
+def signed(x: float | None) -> str:
     """A signed difference with one decimal: +18.0, -0.4."""
-    return MISSING if math.isnan(x) else f"{x:+.1f}"
+    return MISSING if x is None or math.isnan(x) else f"{x:+.1f}"
 
 
-def pct(x: float) -> str:
+def pct(x: float | None) -> str:
     """A percent change: +18.0%, -96.6%."""
-    return MISSING if math.isnan(x) else f"{signed(x)}%"
+    return MISSING if x is None or math.isnan(x) else f"{signed(x)}%"
+
+
+def tenths(x: float | None) -> str:
+    """One decimal, for a column that names its unit (``lost work (h)``: 1234.5), as durations show hours."""
+    return MISSING if x is None or math.isnan(x) else f"{x:.1f}"
+
+
+def load(x: float) -> str:
+    """An offered load (work offered / capacity over the arrival span): three decimals, 0.873."""
+    return MISSING if math.isnan(x) else f"{x:.3f}"
+
+
+def share(x: float | None) -> str:
+    """A fraction as a percent with one decimal: 0.4531 -> 45.3%."""
+    return MISSING if x is None or math.isnan(x) else f"{x:.1%}"
+
+
+def megabytes(n: int) -> str:
+    """A byte count as messages write it: "10.0 MB (10000000 bytes)"."""
+    return f"{n / 1e6:.1f} MB ({n} bytes)"
 
 
 def duration(seconds: float) -> str:
@@ -50,9 +77,23 @@ def duration(seconds: float) -> str:
     return f"{seconds / HOUR:.1f} h"
 
 
+def clock(t: float) -> str:
+    """``t`` (seconds from the start) as ``day d hh:mm:ss``, fractions of a second kept (``05.25``)."""
+    days, rest = divmod(float(t), 86400.0)
+    hours, rest = divmod(rest, HOUR)
+    minutes, seconds = divmod(rest, MINUTE)
+    sec = f"{seconds:06.3f}".rstrip("0").rstrip(".") if seconds % 1 else f"{int(seconds):02d}"
+    return f"day {int(days) + 1} {int(hours):02d}:{int(minutes):02d}:{sec.zfill(2)}"
+
+
 def setting(value: object) -> str:
     """A knob or grid value as typed: 0.8, 30, inf, on_preempt (no trailing .0)."""
     return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def settings(values: Iterable[object]) -> str:
+    """A list of settings, comma-separated: 0.5,0.3,0.2."""
+    return ",".join(setting(v) for v in values)
 
 
 def estimate(

@@ -1,10 +1,12 @@
 """Knob metadata: every setting of a run, declared once (DESIGN.md section 6).
 
 A :class:`Knob` holds a setting's name, type, default, allowed values, one-line meaning and
-the policies that read it. Everything else is derived from :data:`KNOBS`: the validation of
-:class:`~simcore.model.SimConfig`, ``--set KEY=VALUE`` parsing and the CLI help, the
-dashboard's URL parameters and widgets, and the table in docs/knobs.md
-(:mod:`simcore.knobs_doc`). Adding a knob is one entry here plus its field on ``SimConfig``.
+the policies that read it. Everything else is derived from :data:`KNOBS`: the fields and
+validation of :class:`~simcore.model.SimConfig`, each policy's own knobs (its fields, their
+defaults and range checks, and the registry's list, :func:`policy_knobs`), ``--set KEY=VALUE``
+parsing and the CLI help, the dashboard's URL parameters and widgets, and the table in
+docs/knobs.md (:mod:`simcore.knobs_doc`). Adding a knob is one entry here plus its field on
+``SimConfig`` (and on the policy that reads it, when ``used_by`` names one).
 
 The same :class:`KnobRange` states the bounds of the generator parameters
 (:mod:`simcore.presets`) and of the dashboard's own numeric settings, so every range in the
@@ -58,19 +60,22 @@ class KnobRange:
         """The range as the help and docs/knobs.md state it (``0 to 1e9``, ``> 0, or inf``)."""
         low, high = format_limit(self.low), format_limit(self.high)
         if math.isinf(self.high):
-            return f"> {low}, or inf" if self.low_open else f">= {low}, or inf"
+            whole = "a whole number " if self.whole else ""
+            return f"{whole}> {low}, or inf" if self.low_open else f"{whole}>= {low}, or inf"
         return f"> {low} and <= {high}" if self.low_open else f"{low} to {high}"
 
     def contains(self, value: float) -> bool:
         low_ok = value > self.low if self.low_open else value >= self.low
-        return low_ok and value <= self.high and (not self.whole or float(value).is_integer())
+        whole_ok = not self.whole or float(value).is_integer() or math.isinf(value)  # inf = no cap
+        return low_ok and value <= self.high and whole_ok
 
     def rule(self, value: float) -> str | None:
         """None when ``value`` is allowed, else the rule it breaks: ``must be ... (got ...)``."""
         if self.contains(value):
             return None
         if math.isinf(self.high):
-            rule = f"a number {'>' if self.low_open else '>='} {format_limit(self.low)} (inf = no cap)"
+            kind = "a whole number" if self.whole else "a number"
+            rule = f"{kind} {'>' if self.low_open else '>='} {format_limit(self.low)} (inf = no cap)"
         else:
             kind = "an integer" if self.whole else "a finite number"
             rule = f"{kind} >= {format_limit(self.low)} and <= {format_limit(self.high)}"
@@ -120,10 +125,6 @@ class Knob:
     def default_text(self) -> str:
         """The default as a user writes it (``30``, ``inf``, ``on_preempt``)."""
         return to_text(self.default)
-
-    def allowed_text(self) -> str:
-        """The allowed values in words: the range, or the choices joined by commas."""
-        return self.range.text() if self.range else ", ".join(self.choices)
 
     def help(self) -> str:
         """The one-line help of the CLI and the dashboard, with default and range."""
@@ -205,13 +206,13 @@ KNOBS: dict[str, Knob] = _knobs(
     Knob("backfill", "choice", "greedy", "greedy (skip jobs that do not fit) or none (strict head-of-line)",
          choices=BACKFILL_MODES),
     Knob("placement", "choice", "best_fit", "best_fit, first_fit or worst_fit node choice", choices=PLACEMENTS),
-    Knob("P", "int", 2, "max preemptions per BE job (fitdelay: with checkpoint on_preempt only)",
+    Knob("P", "int", 2, "max preemptions per BE job (fitdelay: with checkpoint on_preempt and saves that never fail only)",
          KnobRange(0, 1_000_000, whole=True), used_by=("fitgpp", "fitdelay")),
     Knob("s", "float", math.inf, "victim dominant share at most s x the TE job's", KnobRange(0, math.inf, low_open=True),
          used_by=("fitgpp", "fitdelay"), default_note="no cap"),
     Knob("reentry", "float", 1800.0,
-         "with checkpoint periodic: seconds of expected wait to get back in per unit of normalised room its "
-         "victims give up",
+         "with checkpoint periodic (or on_preempt with saves that may fail): seconds of expected wait to get back "
+         "in per unit of normalised room its victims give up",
          KnobRange(0, MAX_SECONDS), used_by=("fitdelay",), unit="s", step=600.0),
     Knob("tau", "float", 0.0, "bounded-slowdown threshold in seconds", KnobRange(0, MAX_SECONDS),
          default_note="plain slowdown", unit="s", step=60.0),
@@ -219,7 +220,17 @@ KNOBS: dict[str, Knob] = _knobs(
          "a BE job is a victim candidate only once its current run segment (restore included) has lasted "
          "this many seconds", KnobRange(0, MAX_SECONDS), used_by=PREEMPTIVE, default_note="no exemption",
          unit="s", step=600.0),
-    Knob("seed", "int", 0, "seed of the random policy and of generators", KnobRange(0, MAX_SEED, whole=True)),
+    Knob("save_time", "float", 0.0,
+         "with checkpoint on_preempt: seconds the save on a preemption signal needs; longer than grace, it fails",
+         KnobRange(0, MAX_SECONDS), unit="s", step=10.0),
+    Knob("save_failure", "float", 0.0,
+         "with checkpoint on_preempt: probability that the save on a preemption signal fails (drawn from seed, "
+         "in signal order); a failed save loses the work since the job's last successful save or start",
+         KnobRange(0, 1), step=0.05),
+    Knob("preempt_budget", "float", math.inf,
+         "at most this many preemption decisions in any rolling hour; past it a TE job waits",
+         KnobRange(0, math.inf, whole=True), used_by=PREEMPTIVE, default_note="no budget"),
+    Knob("seed", "int", 0, "seed of the random policy, of the saves' draws (save_failure) and of generators", KnobRange(0, MAX_SEED, whole=True)),
 )  # fmt: skip
 
 
@@ -242,11 +253,20 @@ def check_knobs(values: Mapping[str, Any]) -> None:
         KNOBS[name].check(value)
 
 
+def default(name: str) -> Any:
+    """The default of knob ``name``: what SimConfig's field and a policy's own field start from."""
+    return KNOBS[name].default
+
+
+def own_knobs(policy: str) -> tuple[str, ...]:
+    """The knobs only some policies read that name ``policy`` (each a field of that policy)."""
+    return tuple(k.name for k in KNOBS.values() if isinstance(k.used_by, tuple) and policy in k.used_by)
+
+
 def policy_knobs(policy: str, preemptive: bool) -> tuple[str, ...]:
-    """The knobs that belong to one policy: those naming it, then those of every preemptive one."""
-    own = [k.name for k in KNOBS.values() if isinstance(k.used_by, tuple) and policy in k.used_by]
+    """The knobs that belong to one policy: its own, then those of every preemptive one."""
     shared = [k.name for k in KNOBS.values() if k.used_by == PREEMPTIVE] if preemptive else []
-    return (*own, *shared)
+    return (*own_knobs(policy), *shared)
 
 
 def help_lines(names: Iterable[str] | None = None, width: int = 20) -> list[str]:

@@ -14,10 +14,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from simcore import units
-from simcore.result import FINISH, RELEASE, START, SUBMIT, SimResult
+from simcore import accounting, units
+from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
 
 STATS = ("mean", "p50", "p90", "p95", "p99")
+CLASSES = ("TE", "BE", "all")
 #: The trio, the paper's three numbers: key -> (class, slowdown statistic) it is the percent change of.
 #: Every layer (compare JSON, sweep rows, RESULTS.md, dashboard) reads its keys and labels from here.
 TRIO: dict[str, tuple[str, str]] = {
@@ -28,6 +29,36 @@ TRIO: dict[str, tuple[str, str]] = {
 TRIO_KEYS: tuple[str, ...] = tuple(TRIO)
 #: "TE p95 slowdown": how a trio entry is named in tables, figures and pages.
 TRIO_LABELS: dict[str, str] = {key: f"{cls} {stat} slowdown" for key, (cls, stat) in TRIO.items()}
+
+#: The flat per-run summary record (:func:`flat_summary`), its fields in order: what a sweep row,
+#: the compare table and the dashboard read (the trio columns :func:`versus` follow them in a row).
+FLAT_FIELDS: tuple[str, ...] = (
+    "jobs_simulated",
+    *(f"{c}_count" for c in CLASSES),
+    *(f"{c}_{m}_{s}" for c in CLASSES for m in ("slowdown", "wait", "jct") for s in STATS),
+    *(f"{c}_{m}_max" for c in CLASSES for m in ("slowdown", "wait")),
+    "preemptions",
+    "preempted_jobs",
+    "max_preemptions_per_job",
+    "victim_gpu_mean",
+    "lost_work",
+    "gpu_utilization",
+    "gpu_useful_utilization",
+    "cpu_utilization",
+    "makespan",
+    "unschedulable",
+    *accounting.FLAT_ACCOUNTING,
+)
+
+
+def versus(key: str, baseline: str) -> str:
+    """The column of a trio entry against a baseline: ``TE_p95_slowdown_pct_vs_fifo``."""
+    return f"{key}_vs_{baseline}"
+
+
+def is_versus(column: str) -> bool:
+    """Is ``column`` a trio entry against some baseline (a :func:`versus` name)?"""
+    return any(column.startswith(versus(k, "")) for k in TRIO_KEYS)
 
 
 def describe(values: np.ndarray) -> dict[str, float | None]:
@@ -93,14 +124,53 @@ def summarize(result: SimResult) -> dict[str, Any]:
         },
         "preemptions": int(result.preemptions.sum()),
         "lost_work": float(result.lost_work.sum()),
+        "accounting": accounting.summary(result),
     }
     out.update(utilization(result))
     out["unschedulable"] = list(result.unschedulable)
     out["knobs"] = result.config.knobs()
     out["wall_seconds"] = float(result.wall_seconds)
-    order = ["policy", "classes", "preemptions", "lost_work", "gpu_utilization", "gpu_useful_utilization",
+    order = ["policy", "classes", "preemptions", "lost_work", "accounting", "gpu_utilization", "gpu_useful_utilization",
              "cpu_utilization", "makespan", "unschedulable", "knobs", "wall_seconds"]  # fmt: skip
     return {k: out[k] for k in order}
+
+
+def flat_summary(result: SimResult, summary: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The flat per-run summary record (:data:`FLAT_FIELDS`, in order; NaN where the summary
+    has null), from the run and its :func:`summarize` (computed when not given)."""
+    summary = summarize(result) if summary is None else summary
+    out: dict[str, Any] = {"jobs_simulated": len(result.jobs)}
+    classes = summary["classes"]
+    for c in CLASSES:
+        out[f"{c}_count"] = int(classes[c]["count"])
+    for c in CLASSES:
+        for m in ("slowdown", "wait", "jct"):
+            stats = classes[c].get(m) or {}
+            for s in STATS:
+                out[f"{c}_{m}_{s}"] = _num(stats.get(s))
+    # the summary has no maxima; the worst TE wait is asked for, so take it from the records
+    jobs = result.jobs
+    wait = np.asarray(result.first_start) - jobs.submit_time
+    slowdown = np.asarray(result.slowdown)
+    for c, mask in (("TE", jobs.is_te), ("BE", ~jobs.is_te), ("all", np.ones(len(jobs), dtype=bool))):
+        out[f"{c}_slowdown_max"] = float(slowdown[mask].max()) if mask.any() else math.nan
+        out[f"{c}_wait_max"] = float(wait[mask].max()) if mask.any() else math.nan
+    pre = np.asarray(result.preemptions)
+    out["preemptions"] = int(summary["preemptions"])
+    out["preempted_jobs"] = int((pre > 0).sum())
+    out["max_preemptions_per_job"] = int(pre.max()) if len(pre) else 0
+    # the size of the jobs a policy picks as victims is what separates the victim rules
+    victims = np.asarray(result.ev_job)[np.asarray(result.ev_code) == PREEMPT]
+    out["victim_gpu_mean"] = float(jobs.request[victims, 2].mean()) if len(victims) else math.nan
+    for k in ("lost_work", "gpu_utilization", "gpu_useful_utilization", "cpu_utilization", "makespan"):
+        out[k] = _num(summary[k])
+    out["unschedulable"] = len(summary["unschedulable"])
+    out.update(accounting.flat(summary["accounting"]))
+    return out
+
+
+def _num(v: Any) -> float:
+    return math.nan if v is None else float(v)
 
 
 def pct_change(value: float | None, base: float | None) -> float | None:

@@ -32,6 +32,7 @@ from simcore.knobs import (  # noqa: F401 - re-exported: the knob vocabulary is 
     format_limit,
     parse_knob,
 )
+from simcore.knobs import default as _default
 
 DIMS: tuple[str, str, str] = ("cpu", "mem_gb", "gpu")
 
@@ -208,10 +209,6 @@ def clock_problems(submit: np.ndarray, duration: np.ndarray) -> tuple[np.ndarray
         return submit + duration >= MAX_TIME, clock + duration == clock
 
 
-def _default(name: str) -> Any:
-    return KNOBS[name].default
-
-
 @dataclass(frozen=True)
 class SimConfig:
     """A policy and every knob of DESIGN.md section 6; defaults, ranges and help in :mod:`simcore.knobs`."""
@@ -228,6 +225,9 @@ class SimConfig:
     reentry: float = _default("reentry")
     tau: float = _default("tau")
     min_runtime: float = _default("min_runtime")
+    save_time: float = _default("save_time")
+    save_failure: float = _default("save_failure")
+    preempt_budget: float = _default("preempt_budget")
     seed: int = _default("seed")
 
     def __post_init__(self) -> None:

@@ -29,102 +29,22 @@ from typing import Any
 
 import numpy as np
 
+from simcore import fmt
 from simcore.errors import UserError
-from simcore.knobs import MAX_SECONDS, MAX_SEED, KnobRange
-from simcore.model import MAX_RESOURCE, ClusterSpec, JobTable, clock_problems
-from simcore.workload import MAX_NODES, offered_load
-
-Value = int | float | tuple[float, ...] | None
-
-
-@dataclass(frozen=True)
-class Param:
-    """One preset parameter: its default, how to read it, its rule and a one-line help."""
-
-    name: str
-    default: Value
-    kind: str  # "int", "float" or "list" (comma-separated numbers)
-    help: str
-    minimum: float  # inclusive lower bound (for lists: of every element)
-    exclusive: bool  # the lower bound is exclusive (> rather than >=)
-    maximum: float  # inclusive upper bound: every parameter has one (nothing unbounded reaches numpy)
-
-    @property
-    def range(self) -> KnobRange:
-        """The bounds of the value (of every element of a list), in the scheme of the knobs."""
-        return KnobRange(self.minimum, self.maximum, low_open=self.exclusive, whole=self.kind == "int")
-
-    def range_text(self) -> str:
-        """The allowed values as the help states them (``1 to 10000000``, ``> 0 and <= 1000``)."""
-        span = self.range.text()
-        return f"at most {MAX_LIST} values, each {span}" if self.kind == "list" else span
-
-
-#: Generator sizes: a workload of MAX_JOBS jobs takes about 10 GB to simulate (1 GB per million
-#: jobs, see docs/testing.md "Benchmark"); more is refused before anything is allocated.
-MAX_JOBS = 10_000_000
-MAX_LOAD = 1000.0  # offered load: 1000 x the cluster is already a queue that never drains
-MAX_SIGMA = 10.0  # lognormal sigma: e^10 is a spread of 22,000x around the median
-MAX_LIST = 64  # values in a list parameter (GPU counts, weights)
-
-
-def _params(*ps: Param) -> dict[str, Param]:
-    return {p.name: p for p in ps}
-
-
-_DAY = 86400.0
-
-#: Parameters of the ``paper`` regime; ``demo`` is the same with fewer nodes and jobs.
-PAPER_PARAMS: dict[str, Param] = _params(
-    Param("nodes", 16, "int", "number of identical nodes", 1, False, MAX_NODES),
-    Param("node_gpu", 8, "float", "GPUs per node", 0, True, MAX_RESOURCE),
-    Param("node_cpu", 64, "float", "CPU cores per node", 0, True, MAX_RESOURCE),
-    Param("node_mem_gb", 512, "float", "memory per node, GiB", 0, True, MAX_RESOURCE),
-    Param("jobs", 4000, "int", "number of jobs", 1, False, MAX_JOBS),
-    Param("te_share", 0.3, "float", "fraction of jobs that are TE", 0, False, 1),
-    Param("load", 1.0, "float", "target offered GPU load (arrival rate follows from it)", 0, True, MAX_LOAD),
-    Param("te_gpu", (1, 2), "list", "GPU counts of TE jobs", 0, True, MAX_RESOURCE),
-    Param("te_gpu_w", (0.8, 0.2), "list", "weights of te_gpu (sum 1)", 0, False, 1),
-    Param("te_median_s", 1200, "float", "TE lognormal duration median, s", 0, True, MAX_SECONDS),
-    Param("te_sigma", 1.0, "float", "TE lognormal sigma", 0, False, MAX_SIGMA),
-    Param("te_min_s", 30, "float", "TE duration clip, lower, s", 1, False, MAX_SECONDS),
-    Param("te_max_s", 7200, "float", "TE duration clip, upper, s", 1, False, MAX_SECONDS),
-    Param("be_gpu", (1, 2, 4, 8), "list", "GPU counts of BE jobs", 0, True, MAX_RESOURCE),
-    Param("be_gpu_w", (0.05, 0.0, 0.05, 0.9), "list", "weights of be_gpu (sum 1)", 0, False, 1),
-    Param("be_median_s", 28800, "float", "BE lognormal duration median, s", 0, True, MAX_SECONDS),
-    Param("be_sigma", 0.8, "float", "BE lognormal sigma", 0, False, MAX_SIGMA),
-    Param("be_min_s", 300, "float", "BE duration clip, lower, s", 1, False, MAX_SECONDS),
-    Param(
-        "be_max_s",
-        None,
-        "float",
-        "BE duration clip, upper, s (default max(3 d, 6 x be_median_s))",
-        1,
-        False,
-        MAX_SECONDS,
-    ),  # fmt: skip
-    Param(
-        "cpu_per_gpu_min", 4, "int", "CPU cores per GPU, lower end of the uniform integer draw", 0, False, MAX_RESOURCE
-    ),  # fmt: skip
-    Param("cpu_per_gpu_max", 8, "int", "CPU cores per GPU, upper end (inclusive)", 0, False, MAX_RESOURCE),
-    Param(
-        "mem_per_gpu_min", 16, "int", "GiB per GPU, lower end of the uniform integer draw", 0, False, MAX_RESOURCE
-    ),  # fmt: skip
-    Param("mem_per_gpu_max", 64, "int", "GiB per GPU, upper end (inclusive)", 0, False, MAX_RESOURCE),
+from simcore.knobs import MAX_SEED
+from simcore.model import ClusterSpec, JobTable, clock_problems
+from simcore.preset_params import (  # noqa: F401 - MAX_JOBS re-exported: the generator's size cap
+    DAY,
+    DEMO_PARAMS,
+    MAX_JOBS,
+    MAX_LIST,
+    MMC_PARAMS,
+    PAPER_GANG_PARAMS,
+    PAPER_PARAMS,
+    Param,
+    Value,
 )
-
-DEMO_PARAMS: dict[str, Param] = {
-    **PAPER_PARAMS,
-    "nodes": Param("nodes", 4, "int", "number of identical nodes", 1, False, MAX_NODES),
-    "jobs": Param("jobs", 400, "int", "number of jobs", 1, False, MAX_JOBS),
-}
-
-MMC_PARAMS: dict[str, Param] = _params(
-    Param("nodes", 64, "int", "number of one-GPU nodes (1 CPU, 1 GiB each): the c of M/M/c", 1, False, MAX_NODES),
-    Param("jobs", 200000, "int", "number of jobs", 1, False, MAX_JOBS),
-    Param("load", 0.9, "float", "target utilisation rho = arrival rate x mean_s / nodes", 0, True, MAX_LOAD),
-    Param("mean_s", 1000, "float", "mean of the exponential durations, s", 0, True, MAX_SECONDS),
-)
+from simcore.workload import offered_load
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,14 +66,37 @@ class GeneratedWorkload:
     def summary(self) -> str:
         """One line for the CLI: job counts and the realised offered load."""
         te = int(self.table.is_te.sum())
+        workers_per_job = np.asarray(self.table.workers)
+        gangs = int(np.sum(workers_per_job > 1))
+        workers = f", {gangs} gangs, {int(workers_per_job.sum())} workers" if gangs else ""
         return (
-            f"preset {self.preset}, seed {self.seed}: {len(self.table)} jobs ({te} TE, {len(self.table) - te} BE) "
-            f"on {len(self.cluster.nodes)} nodes; realised offered GPU load {self.offered_load:.3f} "
+            f"preset {self.preset}, seed {self.seed}: {len(self.table)} jobs ({te} TE, {len(self.table) - te} BE{workers}) "
+            f"on {len(self.cluster.nodes)} nodes; realised offered GPU load {fmt.load(self.offered_load)} "
             f"(target {self.params['load']})"
         )
 
 
 def _generate_paper(p: Mapping[str, Any], rng: np.random.Generator) -> tuple[JobTable, ClusterSpec]:
+    is_te, duration, request = _paper_jobs(p, rng)
+    return _with_arrivals(p, rng, is_te, duration, request, np.ones(len(is_te), dtype=np.int64))
+
+
+def _generate_paper_gang(p: Mapping[str, Any], rng: np.random.Generator) -> tuple[JobTable, ClusterSpec]:
+    """``paper``'s draws, then the workers (whole-node BE jobs, then which TE jobs are gangs),
+    then the arrivals, whose rate counts workers x GPUs x duration."""
+    is_te, duration, request = _paper_jobs(p, rng)
+    workers = np.ones(len(is_te), dtype=np.int64)
+    whole_node = ~is_te & (request[:, 2] == p["node_gpu"])
+    choices = np.asarray(p["be_workers"], dtype=np.int64)
+    workers[whole_node] = rng.choice(choices, size=int(whole_node.sum()), p=_normalised(p["be_workers_w"]))
+    te = np.flatnonzero(is_te)
+    gangs = int(round(p["te_gang_share"] * len(te)))
+    workers[te[rng.permutation(len(te))[:gangs]]] = p["te_gang_workers"]
+    return _with_arrivals(p, rng, is_te, duration, request, workers)
+
+
+def _paper_jobs(p: Mapping[str, Any], rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The class, duration and (per-worker) request of every job of the ``paper`` regime."""
     n = p["jobs"]
     n_te = int(round(p["te_share"] * n))
     is_te = np.zeros(n, dtype=bool)
@@ -170,11 +113,22 @@ def _generate_paper(p: Mapping[str, Any], rng: np.random.Generator) -> tuple[Job
 
     cpu = gpu * rng.integers(p["cpu_per_gpu_min"], p["cpu_per_gpu_max"] + 1, size=n)
     mem = gpu * rng.integers(p["mem_per_gpu_min"], p["mem_per_gpu_max"] + 1, size=n)
+    return is_te, duration, np.column_stack([cpu, mem, gpu])
 
+
+def _with_arrivals(
+    p: Mapping[str, Any],
+    rng: np.random.Generator,
+    is_te: np.ndarray,
+    duration: np.ndarray,
+    request: np.ndarray,
+    workers: np.ndarray,
+) -> tuple[JobTable, ClusterSpec]:
+    """Poisson arrivals at the rate that offers ``load`` GPU-seconds (workers x GPUs x duration)."""
     cluster = ClusterSpec.uniform(p["nodes"], p["node_cpu"], p["node_mem_gb"], p["node_gpu"])
-    rate = p["load"] * p["nodes"] * p["node_gpu"] / float(np.mean(gpu * duration))
-    submit = np.rint(_arrivals(rng, rate, n))
-    return _table(submit, duration, np.column_stack([cpu, mem, gpu]), is_te), cluster
+    rate = p["load"] * p["nodes"] * p["node_gpu"] / float(np.mean(workers * request[:, 2] * duration))
+    submit = np.rint(_arrivals(rng, rate, len(is_te)))
+    return _table(submit, duration, request, is_te, workers), cluster
 
 
 def _generate_mmc(p: Mapping[str, Any], rng: np.random.Generator) -> tuple[JobTable, ClusterSpec]:
@@ -191,13 +145,16 @@ def _arrivals(rng: np.random.Generator, rate: float, n: int) -> np.ndarray:
     return np.concatenate([[0.0], np.cumsum(rng.exponential(1.0 / rate, size=n - 1))])
 
 
-def _table(submit: np.ndarray, duration: np.ndarray, request: np.ndarray, is_te: np.ndarray) -> JobTable:
+def _table(
+    submit: np.ndarray, duration: np.ndarray, request: np.ndarray, is_te: np.ndarray, workers: np.ndarray | None = None
+) -> JobTable:
     return JobTable(
         job_id=np.array([str(i) for i in range(len(submit))], dtype=object),
         submit_time=submit.astype(float),
         duration=duration.astype(float),
         request=request.astype(float),
         is_te=is_te,
+        workers=workers,
     )
 
 
@@ -223,6 +180,12 @@ PRESETS: dict[str, Preset] = {
     ),
     "demo": Preset(
         "demo", "the paper regime on 4 nodes with 400 jobs: instant in the dashboard", DEMO_PARAMS, _generate_paper
+    ),
+    "paper-gang": Preset(
+        "paper-gang",
+        "the paper regime with distributed training: whole-node BE jobs of 1, 2 or 4 workers, a few 2-worker TE gangs",
+        PAPER_GANG_PARAMS,
+        _generate_paper_gang,
     ),
     "mmc": Preset(
         "mmc", "M/M/c-shaped: one-GPU nodes, exponential durations, for the Erlang-C check", MMC_PARAMS, _generate_mmc
@@ -253,9 +216,7 @@ def params_markdown_table() -> str:
 def _default_text(value: Value) -> str:
     if value is None:
         return "(derived)"
-    if isinstance(value, tuple):
-        return _fmt(value)
-    return str(value) if isinstance(value, int) else f"{value:g}"
+    return fmt.settings(value) if isinstance(value, tuple) else fmt.setting(value)
 
 
 def resolve_params(preset: str, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -274,7 +235,7 @@ def resolve_params(preset: str, overrides: Mapping[str, Any] | None = None) -> d
         if values[name] is not None:
             _check_bounds(param, values[name])
     if "be_max_s" in values and values["be_max_s"] is None:
-        values["be_max_s"] = max(3 * _DAY, 6 * values["be_median_s"])
+        values["be_max_s"] = max(3 * DAY, 6 * values["be_median_s"])
     if preset != "mmc":
         _check_paper(values)
     return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
@@ -326,7 +287,7 @@ def _check_paper(v: Mapping[str, Any]) -> None:
             )
         if not math.isclose(sum(weights), 1.0, abs_tol=1e-6):
             raise UserError(
-                f"parameter {cls}_gpu_w: weights {_fmt(weights)} sum to {sum(weights):g} (they must sum to 1)"
+                f"parameter {cls}_gpu_w: weights {fmt.settings(weights)} sum to {sum(weights):g} (they must sum to 1)"
             )
         if v[f"{cls}_min_s"] > v[f"{cls}_max_s"]:
             raise UserError(
@@ -348,10 +309,51 @@ def _check_paper(v: Mapping[str, Any]) -> None:
         lo, hi = v[f"{dim}_per_gpu_min"], v[f"{dim}_per_gpu_max"]
         if lo > hi:
             raise UserError(f"parameter {dim}_per_gpu_min: {lo} is above {dim}_per_gpu_max = {hi} (the range is empty)")
+    if "be_workers" in v:
+        _check_gangs(v)
 
 
-def _fmt(xs: Sequence[float]) -> str:
-    return ",".join(f"{x:g}" for x in xs)
+def _check_gangs(v: Mapping[str, Any]) -> None:
+    """``paper-gang``: every gang must fit on the empty cluster (DESIGN-gangs point 1)."""
+    counts, weights = v["be_workers"], v["be_workers_w"]
+    if len(counts) != len(weights):
+        raise UserError(
+            f"parameter be_workers_w: {len(weights)} weights for {len(counts)} worker counts in be_workers (lengths must match)"
+        )
+    if not math.isclose(sum(weights), 1.0, abs_tol=1e-6):
+        raise UserError(
+            f"parameter be_workers_w: weights {fmt.settings(weights)} sum to {sum(weights):g} (they must sum to 1)"
+        )
+    if any(not float(c).is_integer() for c in counts):
+        raise UserError(f"parameter be_workers: {fmt.settings(counts)} are not all whole numbers")
+    widest = max(c for c, w in zip(counts, weights, strict=True) if w > 0)
+    if widest > v["nodes"]:
+        raise UserError(
+            f"parameter be_workers: a {widest:g}-worker BE job needs {widest:g} whole nodes, more than nodes = {v['nodes']}"
+        )
+    if v["te_gang_share"] > 0:
+        g = max(x for x, w in zip(v["te_gpu"], v["te_gpu_w"], strict=True) if w > 0)
+        room = min(
+            v["node_gpu"] / g, v["node_cpu"] / (g * v["cpu_per_gpu_max"]), v["node_mem_gb"] / (g * v["mem_per_gpu_max"])
+        )
+        if v["nodes"] * math.floor(room) < v["te_gang_workers"]:
+            raise UserError(
+                f"parameter te_gang_workers: {v['te_gang_workers']} workers of up to {g:g} GPUs do not fit on "
+                f"{v['nodes']} nodes (each holds {math.floor(room)} of them)"
+            )
+
+
+def mean_workers(params: Mapping[str, Any]) -> float:
+    """Workers per job expected from a preset's resolved parameters (1 for presets without gangs):
+    what a budget counts before the workload is drawn."""
+    if "be_workers" not in params:
+        return 1.0
+    be_w = _normalised(params["be_gpu_w"])
+    whole = float(sum(w for g, w in zip(params["be_gpu"], be_w, strict=True) if g == params["node_gpu"]))
+    be_mean = float(np.dot(params["be_workers"], _normalised(params["be_workers_w"])))
+    te_extra = params["te_gang_share"] * (params["te_gang_workers"] - 1)
+    share = params["te_share"]
+    return share * (1 + te_extra) + (1 - share) * (1 + whole * (be_mean - 1))
 
 
 def generate(preset: str, seed: int, overrides: Mapping[str, Any] | None = None) -> GeneratedWorkload:

@@ -6,7 +6,7 @@ column names of the file contract (DESIGN.md section 6) are built only when aske
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -42,6 +42,11 @@ class SimResult:
     wall_seconds: float
     #: decision records (simcore.policies.decision), when the run was asked to keep them
     decisions: tuple[dict, ...] = ()
+    #: per signalled job, in signal order: the work that preemption discarded (s)
+    signal_lost: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    #: one row per nomination (DESIGN rule 5), in order: event row of its first ``preempt``,
+    #: TE job, node, GPU units (:mod:`simcore.units`) it lacked there
+    nominations: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), dtype=np.int64))
 
     @cached_property
     def slowdown(self) -> np.ndarray:

@@ -247,16 +247,36 @@ def progress(seg: Segment, restore: float) -> float:
     return max(0.0, seg.end - seg.start - r)
 
 
-def expected_lost_work(segs: list[Segment], config: SimConfig) -> tuple[float, float]:
-    """(lost work, work kept before the last segment) by the DESIGN section 2 rule."""
+def save_failures(result, config: SimConfig) -> dict[str, list[bool]]:
+    """Per job, whether each of its on_preempt saves failed, in its order, by the rule of docs/policies.md:
+    surely when save_time > grace, else one draw of ``default_rng(SeedSequence(seed, spawn_key=(0,)))``
+    per preempt event in event (signal) order, only when 0 < save_failure < 1, failing below save_failure."""
+    ev = result.events_frame
+    signalled = [str(j) for j in ev.loc[ev["event"] == "preempt", "job_id"]]
+    p = 0.0 if config.checkpoint != "on_preempt" else 1.0 if config.save_time > config.grace else config.save_failure
+    if 0 < p < 1:
+        rng = np.random.default_rng(np.random.SeedSequence(config.seed, spawn_key=(0,)))
+        outcomes = [bool(u < p) for u in rng.random(len(signalled))]
+    else:
+        outcomes = [p >= 1] * len(signalled)
+    out: dict[str, list[bool]] = defaultdict(list)
+    for j, failed in zip(signalled, outcomes, strict=True):
+        out[j].append(failed)
+    return out
+
+
+def expected_lost_work(segs: list[Segment], config: SimConfig, failed: list[bool] | None = None) -> tuple[float, float]:
+    """(lost work, work kept before the last segment) by the DESIGN section 2 rule; `failed`: whether
+    each on_preempt save failed (losing the work since the last successful save or start)."""
     kept = 0.0
     lost = 0.0
+    outcomes = iter(failed or [])
     for s in segs:
         if s.end_kind != "preempt":
             continue
         attained = kept + progress(s, config.restore)
         if config.checkpoint == "on_preempt":
-            new_kept = attained
+            new_kept = kept if next(outcomes, False) else attained
         elif config.checkpoint == "none":
             new_kept = 0.0
         else:

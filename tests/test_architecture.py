@@ -1,9 +1,15 @@
 """Import directions that keep the layers apart (part of `make test`, so breaking one fails the build).
 
-- ``simcore`` (the simulator, CLI and study) never imports the dashboard, Streamlit or Plotly:
-  it runs headless and its results cannot depend on a UI.
-- The dashboard's pages never import ``simcore.engine`` directly: they describe the UI, and
-  running simulations goes through ``dashboard.shared.compute`` / ``dashboard.shared.data``.
+The layer tables below are the ones docs/architecture.md shows (a test checks the doc mirrors them):
+
+- ``simcore`` in layers, each importing only its own layer and those below it;
+- ``simcore`` never imports the dashboard, Streamlit or Plotly: it runs headless and its results
+  cannot depend on a UI;
+- the dashboard in three tiers: ``shared`` never imports a page's own modules or a page; the page
+  sections ``explore``, ``sweep``, ``learn`` never import each other (what two of them need is in
+  ``shared``); the ``report`` (the shareable HTML file) reads ``shared`` and the sections' charts; the pages (``app_pages``) never import ``simcore.engine`` (they run simulations
+  through ``dashboard.shared.compute`` / ``dashboard.shared.data``);
+- the dashboard's views import neither Streamlit nor Plotly, its charts not Streamlit.
 
 Imports are read with :mod:`ast`, so an import inside a function counts as much as one at the top.
 """
@@ -11,11 +17,39 @@ Imports are read with :mod:`ast`, so an import inside a function counts as much 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+#: simcore's layers, lowest first: (name, modules and packages under simcore/). ``__init__`` is the
+#: package itself (the public API re-exports), ``workload`` also every module of ``workload/``.
+SIMCORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("foundation", ("errors", "fmt", "csvsafe", "jsonstream", "parquet_pages", "stats", "workers")),
+    ("model", ("model", "knobs", "units", "result", "saves")),
+    ("workload", ("workload", "alibaba", "traces", "preset_params", "presets", "samples")),
+    ("policies", ("policies", "policy_spec")),
+    ("engine", ("engine",)),
+    ("metrics", ("metrics", "accounting", "gantt", "compare", "bound")),
+    ("sweep and study", ("sweep", "study")),
+    ("front end", ("cli", "cli_sweep", "cli_workload", "cli_plugins", "knobs_doc", "__main__", "__init__")),
+)
+
+#: the dashboard's tiers, lowest first: (name, packages under dashboard/, what each may import).
+DASHBOARD_TIERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("shared", ("shared",), "shared only"),
+    ("page sections", ("explore", "sweep", "learn"), "shared and its own section"),
+    ("report", ("report",), "shared, the page sections and itself"),
+    ("pages", ("app_pages", "streamlit_app"), "anything but simcore.engine"),
+)
+#: pure modules: views (no Streamlit, no Plotly) and charts (no Streamlit)
+VIEWS = ("shared/views.py", "shared/gantt_views.py", "shared/decisions.py", "shared/decision_text.py",
+         "sweep/sweeps.py", "learn/lesson_views.py", "learn/learn_numbers.py",
+         "learn/lessons.py")  # fmt: skip
+CHARTS = ("shared/chart_style.py", "shared/gantt_charts.py", "explore/charts.py", "sweep/sweep_charts.py",
+          "report/builder.py", "report/sections.py", "report/plain_html.py", "report/cli.py")  # fmt: skip
 
 #: (files, forbidden module prefixes, why)
 RULES = [
@@ -52,6 +86,115 @@ def test_import_directions(pattern, forbidden, why):
     assert not bad, f"{why}: {bad}"
 
 
+# --- the layers --------------------------------------------------------------------------------
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def internal_imports(source: str, package: str, modules: set[str]) -> list[tuple[int, str]]:
+    """(line, module) of the package's own modules imported: ``from a import b`` is ``a.b`` when that
+    is a module (``from simcore import fmt`` imports simcore.fmt), else ``a``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            subs = [f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in modules]
+            found += [(node.lineno, m) for m in subs] or [(node.lineno, node.module)]
+    return [(line, m) for line, m in found if m == package or m.startswith(package + ".")]
+
+
+def layer_of(module: str, layers: tuple[tuple[str, tuple[str, ...]], ...], package: str) -> int:
+    """The index of the layer holding ``module`` (ValueError when no layer names it)."""
+    rest = module[len(package) + 1 :] if module != package else "__init__"
+    for i, (_name, members) in enumerate(layers):
+        if any(rest == m or rest.startswith(m + ".") for m in members):
+            return i
+    raise ValueError(f"{module} is in no layer")
+
+
+def upward_imports(package: str, layers: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[str, list[str]]:
+    files = sorted((ROOT / package).rglob("*.py"))
+    modules = {module_name(f) for f in files}
+    bad: dict[str, list[str]] = {}
+    for f in files:
+        me = module_name(f)
+        here = layer_of(me, layers, package)
+        for line, target in internal_imports(f.read_text(encoding="utf-8"), package, modules):
+            there = layer_of(target, layers, package)
+            if there > here:
+                bad.setdefault(me, []).append(f"line {line}: {target} ({layers[there][0]} above {layers[here][0]})")
+    return bad
+
+
+def test_every_simcore_module_is_in_one_layer_and_imports_none_above_it():
+    for f in (ROOT / "simcore").rglob("*.py"):
+        layer_of(module_name(f), SIMCORE_LAYERS, "simcore")  # raises for a module in no layer
+    members = [m for _name, ms in SIMCORE_LAYERS for m in ms]
+    assert len(members) == len(set(members))
+    bad = upward_imports("simcore", SIMCORE_LAYERS)
+    assert not bad, f"a lower layer imports a higher one: {bad}"
+
+
+def dashboard_tier(module: str) -> tuple[int, str]:
+    """(tier index, section) of a dashboard module; the section is its package under dashboard/."""
+    section = module.split(".")[1] if "." in module else "streamlit_app"
+    for i, (_name, packages, _may) in enumerate(DASHBOARD_TIERS):
+        if section in packages:
+            return i, section
+    raise ValueError(f"{module} is in no tier")
+
+
+def dashboard_violations() -> dict[str, list[str]]:
+    files = sorted((ROOT / "dashboard").rglob("*.py"))
+    modules = {module_name(f) for f in files}
+    bad: dict[str, list[str]] = {}
+    for f in files:
+        me = module_name(f)
+        if me == "dashboard":
+            continue
+        tier, section = dashboard_tier(me)
+        for line, target in internal_imports(f.read_text(encoding="utf-8"), "dashboard", modules):
+            if target == "dashboard":
+                continue
+            their_tier, their_section = dashboard_tier(target)
+            if their_tier > tier or (their_tier == tier == 1 and their_section != section):
+                bad.setdefault(me, []).append(f"line {line}: {target}")
+    return bad
+
+
+def test_the_dashboard_tiers_import_only_downwards_and_sections_not_each_other():
+    for f in (ROOT / "dashboard").rglob("*.py"):
+        if f.name != "__init__.py" or f.parent.name != "dashboard":
+            dashboard_tier(module_name(f))  # raises for a module in no tier
+    bad = dashboard_violations()
+    assert not bad, f"shared imports a page's module, or one page section another: {bad}"
+
+
+@pytest.mark.parametrize(("files", "forbidden"), [(VIEWS, ("streamlit", "plotly")), (CHARTS, ("streamlit",))])
+def test_views_and_charts_stay_pure(files, forbidden):
+    for name in files:
+        assert not violations((ROOT / "dashboard" / name).read_text(encoding="utf-8"), forbidden), name
+
+
+def test_the_architecture_doc_shows_these_tables():
+    """docs/architecture.md lists the same simcore layers, in order, each with its modules, and the tiers."""
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = doc.split("### Layers of `simcore`", 1)[1].split("###", 1)[0]
+    rows = [r for r in section.splitlines() if r.startswith("| ") and not r.startswith("| layer")]
+    assert [r.split("|")[1].strip() for r in rows] == [name for name, _ in SIMCORE_LAYERS]
+    every = {m for _, members in SIMCORE_LAYERS for m in members}
+    for row, (name, members) in zip(rows, SIMCORE_LAYERS, strict=True):
+        named = set(re.findall(r"`([a-z_]+)(?:\.py|/)`", row.split("|")[2]))  # `model.py`, `engine/`
+        assert set(members) <= named and not named & (every - set(members)), (name, named)
+    tiers = doc.split("### Layers of `dashboard`", 1)[1].split("Across the tiers", 1)[0]
+    tier_rows = [r for r in tiers.splitlines() if r.startswith("| ") and not r.startswith("| tier")]
+    assert [r.split("|")[1].strip() for r in tier_rows] == [name for name, _, _ in DASHBOARD_TIERS]
+
+
 def test_the_check_sees_every_spelling_of_a_forbidden_import():
     pages = RULES[1][1]
     for source in (
@@ -67,3 +210,16 @@ def test_the_check_sees_every_spelling_of_a_forbidden_import():
     assert not violations(
         "import simcore.engines_doc\nfrom simcore import compare\nimport plotlyish", (*pages, "plotly")
     )
+
+
+def test_the_layer_check_sees_an_upward_import():
+    modules = {"simcore", "simcore.fmt", "simcore.engine", "simcore.engine.loop", "simcore.model"}
+    found = internal_imports(
+        "from simcore import fmt\nfrom simcore.engine import loop\nimport numpy", "simcore", modules
+    )
+    assert found == [(1, "simcore.fmt"), (2, "simcore.engine.loop")]
+    assert internal_imports("from simcore import simulate", "simcore", modules) == [(1, "simcore")]
+    layer = {m: SIMCORE_LAYERS[layer_of(m, SIMCORE_LAYERS, "simcore")][0] for m in modules}
+    assert layer == {"simcore": "front end", "simcore.fmt": "foundation", "simcore.engine": "engine",
+                     "simcore.engine.loop": "engine", "simcore.model": "model"}  # fmt: skip
+    assert dashboard_tier("dashboard.learn.lessons") == (1, "learn") and dashboard_tier("dashboard.shared.keys")[0] == 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import socket
 import statistics
@@ -250,6 +251,20 @@ def test_learn_link_opens_the_scenario_in_explore(server: str, browser: object) 
     _assert_no_exception(page)
 
 
+def test_a_link_with_the_save_and_budget_knobs_fills_their_widgets(server: str, browser: object) -> None:
+    """save_failure and preempt_budget (widgets derived from simcore.knobs) travel in a link, show in the
+    Knobs box and the runs complete with them."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1500})
+    page.goto(f"{server}/?save_failure=0.5&preempt_budget=1")
+    _wait_idle(page, charts=2, cards=12)
+    _assert_no_exception(page)
+    page.get_by_text("Knobs", exact=True).click()
+    assert float(page.get_by_role("spinbutton", name="save_failure").input_value()) == 0.5
+    assert page.get_by_role("textbox", name="preempt_budget").input_value() == "1"
+    assert "save_failure=0.5" in page.url and "preempt_budget=1" in page.url
+    assert len(_metrics(page)) == 12
+
+
 def _chart_below_the_fold(page: object) -> float:
     """Top of the first drawn Plotly chart, in pixels from the top of the window."""
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=TIMEOUT_MS)
@@ -376,3 +391,20 @@ def test_open_a_decision_from_the_gantt(server: str, browser: object) -> None:
     page.get_by_text("Why this victim?").scroll_into_view_if_needed()
     time.sleep(1.0)
     page.screenshot(path=str(ARTIFACTS / "explore-decision.png"), full_page=True)
+
+
+def test_worth_panel_opens_a_decision_on_the_gantt(server: str, browser: object) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 2200})
+    page.goto(f"{server}/?tab=Was+it+worth+it%3F")
+    _wait_idle(page, charts=2)  # the percentile chart and the panel's
+    page.wait_for_selector("text=The worst decisions", timeout=TIMEOUT_MS)
+    _assert_no_exception(page)
+    page.get_by_text("The worst decisions").scroll_into_view_if_needed()
+    time.sleep(1.0)
+    page.screenshot(path=str(ARTIFACTS / "explore-worth.png"), full_page=True)
+    page.get_by_role("button", name="Show on the Gantt").click()
+    _wait_idle(page, charts=2)
+    page.wait_for_selector("text=Why this victim?", timeout=TIMEOUT_MS)
+    assert "tab=Gantt" in page.url
+    page.get_by_text(re.compile(r"^Preemption \d+ of \d+ \((k8s|fitgpp)\)")).first.wait_for(timeout=TIMEOUT_MS)
+    _assert_no_exception(page)

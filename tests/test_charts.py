@@ -14,7 +14,7 @@ from dashboard.explore import charts
 from dashboard.shared import chart_style, gantt_charts, gantt_views, views
 from dashboard.shared.scenario import Scenario, from_widgets, widget_values
 from dashboard.sweep import sweep_charts, sweeps
-from simcore import gantt
+from simcore import fmt, gantt
 from simcore.model import JobTable, SimConfig
 
 
@@ -139,6 +139,7 @@ def test_percentile_frame_table_and_figure() -> None:
     assert fig.layout.barmode == "group" and fig.layout.yaxis.type == "log"
     te_p95 = next(t for t in fig.data if t.name == "p95" and t.xaxis == "x")
     assert list(te_p95.x) == ["fifo", "fitgpp"] and list(te_p95.y) == [40.0, 1.5]
+    assert list(te_p95.text) == ["40", "1.5"]  # labelled by fmt.number
     assert te_p95.error_y.array is None  # one seed: no whisker
 
 
@@ -224,8 +225,8 @@ def test_stepping_through_preemptions() -> None:
     assert gantt_views.centred_window(5 * h, 4.0, 100.0) == (3.0, 7.0)
     assert gantt_views.centred_window(0.5 * h, 4.0, 100.0) == (0.0, 4.0)
     assert gantt_views.centred_window(99 * h, 4.0, 100.0) == (96.0, 100.0)
-    assert views.format_seconds(0) == "day 1 00:00:00"
-    assert views.format_seconds(86400 + 3 * 3600 + 4 * 60 + 5.25) == "day 2 03:04:05.25"
+    assert fmt.clock(0) == "day 1 00:00:00"
+    assert fmt.clock(86400 + 3 * 3600 + 4 * 60 + 5.25) == "day 2 03:04:05.25"
 
 
 def test_preemption_events_show_the_victim_and_the_instant() -> None:

@@ -96,7 +96,7 @@ def test_each_result_tab_opens_from_the_url(tab: str, what: str | None) -> None:
         assert_clean(at)
         assert at.query_params["gantt_window"] in ("0,24", ["0,24"])
     if tab == "Jobs and downloads":
-        assert len(at.get("download_button")) == 3 and at.dataframe
+        assert len(at.get("download_button")) == 1 + 3 and at.dataframe  # the report's, then the tab's
     if tab == "Preemptions":
         assert at.dataframe
 
@@ -343,3 +343,48 @@ def test_decision_view_explains_the_chosen_preemption() -> None:
         at.selectbox(key="decision_other").set_value(policy).run()
         assert_clean(at)
         assert at.text[1].value.splitlines()[2].startswith(policy)
+
+
+def test_the_generator_offers_paper_gang() -> None:
+    at = app(source="generate", preset="paper-gang", **{"g.jobs": "150", "g.nodes": "4"}, policies="fifo,fitgpp")
+    assert_clean(at)
+    assert "paper-gang" in at.selectbox(key="x_preset").options
+    assert at.selectbox(key="x_preset").value == "paper-gang"
+    assert len(at.metric) == 2 * 3
+
+
+def test_worth_panel_plots_every_policy_and_jumps_to_a_decision_on_the_gantt() -> None:
+    at = app(tab="Was it worth it?")
+    assert_clean(at)
+    points = {t["name"]: (t["x"][0], t["y"][0]) for t in chart_spec(at, "worth")["data"]}
+    assert list(points) == ["fifo", "priority", "k8s", "fitgpp"]
+    assert points["fifo"] == (0.0, 0.0)  # the baseline saves nothing and preempts nobody
+    assert points["priority"][0] == 0.0 and points["fitgpp"][1] > points["priority"][1] > 0  # TE waits saved
+    assert points["fitgpp"][0] > 0  # grace and restore of its preemptions (on_preempt loses no work)
+    worst = at.dataframe[0].value
+    assert 0 < len(worst) <= 10 and set(worst["policy"]) <= {"k8s", "fitgpp"}
+    excess = worst["excess GPUs"].tolist()
+    assert not worst["wasted"].any() and excess == sorted(excess, reverse=True)  # no wasted one in this run
+    at.selectbox(key="worth_decision").set_value(1).run()
+    next(b for b in at.button if b.label == "Show on the Gantt").click().run()
+    assert_clean(at)
+    chosen, row = at.session_state["_gantt_preemption"], worst.iloc[1]
+    assert at.session_state["x_tab"] == "Gantt" and at.selectbox(key="x_gantt_policy").value == row["policy"]
+    assert chosen["time"] == row["time (s)"] and chosen["job_id"] == row["victims"].split(", ")[0]
+    assert at.text[0].value.startswith("Preemption ") and f"({row['policy']})" in at.text[0].value
+    words = at.text[1].value.splitlines()
+    assert words[0].startswith(f"TE job {row['TE job']} ")  # its decision record
+    assert words[-1].startswith(f"This decision freed {row['excess GPUs']:g} GPUs more than the TE job lacked")
+
+
+def test_pooled_bound_toggle_draws_dashed_reference_lines() -> None:
+    at = app(tab="Slowdown")
+    at.toggle(key="x_bound").set_value(True).run()
+    assert_clean(at)
+    bound = [t for t in chart_spec(at, "percentiles")["data"] if t["name"].startswith("ideal (bound)")]
+    assert [t["name"] for t in bound if t.get("xaxis", "x") == "x"] == [
+        f"ideal (bound) {s}" for s in ("p50", "p95", "p99")
+    ]
+    assert all(t["line"]["dash"] == "dash" and len(set(t["y"])) == 1 for t in bound)
+    cdf = [t for t in chart_spec(at, "cdf")["data"] if t["name"] == "ideal (bound)"]
+    assert len(cdf) == 2 and all(t["line"]["dash"] == "dash" for t in cdf)

@@ -1,5 +1,7 @@
 """The dashboard's shape, checked so it stays so: small modules, one module that caches
-(dashboard/shared/data.py), one that writes the session (dashboard/shared/state.py; the pages only read it)."""
+(dashboard/shared/data.py), the session written only by its rules (dashboard/shared/state.py and the Sweep's
+dashboard/sweep/sweep_state.py; the pages only read it), one module that names the session's keys
+(dashboard/shared/keys.py)."""
 
 from __future__ import annotations
 
@@ -69,3 +71,37 @@ def test_the_checks_see_every_kind_of_write_and_cache() -> None:
         assert session_writes(source), source
     assert session_writes("v = st.session_state['a']\nw = st.session_state.get('b')") == []
     assert caches("@st.cache_data\ndef f(): pass") == [1] and caches("g = st.cache_resource(f)") == [1]
+
+
+def _session_names() -> tuple[set[str], tuple[str, ...]]:
+    """The names of dashboard.shared.keys' keys and the prefixes of its families."""
+    from dashboard.shared import keys
+
+    values = vars(keys).values()
+    return {k.name for k in values if isinstance(k, keys.Key)}, tuple(
+        f.prefix for f in values if isinstance(f, keys.Family)
+    )
+
+
+def spelled_keys(source: str, names: set[str], prefixes: tuple[str, ...]) -> list[str]:
+    """Session keys written as text (a literal, or the literal start of an f-string)."""
+    found = set()  # an f-string's first part is also a constant of its own: count it once
+    for node in ast.walk(ast.parse(source)):
+        text = node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+        if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+            text = str(node.values[0].value)
+        if text is not None and (text in names or text.startswith(prefixes)):
+            found.add(f"line {node.lineno}: {text!r}")
+    return sorted(found)
+
+
+def test_session_keys_are_spelled_only_in_keys_py() -> None:
+    names, prefixes = _session_names()
+    assert "x_gantt_policy" in names and "lesson_step_" in prefixes
+    found = {
+        str(f.relative_to(ROOT)): s
+        for f in DASHBOARD
+        if f.name != "keys.py" and (s := spelled_keys(f.read_text(), names, prefixes))
+    }
+    assert not found, f"read and write these through dashboard.shared.keys: {found}"
+    assert spelled_keys('s["x_tab"]\nk = f"x_u_{name}"', names, prefixes) == ["line 1: 'x_tab'", "line 2: 'x_u_'"]

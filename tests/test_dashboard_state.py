@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from helpers import job, prop_cluster, run, te
 
-from dashboard.shared import state, views
+from dashboard.shared import keys, state, views
 from dashboard.shared.demo import DEMO, LOCAL
 from dashboard.shared.scenario import Scenario
-from dashboard.sweep import sweeps
+from dashboard.sweep import sweep_state, sweeps
 from simcore import gantt
 from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.stats import BOOTSTRAP_NAME, bootstrap_mean
@@ -36,13 +36,13 @@ SCENARIO = Scenario(policies=("fifo", "k8s"), baseline="fifo")
 
 
 def test_keep_choice_replaces_only_a_value_that_is_no_longer_offered() -> None:
-    session: dict = {"b": "k8s"}
-    state.keep_choice(session, "b", ["fifo", "k8s"], "fifo")
-    assert session["b"] == "k8s"
-    state.keep_choice(session, "b", ["fifo"], "fifo")
-    assert session["b"] == "fifo"
-    state.keep_choice(session, "new", ["x"], "x")
-    assert session["new"] == "x"
+    session: dict = {"x_baseline": "k8s"}
+    state.keep_choice(session, keys.BASELINE, ["fifo", "k8s"], "fifo")
+    assert session["x_baseline"] == "k8s"
+    state.keep_choice(session, keys.BASELINE, ["fifo"], "fifo")
+    assert session["x_baseline"] == "fifo"
+    state.keep_choice(session, keys.TAB, ["x"], "x")
+    assert session["x_tab"] == "x"
 
 
 def test_a_new_preset_starts_from_its_own_generator_defaults() -> None:
@@ -124,27 +124,27 @@ def test_the_link_holds_only_what_differs_from_the_gantts_defaults() -> None:
 def test_a_sweep_shows_results_only_for_the_settings_last_run() -> None:
     session: dict = {}
     a = sweeps.SweepSettings(knob="grace", values="0,60", workers=3, dask="tcp://h:1")
-    assert not state.sweep_settings(session, a, False, LOCAL).run
-    assert state.sweep_settings(session, a, True, LOCAL).run
-    assert state.sweep_settings(session, a, False, LOCAL).run  # a rerun keeps showing them
+    assert not sweep_state.sweep_settings(session, a, False, LOCAL).run
+    assert sweep_state.sweep_settings(session, a, True, LOCAL).run
+    assert sweep_state.sweep_settings(session, a, False, LOCAL).run  # a rerun keeps showing them
     b = sweeps.SweepSettings(knob="grace", values="0,120")
-    assert not state.sweep_settings(session, b, False, LOCAL).run  # a changed value waits for the button
-    demo = state.sweep_settings(session, a, True, DEMO)
+    assert not sweep_state.sweep_settings(session, b, False, LOCAL).run  # a changed value waits for the button
+    demo = sweep_state.sweep_settings(session, a, True, DEMO)
     assert (demo.workers, demo.dask, demo.run) == (0, "", True)  # never a scheduler in demo mode
 
 
 def test_a_links_dask_address_is_offered_never_used() -> None:
     session: dict = {}
-    settings, notes = state.sweep_from_link(session, {"dask": "tcp://h:1", "run": "1"}, LOCAL)
+    settings, notes = sweep_state.sweep_from_link(session, {"dask": "tcp://h:1", "run": "1"}, LOCAL)
     assert settings.dask == "" and not settings.run and notes == []
-    assert state.dask_offered(session, LOCAL) == "tcp://h:1" and state.dask_offered(session, DEMO) == ""
-    state.accept_dask(session)
-    assert session["s_dask"] == "tcp://h:1" and state.dask_offered(session, LOCAL) == ""
+    assert sweep_state.dask_offered(session, LOCAL) == "tcp://h:1" and sweep_state.dask_offered(session, DEMO) == ""
+    sweep_state.accept_dask(session)
+    assert session["s_dask"] == "tcp://h:1" and sweep_state.dask_offered(session, LOCAL) == ""
     session = {}
-    _settings, notes = state.sweep_from_link(session, {"dask": "tcp://h:1"}, DEMO)
-    assert state.dask_offered(session, DEMO) == "" and "dask" in notes[0]
+    _settings, notes = sweep_state.sweep_from_link(session, {"dask": "tcp://h:1"}, DEMO)
+    assert sweep_state.dask_offered(session, DEMO) == "" and "dask" in notes[0]
     session = {"s_knob": "grace", "s_values": "1"}
-    state.knob_values_reset(session)
+    sweep_state.knob_values_reset(session)
     assert session["s_values"] == sweeps.SWEEP_KNOBS["grace"][0]
 
 
@@ -164,12 +164,12 @@ def test_the_trio_cards_show_the_mean_and_the_stats_modules_interval() -> None:
     summaries = [{"fifo": _summary(10.0, 2.0, 8.0), "k8s": _summary(v, 3.0, 9.0)} for v in (1.0, 2.0, 3.0)]
     cards = views.trio_cards(views.trio_frame(trios), views.absolute_trio(summaries), ["fifo", "k8s"], "fifo")
     assert [label for label, _, _ in cards[0]] == list(TRIO_LABELS.values())
-    assert [(value, delta) for _, value, delta in cards[0]] == [("10.00", None), ("2.00", None), ("8.00", None)]
+    assert [(value, delta) for _, value, delta in cards[0]] == [("10", None), ("2", None), ("8", None)]
     for (_label, _value, delta), values in zip(cards[1], ([-90, -80, -70], [10, 25, 40], [5.0]), strict=True):
         n, mean, lo, hi = bootstrap_mean(values)
         spread = f" [{lo:+.1f}, {hi:+.1f}]" if n > 1 else ""  # one seed with a value: no interval
         assert delta == f"{mean:+.1f}%{spread}"
-    assert cards[1][0][1] == "2.00"  # the absolute TE p95, mean over seeds
+    assert cards[1][0][1] == "2"  # the absolute TE p95, mean over seeds (fmt.number: three significant digits)
     lo, hi = bootstrap_mean([-90, -80, -70])[2:]
     assert cards[1][0][2] == f"-80.0% [{lo:+.1f}, {hi:+.1f}]" and lo < -80 < hi
 
@@ -191,14 +191,14 @@ def test_a_lessons_time_control_stays_inside_its_instants_and_stops_at_the_last(
     key, who = state.lesson_step_key("hol", "fifo"), ("hol", "fifo")
     session: dict = {}
     state.lesson_move(session, key, 5, delta=-1)
-    assert session[key] == 0  # never before the first instant
+    assert session["lesson_step_hol_fifo"] == 0  # never before the first instant
     state.lesson_move(session, key, 5, to=9)
-    assert session[key] == 5  # nor past the last
+    assert key.read(session) == 5  # nor past the last
     state.lesson_move(session, key, 5, to=3)
     state.lesson_toggle_play(session, who)
     assert state.lesson_playing(session) == who
-    assert not state.lesson_tick(session, key, 5) and session[key] == 4
-    assert state.lesson_tick(session, key, 5) and session[key] == 5 and state.lesson_playing(session) is None
+    assert not state.lesson_tick(session, key, 5) and key.read(session) == 4
+    assert state.lesson_tick(session, key, 5) and key.read(session) == 5 and state.lesson_playing(session) is None
     state.lesson_toggle_play(session, who)
     state.lesson_toggle_play(session, who)  # pressed again: paused
     assert state.lesson_playing(session) is None

@@ -308,6 +308,11 @@ def test_cli_writes_json_lines(tmp_path):
         "key": [["victims", "min"], ["earliest_victim_start", "max"]],
         "candidates": [{"node": "n0", "job_id": ids[:2], "victims": 2, "earliest_victim_start": 0.0, "chosen": True}],
         "reason": None,
+        # its accounting: é lacked all 4 GPUs and the victims free 4 (excess 0); TE 7 ends at 15 and é
+        # starts on n1 then, before the victims release n0 at 36 (wasted); they held 2 x 2 GPUs for
+        # 30 s of grace (120 GPU-s) and restore 60 s each when they restart at 36 (240 GPU-s)
+        "excess_gpus": 0.0, "gpu_seconds_lost": 0.0, "gpu_seconds_grace": 120.0, "gpu_seconds_restore": 240.0,
+        "wasted": True,
     }]  # fmt: skip
 
 

@@ -386,32 +386,37 @@ def test_timeline_orders_one_instant_by_rule_1_and_skips_stale_entries():
     tl.finish_at(6.0, order=3, j=3, token=0)
     token[3] = 1  # job 3 was preempted: its finish at 6 is stale, no instant
     # finishes (in job order), then releases, then arrivals
-    assert list(tl.instants([])) == [(5.0, [1, 2], [0], [4]), (7.0, [], [], [3])]
+    assert list(tl.instants(lambda: False, [])) == [(5.0, [1, 2], [0], [4]), (7.0, [], [], [3])]
 
 
 def test_timeline_sees_what_is_scheduled_during_an_instant():
     tl = Timeline([0], [1.0], [0, 0], RunningTable(2))
-    instants = tl.instants([])
+    instants = tl.instants(lambda: False, [])
     assert next(instants) == (1.0, [], [], [0])
     tl.finish_at(3.0, order=0, j=0, token=0)  # job 0 starts at 1 and will finish at 3
     tl.finish_at(2.0, order=1, j=1, token=0)
     assert list(instants) == [(2.0, [1], [], []), (3.0, [0], [], [])]
 
 
-def test_timeline_wake_up_is_an_instant_only_while_a_te_job_waits():
-    token, running, te_waiting = [0, 0], RunningTable(2), [5]
+def test_timeline_wake_up_is_an_instant_only_while_a_pass_may_act():
+    token, running, may_act = [0, 0], RunningTable(2), [True]
     running.add(0)
     tl = Timeline([1], [9.0], token, running)
     tl.wake_at(4.0, order=0, j=0, token=0)
-    instants = tl.instants(te_waiting)
+    instants = tl.instants(lambda: may_act[0], [])
     assert next(instants) == (4.0, [], [], [])  # the instant is the point: a pass runs
     tl.wake_at(5.0, order=0, j=0, token=0)
-    te_waiting.clear()  # nobody to preempt for, and the arrival at 9 comes later: no instant at 5
+    may_act[0] = False  # its pass would change nothing, and the arrival at 9 comes later: no instant at 5
     assert next(instants) == (9.0, [], [], [1])
-    te_waiting.append(5)
+    tl.wake_at(12.0, order=0, j=0, token=0)
+    may_act[0] = True
     tl.wake_at(10.0, order=0, j=0, token=0)
-    running.remove(0)  # finished: no longer a candidate
+    token[0] = 1  # preempted since: both wake-ups are stale
     assert list(instants) == []
+    token[0], tl2 = 0, Timeline([], [], token, running)
+    tl2.wake_at(3.0, order=0, j=0, token=0)
+    running.remove(0)  # finished: no longer a candidate
+    assert list(tl2.instants(lambda: True, [])) == []
 
 
 # --------------------------------------------------------------------------- JobState

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from helpers import assert_events, assert_jobs, job, prop_cluster, run, te
+from helpers import assert_events, assert_jobs, cluster_of, job, prop_cluster, run, te
 from hypothesis import given
 from hypothesis import strategies as st
 from test_properties import SETTINGS, clusters, configs, contended, workloads
@@ -134,10 +134,48 @@ def test_the_wait_is_recorded_with_its_reason(mode, grace, waits):
     assert (first["reason"], first["victims"]) == ((FREES_WITHIN_GRACE, []) if waits else (None, ["B"]))
 
 
+_EXEMPT = [
+    job("d", 0, 20000, 1, cpu=1, mem=8), job("c", 0, 20000, 3, cpu=3, mem=24),
+    job("a", 2900, 20000, 2, cpu=2, mem=16), job("b", 2900, 120, 2, cpu=2, mem=16), te("T", 3000, 100, 1, cpu=1, mem=8),
+]  # fmt: skip
+
+
+def test_a_job_within_min_runtime_that_frees_the_room_within_grace_makes_fitdelay_wait():
+    """Issue 16's reproducer. Two nodes (8 cpu, 64 GiB, 4 GPUs); checkpoint none, grace 30, min_runtime 200.
+    Job order is by id as text: c, d. At 0 c takes n0 (best fit ties to the lower index), then d fits n0
+    tightest (0.5 against 0.875): n0's GPUs are full. At 2900 a and b fill n1's GPUs. At 3000 T (1 GPU) fits
+    nowhere; the candidates are c and d only (a and b have run 100 s < 200), and neither ends soon, but b, within
+    min_runtime, ends at 3020 (within the grace period) and frees 2 GPUs on n1. fitdelay preempts nobody (reason:
+    a BE job frees the room within grace); T starts at 3020 on n1 and d keeps its 3000 s of work. Looking at the
+    candidates alone it signalled d (the exact fit: delay 3000 + 30 + 60, slack 0) and threw that work away.
+    The wake-ups at 200 (c, d) and 3100 (a, b) find nothing pending: no pass."""
+    from simcore.model import JobTable, SimConfig
+    from simcore.policies.decision import FREES_WITHIN_GRACE
+
+    cfg = SimConfig(policy="fitdelay", checkpoint="none", grace=30, min_runtime=200)
+    r = simulate(JobTable.from_jobs(_EXEMPT), cluster_of((8, 64, 4), (8, 64, 4)), cfg, record_decisions=True)
+    assert_events(r, [
+        (0, "c", "submit", ""), (0, "d", "submit", ""), (0, "c", "start", "n0"), (0, "d", "start", "n0"),
+        (2900, "a", "submit", ""), (2900, "b", "submit", ""), (2900, "a", "start", "n1"), (2900, "b", "start", "n1"),
+        (3000, "T", "submit", ""),
+        (3020, "b", "finish", "n1"), (3020, "T", "start", "n1"),
+        (3120, "T", "finish", "n1"),
+        (20000, "c", "finish", "n0"), (20000, "d", "finish", "n0"),
+        (22900, "a", "finish", "n1"),
+    ])  # fmt: skip
+    assert_jobs(r, {
+        "d": (0, 20000, 0, 0, "n0"), "c": (0, 20000, 0, 0, "n0"), "a": (2900, 22900, 0, 0, "n1"),
+        "b": (2900, 3020, 0, 0, "n1"), "T": (3020, 3120, 0, 0, "n1"),
+    })  # fmt: skip
+    assert [(d["time"], d["te_job"], d["victims"], d["reason"]) for d in r.decisions] == [
+        (3000, "T", [], FREES_WITHIN_GRACE)
+    ]
+
+
 def test_registered_with_its_knobs():
     assert POLICIES["fitdelay"].preemptive and not POLICIES["fitdelay"].fifo_order
-    assert POLICY_KNOBS["fitdelay"] == ("P", "s", "reentry", "min_runtime")
-    assert POLICY_KNOBS["fitgpp"] == ("P", "s", "min_runtime")
+    assert POLICY_KNOBS["fitdelay"] == ("P", "s", "reentry", "min_runtime", "preempt_budget")
+    assert POLICY_KNOBS["fitgpp"] == ("P", "s", "min_runtime", "preempt_budget")
     assert POLICY_KNOBS["fifo"] == ()
 
 
@@ -148,8 +186,8 @@ def test_policies_command_lists_every_policy_with_its_knobs(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == list(POLICIES)
     by_name = dict(zip(POLICIES, lines, strict=True))
-    assert by_name["fitdelay"].endswith("[knobs: P=2, s=inf, reentry=1800, min_runtime=0]")
-    assert by_name["fitgpp"].endswith("[knobs: P=2, s=inf, min_runtime=0]")
+    assert by_name["fitdelay"].endswith("[knobs: P=2, s=inf, reentry=1800, min_runtime=0, preempt_budget=inf]")
+    assert by_name["fitgpp"].endswith("[knobs: P=2, s=inf, min_runtime=0, preempt_budget=inf]")
     assert by_name["fifo"].endswith("[knobs: none]")
     assert "beyond the paper" in by_name["fitdelay"]
 

@@ -81,4 +81,25 @@ def test_every_layer_formats_through_it():
     assert not hasattr(lesson_views, "_dur") and lesson_views.fmt is fmt and decision_text.fmt is fmt
     assert tables.fmt_val(tables.Stat(3, 2000, -8, 4000), "s") == "33.3 min [-8 s, 66.7 min]"
     assert tables.fmt_pct(tables.Stat(3, -91.0, -103.7, -78.3)) == "-91.0% [-103.7, -78.3]"
-    assert cli._fmt(NAN) == "-" and cli._fmt(0.0123456) == "0.0123" and cli._fmt(18.0, pct=True) == "+18.0%"
+    assert not hasattr(cli, "_fmt") and cli.fmt is fmt
+
+
+def test_a_missing_value_reads_the_same_everywhere():
+    assert fmt.MISSING == "n/a"
+    for f in (fmt.number, fmt.cell, fmt.signed, fmt.pct, fmt.share, fmt.tenths):
+        assert f(None) == fmt.MISSING and f(NAN) == fmt.MISSING, f
+    assert fmt.cell(0.0123456) == "0.0123" and fmt.cell(7) == "7" and fmt.cell("x") == "x"
+    assert fmt.share(0.4531) == "45.3%" and fmt.tenths(1234.56) == "1234.6"
+    assert fmt.load(0.87349) == "0.873" and fmt.load(NAN) == fmt.MISSING
+    assert fmt.settings([0.5, 3, "inf"]) == "0.5,3,inf" and fmt.megabytes(1_500_000) == "1.5 MB (1500000 bytes)"
+
+
+def test_the_cli_tables_write_a_missing_value_as_fmt_says(tmp_path, capsys):
+    """A BE-only workload has no TE slowdowns: the TE row of ``run`` reads n/a, as the dashboard would."""
+    from simcore.cli import main
+
+    wl = tmp_path / "be.csv"
+    wl.write_text("job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n1,0,100,1,1,1,BE\n")
+    assert main(["run", str(wl), "--policy", "fifo", "--nodes", "1"]) == 0
+    te_row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("TE "))
+    assert te_row.split() == ["TE", "0", *[fmt.MISSING] * 5]

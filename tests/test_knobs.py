@@ -124,7 +124,7 @@ def test_a_link_carries_every_knob_and_keeps_its_parameter_name(name: str) -> No
     k = KNOBS[name]
     value: Any = k.choices[-1] if k.range is None else (k.range.high if k.kind == "float" else k.range.high - 1)
     if k.kind == "float" and math.isinf(value):
-        value = 4.5
+        value = 4.0 if k.range.whole else 4.5  # preempt_budget is whole (or inf)
     scenario = Scenario(knobs=SimConfig(**{name: value}))
     query = scenario.to_query()
     assert query == {name: to_text(value)}  # only the changed knob, under its own name
@@ -181,8 +181,8 @@ def test_widgets_round_trip_every_knob_and_refuse_what_the_metadata_refuses() ->
 def test_the_policies_knobs_are_the_ones_the_metadata_names() -> None:
     for name, policy in POLICIES.items():
         assert POLICY_KNOBS[name] == policy_knobs(name, policy.preemptive), name
-    assert policy_knobs("fitgpp", True) == ("P", "s", "min_runtime")
-    assert [k.name for k in KNOBS.values() if k.used_by == PREEMPTIVE] == ["min_runtime"]
+    assert policy_knobs("fitgpp", True) == ("P", "s", "min_runtime", "preempt_budget")
+    assert [k.name for k in KNOBS.values() if k.used_by == PREEMPTIVE] == ["min_runtime", "preempt_budget"]
     for k in KNOBS.values():
         if isinstance(k.used_by, tuple):
             assert set(k.used_by) <= set(POLICIES) and k.help().startswith(f"{k.scope}: ")

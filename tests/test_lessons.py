@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard.learn import lesson_views, lessons
 from dashboard.learn.learn_content import regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
-from dashboard.shared import compute
+from dashboard.shared import compute, gantt_views
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "dashboard" / "streamlit_app.py")
@@ -79,7 +79,7 @@ def test_lessons_stay_tiny() -> None:
 @pytest.mark.parametrize("key", list(RUNS), ids=lambda k: f"{k[0]}-{k[1]}")
 def test_losses_per_preemption_add_up_to_the_engines_lost_work(key: tuple[str, str]) -> None:
     _, variant, run = RUNS[key]
-    losses = lesson_views.preemption_losses(run.segments, run.events, variant.config)
+    losses = gantt_views.preemption_losses(run.segments, run.events, variant.config)
     per_job = losses.groupby("job_id")["lost"].sum()
     engine = run.jobs.set_index("job_id")["lost_work"]
     assert per_job.reindex(engine.index, fill_value=0.0).tolist() == engine.tolist()
@@ -90,7 +90,7 @@ def test_losses_per_preemption_add_up_to_the_engines_lost_work(key: tuple[str, s
 def test_every_job_is_somewhere_at_every_instant(key: tuple[str, str]) -> None:
     item, variant, run = RUNS[key]
     cluster = lessons.load(item)[1]
-    losses = lesson_views.preemption_losses(run.segments, run.events, variant.config)
+    losses = gantt_views.preemption_losses(run.segments, run.events, variant.config)
     times = lesson_views.instants(run.events)
     assert times == sorted(set(run.events["time"])) and len(times) >= 3
     for t in times:
@@ -109,7 +109,7 @@ def test_every_job_is_somewhere_at_every_instant(key: tuple[str, str]) -> None:
 
 def test_story_tells_the_preemption_with_its_lost_work() -> None:
     _, variant, run = RUNS["price", "checkpoint none"]
-    losses = lesson_views.preemption_losses(run.segments, run.events, variant.config)
+    losses = gantt_views.preemption_losses(run.segments, run.events, variant.config)
     snap = lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2700.0)
     assert snap.story[0].startswith("TE job 2 arrives")
     assert "BE job 1 on node-0 is preempted" in snap.story[1] and "45.0 min of work" in snap.story[1]
@@ -247,7 +247,7 @@ def test_gpu_grid_colours_each_gpu_as_the_gantt_does() -> None:
 
     item, variant, run = RUNS["price", "checkpoint none"]
     cluster = lessons.load(item)[1]
-    losses = lesson_views.preemption_losses(run.segments, run.events, variant.config)
+    losses = gantt_views.preemption_losses(run.segments, run.events, variant.config)
     at_grace = lesson_views.grid_frame(
         lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2700.0), cluster
     )

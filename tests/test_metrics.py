@@ -31,7 +31,7 @@ def test_summary_matches_recomputation_on_demo():
             for q in (50, 90, 95, 99):
                 assert got[f"p{q}"] == pytest.approx(np.percentile(frame[col], q))
     assert s["preemptions"] == int(jf.preemptions.sum()) and s["lost_work"] == pytest.approx(jf.lost_work.sum())
-    assert list(s) == ["policy", "classes", "preemptions", "lost_work", "gpu_utilization", "gpu_useful_utilization",
+    assert list(s) == ["policy", "classes", "preemptions", "lost_work", "accounting", "gpu_utilization", "gpu_useful_utilization",
                        "cpu_utilization", "makespan", "unschedulable", "knobs", "wall_seconds"]  # fmt: skip
 
 

@@ -12,7 +12,7 @@ from helpers import assert_events, assert_jobs, job, prop_cluster, run, te
 from simcore import policies
 from simcore.cli import main as cli_main
 from simcore.compare import parse_policy_spec
-from simcore.model import SimConfig
+from simcore.model import ClusterSpec, Node, Resources, SimConfig
 from simcore.policies.base import Preemption, PreemptionView
 
 PREEMPTIVE = ["k8s", "lrtp", "random", "fitgpp", "fitdelay"]
@@ -71,6 +71,68 @@ def test_te_takes_the_other_node_when_the_young_job_is_exempt(policy):
         (1140, "B1", "finish", "n0"),
         (1200, "B2", "finish", "n1"),
     ])  # fmt: skip
+
+
+_GRACE0_CLUSTER = ClusterSpec(tuple(Node(name, Resources(g, g, g)) for name, g in [("n-0", 2), ("n-1", 2), ("s-0", 1)]))
+_GRACE0_JOBS = [
+    job(1, 0, 10000, 1),
+    job(2, 0, 10000, 1),
+    job(3, 0, 10000, 1),
+    te(4, 100, 5000, 2),
+    job(5, 600, 10000, 1),
+]
+_GRACE0_KNOBS = {"policy": "k8s", "placement": "first_fit", "grace": 0, "min_runtime": 1000}
+
+
+def test_victims_released_with_grace_0_rejoin_at_the_next_min_runtime_instant():
+    # Issue 16's reproducer. Nodes n-0, n-1 (2, 2, 2) and s-0 (1, 1, 1); k8s, first_fit, grace 0,
+    # min_runtime 1000. t=0: 1, 2 on n-0, 3 on n-1 (first fit). t=100: TE 4 (2, 2, 2) fits nowhere,
+    # no candidate yet (all within min_runtime): it waits. t=600: 5 takes n-1's last room.
+    # t=1000 (1, 2, 3 reach min_runtime; 4 waits): on n-0, 4 fits only without both 1 and 2; n-1
+    # holds 5 (exempt until 1600), s-0 is too small. 1 and 2 are signalled and released in the pass
+    # (grace 0), 4 starts on n-0; 1 and 2 rejoin the queue after the pass, with s-0 free.
+    # t=1600, 5's min_runtime instant: no TE job waits, but 1 and 2 have not been looked at since
+    # s-0's room came back, so the pass runs: 1 takes s-0 (restore 60, 9000 s left: 10660); 2 fits
+    # nowhere. t=6000: 4 ends, 2 restarts on n-0 (6000 + 60 + 9000 = 15060). Skipping t=1600
+    # would hold 1 until 6000 as well.
+    r = run(_GRACE0_JOBS, _GRACE0_CLUSTER, **_GRACE0_KNOBS)
+    assert_events(r, [
+        (0, "1", "submit", ""), (0, "2", "submit", ""), (0, "3", "submit", ""),
+        (0, "1", "start", "n-0"), (0, "2", "start", "n-0"), (0, "3", "start", "n-1"),
+        (100, "4", "submit", ""),
+        (600, "5", "submit", ""), (600, "5", "start", "n-1"),
+        (1000, "1", "preempt", "n-0"), (1000, "2", "preempt", "n-0"),
+        (1000, "1", "release", "n-0"), (1000, "2", "release", "n-0"), (1000, "4", "start", "n-0"),
+        (1600, "1", "start", "s-0"),
+        (6000, "4", "finish", "n-0"), (6000, "2", "start", "n-0"),
+        (10000, "3", "finish", "n-1"),
+        (10600, "5", "finish", "n-1"),
+        (10660, "1", "finish", "s-0"),
+        (15060, "2", "finish", "n-0"),
+    ])  # fmt: skip
+    assert_jobs(r, {
+        "1": (0, 10660, 1, 0, "s-0"), "2": (0, 15060, 1, 0, "n-0"), "3": (0, 10000, 0, 0, "n-1"),
+        "4": (1000, 6000, 0, 0, "n-0"), "5": (600, 10600, 0, 0, "n-1"),
+    })  # fmt: skip
+
+
+def test_a_min_runtime_instant_is_skipped_only_when_its_pass_changes_nothing(monkeypatch):
+    # The scenario above. Wake-ups at 1000 (1, 2, 3: TE 4 waits) and 1600 (5: 1 and 2 rejoined
+    # after the last pass, unseen) are instants. At 2600 (1's, restarted at 1600) only 2 is pending,
+    # and it was looked at at 1600 with the room there still is: skipped. At 7000 (2's) nothing is
+    # pending: skipped. Every other instant is a finish or an arrival.
+    from simcore.engine import loop
+
+    times: list[float] = []
+    real = loop._Run._pass
+
+    def spy(self, joining):
+        times.append(self.now)
+        return real(self, joining)
+
+    monkeypatch.setattr(loop._Run, "_pass", spy)
+    run(_GRACE0_JOBS, _GRACE0_CLUSTER, **_GRACE0_KNOBS)
+    assert times == [0, 100, 600, 1000, 1600, 6000, 10000, 10600, 10660, 15060]
 
 
 @pytest.mark.parametrize("policy", ["k8s", "fitgpp"])

@@ -102,7 +102,7 @@ def test_te_share_extremes() -> None:
 @pytest.mark.parametrize(
     ("preset", "overrides", "message"),
     [
-        ("nope", {}, "unknown preset 'nope' (known: paper, demo, mmc)"),
+        ("nope", {}, "unknown preset 'nope' (known: paper, demo, paper-gang, mmc)"),
         ("paper", {"jobz": 1}, "unknown parameter 'jobz'"),
         ("paper", {"jobs": 0}, "parameter jobs: 0 is out of range (1 to 10000000)"),
         ("paper", {"jobs": "1.5"}, "parameter jobs: '1.5' is not a whole number"),
@@ -162,7 +162,8 @@ def test_sample_workloads_regenerate_byte_identically(tmp_path: Path) -> None:
     committed = ROOT / "sample_workloads"
     assert {p.name for p in written} >= {name for name, *_ in SAMPLES} | {"README.md", "demo_cluster.yaml"}
     for path in written:
-        assert path.read_bytes() == (committed / path.name).read_bytes(), path.name
+        relative = path.relative_to(tmp_path)
+        assert path.read_bytes() == (committed / relative).read_bytes(), relative
         assert path.stat().st_size < 1_000_000
 
 

@@ -13,6 +13,7 @@ import math
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,7 @@ from helpers import (
     reference_nonpreemptive,
     reference_simulate,
     replay,
+    save_failures,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -154,6 +156,7 @@ def check_run(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, r) -> Rep
     assert set(r.events_frame["job_id"]) <= set(jf["job_id"])
 
     rp = replay(r, tol=1e-9, track_passes=True)
+    failures = save_failures(r, config)
     assert not rp.errors, "\n".join(rp.errors[:20])
     assert rp.max_overuse <= 1e-9
 
@@ -192,9 +195,9 @@ def check_run(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, r) -> Rep
         # progress adds up, and lost work follows the checkpoint mode
         done = sum(progress(s, config.restore) for s in segs)
         assert done == pytest.approx(dur[j] + row.lost_work, abs=TOL), (j, segs, row)
-        lost, _ = expected_lost_work(segs, config)
+        lost, _ = expected_lost_work(segs, config, failures.get(j))
         assert row.lost_work == pytest.approx(lost, abs=TOL), (j, segs, config.checkpoint)
-        if config.checkpoint == "on_preempt":
+        if config.checkpoint == "on_preempt" and not any(failures.get(j, ())):
             assert row.lost_work == 0
     return rp
 
@@ -319,6 +322,28 @@ def test_invariants_under_contention(policy, data):
     jobs, cluster = data.draw(contended())
     config = data.draw(configs(policy))
     _run_and_check(jobs, cluster, config)
+
+
+@pytest.mark.parametrize("policy", ["k8s", "lrtp", "random", "fitgpp", "fitdelay"])
+@SETTINGS
+@given(data=st.data())
+def test_invariants_with_saves_that_fail_and_a_budget(policy, data):
+    """Random save_time, save_failure and preempt_budget: the invariants hold, lost work follows each
+    save's outcome (derived from the seed in signal order), and no rolling hour holds more decisions
+    than the budget (the times here are all within one hour)."""
+    jobs, cluster = data.draw(contended())
+    config = replace(
+        data.draw(configs(policy)),
+        save_time=data.draw(st.sampled_from([0.0, 5.0, 30.0, 45.0])),
+        save_failure=data.draw(st.sampled_from([0.0, 0.25, 0.5, 1.0])),
+        preempt_budget=data.draw(st.sampled_from([math.inf, 0.0, 1.0, 2.0])),
+    )
+    _run_and_check(jobs, cluster, config)
+    decided = simulate(jobs, cluster, config, record_decisions=True).decisions
+    made = [d["time"] for d in decided if d["victims"]]
+    assert all(sum(t - 3600 < u <= t for u in made) <= config.preempt_budget for t in made)
+    refused = [d for d in decided if d["reason"] == "preemption budget spent"]
+    assert not refused or len(made) >= config.preempt_budget
 
 
 def _contended_instance() -> tuple[JobTable, ClusterSpec]:
@@ -591,3 +616,72 @@ def test_min_runtime_contention_is_not_vacuous():
         held = _check_beyond(jobs, cluster, cfg.with_knobs({"min_runtime": 40})).events_frame
         first = [float(f.loc[f["event"] == "preempt", "time"].min()) for f in (free, held)]
         assert first[0] == 10 and first[1] == 40, (policy, first)
+
+
+def _any_workload(data) -> tuple[JobTable, ClusterSpec]:
+    cluster = data.draw(clusters())
+    return data.draw(workloads(cluster)), cluster
+
+
+def _literal_min_runtime_instants(jobs: JobTable, cluster: ClusterSpec, config: SimConfig):
+    """The run with a pass at every min_runtime instant while anything is pending (DESIGN section 4
+    read literally): the engine's skip condition replaced by "anything pending"."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine._Run, "_pass_may_act", lambda self: len(self.waiting) > 0)
+        return simulate(jobs, cluster, config, record_decisions=True)
+
+
+@pytest.mark.parametrize("policy", ["k8s", "lrtp", "random", "fitgpp", "fitdelay"])
+@SETTINGS
+@given(data=st.data())
+def test_a_min_runtime_instant_is_skipped_only_when_its_pass_changes_nothing(policy, data):
+    """The engine skips the min_runtime instants whose pass provably changes nothing (docs/policies.md):
+    event logs and decision records are those of the literal reading."""
+    jobs, cluster = data.draw(contended()) if data.draw(st.booleans()) else _any_workload(data)
+    config = data.draw(configs_beyond(policy))
+    skipping = simulate(jobs, cluster, config, record_decisions=True)
+    literal = _literal_min_runtime_instants(jobs, cluster, config)
+    assert skipping.events_frame.equals(literal.events_frame) and skipping.decisions == literal.decisions
+
+
+def _rejoining(rng: np.random.Generator) -> tuple[JobTable, ClusterSpec, SimConfig]:
+    """Where victims released with grace 0 may fit elsewhere before anything else happens: one or two
+    large nodes, one or two one-unit nodes, one-unit BE jobs, TE jobs as large as a large node, long
+    durations, and min_runtime instants between the events."""
+    big = int(rng.choice([2, 4]))
+    caps = [big] * int(rng.integers(1, 3)) + [1] * int(rng.integers(1, 3))
+    cluster = ClusterSpec(tuple(Node(f"n{i}", Resources(float(g), float(g), float(g))) for i, g in enumerate(caps)))
+    rows = [(rng.integers(0, 600), rng.integers(2000, 6000), 1, False) for _ in range(rng.integers(2, 7))]
+    rows += [(rng.integers(0, 1500), rng.integers(500, 3000), big, True) for _ in range(rng.integers(1, 3))]
+    jobs = JobTable(
+        job_id=np.array([str(i) for i in range(len(rows))], dtype=object),
+        submit_time=np.array([r[0] for r in rows], dtype=float),
+        duration=np.array([r[1] for r in rows], dtype=float),
+        request=np.array([(r[2], r[2], r[2]) for r in rows], dtype=float).reshape(-1, 3),
+        is_te=np.array([r[3] for r in rows], dtype=bool),
+    )
+    config = SimConfig(
+        policy=str(rng.choice(["k8s", "lrtp", "random", "fitgpp", "fitdelay"])),
+        grace=0.0,
+        min_runtime=float(rng.choice([100, 300, 1000])),
+        placement=str(rng.choice(["first_fit", "best_fit"])),
+        backfill=str(rng.choice(["greedy", "none"])),
+        checkpoint=str(rng.choice(["on_preempt", "none"])),
+    )
+    return jobs, cluster, config
+
+
+def test_victims_released_with_grace_0_rejoin_at_min_runtime_instants_as_the_literal_reading_says():
+    """Seeded cases built for issue 16's first bug: the engine equals the literal reading on every one,
+    and the case is not vacuous: the old rule (an instant only while a TE job waits) differs on some."""
+    rng = np.random.default_rng(16)
+    old_rule_differs = 0
+    for _ in range(150):
+        jobs, cluster, config = _rejoining(rng)
+        skipping = simulate(jobs, cluster, config, record_decisions=True)
+        literal = _literal_min_runtime_instants(jobs, cluster, config)
+        assert skipping.events_frame.equals(literal.events_frame) and skipping.decisions == literal.decisions
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(engine._Run, "_pass_may_act", lambda self: bool(self.waiting.te))
+            old_rule_differs += not simulate(jobs, cluster, config).events_frame.equals(literal.events_frame)
+    assert old_rule_differs >= 2

@@ -97,7 +97,7 @@ def test_the_cli_runs_a_registered_policy(toy, tmp_path, capsys):
     assert cli_main(["policies"]) == 0
     listed = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
     assert list(listed) == [*POLICIES] and list(listed)[-1] == "toy"
-    assert listed["toy"].endswith(f"{Youngest.help} [knobs: min_runtime=0]")
+    assert listed["toy"].endswith(f"{Youngest.help} [knobs: min_runtime=0, preempt_budget=inf]")
     summary = tmp_path / "s.json"
     assert cli_main([*argv[:-2], "--policy", "toy:min_runtime=600", "--summary-json", str(summary)]) == 0
     out = json.loads(summary.read_text())  # min_runtime (every preemptive policy's knob) keeps B and C from T

@@ -28,7 +28,9 @@ from hypothesis import strategies as st
 
 from dashboard.shared import demo, uploads
 from simcore import cli_workload, parquet_pages
+from simcore.alibaba import AlibabaOptions
 from simcore.cli import build_parser
+from simcore.errors import UserError
 from simcore.workload import DEFAULT_MAX_ROWS, MAX_NODES, MAX_POOLS, WorkloadError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -306,7 +308,7 @@ def test_jobs_cap_and_the_local_command_keeps_the_chosen_options(monkeypatch: py
 def test_the_local_command_parses_as_the_cli_with_the_same_options() -> None:
     options = {"format": "alibaba", "bad_rows": "drop", "class_map": "qos", "te_max_gpu": "2", "te_max_hours": "3"}
     options |= {"gpu_accounting": "shared", "cpu_only": "keep", "window_start": "1d", "window_end": "2d"}
-    options |= {"running": "exclude", "compress": "4"}
+    options |= {"running": "exclude", "compress": "4", "trace_class_map": "size"}
     assert set(options) == set(uploads.UPLOAD_DEFAULTS)  # every option differs from its default
     words = shlex.split(uploads.workload_command("pods.csv", options))
     assert words[:3] == ["simcore", "compare", "pods.csv"]
@@ -315,6 +317,24 @@ def test_the_local_command_parses_as_the_cli_with_the_same_options() -> None:
     assert cli_workload.alibaba_options_from_args(args) == uploads.alibaba_options(
         {**uploads.UPLOAD_DEFAULTS, **options}
     )
+    assert cli_workload.trace_options_from_args(args) == uploads.trace_options({**uploads.UPLOAD_DEFAULTS, **options})
+
+
+@pytest.mark.parametrize(
+    ("option", "text", "message"),
+    [
+        ("compress", "fast", "compress arrivals: 'fast' is not a number"),
+        ("te_max_gpu", "", "TE max GPUs: '' is not a number"),
+        ("window_end", "day 3", "window end: 'day 3' is not a time"),
+    ],
+)
+def test_the_sidebar_options_go_through_simcores_parser_and_name_the_sidebar_label(option, text, message):
+    assert uploads.alibaba_options(uploads.UPLOAD_DEFAULTS) == AlibabaOptions()
+    chosen = uploads.alibaba_options({**uploads.UPLOAD_DEFAULTS, "cpu_only": "keep", "running": "exclude"})
+    assert chosen == AlibabaOptions(keep_cpu_only=True, include_running=False)
+    with pytest.raises(UserError) as err:
+        uploads.alibaba_options({**uploads.UPLOAD_DEFAULTS, option: text})
+    assert str(err.value).startswith(message)
 
 
 def test_cluster_upload_caps_follow_the_mode(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -350,3 +370,17 @@ def bench() -> None:
 
 if __name__ == "__main__":
     bench()
+
+
+def test_jobs_cap_counts_a_gang_once_per_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(demo.ENV_VAR, "1")
+    half = demo.DEMO.max_jobs // 2  # half as many 2-worker jobs are exactly at the cap
+    rows = "".join(f"j{i},{i},600,4,16,1,BE,2\n" for i in range(half))
+    data = (HEADER.replace("job_class\n", "job_class,workers\n") + rows).encode()
+    table, _ = uploads.parse_workload_upload("g.csv", data, {})
+    assert int(table.workers.sum()) == demo.DEMO.max_jobs  # type: ignore[union-attr]
+    with pytest.raises(WorkloadError) as err:
+        uploads.parse_workload_upload("g.csv", data + b"extra,1,600,4,16,1,BE,1\n", {})
+    assert str(err.value).startswith(
+        f"g.csv: {half + 1:,} valid jobs with {demo.DEMO.max_jobs + 1:,} workers, above this public demo's limit"
+    )

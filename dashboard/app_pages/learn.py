@@ -8,6 +8,7 @@ import streamlit as st
 from dashboard.learn import lesson_page
 from dashboard.learn.learn_content import BEYOND_PAPER, MECHANICS, regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
+from simcore import fmt
 from simcore.policies import POLICY_HELP
 from simcore.study import PAPER_TRIO
 
@@ -114,6 +115,6 @@ st.markdown(
     "Yabuuchi, Taniwaki, Omura: *Low-latency job scheduling with preemption for the development of "
     "deep learning*. USENIX OpML '19, [arXiv:1902.01613](https://arxiv.org/abs/1902.01613). On its "
     "own workloads it reports the 95th percentile of TE slowdown falling by "
-    f"{-PAPER_TRIO['TE_p95_slowdown_pct']:.1f}% against FIFO, while the BE median slowdown rises by only "
-    f"{PAPER_TRIO['BE_p50_slowdown_pct']:.1f}% and the BE p95 by only {PAPER_TRIO['BE_p95_slowdown_pct']:.1f}%."
+    f"{fmt.tenths(-PAPER_TRIO['TE_p95_slowdown_pct'])}% against FIFO, while the BE median slowdown rises by only "
+    f"{fmt.tenths(PAPER_TRIO['BE_p50_slowdown_pct'])}% and the BE p95 by only {fmt.tenths(PAPER_TRIO['BE_p95_slowdown_pct'])}%."
 )

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.shared import budget, data, notices, state, worker
+from dashboard.shared import budget, data, keys, notices, state, worker
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.demo import limits
 from dashboard.shared.plain import md
-from dashboard.sweep import sweep_charts, sweeps
+from dashboard.sweep import sweep_charts, sweep_state, sweeps
 from simcore.csvsafe import to_csv_text
 from simcore.errors import UserError
 from simcore.policies import POLICIES
@@ -19,38 +19,47 @@ lim = limits()
 
 
 link_warnings = state.restore(
-    "sweep", "s_knob", lambda query: state.sweep_from_link(st.session_state, query, lim), sweeps.widget_values
+    "sweep",
+    keys.S_KNOB.name,
+    lambda query: sweep_state.sweep_from_link(st.session_state, query, lim),
+    sweeps.widget_values,
 )
 
 with st.sidebar:
     st.header("Sweep")
-    st.selectbox("Preset", [p for p in PRESETS if p != "mmc"], key="s_preset", help="the synthetic workload generator")
-    st.text_input("jobs", key="s_jobs", placeholder="preset default", help="number of jobs per workload")
+    st.selectbox(
+        "Preset", [p for p in PRESETS if p != "mmc"], key=keys.S_PRESET.name, help="the synthetic workload generator"
+    )
+    st.text_input("jobs", key=keys.S_JOBS.name, placeholder="preset default", help="number of jobs per workload")
     st.selectbox(
         "Knob",
         list(sweeps.SWEEP_KNOBS),
-        key="s_knob",
+        key=keys.S_KNOB.name,
         help="\n".join(f"- **{k}**: {h}" for k, (_, h) in sweeps.SWEEP_KNOBS.items()),
-        on_change=state.knob_values_reset,
+        on_change=sweep_state.knob_values_reset,
         args=(st.session_state,),
     )
-    st.text_input("Values (comma-separated)", key="s_values", help=sweeps.SWEEP_KNOBS[st.session_state["s_knob"]][1])
-    st.multiselect("Policies", list(POLICIES), key="s_policies")
-    chosen = st.session_state["s_policies"] or ["fifo"]
-    state.keep_choice(st.session_state, "s_baseline", chosen, chosen[0])
-    st.selectbox("Baseline", chosen, key="s_baseline")
+    st.text_input(
+        "Values (comma-separated)",
+        key=keys.S_VALUES.name,
+        help=sweeps.SWEEP_KNOBS[keys.S_KNOB.read(st.session_state)][1],
+    )
+    st.multiselect("Policies", list(POLICIES), key=keys.S_POLICIES.name)
+    chosen = keys.S_POLICIES.read(st.session_state) or ["fifo"]
+    state.keep_choice(st.session_state, keys.S_BASELINE, chosen, chosen[0])
+    st.selectbox("Baseline", chosen, key=keys.S_BASELINE.name)
     st.number_input(
         "Seeds",
         1,
         sweeps.MAX_SEEDS,
-        key="s_seeds",
+        key=keys.S_SEEDS.name,
         help=f"workloads per knob value; the lines show the mean and its {BOOTSTRAP_NAME}",
     )
     if lim.allow_dask:  # the operator's own machine: workers and a Dask scheduler may be chosen
-        st.number_input("Local worker processes", 0, lim.max_workers, key="s_workers", help="0 = one per core")
+        st.number_input("Local worker processes", 0, lim.max_workers, key=keys.S_WORKERS.name, help="0 = one per core")
         st.text_input(
             "Dask scheduler (optional)",
-            key="s_dask",
+            key=keys.S_DASK.name,
             placeholder="tcp://host:8786 or local",
             help="run the sweep on your own Dask cluster instead of local processes: a scheduler runs code "
             "and sends back pickles, so give only one you control",
@@ -59,7 +68,9 @@ with st.sidebar:
         st.caption(f"Demo mode: sweeps run on {lim.max_workers} local processes of this server.")
     clicked = st.button("Run sweep", type="primary", icon=":material/play_arrow:", width="stretch")
 
-settings = state.sweep_settings(st.session_state, sweeps.from_widgets(state.widget_state("s_")), clicked, lim)
+settings = sweep_state.sweep_settings(
+    st.session_state, sweeps.from_widgets(state.widget_state(keys.SWEEP)), clicked, lim
+)
 state.publish("sweep", settings, settings.to_query())
 
 state.title_with_link(
@@ -70,7 +81,7 @@ state.title_with_link(
     + " Use the copy icon.",
 )
 notices.link_warnings(link_warnings)
-offered = state.dask_offered(st.session_state, lim)
+offered = sweep_state.dask_offered(st.session_state, lim)
 if offered:
     st.warning(
         "This link asks to run the sweep on the Dask scheduler below. A scheduler runs code on its workers "
@@ -81,7 +92,7 @@ if offered:
     st.button(
         "Use this Dask scheduler",
         icon=":material/check:",
-        on_click=state.accept_dask,
+        on_click=sweep_state.accept_dask,
         args=(st.session_state,),
     )
 
@@ -149,6 +160,7 @@ st.caption(
 )
 st.subheader(f"The trio against {baseline}")
 st.plotly_chart(sweep_charts.sweep_figure(frame, settings.knob, trio_metrics), config=PLOT_CONFIG, key="sweep_trio")
+shown_rows = rows  # not None here; a name of its own so the download's callback sees it typed
 with st.expander("All rows"):
-    st.dataframe(rows, hide_index=True)
-    st.download_button("Rows CSV", lambda: to_csv_text(rows), "sweep.csv", "text/csv", on_click="ignore")
+    st.dataframe(shown_rows, hide_index=True)
+    st.download_button("Rows CSV", lambda: to_csv_text(shown_rows), "sweep.csv", "text/csv", on_click="ignore")

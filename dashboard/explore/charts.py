@@ -12,30 +12,53 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.shared.chart_style import finish_layout, policy_styles
+from dashboard.shared.plain import chart_text, chart_texts
 from dashboard.shared.views import CLASSES, PERCENTILES
+from simcore import fmt
+from simcore.bound import BOUND_LABEL
 
 CLASS_COLORS = {"TE": "#E4572E", "BE": "#2E86AB"}
 STAT_COLORS = {"p50": "#A6BDDB", "p95": "#3690C0", "p99": "#034E7B"}  # light to dark: further into the tail
+BOUND_COLOR = "#222222"
+BOUND_NAME = f"{BOUND_LABEL} (bound)"  # a reference line, never a policy
 
 
-def cdf_figure(cdf: pd.DataFrame) -> go.Figure:
-    """Slowdown CDF: one panel per class, one line per policy, log x."""
+def cdf_figure(cdf: pd.DataFrame, bound: pd.DataFrame | None = None) -> go.Figure:
+    """Slowdown CDF: one panel per class, one line per policy, log x; the pooled bound's CDF
+    (``bound``, the same columns) as a dashed reference line."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=[f"{c} jobs" for c in CLASSES], horizontal_spacing=0.08)
     styles = policy_styles(list(dict.fromkeys(cdf["policy"])))
     for col, cls in enumerate(CLASSES, start=1):
         part = cdf[cdf["job_class"] == cls]
         for policy, line in part.groupby("policy", sort=False):
-            style = styles[policy]
+            style = styles[str(policy)]
+            label = chart_text(str(policy))
             fig.add_trace(
                 go.Scatter(
                     x=line["slowdown"],
                     y=line["fraction"],
                     mode="lines",
                     line={"color": style["color"], "dash": style["dash"], "shape": "hv", "width": 2},
-                    name=policy,
-                    legendgroup=policy,
+                    name=label,
+                    legendgroup=label,
                     showlegend=col == 1,
-                    hovertemplate=f"{policy} {cls}<br>slowdown %{{x:.3g}}<br>fraction %{{y:.1%}}<extra></extra>",
+                    hovertemplate=f"{label} {cls}<br>slowdown %{{x:.3g}}<br>fraction %{{y:.1%}}<extra></extra>",
+                ),
+                row=1,
+                col=col,
+            )
+        if bound is not None:
+            line = bound[bound["job_class"] == cls]
+            fig.add_trace(
+                go.Scatter(
+                    x=line["slowdown"],
+                    y=line["fraction"],
+                    mode="lines",
+                    line={"color": BOUND_COLOR, "dash": "dash", "shape": "hv", "width": 1.5},
+                    name=BOUND_NAME,
+                    legendgroup=BOUND_NAME,
+                    showlegend=col == 1,
+                    hovertemplate=f"{BOUND_NAME} {cls}<br>slowdown %{{x:.3g}}<br>fraction %{{y:.1%}}<extra></extra>",
                 ),
                 row=1,
                 col=col,
@@ -46,11 +69,12 @@ def cdf_figure(cdf: pd.DataFrame) -> go.Figure:
     return finish_layout(fig, 360)
 
 
-def percentile_figure(pct: pd.DataFrame, height: int = 360) -> go.Figure:
+def percentile_figure(pct: pd.DataFrame, height: int = 360, bound: pd.DataFrame | None = None) -> go.Figure:
     """p50/p95/p99 slowdown bars: one panel per class, grouped by policy, log y.
 
     With several seeds a bar is the mean and its whisker runs from the lowest to the highest
-    seed (never below a slowdown of 1)."""
+    seed (never below a slowdown of 1). ``bound`` (the pooled bound's rows, the same columns)
+    draws each of its percentiles as a dashed line across the policies."""
     fig = make_subplots(rows=1, cols=2, subplot_titles=[f"{c} jobs" for c in CLASSES], horizontal_spacing=0.08)
     for col, cls in enumerate(CLASSES, start=1):
         part = pct[pct["job_class"] == cls]
@@ -71,13 +95,13 @@ def percentile_figure(pct: pd.DataFrame, height: int = 360) -> go.Figure:
             )
             fig.add_trace(
                 go.Bar(
-                    x=bars["policy"],
+                    x=chart_texts(bars["policy"]),
                     y=bars["value"],
                     name=stat,
                     legendgroup=stat,
                     showlegend=col == 1,
                     marker={"color": STAT_COLORS[stat]},
-                    text=None if spread else [_short(v) for v in bars["value"]],
+                    text=None if spread else [fmt.number(v) for v in bars["value"]],
                     textposition="outside",
                     error_y=error,
                     customdata=np.stack([bars["lo"], bars["hi"]], axis=-1) if spread else None,
@@ -88,9 +112,54 @@ def percentile_figure(pct: pd.DataFrame, height: int = 360) -> go.Figure:
                 row=1,
                 col=col,
             )
+            if bound is not None:
+                level = bound[(bound["job_class"] == cls) & (bound["stat"] == stat)]["value"]
+                fig.add_trace(
+                    go.Scatter(
+                        x=list(dict.fromkeys(part["policy"])),
+                        y=[float(level.iloc[0]) if len(level) else np.nan] * part["policy"].nunique(),
+                        mode="lines",
+                        line={"color": STAT_COLORS[stat], "dash": "dash", "width": 1.5},
+                        name=f"{BOUND_NAME} {stat}",
+                        legendgroup=f"{BOUND_NAME} {stat}",
+                        showlegend=col == 1,
+                        hovertemplate=f"{BOUND_NAME} {cls} {stat}: %{{y:.4g}}<extra></extra>",
+                    ),
+                    row=1,
+                    col=col,
+                )
         fig.update_yaxes(type="log", row=1, col=col)
     fig.update_yaxes(title_text="slowdown (log)", row=1, col=1)
     return finish_layout(fig, height, barmode="group", uniformtext={"minsize": 8, "mode": "hide"})
+
+
+def worth_figure(worth: pd.DataFrame) -> go.Figure:
+    """Was it worth it? One marker per policy: the BE GPU-hours its preemptions cost (x) against
+    the mean TE wait it saved against the baseline (y, minutes)."""
+    fig = go.Figure()
+    styles = policy_styles(list(worth["policy"]))
+    for row in worth.to_dict("records"):
+        style = styles[row["policy"]]
+        label = chart_text(str(row["policy"]))
+        fig.add_trace(
+            go.Scatter(
+                x=[row["be_gpu_hours"]],
+                y=[row["te_wait_saved_s"] / 60.0],
+                mode="markers+text",
+                marker={"color": style["color"], "symbol": style["symbol"], "size": 12},
+                text=[label],
+                textposition="top center",
+                name=label,
+                hovertemplate=f"{label}<br>BE cost %{{x:.3g}} GPU-h<br>TE wait saved %{{y:.3g}} min"
+                f"<br>excess GPUs {row['excess_gpus']:.3g}, wasted {row['wasted']:.3g}<extra></extra>",
+            )
+        )
+    top = float(worth["be_gpu_hours"].max()) if len(worth) and worth["be_gpu_hours"].max() > 0 else 1.0
+    # a margin on both sides, so a label over a point at either end is not cut by the frame
+    fig.update_xaxes(title_text="BE GPU-hours its preemptions cost (lost work + grace + restore)",
+                     range=[-0.08 * top, 1.12 * top])  # fmt: skip
+    fig.update_yaxes(title_text="mean TE wait saved vs baseline (min)")
+    return finish_layout(fig, 360, showlegend=False)
 
 
 def timeline_figure(timeline: pd.DataFrame) -> go.Figure:
@@ -101,16 +170,17 @@ def timeline_figure(timeline: pd.DataFrame) -> go.Figure:
     for row, name in enumerate(series, start=1):
         part = timeline[timeline["series"] == name]
         for policy, line in part.groupby("policy", sort=False):
+            label = chart_text(policy)
             fig.add_trace(
                 go.Scatter(
                     x=line["time_h"],
                     y=line["value"],
                     mode="lines",
-                    line={"color": styles[policy]["color"], "dash": styles[policy]["dash"], "width": 1.6},
-                    name=policy,
-                    legendgroup=policy,
+                    line={"color": styles[str(policy)]["color"], "dash": styles[str(policy)]["dash"], "width": 1.6},
+                    name=label,
+                    legendgroup=label,
                     showlegend=row == 1,
-                    hovertemplate=f"{policy}<br>%{{x:.1f}} h: %{{y:.3g}}<extra>{name}</extra>",
+                    hovertemplate=f"{label}<br>%{{x:.1f}} h: %{{y:.3g}}<extra>{name}</extra>",
                 ),
                 row=row,
                 col=1,
@@ -149,13 +219,7 @@ def workload_figure(jobs: pd.DataFrame) -> go.Figure:
             col=2,
         )
     ticks = [-3, -2, -1, 0, 1, 2]
-    fig.update_xaxes(tickvals=ticks, ticktext=[f"{10.0**t:g}" for t in ticks], row=1, col=2)
+    fig.update_xaxes(tickvals=ticks, ticktext=[fmt.setting(10.0**t) for t in ticks], row=1, col=2)
     fig.update_xaxes(title_text="GPUs", row=1, col=1)
     fig.update_yaxes(title_text="jobs", row=1, col=1)
     return finish_layout(fig, 280, barmode="overlay")
-
-
-def _short(value: float) -> str:
-    if value is None or not np.isfinite(value):
-        return ""
-    return f"{value:.3g}"

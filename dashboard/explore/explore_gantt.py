@@ -12,9 +12,10 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.shared import data, decision_view, gantt_charts, gantt_views, state, views
+from dashboard.shared import data, decision_view, gantt_charts, gantt_views, keys, state, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.scenario import Scenario
+from simcore import fmt
 from simcore.policies import POLICIES
 
 GANTT_ZOOMS = {120.0: "2 min", 600.0: "10 min", 3600.0: "1 h", 4 * 3600.0: "4 h"}
@@ -33,28 +34,28 @@ def show(scenario: Scenario, comparison: data.Comparison) -> None:
         {p: POLICIES[p].preemptive for p in POLICIES},
     )
     c1, c2, c3 = st.columns([1, 1, 3])
-    policy = c1.selectbox("Policy", scenario.policies, key="x_gantt_policy")
+    policy = c1.selectbox("Policy", scenario.policies, key=keys.GANTT_POLICY.name)
     c2.selectbox(
         "Stacked with",
         state.gantt_second_options(scenario.policies, policy),
-        key="gantt_with",
+        key=keys.GANTT_WITH.name,
         help="a second policy drawn below, on the same time axis",
     )
-    c3.multiselect("Nodes", cluster.names, key="x_gantt_nodes")
+    c3.multiselect("Nodes", cluster.names, key=keys.GANTT_NODES.name)
     w1, w2, w3, w4 = st.columns([2.2, 1.1, 1.4, 1.3], vertical_alignment="bottom")
     w1.slider(
         "Time window (h)",
         0.0,
         setup.span,
         step=1.0,
-        key="x_gantt_window",
+        key=keys.GANTT_WINDOW.name,
         help="the hours loaded into the chart; zoom inside it by dragging on the chart (down to seconds)",
     )
     w2.selectbox(
         "Zoom around a preemption",
         list(GANTT_ZOOMS),
-        format_func=GANTT_ZOOMS.get,
-        key="gantt_zoom",
+        format_func=lambda zoom: GANTT_ZOOMS[zoom],
+        key=keys.GANTT_ZOOM.name,
         help="how much time the chart shows around the chosen preemption",
     )
     for box, label, icon, direction in (
@@ -90,7 +91,7 @@ def show(scenario: Scenario, comparison: data.Comparison) -> None:
         "× = preemption signal. Drag on the chart to zoom (down to seconds); "
         f"double-click to reset. {views.seed_note(comparison.seeds)}{note}"
     )
-    message = session.pop("_gantt_note", None)
+    message = state.take_gantt_note(session)
     if message:
         st.info(message, icon=":material/info:")
     if choice.chosen is not None:
@@ -106,7 +107,7 @@ def _chosen(scenario: Scenario, comparison: data.Comparison, policy: str, chosen
     """The chosen preemption in words, why its victim was taken, and its events."""
     st.text(  # ids and node names may come from an upload: plain text
         f"Preemption {chosen['index'] + 1} of {n} ({policy}): BE job {chosen['job_id']} "
-        f"signalled on node {chosen['node']} at {views.format_seconds(chosen['time'])} "
+        f"signalled on node {chosen['node']} at {fmt.clock(chosen['time'])} "
         f"(t = {chosen['time']:,.0f} s)."
     )
     decision_view.show(comparison.workload, comparison.cluster, scenario, comparison.runs, policy, chosen)

@@ -9,6 +9,8 @@ one spread of :mod:`simcore.stats`, named on screen.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import cast
 
 import streamlit as st
 
@@ -16,11 +18,12 @@ from dashboard.explore import charts
 from dashboard.shared import data, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.scenario import Scenario
+from simcore import fmt
 from simcore.csvsafe import to_csv_text
 from simcore.metrics import TRIO_LABELS, compare_summaries
 
 
-def trio(scenario: Scenario, comparison: data.Comparison) -> None:
+def trio(scenario: Scenario, comparison: data.Comparison, bound: data.Bound | None = None) -> None:
     """The trio against the baseline as a grid of cards, beside the percentile chart."""
     baseline, seeds = scenario.baseline, comparison.seeds
     st.subheader(f"The trio against {baseline}")
@@ -35,7 +38,11 @@ def trio(scenario: Scenario, comparison: data.Comparison) -> None:
     trio_box, chart_box = st.columns([6, 5], gap="medium")
     with chart_box:  # filled first: the chart reaches the browser before the 12 numbers
         st.plotly_chart(
-            charts.percentile_figure(views.percentile_frame(comparison.seed_summaries), height=340),
+            charts.percentile_figure(
+                views.percentile_frame(comparison.seed_summaries),
+                height=340,
+                bound=None if bound is None else views.percentile_frame([{"bound": s} for s in bound.seed_summaries]),
+            ),
             config=PLOT_CONFIG,
             key="percentiles",
         )
@@ -43,6 +50,7 @@ def trio(scenario: Scenario, comparison: data.Comparison) -> None:
         st.caption(
             "Slowdown percentiles (log). "
             + (f"Bars: mean over {n} seeds; whiskers: lowest to highest seed." if n > 1 else "One run.")
+            + (" Dashed: the pooled bound (mean over the seeds)." if bound is not None else "")
         )
     cards = views.trio_cards(
         views.trio_frame(data.trios(comparison, baseline)),
@@ -61,15 +69,23 @@ def trio(scenario: Scenario, comparison: data.Comparison) -> None:
                 cell.metric(label, value, delta, delta_color="inverse", label_visibility="collapsed")
 
 
-def slowdown(comparison: data.Comparison) -> None:
+def _cells(f: Callable[[float | None], str]) -> Callable[[object], str]:
+    """A :mod:`simcore.fmt` function as a Styler formatter of a column that holds floats."""
+    return lambda x: f(cast(float, x))
+
+
+def slowdown(comparison: data.Comparison, bound: data.Bound | None = None) -> None:
     jobs = {p: r.jobs for p, r in comparison.runs.items()}
-    st.plotly_chart(charts.cdf_figure(views.cdf_frame(jobs)), config=PLOT_CONFIG, key="cdf")
+    reference = None if bound is None else views.cdf_frame({"bound": bound.run.jobs})
+    st.plotly_chart(charts.cdf_figure(views.cdf_frame(jobs), reference), config=PLOT_CONFIG, key="cdf")
     st.caption(
         "Slowdown = job completion time / run time (1 = never waited). Lines further left are better; "
-        f"the tail is on the right. {views.seed_note(comparison.seeds)}"
+        "the tail is on the right. "
+        + ("Dashed: the pooled bound. " if bound is not None else "")
+        + views.seed_note(comparison.seeds)
     )
     st.dataframe(
-        views.percentile_table(comparison.seed_summaries).style.format("{:.3g}", na_rep="n/a"), width="stretch"
+        views.percentile_table(comparison.seed_summaries).style.format(fmt.cell, na_rep=fmt.MISSING), width="stretch"
     )
     if len(comparison.seeds) > 1:
         st.caption(f"Slowdown percentiles, mean over {len(comparison.seeds)} seeds.")
@@ -92,12 +108,12 @@ def preemptions(comparison: data.Comparison) -> None:
             {p: r.summary for p, r in runs.items()}, {p: r.jobs for p, r in runs.items()}
         ).style.format(
             {
-                "lost work (h)": "{:.1f}",
-                "GPU utilisation": "{:.1%}",
-                "useful GPU utilisation": "{:.1%}",
-                "makespan (h)": "{:.1f}",
+                "lost work (h)": _cells(fmt.tenths),
+                "GPU utilisation": _cells(fmt.share),
+                "useful GPU utilisation": _cells(fmt.share),
+                "makespan (h)": _cells(fmt.tenths),
             },
-            na_rep="n/a",
+            na_rep=fmt.MISSING,
         ),
         hide_index=True,
         width="stretch",

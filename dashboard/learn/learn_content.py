@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from dashboard.learn.learn_numbers import LearnNumbers
 from dashboard.shared.scenario import Scenario
-from simcore.fmt import pct as _pct
+from simcore import fmt
 from simcore.model import SimConfig
 
 
@@ -71,23 +71,23 @@ def regime_facts(n: LearnNumbers) -> tuple[RegimeFact, ...]:
         RegimeFact(
             "**Where the paper's picture appears**: a busy cluster (offered load 1.0) whose BE work is "
             "mostly whole-node training, 30% of jobs TE (the `paper` preset, 16 nodes × 8 GPUs). Against "
-            f"fifo ({study}), fitgpp changes the TE p95 slowdown by {_pct(te)}, the BE median by "
-            f"{_pct(b50)} and the BE p95 by {_pct(b95)}.",
+            f"fifo ({study}), fitgpp changes the TE p95 slowdown by {fmt.pct(te)}, the BE median by "
+            f"{fmt.pct(b50)} and the BE p95 by {fmt.pct(b95)}.",
             "Open the paper regime (3 seeds, 4,000 jobs each)",
             PAPER,
         ),
         RegimeFact(
             f"**Ordering alone is not enough**: `priority` (TE first, no preemption) leaves the TE p95 "
-            f"slowdown at {n.priority_te_p95:.3g}, {n.priority_te_p95 / n.fitgpp_te_p95:.3g}× fitgpp's "
-            f"{n.fitgpp_te_p95:.3g}, because a TE job still waits for a running whole-node BE job to "
+            f"slowdown at {fmt.number(n.priority_te_p95)}, {fmt.number(n.priority_te_p95 / n.fitgpp_te_p95)}× fitgpp's "
+            f"{fmt.number(n.fitgpp_te_p95)}, because a TE job still waits for a running whole-node BE job to "
             "finish. Preemption is what makes TE latency low.",
             "Compare priority with fitgpp (demo preset, 5 seeds)",
             Scenario(source="generate", preset="demo", seeds=5, policies=("fifo", "priority", "fitgpp")),
         ),
         RegimeFact(
             "**How you preempt matters for BE**: the naive preemptors `k8s`, `lrtp` and `random` cost BE "
-            f"jobs {n.naive_gap_p50[0]:.1f}-{n.naive_gap_p50[1]:.1f} points more change against fifo at "
-            f"the median and {n.naive_gap_p95[0]:.1f}-{n.naive_gap_p95[1]:.1f} at p95 than fitgpp, which "
+            f"jobs {fmt.tenths(n.naive_gap_p50[0])}-{fmt.tenths(n.naive_gap_p50[1])} points more change against fifo at "
+            f"the median and {fmt.tenths(n.naive_gap_p95[0])}-{fmt.tenths(n.naive_gap_p95[1])} at p95 than fitgpp, which "
             "picks victims that fit the TE job tightly and caps preemptions per job (`P`).",
             "Compare all six policies (paper preset, 3 seeds)",
             Scenario(source="generate", preset="paper", seeds=3, policies=ALL_SIX),
@@ -95,12 +95,12 @@ def regime_facts(n: LearnNumbers) -> tuple[RegimeFact, ...]:
         RegimeFact(
             "**Without checkpoints, lost work decides**: with `checkpoint = none` a preempted job restarts "
             "from scratch, and the BE median slowdown changes against fifo by "
-            + ", ".join(f"{_pct(v)} ({p})" for p, v in n.none_be_p50_pct.items())
+            + ", ".join(f"{fmt.pct(v)} ({p})" for p, v in n.none_be_p50_pct.items())
             + (", the largest BE effect of any setting in docs/RESULTS.md" if n.none_is_largest else "")
             + ". fitgpp, which ranks lost work only "
             f"third, throws away {n.none_lost_fitgpp / 3600:,.0f} hours of job run time per run against "
             f"{n.none_lost_k8s / 3600:,.0f} for k8s, which preempts the most recently started jobs, and "
-            f"its BE change against fifo is {n.none_gap_p50:+.1f} points (median) and {n.none_gap_p95:+.1f} "
+            f"its BE change against fifo is {fmt.signed(n.none_gap_p50)} points (median) and {fmt.signed(n.none_gap_p95)} "
             "(p95) worse than k8s's. Our `fitdelay` prices lost work and the room its victims give up in "
             "the same unit of seconds (see above; lesson (d) shows one such decision).",
             "Compare k8s, fitgpp and fitdelay with checkpoint = none",
@@ -115,17 +115,17 @@ def regime_facts(n: LearnNumbers) -> tuple[RegimeFact, ...]:
         RegimeFact(
             "**Under strict head-of-line blocking the picture changes**: with `backfill = none` (classic "
             "HPC FIFO), TE-first ordering alone fills the holes strict FIFO leaves, so `priority` changes "
-            f"the BE median by {_pct(n.priority_none_be_p50_pct)} against fifo (with greedy backfill: "
-            f"{_pct(n.priority_be_p50_pct)}).",
+            f"the BE median by {fmt.pct(n.priority_none_be_p50_pct)} against fifo (with greedy backfill: "
+            f"{fmt.pct(n.priority_be_p50_pct)}).",
             "Open the paper regime with backfill = none",
             Scenario(source="generate", preset="paper", seeds=3, knobs=SimConfig(backfill="none")),
         ),
         RegimeFact(
             "**Protecting big jobs removes most of the benefit**: with `s` = 2 (a victim may take at most "
             "twice the TE job's dominant share) whole-node BE jobs are rarely victims; fitgpp preempts "
-            f"{n.s2_preemptions:.3g} times per run instead of {n.fitgpp_preemptions:.3g}, and its TE p95 "
-            f"change against fifo, {_pct(n.s2_te_p95_pct)}, is close to priority's "
-            f"{_pct(n.priority_te_p95_pct)}.",
+            f"{fmt.number(n.s2_preemptions)} times per run instead of {fmt.number(n.fitgpp_preemptions)}, and its TE p95 "
+            f"change against fifo, {fmt.pct(n.s2_te_p95_pct)}, is close to priority's "
+            f"{fmt.pct(n.priority_te_p95_pct)}.",
             "Compare priority with fitgpp at s = 2",
             Scenario(
                 source="generate",

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 import pandas as pd
 
-from simcore.metrics import TRIO_KEYS
+from simcore.metrics import TRIO_KEYS, versus
 from simcore.study import NAIVE, paired, stat
 
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "docs" / "results"
-VS_FIFO = tuple(f"{key}_vs_fifo" for key in TRIO_KEYS)  # the rows' trio columns against fifo
+VS_FIFO = tuple(versus(key, "fifo") for key in TRIO_KEYS)  # the rows' trio columns against fifo
 
 
 @dataclass(frozen=True)
@@ -51,8 +52,8 @@ def rows(name: str, results: Path = RESULTS_DIR) -> pd.DataFrame:
 def learn_numbers(results: Path = RESULTS_DIR) -> LearnNumbers:
     """Every number Learn quotes, from the stored rows under ``results``."""
     main, curves = rows("main", results), rows("curves", results)
-    gap50 = [paired(main, p, "fitgpp", "BE_p50_slowdown_pct_vs_fifo").mean for p in NAIVE]
-    gap95 = [paired(main, p, "fitgpp", "BE_p95_slowdown_pct_vs_fifo").mean for p in NAIVE]
+    gap50 = [paired(main, p, "fitgpp", versus("BE_p50_slowdown_pct", "fifo")).mean for p in NAIVE]
+    gap95 = [paired(main, p, "fitgpp", versus("BE_p95_slowdown_pct", "fifo")).mean for p in NAIVE]
     none = curves[curves["checkpoint"] == "none"]
     no_backfill = curves[curves["backfill"] == "none"]
     return LearnNumbers(
@@ -71,8 +72,8 @@ def learn_numbers(results: Path = RESULTS_DIR) -> LearnNumbers:
         none_lost_k8s=stat(none, "k8s", "lost_work").mean,
         none_be_p50_pct={p: stat(none, p, VS_FIFO[1]).mean for p in ("k8s", "fitgpp", "lrtp")},
         none_is_largest=_largest_setting(curves)[0] == "none",
-        none_gap_p50=paired(none, "fitgpp", "k8s", "BE_p50_slowdown_pct_vs_fifo").mean,
-        none_gap_p95=paired(none, "fitgpp", "k8s", "BE_p95_slowdown_pct_vs_fifo").mean,
+        none_gap_p50=paired(none, "fitgpp", "k8s", versus("BE_p50_slowdown_pct", "fifo")).mean,
+        none_gap_p95=paired(none, "fitgpp", "k8s", versus("BE_p95_slowdown_pct", "fifo")).mean,
         priority_be_p50_pct=stat(main, "priority", VS_FIFO[1]).mean,
         priority_none_be_p50_pct=stat(no_backfill, "priority", VS_FIFO[1]).mean,
     )
@@ -82,5 +83,5 @@ def _largest_setting(curves: pd.DataFrame) -> tuple[str, str]:
     """(checkpoint mode, policy) of the largest mean BE p50 change vs fifo among the curves' settings."""
     keys = ["grace", "restore", "checkpoint", "backfill", "load", "te_share", "policy"]
     means = curves.groupby(keys)[VS_FIFO[1]].mean()
-    top = means.idxmax()
+    top = cast(tuple[Any, ...], means.idxmax())  # a label of the MultiIndex: one value per key
     return str(top[keys.index("checkpoint")]), str(top[-1])

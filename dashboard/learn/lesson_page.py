@@ -9,12 +9,15 @@ instant is drawn as GPU grids next to the Gantt of every variant, with a line at
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import streamlit as st
 
 from dashboard.learn import lesson_views, lessons
-from dashboard.shared import data, gantt_charts, gantt_views, notices, state, views, worker
+from dashboard.shared import data, gantt_charts, gantt_views, keys, notices, state, views, worker
 from dashboard.shared.compute import Run
+from simcore import fmt
 from simcore.errors import UserError
 from simcore.model import ClusterSpec
 
@@ -29,14 +32,17 @@ def show() -> None:
             "Lesson",
             [x.key for x in lessons.LESSONS],
             format_func=lambda k: lessons.lesson(k).title,
-            key="lesson",
+            key=keys.LESSON.name,
         )
     )
     st.markdown(item.intro)
-    label = st.radio("Run it with", [v.label for v in item.variants], horizontal=True, key=f"lesson_variant_{item.key}")
+    label = st.radio(
+        "Run it with", [v.label for v in item.variants], horizontal=True, key=keys.LESSON_VARIANT(item.key).name
+    )
     try:
         with notices.progress("Simulating the lesson...") as heartbeat:
-            cluster, runs = data.lesson_runs(item.key, heartbeat)
+            table, cluster = lessons.load(item)
+            runs = data.lesson_runs(table, cluster, {v.label: v.config for v in item.variants}, heartbeat)
     except UserError as exc:
         notices.error(exc)
         return
@@ -64,7 +70,8 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
 
     cols = st.columns([1, 1.25, 1, 1, 1, 3.5])
     session, move = st.session_state, state.lesson_move
-    buttons = (  # (key suffix, label, icon, callback, its arguments)
+    buttons: tuple[tuple[str, str, str, Callable[..., None], tuple[Any, ...]], ...] = (
+        # (key suffix, label, icon, callback, its arguments)
         ("first", "First", ":material/first_page:", move, (session, key, last, 0)),
         ("prev", "Previous", ":material/chevron_left:", move, (session, key, last, None, -1)),
         ("play", "Pause" if playing else "Play", ":material/pause:" if playing else ":material/play_arrow:",
@@ -73,23 +80,23 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
         ("last", "Last", ":material/last_page:", move, (session, key, last, last)),
     )  # fmt: skip
     for col, (name, text, icon, callback, args) in zip(cols, buttons, strict=False):
-        col.button(text, icon=icon, key=f"{key}_{name}", on_click=callback, args=args, width="stretch")
+        col.button(text, icon=icon, key=f"{key.name}_{name}", on_click=callback, args=args, width="stretch")
     index = cols[5].select_slider(
         "Instant",
         options=list(range(len(times))),
-        format_func=lambda i: f"{i + 1}/{len(times)} · {views.format_seconds(times[i])}",
-        key=key,
+        format_func=lambda i: f"{i + 1}/{len(times)} · {fmt.clock(times[i])}",
+        key=key.name,
         label_visibility="collapsed",
     )
     t = times[int(index)]
-    losses = lesson_views.preemption_losses(run.segments, run.events, config)
+    losses = gantt_views.preemption_losses(run.segments, run.events, config)
     snap = lesson_views.snapshot(run.jobs, run.events, run.segments, losses, t)
 
     left, right = st.columns([2, 3])
     with left:
-        st.markdown(f"**{label}, at {views.format_seconds(t)}** (instant {int(index) + 1} of {len(times)})")
+        st.markdown(f"**{label}, at {fmt.clock(t)}** (instant {int(index) + 1} of {len(times)})")
         st.markdown("\n".join(f"- {line}" for line in snap.story))
-        st.plotly_chart(gantt_charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)), key=f"{key}_grid")
+        st.plotly_chart(gantt_charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)), key=f"{key.name}_grid")
         st.caption("Queue (waiting jobs, longest waiting first)")
         if snap.queue.empty:
             st.caption("empty")
@@ -107,5 +114,5 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
         lanes = sum(len(p.layout) for p in gantt.panels)
         # a lesson has few lanes: draw them tall enough to read the job ids on the bars
         figure = gantt_charts.gantt_figure(gantt).update_layout(height=160 + LESSON_LANE_PX * lanes)
-        st.plotly_chart(figure, key=f"{key}_gantt")
+        st.plotly_chart(figure, key=f"{key.name}_gantt")
     st.dataframe(lesson_views.outcome_table(runs), hide_index=True)

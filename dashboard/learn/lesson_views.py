@@ -9,16 +9,14 @@ last kept checkpoint (all of it with ``checkpoint = none``, none with ``on_preem
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
-from dashboard.shared.views import format_seconds
 from simcore import fmt, gantt
-from simcore.model import ClusterSpec, SimConfig
+from simcore.model import ClusterSpec
 
 WAITING = ("submit", "release")  # the last event of a job that is in the queue
 
@@ -41,33 +39,6 @@ def instants(events: pd.DataFrame) -> list[float]:
 def step(times: Sequence[float], index: int, delta: int) -> int:
     """The index ``delta`` steps from ``index``, kept inside the list."""
     return min(max(index + delta, 0), max(len(times) - 1, 0))
-
-
-def preemption_losses(segments: pd.DataFrame, events: pd.DataFrame, config: SimConfig) -> pd.DataFrame:
-    """Work lost by each preemption signal: job_id, time, lost (seconds of run time).
-
-    Progress is the sum of the job's run pieces; at a signal the kept part is all of it
-    (``on_preempt``), whole checkpoint intervals of it (``periodic``) or nothing (``none``).
-    """
-    runs = segments[segments["kind"] == "run"].drop_duplicates(["job_id", "start", "end"])
-    rows = []
-    for _, pre in events[events["event"] == "preempt"].iterrows():
-        rows.append((pre["job_id"], float(pre["time"])))
-    out = []
-    progress: dict[object, float] = {}
-    seen: dict[object, float] = {}  # job -> time up to which its run pieces are counted
-    for job, t in sorted(rows, key=lambda r: r[1]):
-        mine = runs[(runs["job_id"] == job) & (runs["end"] <= t) & (runs["start"] >= seen.get(job, -math.inf))]
-        done = progress.get(job, 0.0) + float((mine["end"] - mine["start"]).sum())
-        if config.checkpoint == "on_preempt":
-            kept = done
-        elif config.checkpoint == "periodic":
-            kept = math.floor(done / config.checkpoint_interval) * config.checkpoint_interval
-        else:
-            kept = 0.0
-        out.append((job, t, done - kept))
-        progress[job], seen[job] = kept, t
-    return pd.DataFrame(out, columns=["job_id", "time", "lost"])
 
 
 def snapshot(
@@ -119,7 +90,7 @@ def _sentence(row: pd.Series, jobs: pd.DataFrame, held: pd.DataFrame, losses: pd
     if event == "release":
         return f"{who} releases its GPUs on {node} and goes back to the queue with its remaining work."
     if event == "finish":
-        return f"{who} finishes on {node} (slowdown {float(job['slowdown']):.2f})."
+        return f"{who} finishes on {node} (slowdown {fmt.number(float(job['slowdown']))})."
     return f"{who}: {event} on {node}."
 
 
@@ -150,7 +121,7 @@ def outcome_table(runs: Mapping[str, Any]) -> pd.DataFrame:
                 "BE slowdown, mean": float(be["slowdown"].mean()) if len(be) else float("nan"),
                 "preemptions": int(j["preemptions"].sum()),
                 "lost work (s)": float(j["lost_work"].sum()),
-                "last finish": format_seconds(float(j["finish"].max())),
+                "last finish": fmt.clock(float(j["finish"].max())),
             }
         )
     return pd.DataFrame(rows)

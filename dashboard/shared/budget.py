@@ -1,19 +1,22 @@
 """The work a visit may start, checked against :mod:`dashboard.shared.demo`'s limits before it starts; pure.
 
-Work is counted in simulated job-runs: jobs x policies x seeds (x sweep values). A refusal
+Work is counted in simulated job-runs: jobs x policies x seeds (x sweep values), a gang counting
+once per worker (its events, Gantt rows and placement work grow with its workers; before a
+generated workload is drawn, with the workers per job its preset expects). A refusal
 names the limit that was hit, its value, and the ``simcore`` command that runs the same work
 on the visitor's own machine, where no such limit applies.
 """
 
 from __future__ import annotations
 
+import math
 import shlex
 from collections.abc import Iterable, Sequence
 
 from dashboard.shared.demo import Limits
 from dashboard.shared.scenario import Scenario
 from simcore.errors import UserError
-from simcore.presets import resolve_params
+from simcore.presets import mean_workers, resolve_params
 from simcore.sweep import SweepSpec
 
 WORKLOAD_FILE = "workload.csv"
@@ -107,19 +110,41 @@ def check_scenario(scenario: Scenario, lim: Limits) -> None:
         ]
         if scenario.cluster == "workload":
             checks.append(("nodes", int(params["nodes"]), "max_nodes", lim.max_nodes))
-        runs = int(params["jobs"]) * len(scenario.policies) * scenario.seeds
+        runs = _expected_workers(params) * len(scenario.policies) * scenario.seeds
         checks.append(("job-runs (jobs x policies x seeds)", runs, "budget", lim.budget))
     _check_counts(checks, lim, command)
 
 
-def check_run(scenario: Scenario, jobs: int, nodes: int, lim: Limits, workload_file: str = WORKLOAD_FILE) -> None:
-    """Refuse a loaded workload and cluster (sample or upload) that are over a limit."""
+def _expected_workers(params: dict[str, object]) -> int:
+    """Workers a generated workload is expected to have (its jobs, for presets without gangs)."""
+    return math.ceil(int(params["jobs"]) * mean_workers(params))  # type: ignore[call-overload]
+
+
+def check_run(
+    scenario: Scenario,
+    jobs: int,
+    nodes: int,
+    lim: Limits,
+    workload_file: str = WORKLOAD_FILE,
+    workers: int | None = None,
+) -> None:
+    """Refuse a loaded workload and cluster (sample or upload) that are over a limit; ``workers``
+    (default: one per job) is what the job cap and the budget count."""
     seeds = scenario.seeds if scenario.source == "generate" else 1
+    size = jobs if workers is None else workers
     checks = [
-        ("jobs", jobs, "max_jobs", lim.max_jobs),
+        ("jobs" if size == jobs else "workers of the jobs", size, "max_jobs", lim.max_jobs),
         ("nodes", nodes, "max_nodes", lim.max_nodes),
-        ("job-runs (jobs x policies x seeds)", jobs * len(scenario.policies) * seeds, "budget", lim.budget),
+        ("job-runs (jobs x policies x seeds)", size * len(scenario.policies) * seeds, "budget", lim.budget),
     ]
+    _check_counts(checks, lim, explore_command(scenario, workload_file))
+
+
+def check_bound(scenario: Scenario, jobs: int, lim: Limits, workload_file: str = WORKLOAD_FILE) -> None:
+    """Refuse the pooled bound (one more run per seed) when the runs with it would be over the budget."""
+    seeds = scenario.seeds if scenario.source == "generate" else 1
+    runs = jobs * (len(scenario.policies) + 1) * seeds
+    checks = [("job-runs with the pooled bound (jobs x (policies + 1) x seeds)", runs, "budget", lim.budget)]
     _check_counts(checks, lim, explore_command(scenario, workload_file))
 
 
@@ -151,7 +176,7 @@ def check_sweep(spec: SweepSpec, fixed: Sequence[tuple[str, object]], knob: str,
             lim,
             command,
         )
-        runs += int(params["jobs"]) * len(spec.seeds) * len(spec.policies)
+        runs += _expected_workers(params) * len(spec.seeds) * len(spec.policies)
     _check_counts([("job-runs (jobs x policies x seeds x values)", runs, "budget", lim.budget)], lim, command)
 
 

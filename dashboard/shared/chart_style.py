@@ -4,6 +4,7 @@ legend on top, so a reader can move between charts without re-reading legends.""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypedDict
 
 import plotly.graph_objects as go
 
@@ -30,7 +31,14 @@ def policy_colors(policies: Sequence[str]) -> dict[str, str]:
     return {p: POLICY_COLORS.get(p) or next(spare) for p in policies}
 
 
-def policy_styles(policies: Sequence[str]) -> dict[str, dict[str, object]]:
+class PolicyStyle(TypedDict):
+    color: str
+    dash: str
+    symbol: str
+    size: int  # marker size (px)
+
+
+def policy_styles(policies: Sequence[str]) -> dict[str, PolicyStyle]:
     """Colour, dash, marker symbol and marker size per policy, in the order given; markers of
     later policies are smaller, so one drawn over an identical one leaves it visible."""
     colors = policy_colors(policies)

@@ -13,7 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from simcore import gantt, metrics, presets
+from simcore import accounting, gantt, metrics, presets
+from simcore.bound import run_bound
 from simcore.compare import Configured, run_policies
 from simcore.engine import simulate
 from simcore.model import ClusterSpec, JobTable, SimConfig
@@ -34,6 +35,7 @@ class Run:
     segments: pd.DataFrame
     util: pd.DataFrame
     queue: pd.DataFrame
+    decisions: pd.DataFrame  # one row per preemption decision with its accounting (simcore.accounting)
 
 
 def full_run(table: JobTable, cluster: ClusterSpec, config: SimConfig) -> Run:
@@ -50,6 +52,7 @@ def _run(result: SimResult) -> Run:
         segments=gantt.segments(result),
         util=metrics.utilization_over_time(result),
         queue=metrics.queue_length_over_time(result),
+        decisions=accounting.decision_table(result),
     )
 
 
@@ -90,6 +93,40 @@ def comparison(
         seeded = labelled([replace(config, seed=work.seed) for config in work.configs])
         results = run_policies(gen.table, work.cluster or gen.cluster, seeded, tick)
         out.extend(metrics.summarize(r) for r in results.values())
+    return out
+
+
+@dataclass(frozen=True)
+class BoundSeed:
+    """The pooled bound's summary on one more generated workload (a further seed)."""
+
+    preset: str
+    seed: int
+    gen: tuple[tuple[str, str], ...]
+    cluster: ClusterSpec | None  # None: the generated workload's own cluster
+    unschedulable: tuple[str, ...]  # the jobs the real cluster cannot hold (left out, as in the policies' runs)
+
+
+def bound(
+    table: JobTable,
+    cluster: ClusterSpec,
+    config: SimConfig,
+    first: tuple[str, ...] | None,
+    extra: Sequence[BoundSeed],
+    progress: Progress,
+) -> list[Any]:
+    """The pooled bound (:mod:`simcore.bound`) with the knobs of ``config``: a full run on the
+    workload when ``first`` (its unschedulable ids) is given, then a summary per further seed."""
+    out: list[Any] = []
+    steps = (first is not None) + len(extra)
+    if first is not None:
+        out.append(_run(run_bound(table, cluster, config, first)))
+        progress(1 / steps)
+    for work in extra:
+        gen = presets.generate(work.preset, work.seed, dict(work.gen))
+        result = run_bound(gen.table, work.cluster or gen.cluster, replace(config, seed=work.seed), work.unschedulable)
+        out.append(metrics.summarize(result))
+        progress(len(out) / steps)
     return out
 
 

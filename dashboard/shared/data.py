@@ -6,16 +6,18 @@ sample, a generator or an upload share one result, and every visitor shares it: 
 in one :class:`~dashboard.shared.store.BoundedStore` per server, capped in MB and by age
 (``cache_mb``, ``cache_seconds`` in :mod:`dashboard.shared.demo`). Simulations never run in the
 server's process: what is missing from the store is computed in a worker process
-(:mod:`dashboard.shared.worker`) that is stopped at the wall-clock limit or when the visitor leaves.
+(:mod:`dashboard.shared.worker`) that is stopped at the wall-clock limit or when the visitor leaves,
+and at most ``max_computations`` of them run at once on the server, the next visitors waiting
+in line (:mod:`dashboard.shared.slots`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import pickle
+import math
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -25,14 +27,14 @@ import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from dashboard.learn import lessons
-from dashboard.shared import compute, decisions, uploads, views, worker
+from dashboard.shared import compute, decisions, notices, slots, uploads, views, worker
 from dashboard.shared.budget import Refused
 from dashboard.shared.compute import Run
-from dashboard.shared.demo import limits
+from dashboard.shared.demo import Limits, limits
 from dashboard.shared.scenario import Scenario
-from dashboard.shared.store import BoundedStore
+from dashboard.shared.store import BoundedStore, deep_size
 from simcore import metrics, presets, samples, units
+from simcore.bound import bound_config
 from simcore.errors import UserError
 from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.sweep import SweepSpec
@@ -88,7 +90,7 @@ def generated_workload(preset: str, seed: int, overrides: tuple[tuple[str, str],
     label = f"preset {preset}, seed {seed}" + "".join(f", {k}={v}" for k, v in overrides)
     notes = (gen.summary(),)
     workload = Workload(gen.table, gen.cluster, label, notes, views.workload_key(gen.table))
-    _store().put(key, workload, len(pickle.dumps(workload, protocol=pickle.HIGHEST_PROTOCOL)))
+    _store().put(key, workload, deep_size(workload))
     return workload
 
 
@@ -114,6 +116,24 @@ def _store() -> BoundedStore:
     return _shared_store(lim.cache_mb * 1_000_000, lim.cache_seconds)
 
 
+@st.cache_resource(show_spinner=False)
+def _shared_slots(capacity: int, max_waiting: int) -> slots.ComputeSlots:
+    return slots.ComputeSlots(capacity, max_waiting)
+
+
+def _slots() -> slots.ComputeSlots:
+    """The computation slots of this server (one line for every visitor), sized by the limits."""
+    lim = limits()
+    return _shared_slots(lim.max_computations, lim.max_waiting)
+
+
+def _longest_wait(lim: Limits) -> float:
+    """A bound on how long a computation another visitor claimed can take: its wait in line
+    (each slot frees within ``run_seconds``) and its own run."""
+    turns = math.ceil((lim.max_waiting + lim.max_computations) / lim.max_computations)
+    return (turns + 1) * (lim.run_seconds + 10)
+
+
 def config_json(config: SimConfig) -> str:
     """A canonical text of a config: the cache key of its runs."""
     return json.dumps(asdict(config), sort_keys=True)  # inf is written as Infinity and read back
@@ -136,11 +156,14 @@ def _compute(
     fn: Callable[..., Any],
     args: tuple[Any, ...],
     heartbeat: Callable[[float | None], None],
+    command: str,
 ) -> list[Any] | None:
-    """Compute the values of ``keys`` with ``fn(*args)`` in a worker process and store each.
+    """Compute the values of ``keys`` with ``fn(*args)`` in a worker process and store each,
+    in turn with every other visitor's computations (``max_computations`` at once).
 
     Returns None when another visitor was computing the same keys: they are in the store now
-    (or that computation stopped), so look again. Only one visitor computes a set of keys."""
+    (or that computation stopped), so look again. Only one visitor computes a set of keys; it
+    claims them before it waits in line, so the others wait for it and take no place."""
     lim = limits()
 
     def beat(fraction: float | None) -> None:
@@ -151,19 +174,46 @@ def _compute(
     store = _store()
     flight = store.claim(keys)
     if flight is not None:
-        deadline = time.monotonic() + lim.run_seconds + 10
+        deadline = time.monotonic() + _longest_wait(lim)
         while not flight.wait(worker.POLL_SECONDS):
             if time.monotonic() > deadline:
-                raise worker.TimedOut(f"still waiting after {lim.run_seconds:g} s")
+                raise worker.TimedOut(f"still waiting after {_longest_wait(lim):g} s")
             beat(None)
         return None
+    line = _slots()
     try:
-        values = worker.run(fn, args, timeout=lim.run_seconds, heartbeat=beat)
+        with notices.place_in_line(line.capacity, lim.run_seconds) as show:
+
+            def waiting(place: int) -> None:
+                show(place)
+                beat(None)  # the visitor may leave the line as well
+
+            with slots.turn(line, waiting, worker.POLL_SECONDS) as ticket:
+                show(None)
+
+                def running(fraction: float | None) -> None:
+                    line.touch(ticket)
+                    beat(fraction)
+
+                values = worker.run(fn, args, timeout=lim.run_seconds, heartbeat=running)
+
         for key, value in zip(keys, values, strict=True):
-            store.put(key, value, len(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)))
+            store.put(key, value, deep_size(value))
         return values
+    except slots.Full:
+        raise _busy(lim, line, command) from None
     finally:
         store.release(keys)
+
+
+def _busy(lim: Limits, line: slots.ComputeSlots, command: str) -> Refused:
+    where = "this demo" if lim.demo else "the dashboard"
+    local = f"\nOr run it on your own machine:\n{command}" if command else ""
+    return Refused(
+        f"The server is busy: {line.running} computations are running and {line.waiting} visitors are "
+        f"waiting in line, the limit max_waiting = {lim.max_waiting:,} of {where} (dashboard/shared/demo.py).\n"
+        f"Try again in a few minutes.{local}"
+    )
 
 
 def _timed_out(what: str, command: str) -> Refused:
@@ -222,9 +272,11 @@ def _fetch(
     keys: list[Hashable],
     work: Callable[[list[int]], tuple[Callable[..., Any], tuple[Any, ...]]],
     heartbeat: Callable[[float | None], None],
+    command: str = "",
 ) -> list[Any]:
     """The values of ``keys``: from the store, the missing ones computed by ``work(missing
-    positions)``, which gives the worker function and its arguments."""
+    positions)``, which gives the worker function and its arguments. ``command`` is the local
+    ``simcore`` command a refusal names (none for the Learn lessons)."""
     while True:
         store = _store()
         values = [store.get(k) for k in keys]
@@ -232,7 +284,7 @@ def _fetch(
         if not missing:
             return values
         fn, args = work(missing)
-        computed = _compute(tuple(keys[i] for i in missing), fn, args, heartbeat)
+        computed = _compute(tuple(keys[i] for i in missing), fn, args, heartbeat, command)
         if computed is not None:
             for i, value in zip(missing, computed, strict=True):
                 values[i] = value
@@ -272,7 +324,7 @@ def compare(
         return compute.comparison, (workload.table, cluster, first, tuple(extra))
 
     try:
-        values = _fetch(keys, work, heartbeat)
+        values = _fetch(keys, work, heartbeat, command)
     except worker.TimedOut:
         raise _timed_out("This comparison", command) from None
     n = len(policies)
@@ -283,13 +335,49 @@ def compare(
     return Comparison(workload, cluster, runs, per_seed, seeds)
 
 
+@dataclass(frozen=True, eq=False)
+class Bound:
+    """The pooled bound beside a comparison: a full run on the first seed's workload, a summary per seed."""
+
+    run: Run
+    seed_summaries: list[dict[str, Any]]
+
+
+def bound(scenario: Scenario, comparison: Comparison, heartbeat: Callable[[float | None], None], command: str) -> Bound:
+    """The pooled bound (:mod:`simcore.bound`) on the comparison's workload(s), with the scenario's
+    knobs; the jobs the real cluster cannot hold are left out, as in the policies' runs."""
+    config = bound_config(scenario.config(scenario.baseline))
+    cluster_id = _cluster_hash(comparison.cluster)
+    seeds = comparison.seeds
+    extra_cluster = None if scenario.cluster == "workload" else comparison.cluster
+    where = "own" if extra_cluster is None else cluster_id
+    keys: list[Hashable] = [("bound", comparison.workload.key, cluster_id, config_json(config))]
+    keys += [("bound-summary", scenario.preset, seed, scenario.gen, where, config_json(config)) for seed in seeds[1:]]
+    left_out = [tuple(s[scenario.baseline]["unschedulable"]) for s in comparison.seed_summaries]
+
+    def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        extra = tuple(
+            compute.BoundSeed(scenario.preset, seeds[i], scenario.gen, extra_cluster, left_out[i])
+            for i in missing
+            if i > 0
+        )
+        first = left_out[0] if 0 in missing else None
+        return compute.bound, (comparison.workload.table, comparison.cluster, config, first, extra)
+
+    try:
+        values = _fetch(keys, work, heartbeat)
+    except worker.TimedOut:
+        raise _timed_out("The pooled bound", command) from None
+    return Bound(values[0], [values[0].summary, *values[1:]])
+
+
 def sweep_rows(
     spec: SweepSpec, workers: int, dask: str, heartbeat: Callable[[float | None], None], command: str
 ) -> pd.DataFrame:
     """The rows of a sweep, computed once for every visitor (the rows do not depend on the
     executor or the worker count, so neither is part of the key)."""
     try:
-        return _fetch([("sweep", repr(spec))], lambda _: (compute.sweep, (spec, workers, dask)), heartbeat)[0]
+        return _fetch([("sweep", repr(spec))], lambda _: (compute.sweep, (spec, workers, dask)), heartbeat, command)[0]
     except worker.TimedOut:
         raise _timed_out("This sweep", command) from None
 
@@ -306,19 +394,19 @@ def trios(comparison: Comparison, baseline: str) -> list[dict[str, dict[str, flo
     ]
 
 
-def lesson_runs(key: str, heartbeat: Callable[[float | None], None]) -> tuple[ClusterSpec, dict[str, Run]]:
-    """The cluster of a Learn lesson (:mod:`dashboard.learn.lessons`) and a full run per variant,
-    computed in a worker process and shared like every other run."""
-    item = lessons.lesson(key)
-    table, cluster = lessons.load(item)
-    configs = [v.config for v in item.variants]
+def lesson_runs(
+    table: JobTable, cluster: ClusterSpec, variants: Mapping[str, SimConfig], heartbeat: Callable[[float | None], None]
+) -> dict[str, Run]:
+    """A full run per variant of a Learn lesson (its jobs, cluster and configs by label, from
+    :mod:`dashboard.learn.lessons`), computed in a worker process and shared like every other run."""
+    configs = list(variants.values())
     keys: list[Hashable] = [("run", views.workload_key(table), _cluster_hash(cluster), config_json(c)) for c in configs]
 
     def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         return compute.comparison, (table, cluster, tuple(configs[i] for i in missing), ())
 
     values = _fetch(keys, work, heartbeat)
-    return cluster, {v.label: r for v, r in zip(item.variants, values, strict=True)}
+    return dict(zip(variants, values, strict=True))
 
 
 def decision_records(

@@ -10,7 +10,6 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.shared.views import format_seconds
 from simcore import fmt
 
 
@@ -26,7 +25,7 @@ def decision_of_te_job(records: Sequence[Mapping[str, Any]], te_job: str) -> Map
     return next((r for r in mine if r["victims"]), mine[0] if mine else None)
 
 
-def _plural(n: int, word: str) -> str:
+def _plural(n: float, word: str) -> str:
     return f"{n:g} {word}" + ("" if n == 1 else "s")
 
 
@@ -61,7 +60,7 @@ def decision_words(
     took for the same TE job in its own run (``other_record``: its record, None if it never asked)."""
     te, policy = record["te_job"], record["policy"]
     lines = [
-        f"TE job {te} needed {_plural(te_gpu, 'GPU')} and fitted on no node at {format_seconds(record['time'])}.",
+        f"TE job {te} needed {_plural(te_gpu, 'GPU')} and fitted on no node at {fmt.clock(record['time'])}.",
         f"{policy} took node {record['node']}: {_plural(len(record['victims']), 'victim')} "
         f"({_jobs(record['victims'])}), {fmt.duration(lost)} of work lost; chosen because {_why(record)}.",
     ]
@@ -71,7 +70,7 @@ def decision_words(
         when = (
             "at the same instant"
             if other_record["time"] == record["time"]
-            else f"at {format_seconds(other_record['time'])} (the two runs had diverged)"
+            else f"at {fmt.clock(other_record['time'])} (the two runs had diverged)"
         )
         lines.append(
             f"{other} would have taken {_jobs(other_record['victims'])} on node {other_record['node']}: "
@@ -90,3 +89,19 @@ def candidate_table(record: Mapping[str, Any]) -> pd.DataFrame:
         for c in record["candidates"]
     ]
     return pd.DataFrame(rows, columns=["node", "would take", *names, "chosen"])
+
+
+def accounting_words(decisions: pd.DataFrame, record: Mapping[str, Any]) -> str | None:
+    """The decision's accounting in one sentence (known at the end of the run), from its run's
+    decision table (:func:`simcore.accounting.decision_table`); None when the table has no such row."""
+    mine = decisions[(decisions["time"] == record["time"]) & (decisions["te_job"] == record["te_job"])]
+    if mine.empty:
+        return None
+    row = mine.iloc[0]
+    cost = ", ".join(f"{fmt.number(row[f'gpu_seconds_{c}'])} {c}" for c in ("lost", "grace", "restore"))
+    wasted = (
+        "Wasted: the TE job started on another node before its victims released."
+        if row["wasted"]
+        else "Not wasted: the TE job started where it was nominated."
+    )
+    return f"This decision freed {fmt.number(row['excess_gpus'])} GPUs more than the TE job lacked; BE GPU-seconds: {cost}. {wasted}"

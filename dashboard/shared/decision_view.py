@@ -13,8 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.learn import lesson_views
-from dashboard.shared import data, decision_text, notices, state, worker
+from dashboard.shared import data, decision_text, gantt_views, keys, notices, state, worker
 from dashboard.shared.scenario import Scenario
 from simcore.errors import UserError
 from simcore.model import ClusterSpec
@@ -31,7 +30,7 @@ def _te_gpu(workload: data.Workload, te_job: str) -> float:
 def _lost(run: Any, scenario: Scenario, policy: str, chosen: Mapping[str, Any]) -> float:
     """Work the chosen preemption threw away (DESIGN.md section 2), from the victim's own pieces."""
     job = chosen["job_id"]
-    mine = lesson_views.preemption_losses(
+    mine = gantt_views.preemption_losses(
         run.segments[run.segments["job_id"] == job], run.events[run.events["job_id"] == job], scenario.config(policy)
     )
     at = mine[mine["time"] == chosen["time"]]
@@ -50,8 +49,10 @@ def show(
         ordered = sorted(
             others, key=lambda p: PREFERRED_OTHER.index(p) if p in PREFERRED_OTHER else len(PREFERRED_OTHER)
         )
-        state.keep_choice(st.session_state, "decision_other", others, ordered[0])
-        other = st.selectbox("Compared with", others, key="decision_other", help="its record for the same TE job")
+        state.keep_choice(st.session_state, keys.DECISION_OTHER, others, ordered[0])
+        other = st.selectbox(
+            "Compared with", others, key=keys.DECISION_OTHER.name, help="its record for the same TE job"
+        )
     configs = (scenario.config(policy), *((scenario.config(other),) if other else ()))
     try:
         with notices.progress("Recording the decisions...") as heartbeat:
@@ -77,7 +78,8 @@ def show(
         lines = lines[:2] + [
             "Add another preemptive policy (k8s, for one) to the scenario to see what it would have taken."
         ]
-    st.text("\n".join(lines))
+    cost = decision_text.accounting_words(runs[policy].decisions, record)
+    st.text("\n".join([*lines, *([cost] if cost else [])]))
     st.dataframe(decision_text.candidate_table(record), hide_index=True, width="stretch")
     st.caption(
         "The nodes the policy weighed, best first, with the values it ranks them by "

@@ -29,6 +29,8 @@ class Limits:
     upload_bytes: int
     upload_rows: int
     run_seconds: float
+    max_computations: int
+    max_waiting: int
     allow_dask: bool
     max_workers: int
     cache_mb: int
@@ -36,8 +38,8 @@ class Limits:
 
 
 MEANING: dict[str, str] = {
-    "budget": "simulated job-runs one page view may start: jobs x policies x seeds (x sweep values)",
-    "max_jobs": "jobs in one workload (generated, sample or uploaded)",
+    "budget": "simulated job-runs one page view may start: jobs x policies x seeds (x sweep values), a gang counting once per worker",
+    "max_jobs": "jobs in one workload (generated, sample or uploaded), a gang counting once per worker",
     "max_nodes": "nodes in one cluster (custom, generated, uploaded or a sweep value)",
     "max_seeds": "seeds of one scenario or sweep",
     "max_policies": "policies compared at once",
@@ -45,12 +47,16 @@ MEANING: dict[str, str] = {
     "upload_bytes": "size of one uploaded file",
     "upload_rows": "rows parsed from one uploaded file (checked while parsing)",
     "run_seconds": "wall-clock limit of one computation: its worker process is stopped past it",
+    "max_computations": "computations the whole server runs at once (every visitor's together); the next ones wait in line",
+    "max_waiting": "visitors waiting in line for a computation, each shown its place; past it a visitor is told the server is busy",
     "allow_dask": "a Dask scheduler may be named (never from a link without a click)",
     "max_workers": "local worker processes of one sweep",
     "cache_mb": "size of the results every visitor shares (least recently used dropped first)",
     "cache_seconds": "age after which a shared result is computed again",
 }
 
+
+PER_CORE = ("max_workers", "max_computations")  # outside demo mode: the machine's core count
 
 DEMO = Limits(
     demo=True,
@@ -63,6 +69,8 @@ DEMO = Limits(
     upload_bytes=10_000_000,
     upload_rows=100_000,
     run_seconds=60.0,
+    max_computations=2,  # two worker processes (a sweep's: 2 x max_workers) on a 2-core, 2 GB server
+    max_waiting=40,  # waiting costs no process; each slot frees within run_seconds
     allow_dask=False,
     max_workers=2,
     cache_mb=512,
@@ -79,6 +87,8 @@ LOCAL = Limits(
     upload_bytes=200_000_000,
     upload_rows=5_000_000,
     run_seconds=1800.0,
+    max_computations=max(1, os.cpu_count() or 1),
+    max_waiting=100,
     allow_dask=True,
     max_workers=max(1, os.cpu_count() or 1),
     cache_mb=2048,
@@ -111,7 +121,7 @@ def limits_table() -> str:
     """The limits as the Markdown table in docs/hosting.md "Limits" (a test keeps them equal)."""
     rows = ["| limit | demo mode | otherwise | what it bounds |", "|---|---|---|---|"]
     for name, meaning in MEANING.items():
-        local = "one per CPU core" if name == "max_workers" else _text(getattr(LOCAL, name))
+        local = "one per CPU core" if name in PER_CORE else _text(getattr(LOCAL, name))
         rows.append(f"| `{name}` | {_text(getattr(DEMO, name))} | {local} | {meaning} |")
     return "\n".join(rows)
 

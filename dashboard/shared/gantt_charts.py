@@ -14,7 +14,8 @@ from plotly.subplots import make_subplots
 
 from dashboard.shared.chart_style import finish_layout
 from dashboard.shared.gantt_views import GANTT_EPOCH, GANTT_GAP, GanttView, gang_note
-from dashboard.shared.views import format_seconds
+from dashboard.shared.plain import chart_text, chart_texts
+from simcore import fmt
 
 GANTT_CLASS_COLORS = {"TE": "#D62728", "BE": "#9CC3DA"}
 GANTT_KINDS = {"run": ("", ""), "restore": ("#F2C14E", "."), "grace": ("#555555", "x")}
@@ -27,7 +28,7 @@ GANTT_TICKS = [  # elapsed time labels at every zoom (day 1 = the first 24 hours
 ]
 
 
-def _gantt_time(seconds: pd.Series | np.ndarray | float) -> pd.DatetimeIndex | pd.Timestamp:
+def _gantt_time(seconds: pd.Series | np.ndarray | float) -> pd.Series | pd.DatetimeIndex | pd.Timestamp:
     """Seconds from the start of the run on the Gantt's date axis (which labels any zoom,
     from days down to seconds)."""
     return GANTT_EPOCH + pd.to_timedelta(seconds, unit="s")
@@ -39,7 +40,8 @@ def gantt_figure(view: GanttView) -> go.Figure:
     Bars follow the evalys convention: a job covers the lanes it holds. TE bars are in a strong
     colour and drawn last (on top); restore and grace have their own colour and pattern; the
     preemption signal is a fixed-size marker, so all three stay distinct at any zoom. A bar
-    carries its job id when it is wide enough to hold it.
+    carries its job id when it is wide enough to hold it. Ids, node and policy names are visitor
+    text: every one goes through :func:`~dashboard.shared.plain.chart_text`.
     """
     heights = [max(float(p.layout["y"].max()) + 1, 1.0) if len(p.layout) else 1.0 for p in view.panels]
     height = int(min(max(GANTT_LANE_PX * sum(heights), 200) + 120, 1400))
@@ -49,7 +51,7 @@ def gantt_figure(view: GanttView) -> go.Figure:
         shared_xaxes=True,
         vertical_spacing=min(45 / height, 0.3) if len(view.panels) > 1 else 0.0,  # room for a panel's title
         row_heights=heights,
-        subplot_titles=[p.policy for p in view.panels],
+        subplot_titles=[chart_text(p.policy) for p in view.panels],
     )
     separators: list[dict[str, object]] = []
     for row, panel in enumerate(view.panels, start=1):
@@ -59,6 +61,7 @@ def gantt_figure(view: GanttView) -> go.Figure:
                 if part.empty:
                     continue
                 fill = GANTT_CLASS_COLORS[cls] if kind == "run" else color
+                ids = chart_texts(part["job_id"])
                 fig.add_trace(
                     go.Bar(
                         orientation="h",
@@ -69,7 +72,7 @@ def gantt_figure(view: GanttView) -> go.Figure:
                         name=f"{cls} {kind}",
                         legendgroup=f"{cls} {kind}",
                         showlegend=row == 1,
-                        text=part["job_id"] if kind == "run" else None,
+                        text=ids if kind == "run" else None,
                         textposition="inside",
                         insidetextanchor="middle",
                         textangle=0,
@@ -83,11 +86,11 @@ def gantt_figure(view: GanttView) -> go.Figure:
                         },
                         customdata=np.stack(
                             [
-                                part["job_id"],
-                                part["node"],
+                                ids,
+                                chart_texts(part["node"]),
                                 part["lanes"],
-                                [format_seconds(t) for t in part["start"]],
-                                [format_seconds(t) for t in part["end"]],
+                                [fmt.clock(t) for t in part["start"]],
+                                [fmt.clock(t) for t in part["end"]],
                                 (part["end"] - part["start"]).round(1),
                                 [gang_note(int(w)) for w in part["workers"]],
                             ],
@@ -113,9 +116,9 @@ def gantt_figure(view: GanttView) -> go.Figure:
                     marker={"symbol": "x", "size": 11, "color": "#111", "line": {"width": 1, "color": "white"}},
                     customdata=np.stack(
                         [
-                            panel.preempts["job_id"],
-                            panel.preempts["node"],
-                            [format_seconds(t) for t in panel.preempts["time"]],
+                            chart_texts(panel.preempts["job_id"]),
+                            chart_texts(panel.preempts["node"]),
+                            [fmt.clock(t) for t in panel.preempts["time"]],
                         ],
                         axis=-1,
                     ),
@@ -130,7 +133,7 @@ def gantt_figure(view: GanttView) -> go.Figure:
             autorange=False,
             range=[heights[row - 1] - 0.4, -0.6],  # reversed: the first node on top
             tickvals=list(centres.to_numpy()),
-            ticktext=list(centres.index),
+            ticktext=chart_texts(centres.index),
             showgrid=False,
             zeroline=False,
             row=row,
@@ -156,7 +159,7 @@ def gantt_figure(view: GanttView) -> go.Figure:
         showgrid=True,
     )
     # uirevision: a user's zoom survives reruns until the chosen preemption or the window changes
-    revision = f"{view.window}|{view.focus}|{[p.policy for p in view.panels]}"
+    revision = chart_text(f"{view.window}|{view.focus}|{[p.policy for p in view.panels]}")
     return finish_layout(
         fig,
         height,
@@ -172,22 +175,22 @@ GRID_COLORS = {"idle": "#EEEEEE", "restore": GANTT_KINDS["restore"][0], "grace":
 def gpu_grid_figure(grid: pd.DataFrame) -> go.Figure:
     """The cluster at one instant: a square per GPU lane, one row per node, coloured as the
     Gantt colours the piece it holds (TE, BE, restoring, in grace, idle) and labelled by job."""
-    nodes = list(dict.fromkeys(grid["node"]))
+    nodes = chart_texts(dict.fromkeys(grid["node"]))
     fill = [
         GANTT_CLASS_COLORS[c] if k == "run" else GRID_COLORS[k]
         for c, k in zip(grid["job_class"], grid["kind"], strict=True)
     ]
     what = [
-        f"{c} job {j}: {k}" if j else "idle"
+        f"{c} job {chart_text(j)}: {k}" if j else "idle"
         for j, c, k in zip(grid["job_id"], grid["job_class"], grid["kind"], strict=True)
     ]
     fig = go.Figure(
         go.Scatter(
             x=grid["lane"].astype(str),
-            y=grid["node"],
+            y=chart_texts(grid["node"]),
             mode="markers+text",
             marker={"symbol": "square", "size": 46, "color": fill, "line": {"width": 1, "color": "#888"}},
-            text=grid["job_id"],
+            text=chart_texts(grid["job_id"]),
             textfont={
                 "size": 14,
                 "color": [
@@ -195,7 +198,7 @@ def gpu_grid_figure(grid: pd.DataFrame) -> go.Figure:
                     for c, k in zip(grid["job_class"], grid["kind"], strict=True)
                 ],
             },
-            customdata=np.stack([grid["node"], grid["lane"].astype(str), what], axis=-1),
+            customdata=np.stack([chart_texts(grid["node"]), grid["lane"].astype(str), what], axis=-1),
             hovertemplate="%{customdata[0]}, GPU %{customdata[1]}<br>%{customdata[2]}<extra></extra>",
             showlegend=False,
         )

@@ -1,5 +1,5 @@
 """Pure builders of what the Gantt chart draws (no Streamlit, no Plotly): lanes, bars,
-preemption signals, and the default and stepped time windows.
+preemption signals, the default and stepped time windows, and the work each preemption lost.
 
 Every node is drawn as its GPU lanes (:mod:`simcore.gantt` assigns a job's pieces to lanes);
 the page holds the chosen policy, nodes and window (:mod:`dashboard.shared.state`) and the figure is
@@ -18,7 +18,7 @@ import pandas as pd
 
 from dashboard.shared.views import HOUR
 from simcore import gantt
-from simcore.model import ClusterSpec
+from simcore.model import ClusterSpec, SimConfig
 
 GANTT_EPOCH = pd.Timestamp("2000-01-01")  # the Gantt's date axis reads elapsed time: day 1 00:00 = t 0
 GANTT_GAP = 0.6  # blank rows between two nodes' lanes
@@ -27,7 +27,8 @@ GANTT_GAP = 0.6  # blank rows between two nodes' lanes
 def default_gantt_nodes(cluster: ClusterSpec, max_lanes: int) -> list[str]:
     """The first nodes whose GPU lanes (a CPU-only node counts as one) add up to ``max_lanes``;
     at least one."""
-    out, used = [], 0
+    out: list[str] = []
+    used = 0
     for node in cluster.nodes:
         lanes = max(gantt.lane_count(node.capacity.gpu), 1)
         if out and used + lanes > max_lanes:
@@ -233,8 +234,8 @@ def step_preemption(
 def centred_window(time: float, width_h: float, span_h: float) -> tuple[float, float]:
     """A window of ``width_h`` whole hours around ``time`` (seconds), inside [0, span]."""
     width = min(float(width_h), span_h)
-    lo = math.floor(time / HOUR - width / 2)
-    lo = float(min(max(lo, 0), max(span_h - width, 0)))
+    start = math.floor(time / HOUR - width / 2)
+    lo = float(min(max(start, 0), max(span_h - width, 0)))
     return lo, lo + width
 
 
@@ -271,3 +272,30 @@ def clamp_window(window: Sequence[float], span: float) -> tuple[float, float] | 
     """``window`` cut to [0, span], or None when nothing of it is left."""
     lo, hi = max(float(window[0]), 0.0), min(float(window[1]), span)
     return (lo, hi) if lo < hi else None
+
+
+def preemption_losses(segments: pd.DataFrame, events: pd.DataFrame, config: SimConfig) -> pd.DataFrame:
+    """Work lost by each preemption signal: job_id, time, lost (seconds of run time).
+
+    Progress is the sum of the job's run pieces; at a signal the kept part is all of it
+    (``on_preempt``), whole checkpoint intervals of it (``periodic``) or nothing (``none``).
+    """
+    runs = segments[segments["kind"] == "run"].drop_duplicates(["job_id", "start", "end"])
+    rows = []
+    for _, pre in events[events["event"] == "preempt"].iterrows():
+        rows.append((pre["job_id"], float(pre["time"])))
+    out = []
+    progress: dict[object, float] = {}
+    seen: dict[object, float] = {}  # job -> time up to which its run pieces are counted
+    for job, t in sorted(rows, key=lambda r: r[1]):
+        mine = runs[(runs["job_id"] == job) & (runs["end"] <= t) & (runs["start"] >= seen.get(job, -math.inf))]
+        done = progress.get(job, 0.0) + float((mine["end"] - mine["start"]).sum())
+        if config.checkpoint == "on_preempt":
+            kept = done
+        elif config.checkpoint == "periodic":
+            kept = math.floor(done / config.checkpoint_interval) * config.checkpoint_interval
+        else:
+            kept = 0.0
+        out.append((job, t, done - kept))
+        progress[job], seen[job] = kept, t
+    return pd.DataFrame(out, columns=["job_id", "time", "lost"])

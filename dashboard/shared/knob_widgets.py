@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from simcore.knobs import KNOBS, Knob
+from dashboard.shared import keys
+from simcore.knobs import KNOBS, Knob, to_text
 
 #: Streamlit number inputs refuse integers beyond what a browser number holds exactly
 BROWSER_MAX_INT = 2**53 - 1
@@ -21,7 +22,7 @@ BROWSER_MAX_INT = 2**53 - 1
 
 def key(name: str) -> str:
     """The widget (session state) key of a knob."""
-    return f"x_k_{name}"
+    return keys.KNOB(name).name
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class KnobWidget:
     def to_widget(self, value: Any) -> Any:
         """A knob value as the widget holds it (text for a text input)."""
         if self.kind == "text":
-            return str(value)
+            return to_text(value)  # 1 rather than 1.0 (preempt_budget), inf as inf
         if self.kind == "number":
             return int(value) if self.knob.kind == "int" else float(value)
         return value

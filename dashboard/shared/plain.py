@@ -1,4 +1,5 @@
-"""Visitor text (link parameters, file names, job ids, loader messages) shown as plain text.
+"""Visitor text (link parameters, file names, job ids, loader messages) shown as plain text,
+in Markdown (:func:`md`) and in Plotly figures (:func:`chart_text`).
 
 Streamlit renders toasts, captions, alerts and labels as Markdown, where ``![i](http://...)``
 loads a remote image and ``[x](http://...)``, a bare ``http://`` or ``www.`` address becomes a
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections.abc import Iterable
 
 _PUNCTUATION = frozenset(string.punctuation)
 _AUTOLINK = re.compile(r"://|www\.|@|mailto:|xmpp:", re.IGNORECASE)
@@ -32,3 +34,19 @@ def code_span(text: str) -> str:
     fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
     pad = " " if text[:1] in ("`", " ") or text[-1:] in ("`", " ") else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+# Plotly draws text, hover labels, tick labels, legend names and titles through a subset of
+# HTML (<a href>, <b>, <span style>, <br>, ...) and decodes &lt; &gt; &amp;: with these three
+# replaced a visitor's text shows as exactly its characters and never forms a tag.
+_CHART_ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+def chart_text(value: object) -> str:
+    """``value`` as text for a Plotly figure that shows as exactly these characters."""
+    return str(value).translate(_CHART_ENTITIES)
+
+
+def chart_texts(values: Iterable[object]) -> list[str]:
+    """:func:`chart_text` of each value (a column of ids or node names)."""
+    return [chart_text(v) for v in values]

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from dashboard.shared import knob_widgets
+from dashboard.shared import keys, knob_widgets
 from dashboard.shared.demo import LOCAL
 from simcore.knobs import KNOBS, Knob, KnobRange, split_assignment, to_text
 from simcore.model import MAX_RESOURCE, SimConfig
@@ -107,9 +107,9 @@ class Scenario:
                 q[name] = to_text(value)
         if self.policies != base.policies:
             q["policies"] = ",".join(self.policies)
-        for name, k in KNOBS.items():
+        for name, knob in KNOBS.items():
             value = getattr(self.knobs, name)
-            if value != k.default:
+            if value != knob.default:
                 q[name] = to_text(value)
         for k, v in self.gen:
             q[GEN_PREFIX + k] = v
@@ -205,7 +205,7 @@ def _num(value: Any) -> str:
 
 
 # --- widgets <-> scenario -------------------------------------------------------------------
-# Widget state is keyed "x_<name>"; knobs are "x_k_<knob>", loader options "x_u_<option>".
+# Widget keys are dashboard.shared.keys' (knobs: keys.KNOB, loader options: keys.UPLOAD_OPTION).
 # The generator's three main parameters get their own inputs, the rest are KEY=VALUE lines.
 
 MAIN_GEN_PARAMS = ("jobs", "load", "te_share")
@@ -224,26 +224,26 @@ def widget_values(s: Scenario) -> dict[str, Any]:
     gen = dict(s.gen)
     defaults = gen_defaults(s.preset)
     values: dict[str, Any] = {
-        "x_source": s.source,
-        "x_sample": s.sample,
-        "x_preset": s.preset,
-        "x_seeds": s.seeds,
-        "x_gen_more": "\n".join(f"{k}={v}" for k, v in s.gen if k not in MAIN_GEN_PARAMS),
-        "x_cluster": s.cluster,
-        "x_nodes": s.nodes,
-        "x_node_cpu": s.node_cpu,
-        "x_node_mem_gb": s.node_mem_gb,
-        "x_node_gpu": s.node_gpu,
-        "x_policies": list(s.policies),
-        "x_baseline": s.baseline,
-        "x_tab": s.tab,
+        keys.SOURCE.name: s.source,
+        keys.SAMPLE.name: s.sample,
+        keys.PRESET.name: s.preset,
+        keys.SEEDS.name: s.seeds,
+        keys.GEN_MORE.name: "\n".join(f"{k}={v}" for k, v in s.gen if k not in MAIN_GEN_PARAMS),
+        keys.CLUSTER.name: s.cluster,
+        keys.NODES.name: s.nodes,
+        keys.NODE_CPU.name: s.node_cpu,
+        keys.NODE_MEM_GB.name: s.node_mem_gb,
+        keys.NODE_GPU.name: s.node_gpu,
+        keys.POLICIES.name: list(s.policies),
+        keys.BASELINE.name: s.baseline,
+        keys.TAB.name: s.tab,
     }
     for name in MAIN_GEN_PARAMS:
         if name in defaults:
-            values[f"x_gen_{name}"] = _as_number(gen.get(name, defaults[name]))
+            values[keys.GEN_PARAM(name).name] = _as_number(gen.get(name, defaults[name]))
     values.update(knob_widgets.widget_values(s.knobs.knobs()))
     for name, value in s.upload_opts:
-        values[f"x_u_{name}"] = value
+        values[keys.UPLOAD_OPTION(name).name] = value
     return values
 
 
@@ -254,14 +254,14 @@ def from_widgets(
 
     Loader options equal to ``upload_defaults`` are left out, so they stay out of the URL."""
     problems: list[str] = []
-    preset = str(values.get("x_preset", base.preset))
+    preset = str(keys.PRESET.get(values, base.preset))
     defaults = gen_defaults(preset)
     gen: dict[str, str] = {}
     for name in MAIN_GEN_PARAMS:
-        key = f"x_gen_{name}"
-        if key in values and name in defaults and _as_number(values[key]) != _as_number(defaults[name]):
-            gen[name] = _num(_as_number(values[key]))
-    for line in str(values.get("x_gen_more", "")).splitlines():
+        key = keys.GEN_PARAM(name)
+        if key.name in values and name in defaults and _as_number(key.read(values)) != _as_number(defaults[name]):
+            gen[name] = _num(_as_number(key.read(values)))
+    for line in str(keys.GEN_MORE.get(values, "")).splitlines():
         if not line.strip():
             continue
         pair = split_assignment(line)
@@ -272,35 +272,32 @@ def from_widgets(
     knobs, knob_problems = knob_widgets.read_widgets(values)
     problems.extend(knob_problems)
     config = SimConfig().with_knobs(knobs)
-    policies = tuple(values.get("x_policies") or ())
+    policies = tuple(keys.POLICIES.maybe(values) or ())
     if not policies:
         problems.append("choose at least one policy; using the defaults")
         policies = DEFAULT_POLICIES
-    baseline = str(values.get("x_baseline", base.baseline))
+    baseline = str(keys.BASELINE.get(values, base.baseline))
     if baseline not in policies:
         baseline = policies[0]
-    upload = tuple(
-        sorted(
-            (k[4:], str(v)) for k, v in values.items() if k.startswith("x_u_") and str(v) != upload_defaults.get(k[4:])
-        )
-    )
+    given = ((name, str(keys.UPLOAD_OPTION(name).read(values))) for name in keys.UPLOAD_OPTION.names(values))
+    upload = tuple(sorted((name, text) for name, text in given if text != upload_defaults.get(name)))
     scenario = replace(
         base,
-        source=str(values.get("x_source", base.source)),
-        sample=str(values.get("x_sample", base.sample)),
+        source=str(keys.SOURCE.get(values, base.source)),
+        sample=str(keys.SAMPLE.get(values, base.sample)),
         preset=preset,
         gen=tuple(sorted(gen.items())),
-        seeds=int(values.get("x_seeds", base.seeds)),
+        seeds=int(keys.SEEDS.get(values, base.seeds)),
         upload_opts=upload,
-        cluster=str(values.get("x_cluster", base.cluster)),
-        nodes=int(values.get("x_nodes", base.nodes)),
-        node_cpu=float(values.get("x_node_cpu", base.node_cpu)),
-        node_mem_gb=float(values.get("x_node_mem_gb", base.node_mem_gb)),
-        node_gpu=float(values.get("x_node_gpu", base.node_gpu)),
+        cluster=str(keys.CLUSTER.get(values, base.cluster)),
+        nodes=int(keys.NODES.get(values, base.nodes)),
+        node_cpu=float(keys.NODE_CPU.get(values, base.node_cpu)),
+        node_mem_gb=float(keys.NODE_MEM_GB.get(values, base.node_mem_gb)),
+        node_gpu=float(keys.NODE_GPU.get(values, base.node_gpu)),
         policies=policies,
         baseline=baseline,
         knobs=config,
-        tab=str(values.get("x_tab", base.tab)),
+        tab=str(keys.TAB.get(values, base.tab)),
     )
     return scenario, problems
 

@@ -8,14 +8,14 @@ URL, so the last settings are also kept in the session and used when the URL is 
 Every rule about what the session holds lives here, so the pages only lay out widgets: a
 choice that must stay one of its options, the Gantt's policy, nodes and window (their defaults
 come from :mod:`dashboard.shared.gantt_views`, and the view the visitor settles on goes into the link),
-stepping through preemptions, a lesson's time control on Learn, and the Sweep's "run only after
-the button" and Dask offer. The functions take the session as a mapping (the page passes
+stepping through preemptions and a lesson's time control on Learn (the Sweep's "run only after the
+button" and Dask offer are :mod:`dashboard.sweep.sweep_state`'s, beside the settings they keep). The functions take the session as a mapping (the page passes
 ``st.session_state``), so they are tested on a plain dict.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 from urllib.parse import urlencode
@@ -23,11 +23,10 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from dashboard.shared import gantt_views
-from dashboard.shared.demo import Limits
+from dashboard.shared import gantt_views, keys
+from dashboard.shared.keys import Key, Session
 from dashboard.shared.scenario import MAIN_GEN_PARAMS, Scenario
 from dashboard.shared.scenario import widget_values as scenario_widgets
-from dashboard.sweep import sweeps
 from simcore.model import ClusterSpec
 
 S = TypeVar("S")
@@ -44,9 +43,11 @@ def restore(
     ``probe_key`` is a widget key that exists once the page's widgets have been drawn.
     Returns the warnings about ignored URL parameters."""
     query = st.query_params.to_dict()
-    last_query = st.session_state.get(f"_{page}_query")
-    last_settings = st.session_state.get(f"_{page}_settings")
+    last_query = keys.PAGE_QUERY(page).maybe(st.session_state)
+    last_settings = keys.PAGE_SETTINGS(page).maybe(st.session_state)
     fresh = probe_key not in st.session_state
+    settings: S
+    warnings: list[str]
     if fresh and not query and last_settings is not None:
         settings, warnings = last_settings, []
     elif fresh or (last_query is not None and query != last_query):
@@ -62,16 +63,16 @@ def publish(page: str, settings: Any, query: dict[str, str | list[str]]) -> None
     """Write the settings to the URL (when they changed) and remember them in the session."""
     if st.query_params.to_dict() != query:
         st.query_params.from_dict(query)
-    st.session_state[f"_{page}_query"] = query
-    st.session_state[f"_{page}_settings"] = settings
+    keys.PAGE_QUERY(page).set(st.session_state, query)
+    keys.PAGE_SETTINGS(page).set(st.session_state, settings)
 
 
 def last_settings(page: str) -> Any | None:
     """The settings ``page`` last published in this session (None before its first run)."""
-    return st.session_state.get(f"_{page}_settings")
+    return keys.PAGE_SETTINGS(page).maybe(st.session_state)
 
 
-def widget_state(prefix: str = "x_") -> dict[str, Any]:
+def widget_state(prefix: str = keys.EXPLORE) -> dict[str, Any]:
     """The current values of the widgets whose key starts with ``prefix``."""
     return {k: v for k, v in st.session_state.items() if isinstance(k, str) and k.startswith(prefix)}
 
@@ -85,13 +86,10 @@ def title_with_link(title: str, query: Mapping[str, Any], caption: str) -> None:
         st.code(f"{st.context.url or ''}?{urlencode(query, doseq=True)}", language=None, wrap_lines=True)
 
 
-Session = MutableMapping[str, Any]
-
-
-def keep_choice(session: Session, key: str, options: Sequence[Any], default: Any) -> None:
+def keep_choice(session: Session, key: Key[Any], options: Sequence[Any], default: Any) -> None:
     """Keep a select widget's value one of ``options`` (they changed): else ``default``."""
-    if session.get(key) not in options:
-        session[key] = default
+    if key.maybe(session) not in options:
+        key.set(session, default)
 
 
 # --- Explore --------------------------------------------------------------------------------------
@@ -100,14 +98,24 @@ GANTT_HOURS = 8.0  # the default window: short enough that TE jobs (minutes long
 GANTT_LANES = 32  # GPU lanes drawn per policy by default (the first nodes)
 GANTT_ZOOM = 600.0  # seconds shown around a chosen preemption, until the visitor picks another
 # what the Gantt keeps in the session; dropped when the workload or the cluster changes
-GANTT_KEYS = ("x_gantt_policy", "x_gantt_window", "x_gantt_nodes", "gantt_with", "_gantt_preemption")
+GANTT_KEYS: tuple[Key[Any], ...] = (
+    keys.GANTT_POLICY,
+    keys.GANTT_WINDOW,
+    keys.GANTT_NODES,
+    keys.GANTT_WITH,
+    keys.GANTT_PREEMPTION,
+)
 
 
 def explore_widget_values(s: Scenario) -> dict[str, Any]:
     """The Explore widgets' state for a scenario, the Gantt's view included."""
     values = scenario_widgets(s)
     values.update(
-        {"x_gantt_policy": s.gantt_policy, "x_gantt_window": s.gantt_window, "x_gantt_nodes": list(s.gantt_nodes)}
+        {
+            keys.GANTT_POLICY.name: s.gantt_policy,
+            keys.GANTT_WINDOW.name: s.gantt_window,
+            keys.GANTT_NODES.name: list(s.gantt_nodes),
+        }
     )
     return values
 
@@ -121,11 +129,11 @@ def fill_defaults(session: Session, values: Mapping[str, Any]) -> None:
 def preset_fields(session: Session, preset: str, defaults: Mapping[str, Any]) -> None:
     """The generator's fields (``x_gen_<name>``): a newly chosen preset starts from its own
     defaults, the values of the one before are forgotten."""
-    if session.get("_gen_preset", preset) != preset:
+    if keys.GEN_PRESET.get(session, preset) != preset:
         for name in MAIN_GEN_PARAMS:
-            session.pop(f"x_gen_{name}", None)
-    session["_gen_preset"] = preset
-    fill_defaults(session, {f"x_gen_{name}": value for name, value in defaults.items()})
+            keys.GEN_PARAM(name).drop(session)
+    keys.GEN_PRESET.set(session, preset)
+    fill_defaults(session, {keys.GEN_PARAM(name).name: value for name, value in defaults.items()})
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,31 +161,31 @@ def gantt_setup(
     the old run's window and nodes. Otherwise the session keeps what the visitor chose, else
     what the link asked for (``scenario``), else the default; a chosen preemption of another
     policy or run is forgotten."""
-    if session.get("_gantt_for", view_of) != view_of:
+    if keys.GANTT_FOR.get(session, view_of) != view_of:
         scenario = replace(scenario, gantt_policy="", gantt_window=None, gantt_nodes=())
         for key in GANTT_KEYS:
-            session.pop(key, None)
-    session["_gantt_for"] = view_of
+            key.drop(session)
+    keys.GANTT_FOR.set(session, view_of)
     policies = scenario.policies
     default_policy = gantt_views.gantt_default_policy(policies, preemptive)
-    keep_choice(session, "x_gantt_policy", policies, scenario.gantt_policy or default_policy)
-    keep_choice(session, "x_gantt_policy", policies, default_policy)  # the link's was not chosen
-    policy = session["x_gantt_policy"]
-    keep_choice(session, "gantt_with", gantt_second_options(policies, policy), _second(scenario, policy))
+    keep_choice(session, keys.GANTT_POLICY, policies, scenario.gantt_policy or default_policy)
+    keep_choice(session, keys.GANTT_POLICY, policies, default_policy)  # the link's was not chosen
+    policy = keys.GANTT_POLICY.read(session)
+    keep_choice(session, keys.GANTT_WITH, gantt_second_options(policies, policy), _second(scenario, policy))
     default_nodes = gantt_views.default_gantt_nodes(cluster, GANTT_LANES)
-    picked = session.get("x_gantt_nodes") or list(scenario.gantt_nodes)
-    session["x_gantt_nodes"] = [n for n in picked if n in cluster.names] or default_nodes
+    picked = keys.GANTT_NODES.get(session, []) or list(scenario.gantt_nodes)
+    keys.GANTT_NODES.set(session, [n for n in picked if n in cluster.names] or default_nodes)
     run = runs[policy]
     span, default_window = gantt_views.gantt_default_window(run.segments, run.events, GANTT_HOURS)
     preempts = gantt_views.preemption_list(run.events)
-    chosen = session.get("_gantt_preemption")
+    chosen = keys.GANTT_PREEMPTION.maybe(session)
     if chosen is not None and (
         chosen["policy"] != policy or gantt_views.step_preemption(preempts, chosen, 0, (0.0, 0.0)) != chosen["index"]
     ):
-        session["_gantt_preemption"] = None
-    session.setdefault("gantt_zoom", GANTT_ZOOM)
-    window = session.get("x_gantt_window") or scenario.gantt_window or default_window
-    session["x_gantt_window"] = gantt_views.clamp_window(window, span) or default_window
+        keys.GANTT_PREEMPTION.set(session, None)
+    session.setdefault(keys.GANTT_ZOOM.name, GANTT_ZOOM)
+    window = keys.GANTT_WINDOW.maybe(session) or scenario.gantt_window or default_window
+    keys.GANTT_WINDOW.set(session, gantt_views.clamp_window(window, span) or default_window)
     return GanttSetup(default_policy, default_nodes, span, default_window, preempts)
 
 
@@ -196,22 +204,67 @@ def _second(scenario: Scenario, policy: str) -> str:
 def gantt_step(session: Session, setup: GanttSetup, direction: int) -> None:
     """Choose the next (+1) or previous (-1) preemption and centre the window on it; a note
     in the session when there is none (shown once)."""
-    shown = tuple(session.get("x_gantt_window") or setup.window)
-    i = gantt_views.step_preemption(setup.preempts, session.get("_gantt_preemption"), direction, shown)
+    lo, hi = keys.GANTT_WINDOW.maybe(session) or setup.window  # the slider's value: a list or a tuple
+    shown = (lo, hi)
+    i = gantt_views.step_preemption(setup.preempts, keys.GANTT_PREEMPTION.maybe(session), direction, shown)
     if i is None:
-        session["_gantt_note"] = "No preemption " + ("after" if direction > 0 else "before") + " this one."
+        keys.GANTT_NOTE.set(session, "No preemption " + ("after" if direction > 0 else "before") + " this one.")
         return
     row = setup.preempts.iloc[i]
-    session["_gantt_preemption"] = {
-        "policy": session["x_gantt_policy"],
-        "index": i,
-        "time": float(row["time"]),
-        "job_id": row["job_id"],
-        "node": row["node"],
-    }
-    session["x_gantt_window"] = gantt_views.centred_window(float(row["time"]), shown[1] - shown[0], setup.span)
-    if row["node"] not in session["x_gantt_nodes"]:
-        session["x_gantt_nodes"] = [*session["x_gantt_nodes"], row["node"]]
+    nodes = keys.GANTT_NODES.read(session)
+    keys.GANTT_PREEMPTION.set(
+        session,
+        {
+            "policy": keys.GANTT_POLICY.read(session),
+            "index": i,
+            "time": float(row["time"]),
+            "job_id": row["job_id"],
+            "node": row["node"],
+        },
+    )
+    keys.GANTT_WINDOW.set(session, gantt_views.centred_window(float(row["time"]), shown[1] - shown[0], setup.span))
+    if row["node"] not in nodes:
+        keys.GANTT_NODES.set(session, [*nodes, row["node"]])
+
+
+def take_gantt_note(session: Session) -> str | None:
+    """The note :func:`gantt_step` left, once (it is gone afterwards)."""
+    return keys.GANTT_NOTE.drop(session)
+
+
+def gantt_jump(
+    session: Session, policy: str, run: Any, cluster: ClusterSpec, decision: Mapping[str, Any], tab: str
+) -> None:
+    """Open the Gantt (tab ``tab``) on a decision of ``policy``'s ``run``: its first preemption
+    chosen, as Previous / Next preemption would choose it, with the window centred on it."""
+    preempts = gantt_views.preemption_list(run.events)
+    at = preempts[
+        (preempts["time"] == decision["time"])
+        & (preempts["job_id"] == decision["first_victim"])
+        & (preempts["node"] == decision["victim_node"])
+    ]
+    if at.empty:  # not expected: every decision signals its victims
+        return
+    i = int(at.index[0])
+    keys.GANTT_POLICY.set(session, policy)
+    keys.GANTT_PREEMPTION.set(
+        session,
+        {
+            "policy": policy,
+            "index": i,
+            "time": float(decision["time"]),
+            "job_id": decision["first_victim"],
+            "node": decision["victim_node"],
+        },
+    )
+    span, window = gantt_views.gantt_default_window(run.segments, run.events, GANTT_HOURS)
+    shown = keys.GANTT_WINDOW.maybe(session) or window
+    keys.GANTT_WINDOW.set(session, gantt_views.centred_window(float(decision["time"]), shown[1] - shown[0], span))
+    nodes = list(keys.GANTT_NODES.maybe(session) or gantt_views.default_gantt_nodes(cluster, GANTT_LANES))
+    if decision["victim_node"] not in nodes:
+        nodes = [*nodes, decision["victim_node"]]
+    keys.GANTT_NODES.set(session, nodes)
+    keys.TAB.set(session, tab)
 
 
 @dataclass(frozen=True)
@@ -227,16 +280,17 @@ class GanttChoice:
 
 def gantt_choice(session: Session) -> GanttChoice:
     """The Gantt's choices as its widgets left them."""
-    policy, second = session["x_gantt_policy"], session["gantt_with"]
-    chosen = session.get("_gantt_preemption")
+    policy, second = keys.GANTT_POLICY.read(session), keys.GANTT_WITH.read(session)
+    window = keys.GANTT_WINDOW.read(session)  # the slider's value: a list or a tuple
+    chosen = keys.GANTT_PREEMPTION.maybe(session)
     focus = None
     if chosen is not None:
-        half = session["gantt_zoom"] / 2
+        half = keys.GANTT_ZOOM.read(session) / 2
         focus = (chosen["time"] - half, chosen["time"] + half)
     return GanttChoice(
         [policy] + ([] if second == NO_SECOND else [second]),
-        list(session["x_gantt_nodes"]),
-        tuple(session["x_gantt_window"]),
+        list(keys.GANTT_NODES.read(session)),
+        (window[0], window[1]),
         chosen,
         focus,
     )
@@ -261,68 +315,31 @@ def publish_gantt_view(scenario: Scenario, setup: GanttSetup, choice: GanttChoic
 
 # --- Learn: a lesson's time control -----------------------------------------------------------
 
-PLAYING = "lesson_playing"  # the (lesson, variant) being played, or None
 
-
-def lesson_step_key(lesson_key: str, label: str) -> str:
+def lesson_step_key(lesson_key: str, label: str) -> Key[int]:
     """The session key of a lesson variant's instant (its slider's key)."""
-    return f"lesson_step_{lesson_key}_{label}"
+    return keys.LESSON_STEP(f"{lesson_key}_{label}")
 
 
-def lesson_move(session: Session, key: str, last: int, to: int | None = None, delta: int = 0) -> None:
+def lesson_move(session: Session, key: Key[int], last: int, to: int | None = None, delta: int = 0) -> None:
     """Go to instant ``to``, or ``delta`` instants from the current one, inside 0..last."""
-    here = int(session.get(key, 0))
-    session[key] = min(max(to if to is not None else here + delta, 0), last)
+    here = int(key.get(session, 0))
+    key.set(session, min(max(to if to is not None else here + delta, 0), last))
 
 
 def lesson_playing(session: Session) -> tuple[str, str] | None:
-    return session.get(PLAYING)
+    return keys.LESSON_PLAYING.maybe(session)
 
 
 def lesson_toggle_play(session: Session, who: tuple[str, str]) -> None:
     """Play ``who`` (lesson, variant), or pause it when it is playing."""
-    session[PLAYING] = None if session.get(PLAYING) == who else who
+    keys.LESSON_PLAYING.set(session, None if lesson_playing(session) == who else who)
 
 
-def lesson_tick(session: Session, key: str, last: int) -> bool:
+def lesson_tick(session: Session, key: Key[int], last: int) -> bool:
     """One instant on while playing; True when the last instant is reached (playing stops)."""
     lesson_move(session, key, last, delta=1)
-    if int(session[key]) >= last:
-        session[PLAYING] = None
+    if int(key.read(session)) >= last:
+        keys.LESSON_PLAYING.set(session, None)
         return True
     return False
-
-
-# --- Sweep ----------------------------------------------------------------------------------------
-
-
-def sweep_from_link(session: Session, query: Mapping[str, Any], lim: Limits) -> tuple[sweeps.SweepSettings, list[str]]:
-    """A link's settings, less what a link may not decide (a Dask address is only offered)."""
-    settings, warnings = sweeps.SweepSettings.from_query(query)
-    settings, vetted, offered = sweeps.vet_link(settings, lim)
-    session["_dask_offered"] = offered
-    return settings, warnings + vetted
-
-
-def dask_offered(session: Session, lim: Limits) -> str:
-    """The Dask address a link offered, while the visitor has not accepted it ("" if none)."""
-    return (session.get("_dask_offered") or "") if lim.allow_dask else ""
-
-
-def accept_dask(session: Session) -> None:
-    session.update(s_dask=session.get("_dask_offered") or "", _dask_offered=None)
-
-
-def sweep_settings(session: Session, current: sweeps.SweepSettings, clicked: bool, lim: Limits) -> sweeps.SweepSettings:
-    """The sweep to show: results only for the settings last run, so a changed knob waits for
-    the button; a Dask scheduler or worker count only where the operator may name them."""
-    if not lim.allow_dask:  # never from the session either: only the operator may name a scheduler
-        current = replace(current, workers=0, dask="")
-    if clicked:
-        session["_sweep_ran_for"] = current
-    return replace(current, run=session.get("_sweep_ran_for") == current)
-
-
-def knob_values_reset(session: Session) -> None:
-    """A newly chosen sweep knob starts from its own default values."""
-    session["s_values"] = sweeps.SWEEP_KNOBS[session["s_knob"]][0]

@@ -1,7 +1,8 @@
 """A results store shared by every visitor, bounded in bytes and by age; pure (no Streamlit).
 
 Entries are keyed by content (workload hash, cluster, config, ...), so identical scenarios
-are computed once for all visitors. The total size (each entry's pickled size) stays under
+are computed once for all visitors. The total size (each entry's :func:`deep_size`, the memory
+it holds in this process) stays under
 ``max_bytes``, least recently used entries leaving first, and an entry older than
 ``max_age`` seconds is dropped when seen. A computation in flight is announced with
 :meth:`claim`, so a second visitor asking for the same thing waits for it instead of
@@ -10,11 +11,16 @@ starting it again. ``dashboard/shared/data.py`` holds the one instance (``st.cac
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
+
+import numpy as np
+import pandas as pd
 
 
 class BoundedStore:
@@ -84,3 +90,39 @@ class BoundedStore:
             flight = self._flights.pop(key, None)
         if flight is not None:
             flight.set()
+
+
+def deep_size(value: Any) -> int:
+    """Bytes ``value`` holds in memory, everything it refers to included (each object once).
+
+    A pickle stores a short text in a few bytes where memory holds a whole Python object (a
+    JobTable's ids take about twice their pickled size), so this, not the pickle, is what counts
+    against ``cache_mb``."""
+    seen: set[int] = set()
+    total = 0
+    todo = [value]
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, pd.DataFrame | pd.Series):
+            total += int(np.sum(obj.memory_usage(index=True, deep=True)))
+            continue
+        if isinstance(obj, pd.Index):
+            total += obj.memory_usage(deep=True)
+            continue
+        if isinstance(obj, np.ndarray):
+            total += sys.getsizeof(obj) + (0 if obj.base is None else obj.nbytes)
+            if obj.dtype == object:
+                todo.extend(obj.ravel().tolist())
+            continue
+        total += sys.getsizeof(obj)
+        if isinstance(obj, dict):
+            todo.extend(obj.keys())
+            todo.extend(obj.values())
+        elif isinstance(obj, list | tuple | set | frozenset):
+            todo.extend(obj)
+        elif dataclasses.is_dataclass(obj):
+            todo.extend(getattr(obj, f.name) for f in dataclasses.fields(obj))
+    return total

@@ -1,6 +1,7 @@
 """Uploaded files to simulator inputs through :mod:`simcore.workload`; pure (no Streamlit).
 
-Loader options are text (as they travel in the URL) and are parsed here; every problem,
+Loader options are text (as they travel in the URL) and are parsed by simcore's parsers (the Alibaba options by
+:func:`simcore.alibaba.options_from_values`, as on the command line); every problem,
 in a file or in an option, ends as a :class:`UserError` whose message the page shows.
 Uploads are held to the limits of :func:`dashboard.shared.demo.limits` (the demo ones when
 ``SIMCORE_DEMO=1``), each checked before or while the file is parsed; a refusal names the
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from dashboard.shared.demo import Limits, limits
-from simcore import alibaba
+from simcore import alibaba, fmt, traces
 from simcore.errors import UserError
 from simcore.model import ClusterSpec, JobTable
 from simcore.workload import FORMATS, MAX_POOLS, LimitExceeded, WorkloadError, load_cluster, load_workload
@@ -44,7 +45,7 @@ UPLOAD_OPTIONS: tuple[Option, ...] = (
         "format",
         "format",
         "auto",
-        "auto = by extension, then content (an Alibaba pod list is recognised by its header)",
+        "auto = by extension, then content (an Alibaba pod list or a gang trace is recognised by its header)",
         FORMATS,
         flag="--format",
     ),
@@ -65,6 +66,16 @@ UPLOAD_OPTIONS: tuple[Option, ...] = (
         ("size", "qos"),
         True,
         "--class-map",
+    ),
+    Option(
+        "trace_class_map",
+        "gang trace class map",
+        "default",
+        "spot2026 (default job_type): HP -> TE, Spot -> BE; size: TE when small and short (below), "
+        "the only map of helios, acme and pai2020",
+        ("default", "job_type", "size"),
+        True,
+        "--trace-class-map",
     ),
     Option(
         "te_max_gpu",
@@ -159,7 +170,7 @@ def upload_content(file: UploadedFile, kind: str = "workload") -> tuple[str, byt
     checked against the upload limit before its bytes are copied."""
     lim = limits()
     if file.size > lim.upload_bytes:
-        found = f"the file is {file.size / 1e6:.1f} MB ({file.size} bytes)"
+        found = f"the file is {fmt.megabytes(file.size)}"
         command = workload_command(file.name, {}) if kind == "workload" else cluster_command(file.name)
         raise _refusal(lim, LimitExceeded(file.name, found, "byte", lim.upload_bytes), command)
     return file.name, file.getvalue()
@@ -179,12 +190,15 @@ def parse_workload_upload(file_name: str, content: bytes, options: Mapping[str, 
             max_bytes=lim.upload_bytes,
             max_rows=lim.upload_rows,
             alibaba_options=alibaba_options(opts),
+            trace_options=trace_options(opts),
         )
     except LimitExceeded as exc:
         raise _refusal(lim, exc, workload_command(file_name, opts)) from None
     jobs = len(loaded.table)
-    if jobs > lim.max_jobs:  # rows dropped as invalid or by the Alibaba adapter do not count
-        over = LimitExceeded(file_name, f"{jobs:,} valid jobs", "job", lim.max_jobs)
+    workers = int(loaded.table.workers.sum())  # type: ignore[union-attr]  # a gang counts once per worker
+    if workers > lim.max_jobs:  # rows dropped as invalid or by an adapter do not count
+        found = f"{jobs:,} valid jobs" + (f" with {workers:,} workers" if workers != jobs else "")
+        over = LimitExceeded(file_name, found, "job", lim.max_jobs)
         raise _refusal(lim, over, workload_command(file_name, opts))
     return loaded.table, list(loaded.notes)
 
@@ -212,28 +226,50 @@ def _refusal(lim: Limits, over: LimitExceeded, command: str) -> WorkloadError:
     )
 
 
-def alibaba_options(opts: Mapping[str, str]) -> alibaba.AlibabaOptions:
-    def number(name: str) -> float:
-        try:
-            return float(opts[name])
-        except ValueError:
-            raise UserError(f"{_label(name)}: {opts[name]!r} is not a number") from None
+def _number(opts: Mapping[str, str], name: str) -> float:
+    try:
+        return float(opts[name])
+    except ValueError:
+        label = next(o.label for o in UPLOAD_OPTIONS if o.name == name)
+        raise UserError(f"{label}: {opts[name]!r} is not a number") from None
 
-    def time(name: str) -> float | None:
-        text = opts[name].strip()
-        return alibaba.parse_trace_time(text, _label(name)) if text else None
 
-    return alibaba.AlibabaOptions(
-        class_map=opts["class_map"],
-        te_max_gpu=number("te_max_gpu"),
-        te_max_hours=number("te_max_hours"),
-        gpu_accounting=opts["gpu_accounting"],
+def trace_options(opts: Mapping[str, str]) -> traces.TraceOptions:
+    """The gang-trace adapters' options from the sidebar (the size map's thresholds, CPU-only jobs
+    and compression are the Alibaba options' own fields)."""
+    return traces.TraceOptions(
+        class_map=None if opts["trace_class_map"] == "default" else opts["trace_class_map"],
+        te_max_gpu=_number(opts, "te_max_gpu"),
+        te_max_hours=_number(opts, "te_max_hours"),
         keep_cpu_only=opts["cpu_only"] == "keep",
-        window_start=time("window_start"),
-        window_end=time("window_end"),
-        include_running=opts["running"] != "exclude",
-        compress=number("compress"),
+        compress=_number(opts, "compress"),
     )
+
+
+#: Sidebar options of the gang-trace adapters only (not the Alibaba adapter's).
+_TRACE_ONLY = frozenset({"trace_class_map"})
+
+#: The sidebar's choices that stand for an adapter flag: option -> (the adapter's name, the flag's value).
+_FLAGS = {
+    "cpu_only": ("keep_cpu_only", lambda text: text == "keep"),
+    "running": ("include_running", lambda text: text != "exclude"),
+}
+
+
+def alibaba_options(opts: Mapping[str, str]) -> alibaba.AlibabaOptions:
+    """The adapter's options from the sidebar's text, parsed by simcore's one parser
+    (:func:`simcore.alibaba.options_from_values`); a bad value is named by its sidebar label."""
+    values: dict[str, object] = {}
+    labels: dict[str, str] = {}
+    for option in (o for o in UPLOAD_OPTIONS if o.alibaba and o.name not in _TRACE_ONLY):
+        name, value = option.name, opts[option.name]
+        if name in _FLAGS:
+            name, as_flag = _FLAGS[name]
+            values[name] = as_flag(value)
+        else:
+            values[name] = value
+        labels[name] = option.label
+    return alibaba.options_from_values(values, label=labels.__getitem__)
 
 
 def parse_cluster_upload(file_name: str, content: bytes) -> ClusterSpec:
@@ -249,7 +285,3 @@ def parse_cluster_upload(file_name: str, content: bytes) -> ClusterSpec:
         ).cluster
     except LimitExceeded as exc:
         raise _refusal(lim, exc, cluster_command(file_name)) from None
-
-
-def _label(name: str) -> str:
-    return next(o.label for o in UPLOAD_OPTIONS if o.name == name)

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from simcore import fmt
 from simcore.metrics import TRIO as TRIO_SOURCE
 from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.model import ClusterSpec, JobTable
@@ -99,19 +100,18 @@ def trio_cards(
 
     The change is the mean percent change against ``baseline`` with, over several seeds, its
     interval in brackets (:func:`trio_frame`); the baseline's own cards have no change."""
-    trio = trio.set_index(["policy", "metric"])
-    absolute = absolute.set_index(["policy", "metric"])
+    changes: dict[Any, dict[Hashable, Any]] = trio.set_index(["policy", "metric"]).to_dict("index")
+    values: dict[Any, Any] = absolute.set_index(["policy", "metric"])["value"].to_dict()
     out = []
     for policy in policies:
         row_cards = []
         for key, label in TRIO_LABELS.items():
-            value = absolute.loc[(policy, key), "value"]
-            row = trio.loc[(policy, key)]
+            row = changes[(policy, key)]
             delta = None
             if policy != baseline and not math.isnan(row["mean"]):
-                spread = f" [{row['lo']:+.1f}, {row['hi']:+.1f}]" if row["n"] > 1 and math.isfinite(row["lo"]) else ""
-                delta = f"{row['mean']:+.1f}%{spread}"
-            row_cards.append((label, "n/a" if math.isnan(value) else f"{value:.2f}", delta))
+                lo, hi = (row["lo"], row["hi"]) if row["n"] > 1 else (math.nan, math.nan)  # one seed: no interval
+                delta = fmt.pct_estimate(row["mean"], lo, hi)
+            row_cards.append((label, fmt.number(values[(policy, key)]), delta))
         out.append(row_cards)
     return out
 
@@ -184,15 +184,6 @@ def cdf_frame(jobs: Mapping[str, pd.DataFrame], max_points: int = 300) -> pd.Dat
     if not parts:
         return pd.DataFrame(columns=["policy", "job_class", "slowdown", "fraction"])
     return pd.concat(parts, ignore_index=True)
-
-
-def format_seconds(t: float) -> str:
-    """``t`` (seconds from the start) as ``day d hh:mm:ss``, as the Gantt's axis reads it."""
-    days, rest = divmod(float(t), 86400.0)
-    hours, rest = divmod(rest, 3600.0)
-    minutes, seconds = divmod(rest, 60.0)
-    sec = f"{seconds:06.3f}".rstrip("0").rstrip(".") if seconds % 1 else f"{int(seconds):02d}"
-    return f"day {int(days) + 1} {int(hours):02d}:{int(minutes):02d}:{sec.zfill(2)}"
 
 
 def resample_steps(frame: pd.DataFrame, columns: Sequence[str], bins: int = 400) -> pd.DataFrame:

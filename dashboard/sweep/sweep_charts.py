@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.shared.chart_style import finish_layout, policy_styles
+from dashboard.shared.plain import chart_text, chart_texts
 from dashboard.sweep.sweeps import pareto_mask
 from simcore.stats import BOOTSTRAP_NAME
 
@@ -24,16 +25,18 @@ def sweep_figure(
     ``sweep`` columns: value (the knob), policy, metric, n, mean, lo, hi. ``log_y`` for
     slowdowns (the bootstrap interval stays inside the seeds' values, so it stays on the axis).
     """
-    fig = make_subplots(rows=1, cols=len(metrics), subplot_titles=[label for _, label in metrics])
+    fig = make_subplots(rows=1, cols=len(metrics), subplot_titles=[chart_text(label) for _, label in metrics])
+    knob = chart_text(knob)
     styles = policy_styles(list(dict.fromkeys(sweep["policy"])))
     for col, (metric, _label) in enumerate(metrics, start=1):
         part = sweep[sweep["metric"] == metric]
         for policy, line in part.groupby("policy", sort=False):
             line = line.sort_values("value")
-            style = styles[policy]
+            style = styles[str(policy)]
+            label = chart_text(str(policy))
             fig.add_trace(
                 go.Scatter(
-                    x=line["value"],
+                    x=line["value"] if pd.api.types.is_numeric_dtype(line["value"]) else chart_texts(line["value"]),
                     y=line["mean"],
                     mode="lines+markers",
                     line={"color": style["color"], "dash": style["dash"]},
@@ -46,10 +49,10 @@ def sweep_figure(
                         "thickness": 1,
                     },
                     customdata=np.stack([line["lo"], line["hi"], line["n"]], axis=-1),
-                    name=policy,
-                    legendgroup=policy,
+                    name=label,
+                    legendgroup=label,
                     showlegend=col == 1,
-                    hovertemplate=f"{policy}<br>{knob} = %{{x}}<br>mean %{{y:.4g}}"
+                    hovertemplate=f"{label}<br>{knob} = %{{x}}<br>mean %{{y:.4g}}"
                     f"<br>{BOOTSTRAP_NAME} %{{customdata[0]:.4g}} to %{{customdata[1]:.4g}} (%{{customdata[2]}} seeds)<extra></extra>",
                 ),
                 row=1,
@@ -70,9 +73,10 @@ def pareto_figure(points: pd.DataFrame, knob: str, log: bool = True, height: int
     """
     fig = go.Figure()
     styles = policy_styles(list(dict.fromkeys(points["policy"])))
+    knob = chart_text(knob)
     for policy, part in points.groupby("policy", sort=False):
         part = part.sort_values("value")
-        style = styles[policy]
+        style = styles[str(policy)]
         fig.add_trace(
             go.Scatter(
                 x=part["te_p95"],
@@ -81,8 +85,8 @@ def pareto_figure(points: pd.DataFrame, knob: str, log: bool = True, height: int
                 line={"color": style["color"], "dash": style["dash"], "width": 1},
                 marker={"color": style["color"], "symbol": style["symbol"], "size": style["size"] + 1},
                 customdata=part["value"],
-                name=policy,
-                hovertemplate=f"{policy}, {knob} = %{{customdata:g}}<br>TE p95 %{{x:.3g}}<br>BE p95 %{{y:.3g}}<extra></extra>",
+                name=chart_text(policy),
+                hovertemplate=f"{chart_text(policy)}, {knob} = %{{customdata:g}}<br>TE p95 %{{x:.3g}}<br>BE p95 %{{y:.3g}}<extra></extra>",
             )
         )
     front = points[pareto_mask(points["te_p95"], points["be_p95"])].sort_values("te_p95")

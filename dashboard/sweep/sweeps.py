@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dashboard.shared import keys
 from dashboard.shared.demo import LOCAL, Limits
 from dashboard.shared.scenario import parse_policy_names
 from simcore import sweep
 from simcore.errors import UserError
-from simcore.metrics import TRIO_KEYS, TRIO_LABELS
+from simcore.metrics import TRIO_KEYS, TRIO_LABELS, versus
 from simcore.model import KNOB_HELP
 from simcore.presets import PRESETS
 from simcore.stats import bootstrap_mean
@@ -33,6 +34,9 @@ SWEEP_KNOBS: dict[str, tuple[str, str]] = {
     "grace": ("0,30,120,600", KNOB_HELP["grace"]),
     "restore": ("0,60,300,900", KNOB_HELP["restore"]),
     "min_runtime": ("0,600,3600", KNOB_HELP["min_runtime"]),
+    "save_time": ("0,15,30,45,60", KNOB_HELP["save_time"]),
+    "save_failure": ("0,0.25,0.5,0.75,1", KNOB_HELP["save_failure"]),
+    "preempt_budget": ("0,1,2,inf", KNOB_HELP["preempt_budget"]),
 }
 MAX_POINTS = LOCAL.max_sweep_values  # what a link may ask for; demo mode refuses more than its own limit
 MAX_SEEDS = LOCAL.max_seeds
@@ -151,38 +155,38 @@ def vet_link(settings: SweepSettings, lim: Limits) -> tuple[SweepSettings, list[
 
 def widget_values(s: SweepSettings) -> dict[str, Any]:
     return {
-        "s_preset": s.preset,
-        "s_jobs": s.jobs,
-        "s_knob": s.knob,
-        "s_values": s.values,
-        "s_policies": list(s.policies),
-        "s_baseline": s.baseline,
-        "s_seeds": s.seeds,
-        "s_workers": s.workers,
-        "s_dask": s.dask,
-        "_sweep_ran_for": replace(s, run=False) if s.run else None,
+        keys.S_PRESET.name: s.preset,
+        keys.S_JOBS.name: s.jobs,
+        keys.S_KNOB.name: s.knob,
+        keys.S_VALUES.name: s.values,
+        keys.S_POLICIES.name: list(s.policies),
+        keys.S_BASELINE.name: s.baseline,
+        keys.S_SEEDS.name: s.seeds,
+        keys.S_WORKERS.name: s.workers,
+        keys.S_DASK.name: s.dask,
+        keys.SWEEP_RAN_FOR.name: replace(s, run=False) if s.run else None,
     }
 
 
 def from_widgets(values: Mapping[str, Any]) -> SweepSettings:
-    policies = tuple(values.get("s_policies") or ("fifo",))
-    baseline = values.get("s_baseline")
+    policies = tuple(keys.S_POLICIES.maybe(values) or ("fifo",))
+    baseline = keys.S_BASELINE.maybe(values)
     return SweepSettings(
-        preset=str(values.get("s_preset", "demo")),
-        jobs=str(values.get("s_jobs", "")).strip(),
-        knob=str(values.get("s_knob", SweepSettings.knob)),
-        values=str(values.get("s_values", "")).strip(),
+        preset=str(keys.S_PRESET.get(values, "demo")),
+        jobs=str(keys.S_JOBS.get(values, "")).strip(),
+        knob=str(keys.S_KNOB.get(values, SweepSettings.knob)),
+        values=str(keys.S_VALUES.get(values, "")).strip(),
         policies=policies,
-        baseline=baseline if baseline in policies else policies[0],
-        seeds=int(values.get("s_seeds", 3)),
-        workers=int(values.get("s_workers", 0)),
-        dask=str(values.get("s_dask", "")).strip(),
+        baseline=baseline if baseline is not None and baseline in policies else policies[0],
+        seeds=int(keys.S_SEEDS.get(values, 3)),
+        workers=int(keys.S_WORKERS.get(values, 0)),
+        dask=str(keys.S_DASK.get(values, "")).strip(),
     )
 
 
 def trio_metrics(baseline: str) -> tuple[tuple[str, str], ...]:
     """(row column, label) of the trio against ``baseline``, as the sweep rows name it."""
-    return tuple((f"{key}_vs_{baseline}", f"{TRIO_LABELS[key]} vs baseline (%)") for key in TRIO_KEYS)
+    return tuple((versus(key, baseline), f"{TRIO_LABELS[key]} vs baseline (%)") for key in TRIO_KEYS)
 
 
 P95_METRICS = (("TE_slowdown_p95", "TE p95 slowdown"), ("BE_slowdown_p95", "BE p95 slowdown"))

@@ -5,9 +5,10 @@ vectorised (:class:`Candidates`) is numpy; what the engine reads one job at a ti
 event is a Python list, whose element reads are several times faster than numpy's.
 A job's *segment* is one run from a start to its finish or preemption; ``kept`` is the
 work saved before the current segment, so ``work_left = duration - kept`` (DESIGN.md
-section 2: what a preemption keeps depends on the checkpoint mode). A gang (``workers`` > 1)
-is one job here: one segment, one token, one progress; ``node`` is worker 0's and
-``gang_nodes`` holds every worker's node, in worker order (DESIGN.md rule 10).
+section 2: what a preemption keeps depends on the checkpoint mode; with ``on_preempt`` a save
+that fails keeps nothing new, :mod:`simcore.saves`). A gang (``workers`` > 1) is one job here:
+one segment, one token, one progress; ``node`` is worker 0's and ``gang_nodes`` holds every
+worker's node, in worker order (DESIGN.md rule 10).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 
 from simcore.model import JobTable, SimConfig
 from simcore.policies import Candidates
+from simcore.saves import failure_probability
 
 
 class JobState:
@@ -38,6 +40,7 @@ class JobState:
         self._restore = config.restore
         self._mode = config.checkpoint
         self._interval = config.checkpoint_interval
+        self._p_fail = failure_probability(config)
         self.node = np.full(n, -1, dtype=np.int64)  # current or last node
         self.first_start = [math.nan] * n
         self.finish = [math.nan] * n
@@ -65,13 +68,19 @@ class JobState:
             self.seg_restore[j] = restore
         return now + restore + self.work_left[j]
 
-    def signal(self, j: int, now: float) -> None:
-        """`j` is preempted at `now`: progress stops, and what the checkpoint mode does not keep is lost."""
+    def signal(self, j: int, now: float, save_failed: bool = False) -> None:
+        """`j` is preempted at `now`: progress stops, and what the checkpoint mode does not keep is lost
+        (with `save_failed`, the on_preempt save failed: the work since the last successful save or start)."""
         progress = max(0.0, now - self.seg_start[j] - self.seg_restore[j])  # none while restoring
         total = self.kept[j] + progress
-        kept = total - float(self._lost_if_signalled(np.array([total]))[0])
-        on_preempt = self._mode == "on_preempt"  # the grace period saves it all, from the signal on
-        self.last_ckpt[j] = now if on_preempt else self._last_checkpoint(np.array([j]), np.array([total]))[0]
+        if save_failed:
+            kept = float(self.kept[j])  # and last_ckpt stays that of the last successful save
+        elif self._mode == "on_preempt":  # the grace period saves it all, from the signal on
+            kept = total
+            self.last_ckpt[j] = now
+        else:
+            kept = total - float(self._lost_if_signalled(np.array([total]), self.kept[[j]])[0])
+            self.last_ckpt[j] = self._last_checkpoint(np.array([j]), np.array([total]))[0]
         self.lost[j] += total - kept
         self.kept[j] = kept
         self.work_left[j] = self.dur[j] - kept
@@ -86,13 +95,17 @@ class JobState:
             jobs = jobs[self.seg_start[jobs] + min_runtime <= now]
         progress = np.maximum(0.0, now - self.seg_start[jobs] - self.seg_restore[jobs])
         total = self.kept[jobs] + progress
+        lost_now = self._lost_if_signalled(total, self.kept[jobs])
+        # with on_preempt: P(the save fails) x the work since the last successful save or start
+        expected = self._p_fail * (total - self.kept[jobs]) if self._mode == "on_preempt" else lost_now
         c = Candidates(
             job=jobs,
             node=self.node[jobs],
             req=self.req[jobs],
             seg_start=self.seg_start[jobs],
             remaining=self.dur[jobs] - total,
-            lost_now=self._lost_if_signalled(total),
+            lost_now=lost_now,
+            expected_loss=expected,
             preemptions=self.preemptions[jobs],
             rank=self.order_rank[jobs],
             last_checkpoint=self._last_checkpoint(jobs, total),
@@ -135,10 +148,11 @@ class JobState:
         during = self.seg_start[jobs] + self.seg_restore[jobs] + (saved - kept)
         return np.where(saved > kept, during, before)
 
-    def _lost_if_signalled(self, total: np.ndarray) -> np.ndarray:
-        """Of `total` attained service, what a signal now would lose."""
+    def _lost_if_signalled(self, total: np.ndarray, kept: np.ndarray) -> np.ndarray:
+        """Of `total` attained service (`kept` of it saved before), what a signal now surely loses: with on_preempt
+        nothing, unless every save fails (save_time > grace, save_failure 1): then the work since the last save."""
         if self._mode == "on_preempt":
-            return np.zeros_like(total)
+            return total - kept if self._p_fail >= 1.0 else np.zeros_like(total)
         if self._mode == "none":
             return total.copy()
         c = self._interval

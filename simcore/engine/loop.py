@@ -15,15 +15,17 @@ life cycle with one event row per worker; where its workers go is chosen in
 
 from __future__ import annotations
 
+import math
 import time as wallclock
 
 import numpy as np
 import simpy
 
 from simcore import units
-from simcore.engine import gang
+from simcore.engine.budget import PreemptionBudget
 from simcore.engine.cluster import ClusterState
 from simcore.engine.eventlog import EventLog
+from simcore.engine.gang import GangRun, read_only
 from simcore.engine.jobstate import JobState
 from simcore.engine.pending import UNBOUNDED, Waiting
 from simcore.engine.queue_order import job_order
@@ -32,15 +34,19 @@ from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
 from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.policies import Candidates, Preemption, PreemptionView, decision, get_policy
+from simcore.policies.base import Explained
 from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
+from simcore.saves import SaveDraws
+from simcore.workload.fit import fits_empty_cluster
 
 __all__ = ["job_order", "simulate"]
 
 _UNBOUNDED = (UNBOUNDED, UNBOUNDED, UNBOUNDED)
 
 
-class _Run:
-    """One run: the clock, the life cycle and the pass, over the run's state."""
+class _Run(GangRun):
+    """One run: the clock, the life cycle and the pass, over the run's state (a gang's
+    branches: :class:`~simcore.engine.gang.GangRun`)."""
 
     def __init__(self, jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_decisions: bool = False) -> None:
         self.cfg = config
@@ -63,6 +69,9 @@ class _Run:
         arrivals = np.argsort(order_rank)  # submit time, then job_id
         self.timeline = Timeline(arrivals.tolist(), jobs.submit_time[arrivals].tolist(), self.js.token, self.running)
         self.rng = np.random.default_rng(config.seed)
+        self.saves = SaveDraws(config)
+        limited = self.preemptive and not math.isinf(config.preempt_budget)
+        self.budget = PreemptionBudget(config.preempt_budget) if limited else None
         self.decisions: list[dict] | None = [] if record_decisions else None  # None: not recorded, no work
         if record_decisions:
             self.names = (jobs.job_id.astype(str).tolist(), list(cluster.names))
@@ -72,7 +81,7 @@ class _Run:
     # -- the clock (rule 1) ---------------------------------------------------------------
     def process(self, env: simpy.Environment):
         waiting, log = self.waiting, self.log
-        for t, finished, released, arrived in self.timeline.instants(waiting.te):
+        for t, finished, released, arrived in self.timeline.instants(self._pass_may_act, self.waiting.te):
             now = env.now
             yield env.timeout(t - now if t > now else 0)
             self.now = t
@@ -88,6 +97,16 @@ class _Run:
             freed = self._pass(joining)
             if freed:  # released within the pass (grace 0): they join after it
                 waiting.add(freed)
+
+    def _pass_may_act(self) -> bool:
+        """May a pass run now, with nothing new since the last instant, change anything (a
+        min_runtime wake-up, DESIGN.md section 4)? Only when a TE job waits (the job that reached
+        min_runtime may be its victim) or when room was given back since the pending jobs were
+        last looked at (victims released within the last pass with grace 0 joined after it; a
+        reservation returned during it). Else every pending job is BE and did not fit on the room
+        there still is, so the pass would place nobody: it is skipped (see :meth:`_pass`)."""
+        w = self.waiting
+        return bool(w.te) or (len(w) > 0 and self.cl.version != self.version_seen)
 
     # -- the life cycle -------------------------------------------------------------------
     def _start(self, j: int, k: int, nodes: list[int] | None = None) -> None:
@@ -116,7 +135,9 @@ class _Run:
     def _signal(self, j: int) -> None:
         """Preempt `j`: progress stops now; it holds its resources for the grace period."""
         js = self.js
-        js.signal(j, self.now)
+        before = float(js.lost[j])
+        js.signal(j, self.now, self.saves.failed())
+        self.log.signalled(float(js.lost[j]) - before)
         self.running.remove(j)
         nodes = js.gang_nodes.get(j) if self.gangs else None
         for k in nodes or (int(js.node[j]),):  # a gang: one row per worker
@@ -134,14 +155,6 @@ class _Run:
         self.book.released(j, k)
         self.log.add(self.now, j, RELEASE, k)
 
-    def _release_gang(self, j: int, nodes: list[int]) -> None:
-        """:meth:`_release` for a gang: every worker's node, then one row per worker."""
-        for n in nodes:
-            self.cl.release(n, self.js.req_list[j])
-        self.book.released_gang(j, nodes)
-        for n in nodes:
-            self.log.add(self.now, j, RELEASE, n)
-
     def _finish(self, j: int) -> None:
         js = self.js
         if self.gangs and j in js.gang_nodes:
@@ -153,17 +166,6 @@ class _Run:
         if self.preemptive and not js.is_te_list[j]:
             self.running.remove(j)
         self.log.add(self.now, j, FINISH, k)
-
-    def _finish_gang(self, j: int, nodes: list[int]) -> None:
-        """:meth:`_finish` for a gang: every worker's node freed, one row per worker."""
-        js = self.js
-        for k in nodes:
-            self.cl.release(k, js.req_list[j])
-        js.finish[j] = self.now
-        if self.preemptive and not js.is_te_list[j]:
-            self.running.remove(j)
-        for k in nodes:
-            self.log.add(self.now, j, FINISH, k)
 
     # -- the pass (rule 3) ----------------------------------------------------------------
     def _pass(self, joining: list[int]) -> tuple[int, ...]:
@@ -276,6 +278,7 @@ class _Run:
             return None
         k, victims = chosen
         book.nominate(j, k, victims)
+        self.log.nominated(j, k, int(js.req_list[j][2] - book.held(j)[2]))
         for v in victims:
             self._signal(v)
         if self.cfg.grace > 0:
@@ -286,97 +289,65 @@ class _Run:
         self._start(j, k)
         return tuple(victims)
 
-    def _try_gang(self, j: int) -> tuple[int, ...] | None:
-        """:meth:`_try_job` for a gang: all its workers placed, or none (DESIGN-gangs points 1, 6-13)."""
-        cl, book, js = self.cl, self.book, self.js
-        req, w = js.req[j], js.workers_list[j]
-        if book.node_of(j) is not None:  # nominated: placed once every worker fits, reservations pooled
-            nodes = gang.place_nominated(cl, book.gang_held(j), req)
-            if nodes is not None:
-                book.drop(j)
-                self._start(j, nodes[0], nodes)
-                return ()
-            if book.in_grace(j):
-                return None  # no new search while a victim checkpoints (point 13)
-            book.drop(j)  # all released and still no fit: satisfied afresh
-        # no node has more than top (no numpy call); else the count of room for all is exact
-        (r0, r1, r2), top = js.req_list[j], cl.top()
-        if r0 <= top[0] and r1 <= top[1] and r2 <= top[2] and gang.room_for(cl.avail, req) >= w:
-            nodes = gang.place(cl, cl.avail, req, w)
-            assert nodes is not None
-            self._start(j, nodes[0], nodes)
-            return ()
-        if not (self.preemptive and js.is_te_list[j]):
-            return None
-        cands = js.candidates(self.running.jobs(), self.now, self.min_runtime)
-        recorded = len(self.decisions) if self.decisions is not None else 0
-        tentative, victims, failed_at = gang.satisfy(
-            cl, req, w, cands, lambda avail, pool: self._search(j, avail, pool)
-        )
-        if failed_at is not None:
-            if self.decisions is not None:  # only the search that failed is kept: nobody was signalled
-                del self.decisions[recorded:-1]
-                if victims:  # earlier workers' victims were left out of its candidates: its own reason misleads
-                    self.decisions[-1]["reason"] = decision.GANG_UNSATISFIED
-            return None
-        book.nominate_gang(j, tentative, victims)
-        for v in victims:
-            self._signal(v)
-        if self.cfg.grace > 0:
-            return None
-        for v in victims:
-            self._release(v)
-        nodes = gang.place_nominated(cl, book.gang_held(j), req)
-        assert nodes is not None  # every victim has released: the tentative nodes have the room
-        book.drop(j)
-        self._start(j, nodes[0], nodes)
-        return tuple(victims)
-
-    def _search(self, te: int, avail: np.ndarray, cands: Candidates) -> tuple[int, tuple[int, ...]] | None:
-        """One victim search for (one worker of) TE job `te` on the room `avail`: (node, victim entries)."""
-        cl = self.cl
-        view = PreemptionView(self.now, self.js.req[te], cl.cap, cl.inv_cap, avail, cands, self.cfg, self.rng)
-        pre = self.policy.victims(view) if self.decisions is None else self._decide(te, view)
-        return None if pre is None else (pre.node, pre.victims)
-
     def _ask_policy(self, te: int) -> tuple[int, list[int]] | None:
         """The policy's victims for TE job `te` as (node, victim jobs in signal order), or None."""
-        cl = self.cl
-        cands = self.js.candidates(self.running.jobs(), self.now, self.min_runtime)
-        view = PreemptionView(self.now, self.js.req[te], cl.cap, cl.inv_cap, _ro(cl.avail), cands, self.cfg, self.rng)
+        cands, everyone = self._candidates()
+        view = self._view(te, read_only(self.cl.avail), cands, everyone)
+        if self._budget_spent(te, view):
+            return None
         pre = self.policy.victims(view) if self.decisions is None else self._decide(te, view)
         if pre is None:
             return None
+        if self.budget is not None:
+            self.budget.spend(self.now)
         return pre.node, [int(cands.job[p]) for p in pre.victims]
+
+    def _candidates(self) -> tuple[Candidates, Candidates | None]:
+        """The victim candidates now, and every running BE job when ``min_runtime`` exempts some
+        (for what their finishes free: fitdelay), else None."""
+        running = self.running.jobs()
+        cands = self.js.candidates(running, self.now, self.min_runtime)
+        shown = len(cands) if not self.js.gang_nodes else len(set(cands.job.tolist()))  # a gang: an entry per node
+        return cands, self.js.candidates(running, self.now, 0.0) if shown < len(running) else None
+
+    def _view(self, te: int, avail: np.ndarray, cands: Candidates, everyone: Candidates | None) -> PreemptionView:
+        """What the policy sees for (a worker of) TE job `te` on the read-only room `avail`."""
+        cl = self.cl
+        return PreemptionView(self.now, self.js.req[te], cl.cap, cl.inv_cap, avail, cands, self.cfg, self.rng, everyone)
+
+    def _budget_spent(self, te: int, view: PreemptionView) -> bool:
+        """Is the preemption budget spent (once per TE job, before the policy is asked)? Then a pass
+        is due when it frees up, and the decision is recorded with the policy not asked (nothing drawn)."""
+        if self.budget is None:
+            return False
+        frees_at = self.budget.frees_at(self.now)
+        if frees_at is None:
+            return False
+        if frees_at < math.inf:
+            self.timeline.budget_wake_at(frees_at)
+        self._record(te, view, Explained(None, ()), decision.BUDGET_SPENT)
+        return True
 
     def _decide(self, te: int, view: PreemptionView) -> Preemption | None:
         """Ask the policy to explain its choice, and record the decision."""
-        ids, nodes = self.names
         explained = self.policy.explain(view)
-        running = len(self.running)  # before min_runtime: the reason tells them apart
-        assert self.decisions is not None
-        self.decisions.append(decision.record(self.policy, view, explained, ids[te], ids, nodes, running))
+        self._record(te, view, explained)
         return explained.preemption
 
-
-def _ro(a: np.ndarray) -> np.ndarray:
-    """A read-only view: a policy sees the engine's arrays without a copy and cannot change them."""
-    v = a.view()
-    v.flags.writeable = False
-    return v
+    def _record(self, te: int, view: PreemptionView, explained: Explained, why: str | None = None) -> None:
+        """Keep the decision record, when decisions are recorded; `why` overrides the reason told."""
+        if self.decisions is None:
+            return
+        ids, nodes = self.names
+        running = len(self.running)  # before min_runtime: the reason tells them apart
+        self.decisions.append(decision.record(self.policy, view, explained, ids[te], ids, nodes, running, why))
 
 
 def simulate(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_decisions: bool = False) -> SimResult:
     """Run one simulation. Jobs that fit on no node are left out and listed. With
     `record_decisions`, every ask for victims is kept as a decision record (``result.decisions``)."""
     t0 = wallclock.perf_counter()
-    cap = units.capacities(cluster.capacity_matrix(), cluster.names)
-    shapes, inverse = np.unique(units.requests(jobs.request), axis=0, return_inverse=True)
-    shape_fits = np.any(np.all(cap[None, :, :] >= shapes[:, None, :], axis=2), axis=1)
-    fits_somewhere = shape_fits[inverse.reshape(-1)]
-    if jobs.has_gangs:  # a gang must fit whole on the empty cluster
-        empty = ClusterState(cluster, config.placement)
-        fits_somewhere &= ~gang.unschedulable(empty, units.requests(jobs.request), np.asarray(jobs.workers))
+    fits_somewhere = fits_empty_cluster(jobs, cluster)  # a gang: all its workers at once
     unschedulable = tuple(str(x) for x in jobs.job_id[~fits_somewhere])
     sim_jobs = _subset(jobs, fits_somewhere) if len(unschedulable) else jobs
     run = _Run(sim_jobs, cluster, config, record_decisions)
@@ -401,6 +372,8 @@ def simulate(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_dec
         unschedulable=unschedulable,
         wall_seconds=wallclock.perf_counter() - t0,
         decisions=tuple(run.decisions or ()),
+        signal_lost=np.array(run.log.lost, dtype=float),
+        nominations=np.array(run.log.nominations, dtype=np.int64).reshape(-1, 4),
     )
 
 

@@ -1,7 +1,8 @@
 """The instants of a run: when something happens, and what.
 
 Arrivals are known up front (a sorted list). The engine's own events, finishes, releases
-(ends of grace periods) and min_runtime wake-ups, are scheduled as the run goes, in a heap.
+(ends of grace periods), min_runtime wake-ups and preemption-budget wake-ups, are scheduled
+as the run goes, in a heap.
 A preemption invalidates a scheduled finish (SimPy timeouts cannot be cancelled, and a heap
 entry cannot be found cheaply), so finishes and wake-ups carry the job's preemption token
 and an entry whose token is no longer the job's is stale and skipped.
@@ -15,11 +16,12 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterator, Sized
+from collections.abc import Callable, Iterator, Sized
 
 from simcore.engine.running import RunningTable
 
-FINISH, RELEASE, WAKE = 0, 1, 2  # WAKE: a running BE job's segment reaches min_runtime (no event row)
+FINISH, RELEASE, WAKE, BUDGET = 0, 1, 2, 3  # WAKE: a running BE job's segment reaches min_runtime (no event row)
+# BUDGET: the preemption budget frees up (no event row)
 
 
 class Timeline:
@@ -31,6 +33,7 @@ class Timeline:
         self._token = token
         self._running = running
         self._heap: list[tuple[float, int, int, int, int]] = []
+        self._budget_wake = math.nan  # the budget wake-up last scheduled
 
     def finish_at(self, t: float, order: int, j: int, token: int) -> None:
         heapq.heappush(self._heap, (t, FINISH, order, j, token))
@@ -41,11 +44,20 @@ class Timeline:
     def wake_at(self, t: float, order: int, j: int, token: int) -> None:
         heapq.heappush(self._heap, (t, WAKE, order, j, token))
 
-    def instants(self, te_waiting: Sized) -> Iterator[tuple[float, list[int], list[int], list[int]]]:
+    def budget_wake_at(self, t: float) -> None:
+        """A pass at `t`, when the spent preemption budget frees up (once per instant)."""
+        if t != self._budget_wake:
+            self._budget_wake = t
+            heapq.heappush(self._heap, (t, BUDGET, 0, 0, 0))
+
+    def instants(
+        self, pass_may_act: Callable[[], bool], te_waiting: Sized
+    ) -> Iterator[tuple[float, list[int], list[int], list[int]]]:
         """Each instant at which something happens, in time order, as (time, the jobs that finish,
         release, arrive then), each in event order. Entries scheduled while the caller handles an
-        instant count from the next one on. `te_waiting`: the pending TE jobs, read live (only
-        whether there are any)."""
+        instant count from the next one on. `pass_may_act()`: False only when a pass run now, on
+        the state the last instant left, provably changes nothing; asked when a wake-up comes
+        before anything else, so a wake-up is skipped exactly when its pass would be a no-op."""
         # one generator rather than a call per step: its locals persist between instants
         heap, token, running, arrivals, times = self._heap, self._token, self._running, self._arrivals, self._times
         heappop, a = heapq.heappop, 0
@@ -53,11 +65,16 @@ class Timeline:
             next_arrival = times[a]
             while heap:
                 t, kind, _, j, tok = heap[0]
+                if kind == BUDGET:
+                    if not te_waiting and t <= next_arrival:  # no TE job left to preempt for
+                        heappop(heap)
+                        continue
+                    break
                 if kind != RELEASE and (
                     tok != token[j]  # preempted since
-                    # a wake-up is worth an instant only for a running job while a TE job waits and
-                    # nothing else happens first (a TE job that comes later finds the job a candidate)
-                    or (kind == WAKE and (j not in running or (not te_waiting and t <= next_arrival)))
+                    # a wake-up is worth an instant of its own only for a running job whose pass may
+                    # act; one at an arrival's time shares that instant (and is popped with it)
+                    or (kind == WAKE and (j not in running or (t < next_arrival and not pass_may_act())))
                 ):
                     heappop(heap)
                     continue

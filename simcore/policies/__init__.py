@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from simcore.knobs import own_knobs, policy_knobs
 from simcore.model import SimConfig
 from simcore.policies import decision
 from simcore.policies.base import Candidates, Policy, Preemption, PreemptionView
@@ -24,8 +25,7 @@ from simcore.policies.simple import FIFO, PRIORITY
 #: the registry, in the order policies are listed; kept by register() together with the two below
 POLICIES: dict[str, Policy] = {}
 POLICY_HELP: dict[str, str] = {}
-#: the knobs that belong to each policy; min_runtime belongs to every preemptive one
-PREEMPTIVE_KNOBS = ("min_runtime",)
+#: the knobs that belong to each policy (its own, then every preemptive one's), from simcore.knobs
 POLICY_KNOBS: dict[str, tuple[str, ...]] = {}
 
 
@@ -35,7 +35,7 @@ def register(policy: Policy) -> None:
         raise ValueError(f"policy {policy.name!r} is already registered")
     POLICIES[policy.name] = policy
     POLICY_HELP[policy.name] = policy.help
-    POLICY_KNOBS[policy.name] = (*getattr(policy, "knobs", ()), *(PREEMPTIVE_KNOBS if policy.preemptive else ()))
+    POLICY_KNOBS[policy.name] = policy_knobs(policy.name, policy.preemptive)
 
 
 def unregister(name: str) -> None:
@@ -55,7 +55,7 @@ def get_policy(name: str, config: SimConfig | None = None) -> Policy:
         policy = POLICIES[name]
     except KeyError:
         raise ValueError(f"unknown policy {name!r} (known: {', '.join(POLICIES)})") from None
-    own = getattr(policy, "knobs", ())
+    own = own_knobs(name)
     if config is None or not own:
         return policy
     return replace(policy, **{k: getattr(config, k) for k in own})  # type: ignore[type-var]

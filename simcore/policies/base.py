@@ -37,7 +37,8 @@ class Candidates:
     req: np.ndarray  # (m x 3) integer units
     seg_start: np.ndarray  # start of the current run segment
     remaining: np.ndarray  # run time still needed if signalled now (progress kept)
-    lost_now: np.ndarray  # work that a signal now would lose (checkpoint mode)
+    lost_now: np.ndarray  # work that a signal now would lose (checkpoint mode; an on_preempt save that surely fails)
+    expected_loss: np.ndarray  # lost_now, or with on_preempt P(save fails) x work since the last successful save
     preemptions: np.ndarray
     rank: np.ndarray  # job order: submit time, then job_id
     # checkpoint-aware information (nothing about the checkpoint rule itself changes)
@@ -83,6 +84,13 @@ class PreemptionView:
     candidates: Candidates
     config: SimConfig
     rng: np.random.Generator  # the run's generator (seeded from config.seed)
+    #: every running BE job, victim candidate or not (``min_runtime`` exempts some); None: the candidates
+    running: Candidates | None = None
+
+    @property
+    def running_be(self) -> Candidates:
+        """Every running BE job (not preempting), in job order: the candidates and those ``min_runtime`` exempts."""
+        return self.candidates if self.running is None else self.running
 
     def fits(self, total: np.ndarray) -> bool:
         """Does the TE job fit in `total` resources (rule 4)? Compared as Python integers: exact, and
@@ -149,10 +157,6 @@ class Policy(Protocol):
 
     @property
     def help(self) -> str: ...
-
-    @property
-    def knobs(self) -> tuple[str, ...]:  # its own knobs, fields of the policy (the mechanics knobs are everyone's)
-        ...
 
     @property
     def key(self) -> tuple[tuple[str, str], ...]:

@@ -4,7 +4,8 @@ Every time the engine asks the policy for victims it can record one decision (of
 The evaluator explains every preemptive policy alike (:class:`~simcore.policies.base.Explained`:
 its choice and each node it weighed, best first, with the named values of its ordering key); this module
 turns that into the record of DESIGN.md section 6, and tells the reason when there are no
-victims. Reasons are checked in this order, each about the jobs left by the one before:
+victims. The engine's preemption budget (``preempt_budget``) comes first: while it is spent the
+policy is not asked. Then reasons are checked in this order, each about the jobs left by the one before:
 running BE jobs at all, ``min_runtime``, then the policy's caps (fitgpp: ``P``, then ``s``; fitdelay may wait first),
 then whether removing every job left on some node makes room. A record whose victims hold
 more nodes than the one searched (a gang victim) lists them all under ``nodes``.
@@ -25,10 +26,12 @@ CAPPED_BY_P = "all capped by P"
 LARGER_THAN_S = "all larger than s"
 FREES_WITHIN_GRACE = "a BE job frees the room within grace"  # fitdelay with periodic or no checkpoints: it waits
 NO_NODE_FEASIBLE = "no node feasible"
+BUDGET_SPENT = "preemption budget spent"  # preempt_budget: the policy is not asked
 #: a TE gang's worker found neither room nor victims once earlier workers had chosen theirs (DESIGN-gangs point 9)
 GANG_UNSATISFIED = "a later worker of the gang gets neither room nor victims"
 REASONS = (
-    NO_RUNNING_BE, WITHIN_MIN_RUNTIME, CAPPED_BY_P, FREES_WITHIN_GRACE, LARGER_THAN_S, NO_NODE_FEASIBLE, GANG_UNSATISFIED,
+    BUDGET_SPENT, NO_RUNNING_BE, WITHIN_MIN_RUNTIME, CAPPED_BY_P, FREES_WITHIN_GRACE, LARGER_THAN_S, NO_NODE_FEASIBLE,
+    GANG_UNSATISFIED,
 )  # fmt: skip
 
 
@@ -54,8 +57,10 @@ def record(
     job_ids: Sequence[str],
     node_names: Sequence[str],
     running_be: int,
+    why: str | None = None,
 ) -> dict[str, Any]:
-    """One decision as a JSON-ready dict. `job_ids` and `node_names` map engine indices to names."""
+    """One decision as a JSON-ready dict. `job_ids` and `node_names` map engine indices to names; `why`,
+    when given, is the reason (the engine's: the preemption budget is spent)."""
     jobs = view.candidates.job
     names = [name for name, _ in policy.key]
     pre = explained.preemption
@@ -77,7 +82,7 @@ def record(
         "victims": victims,
         "key": [list(k) for k in policy.key],
         "candidates": candidates,
-        "reason": reason(policy, view, running_be) if not victims else None,
+        "reason": None if victims else why or reason(policy, view, running_be),
     }
     if pre is not None:
         held = held_nodes(view, pre.victims)

@@ -20,14 +20,15 @@ returns the same choice and each node's best set, best first (:mod:`simcore.poli
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import ClassVar, NamedTuple
 
 import numpy as np
 
-from simcore.knobs import KNOB_RANGES
+from simcore import knobs
 from simcore.policies.base import Cap, Explained, NodeOption, Preemption, PreemptionView
 
 
@@ -52,20 +53,24 @@ class VictimSets(NamedTuple):
 class PreemptivePolicy:
     """A preemptive policy as a plugin of the evaluator; subclasses are frozen dataclasses.
 
-    Its own knobs (``knobs``, e.g. fitgpp's ``P`` and ``s``) are its dataclass fields, each
-    checked against its range (:data:`simcore.knobs.KNOB_RANGES`) when the policy is built;
+    Its own knobs are the ones :data:`simcore.knobs.KNOBS` declares for it by name (``used_by``,
+    e.g. fitgpp's ``P`` and ``s``): each is a dataclass field defaulting to the knob's default
+    (:func:`simcore.knobs.default`), checked against the knob's range when the policy is built;
     :func:`simcore.policies.get_policy` builds it with their values from a run's config."""
 
     name: ClassVar[str]
     help: ClassVar[str]
     key: ClassVar[tuple[tuple[str, str], ...]]  # (name, "min" | "max" | "drawn"), which is better
-    knobs: ClassVar[tuple[str, ...]] = ()  # its own knobs; the mechanics knobs are everyone's
     preemptive: ClassVar[bool] = True
     fifo_order: ClassVar[bool] = False  # queue by submit time only (else TE first)
 
     def __post_init__(self) -> None:
-        for name in self.knobs:
-            KNOB_RANGES[name].check(name, getattr(self, name))
+        own = knobs.own_knobs(self.name)
+        fields = tuple(f.name for f in dataclasses.fields(self))
+        if set(fields) != set(own):  # a field no knob declares would never be set from a run's config
+            raise TypeError(f"policy {self.name!r}: fields {fields} are not its knobs {own} (simcore.knobs)")
+        for name in own:
+            knobs.KNOBS[name].check(getattr(self, name))
 
     # -- what a policy writes ---------------------------------------------------------------
     def caps(self, view: PreemptionView) -> tuple[Cap, ...]:
@@ -103,46 +108,63 @@ def allowed(policy: PreemptivePolicy, view: PreemptionView) -> np.ndarray:
 
 def choose(policy: PreemptivePolicy, view: PreemptionView) -> Preemption | None:
     """The node and victims (in signal order), or None when no node is feasible."""
-    pos = allowed(policy, view)
-    if len(pos) == 0:
-        return None
-    if _drawn(policy):
-        drawn = _draw(policy, view, pos)
-        return None if drawn is None else drawn[2]
-    batch = policy.all_nodes(view, pos)
-    if batch is not None:
-        i = int(_order(policy, batch)[0])
-        return Preemption(int(batch.node[i]), _signal_order(view, batch.victims[i]))
-    best = min(_per_node(policy, view, pos), key=itemgetter(0), default=None)
-    return None if best is None else Preemption(best[1], _signal_order(view, best[2].victims))
+    return _weigh(policy, view)[0]
 
 
 def explain(policy: PreemptivePolicy, view: PreemptionView) -> Explained:
     """The same choice as :func:`choose`, and every node weighed with its best set, best first."""
+    chosen, options = _weigh(policy, view)
+    return Explained(chosen, options())
+
+
+#: the options of a choice, built only when asked (the engine asks only to explain)
+Options = Callable[[], tuple[NodeOption, ...]]
+
+
+def _no_options() -> tuple[NodeOption, ...]:
+    return ()
+
+
+def _weigh(policy: PreemptivePolicy, view: PreemptionView) -> tuple[Preemption | None, Options]:
+    """The one pipeline of :func:`choose` and :func:`explain`: the choice, and every node weighed
+    with its best set, best first (the choice's node first)."""
     pos = allowed(policy, view)
     if len(pos) == 0:
-        return Explained(None, ())
+        return None, _no_options
     if _drawn(policy):
         drawn = _draw(policy, view, pos)
         if drawn is None:
-            return Explained(None, ())
+            return None, _no_options
         d, feasible, pre = drawn
-        others = [NodeOption(k, (), (i,)) for i, k in enumerate(feasible) if i != d]
-        return Explained(pre, (NodeOption(pre.node, pre.victims, (d,)), *others))
+        # every feasible node, its key the draw that picks it; no set is drawn on the others
+        return pre, lambda: (
+            NodeOption(pre.node, pre.victims, (d,)),
+            *(NodeOption(k, (), (i,)) for i, k in enumerate(feasible) if i != d),
+        )
     batch = policy.all_nodes(view, pos)
     if batch is not None:
         order = _order(policy, batch)
-        firsts = order[np.sort(np.unique(batch.node[order], return_index=True)[1])]  # each node's best, best first
-        rows = tuple(
-            NodeOption(
-                int(batch.node[i]), _signal_order(view, batch.victims[i]), tuple(col[i].item() for col in batch.values)
+
+        def batch_options() -> tuple[NodeOption, ...]:
+            firsts = order[np.sort(np.unique(batch.node[order], return_index=True)[1])]  # each node's best, best first
+            values = batch.values
+            return tuple(
+                _option(view, int(batch.node[i]), batch.victims[i], [c[i].item() for c in values]) for i in firsts
             )
-            for i in firsts.tolist()
-        )
-    else:
-        ranked = sorted(_per_node(policy, view, pos), key=itemgetter(0))
-        rows = tuple(NodeOption(k, _signal_order(view, s.victims), tuple(s.values)) for _, k, s in ranked)
-    return Explained(Preemption(rows[0].node, rows[0].victims) if rows else None, rows)
+
+        i = int(order[0])
+        return Preemption(int(batch.node[i]), _signal_order(view, batch.victims[i])), batch_options
+    ranked = sorted(_per_node(policy, view, pos), key=itemgetter(0))  # a few nodes: the sort costs nothing
+    if not ranked:
+        return None, _no_options
+    _, node, best = ranked[0]
+    return Preemption(node, _signal_order(view, best.victims)), lambda: tuple(
+        _option(view, k, s.victims, s.values) for _, k, s in ranked
+    )
+
+
+def _option(view: PreemptionView, k: int, victims: Iterable[int], values: Iterable) -> NodeOption:
+    return NodeOption(k, _signal_order(view, victims), tuple(values))
 
 
 def _drawn(policy: PreemptivePolicy) -> bool:

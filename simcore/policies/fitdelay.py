@@ -2,28 +2,35 @@
 
 fitgpp (our reconstruction of the paper's approach) ranks victim sets lexicographically:
 fewest victims, then the tightest fit, and only then the work a signal now would lose. When
-checkpoints are rare (``periodic``) or absent (``none``) that order throws away hours of work
-to save a little room. fitdelay reads the ``checkpoint`` mode:
+checkpoints are rare (``periodic``), absent (``none``) or unreliable (``on_preempt`` with
+``save_time > grace`` or ``save_failure > 0``) that order throws away hours of work to save a
+little room. fitdelay reads the ``checkpoint`` mode and the saves' failure probability p
+(:func:`simcore.saves.failure_probability`):
 
-* ``on_preempt`` (a signal loses nothing): it *is* fitgpp, ``P`` and ``s`` caps included. Its
-  delay key below then orders sets exactly as fitgpp's slack does (tested event for event).
-* ``periodic`` and ``none`` (a signal loses work). It keeps fitgpp's search (1- and 2-victim
-  sets exactly, a greedy larger set only when none exists), its ``s`` cap and fewest victims
-  first, then takes the set with the least *BE delay*, in seconds, its victims will pay:
+* ``on_preempt`` with p = 0 (a signal loses nothing): it *is* fitgpp, ``P`` and ``s`` caps
+  included. Its delay key below then orders sets exactly as fitgpp's slack does (tested event
+  for event).
+* otherwise (a signal may lose work). It keeps fitgpp's search (1- and 2-victim sets exactly, a
+  greedy larger set only when none exists), its ``s`` cap and fewest victims first, then takes
+  the set with the least *BE delay*, in seconds, its victims will pay:
 
-      delay = sum over victims of (work lost now + grace + restore on the next start) x workers
-              + reentry x slack            (periodic only)
+      delay = sum over victims of (expected work lost now + grace + restore on the next start) x workers
+              + reentry x slack            (unless the loss is certain)
 
-  where slack is fitgpp's tightest-fit measure (L1 norm of the normalised room left once the TE
-  job has taken the victims' place) and ``reentry`` prices it: the expected wait to get back in
-  per unit of room given up. Under ``none`` the room is not priced (it only breaks ties): a
-  victim restarts from scratch, so the work it loses (hours) is certain while the wait is a
-  guess of minutes; priced, it made fitdelay lose more work than k8s's youngest-first choice.
+  where the expected loss is the work a signal now loses (``periodic``, ``none``), or with
+  ``on_preempt`` p x the work since the victim's last successful save or start; slack is
+  fitgpp's tightest-fit measure (L1 norm of the normalised room left once the TE job has taken
+  the victims' place) and ``reentry`` prices it: the expected wait to get back in per unit of
+  room given up. When the loss is certain (``none``, or ``on_preempt`` with p = 1, which then
+  loses exactly what ``none`` does) the room is not priced (it only breaks ties): a victim
+  restarts from scratch, so the work it loses (hours) is certain while the wait is a guess of
+  minutes; priced, it made fitdelay lose more work than k8s's youngest-first choice.
   There is no ``P`` cap here: the cheapest victim is often a job that has just restarted (it
   loses nothing), and the cap would send the TE job to one that throws work away.
   And it does not preempt at all while a running BE job whose departure makes room for the TE
-  job finishes within the grace period: the TE job gets in no later by waiting, and no victim
-  loses work, grace or restore (reason ``FREES_WITHIN_GRACE`` in the decision records).
+  job finishes within the grace period (any running BE job, also one ``min_runtime`` exempts):
+  the TE job gets in no later by waiting, and no victim loses work, grace or restore (reason
+  ``FREES_WITHIN_GRACE`` in the decision records).
 
 The three checkpoint-mode rules were chosen by measuring variants on seeds other than the
 study's (docs/RESULTS.md section 8 reports the study itself).
@@ -31,47 +38,50 @@ study's (docs/RESULTS.md section 8 reports the study itself).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
 from simcore import units
+from simcore.knobs import default
 from simcore.policies.base import Cap, PreemptionView
 from simcore.policies.decision import FREES_WITHIN_GRACE, LARGER_THAN_S
 from simcore.policies.fitgpp import FitSearch, fitgpp_caps, within_share
+from simcore.saves import failure_probability
 
 
 @dataclass(frozen=True)
 class FitDelay(FitSearch):
-    P: int = 2  # as fitgpp's; applies with checkpoint on_preempt only
-    s: float = math.inf  # as fitgpp's
-    reentry: float = 1800.0  # seconds of expected wait to get back in per unit of normalised room
+    P: int = default("P")  # as fitgpp's; applies only while a signal loses nothing (on_preempt, saves never fail)
+    s: float = default("s")  # as fitgpp's
+    reentry: float = default("reentry")  # seconds of expected wait to get back in per unit of normalised room
 
     name: ClassVar[str] = "fitdelay"
-    knobs: ClassVar[tuple[str, ...]] = ("P", "s", "reentry")
     help: ClassVar[str] = (
-        "Our own policy (beyond the paper): fitgpp where a preemption loses nothing; with periodic or no "
-        "checkpoints, among the sets with the fewest victims the one that delays BE least (lost work + grace + "
-        "restore, + reentry x room given up with periodic), no P cap, and no preemption while a BE job frees the "
-        "room within the grace period."
+        "Our own policy (beyond the paper): fitgpp where a preemption loses nothing; with periodic, no or "
+        "unreliable checkpoints (save_time, save_failure), among the sets with the fewest victims the one that "
+        "delays BE least (expected lost work + grace + restore, + reentry x room given up unless the loss is "
+        "certain), no P cap, and no preemption while a BE job frees the room within the grace period."
     )
     key: ClassVar[tuple[tuple[str, str], ...]] = (
         ("victims", "min"), ("delay", "min"), ("slack", "min"), ("past_preemptions", "min"), ("earliest_start", "max"),
     )  # fmt: skip
 
     def caps(self, view: PreemptionView) -> tuple[Cap, ...]:
-        """``on_preempt``: fitgpp's caps. Else: none while a BE job frees the room within grace, then ``s``."""
-        if view.config.checkpoint == "on_preempt":
+        """Lossless (``on_preempt``, saves never fail): fitgpp's caps. Else: none while a BE job frees the room
+        within grace, then ``s``."""
+        if lossless(view):
             return fitgpp_caps(view, self.P, self.s)
         waits = np.full(len(view.candidates), not self._frees_within_grace(view))
         return ((FREES_WITHIN_GRACE, waits), (LARGER_THAN_S, within_share(view, self.s)))
 
     @staticmethod
     def _frees_within_grace(view: PreemptionView) -> bool:
-        """Does a running BE job whose departure lets the TE job fit finish within the grace period?"""
-        c = view.candidates
+        """Does a running BE job whose departure lets the TE job fit finish within the grace period?
+        Every running BE job counts, victim candidate or not: ``min_runtime`` and the caps decide
+        who may be signalled, not whose finish frees room."""
+        c = view.running_be
         restoring = np.maximum(0.0, c.seg_start + np.where(c.preemptions > 0, c.restore_next, 0.0) - view.now)
         soon = c.remaining + restoring <= view.config.grace
         if not soon.any():
@@ -82,12 +92,12 @@ class FitDelay(FitSearch):
     def _single_values(self, view: PreemptionView, pos: np.ndarray, slack: np.ndarray) -> tuple[np.ndarray, ...]:
         c = view.candidates
         w = c.workers[pos]
-        delay = self._delay(view, (c.lost_now[pos] + c.restore_next[pos]) * w, slack, w)
+        delay = self._delay(view, (c.expected_loss[pos] + c.restore_next[pos]) * w, slack, w)
         return w, delay, slack / units.NORM_SCALE, c.preemptions[pos], c.seg_start[pos]
 
     def _set_values(self, view: PreemptionView, idx: list[int], slack: float) -> tuple:
         c = view.candidates
-        per_victim = float(((c.lost_now + c.restore_next) * c.workers)[idx].sum())
+        per_victim = float(((c.expected_loss + c.restore_next) * c.workers)[idx].sum())
         n = c.size(idx)
         return (
             n,
@@ -102,8 +112,18 @@ class FitDelay(FitSearch):
         restore, each x its workers). Rounded to the microsecond, so that equal delays reached
         by different sums tie exactly and fall to the next criterion (the slack)."""
         room = slack / units.NORM_SCALE  # the slack as fitgpp keeps it is rint(slack x 1e9)
-        price = 0.0 if view.config.checkpoint == "none" else self.reentry
+        price = 0.0 if certain_loss(view) else self.reentry
         return np.round(per_victim + n * view.config.grace + price * room, 6)
+
+
+def lossless(view: PreemptionView) -> bool:
+    """Does a signal lose nothing (``on_preempt`` whose saves never fail)?"""
+    return view.config.checkpoint == "on_preempt" and failure_probability(view.config) == 0.0
+
+
+def certain_loss(view: PreemptionView) -> bool:
+    """Does a signal surely lose all the work since the last save (``none``; ``on_preempt`` whose saves all fail)?"""
+    return view.config.checkpoint == "none" or failure_probability(view.config) == 1.0
 
 
 FITDELAY = FitDelay()

@@ -36,6 +36,7 @@ from typing import ClassVar
 import numpy as np
 
 from simcore import units
+from simcore.knobs import default
 from simcore.policies.base import Cap, PreemptionView
 from simcore.policies.decision import CAPPED_BY_P, LARGER_THAN_S
 from simcore.policies.evaluator import PreemptivePolicy, VictimSet, VictimSets
@@ -131,11 +132,10 @@ def fitgpp_caps(view: PreemptionView, P: int, s: float) -> tuple[Cap, ...]:
 
 @dataclass(frozen=True)
 class FitGpp(FitSearch):
-    P: int = 2  # max preemptions of a victim
-    s: float = math.inf  # a victim's dominant share at most s x the TE job's (inf: no cap)
+    P: int = default("P")  # max preemptions of a victim
+    s: float = default("s")  # a victim's dominant share at most s x the TE job's (inf: no cap)
 
     name: ClassVar[str] = "fitgpp"
-    knobs: ClassVar[tuple[str, ...]] = ("P", "s")
     help: ClassVar[str] = (
         "Our reconstruction of the paper's approach: preempt the fewest BE jobs whose place fits the TE job "
         "most tightly, losing the least work, and never a job already preempted P times (or larger than s x "

@@ -14,7 +14,6 @@ class NoPreemption:
     fifo_order: bool
     help: str
     preemptive: ClassVar[bool] = False
-    knobs: ClassVar[tuple[str, ...]] = ()
     key: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     def caps(self, view: PreemptionView) -> tuple[Cap, ...]:

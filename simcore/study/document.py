@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from simcore import alibaba, fmt
-from simcore.metrics import TRIO_LABELS
+from simcore.metrics import TRIO_LABELS, versus
 from simcore.stats import SPREAD_NAME
 from simcore.study import beyond
 from simcore.study.figures import Figures
@@ -81,7 +81,9 @@ def render(
 
     add("## 2. Against priority: what preemption itself adds\n")
     add(f"Same runs ({cfg}); `priority` orders TE first but never preempts, so this isolates preemption.\n")
-    rows = [[p, *(fmt_pct(stat(main, p, f"{k}_vs_priority")) for k in PAPER_TRIO)] for p in policies if p != "priority"]
+    rows = [
+        [p, *(fmt_pct(stat(main, p, versus(k, "priority"))) for k in PAPER_TRIO)] for p in policies if p != "priority"
+    ]
     add(table(["policy", *(f"{TRIO_LABELS[k]} vs priority" for k in PAPER_TRIO)], rows))
     add("")
 
@@ -135,6 +137,12 @@ def render(
 
     if study is not None:
         add(beyond.section(plan, study, main, trace_rows.get("A"), figs))
+
+    from simcore.study.accounting_doc import SECTION_NAME  # here: that module also runs as a script
+
+    kept = results / SECTION_NAME  # section 9, rendered from its own rows (simcore.study.accounting_doc)
+    if kept.exists():
+        add(kept.read_text())
 
     add("## Reproduce\n")
     total = sum(timings.values())
@@ -191,9 +199,9 @@ def sensitivity_section(plan: Plan, main: pd.DataFrame, curves: pd.DataFrame, fi
         out.append(f"### fitgpp `{key}` ({KNOB_DOC[key]})\n")
         rows = []
         for v, label in zip(values, labels, strict=True):
-            rows.append([fmt.setting(v), *(fmt_pct(stat(main, label, f"{k}_vs_fifo")) for k in PAPER_TRIO),
+            rows.append([fmt.setting(v), *(fmt_pct(stat(main, label, versus(k, "fifo"))) for k in PAPER_TRIO),
                          fmt_val(stat(main, label, "preemptions"))])  # fmt: skip
-        prio = ["priority (no preemption)", *(fmt_pct(stat(main, "priority", f"{k}_vs_fifo")) for k in PAPER_TRIO),
+        prio = ["priority (no preemption)", *(fmt_pct(stat(main, "priority", versus(k, "fifo"))) for k in PAPER_TRIO),
                 fmt_val(stat(main, "priority", "preemptions"))]  # fmt: skip
         out.append(table([key, *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO), "preemptions"], [*rows, prio]))
         series = {"fitgpp": (list(values), [main[main["policy"] == lab] for lab in labels])}
@@ -208,7 +216,7 @@ def sensitivity_section(plan: Plan, main: pd.DataFrame, curves: pd.DataFrame, fi
             for p in plan.curve_policies:
                 if p == "fifo":
                     continue
-                rows.append([fmt.setting(v), p, *(fmt_pct(stat(at, p, f"{k}_vs_fifo")) for k in PAPER_TRIO),
+                rows.append([fmt.setting(v), p, *(fmt_pct(stat(at, p, versus(k, "fifo"))) for k in PAPER_TRIO),
                              fmt_val(stat(at, p, "TE_slowdown_p95")), fmt_val(stat(at, p, "BE_slowdown_p50")),
                              fmt_val(stat(at, p, "lost_work")), str(n_jobs)])  # fmt: skip
         out.append(table([key, "policy", *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO), "TE p95 slowdown",
@@ -255,8 +263,8 @@ def trace_section(trace_rows: Mapping[str, pd.DataFrame], figs: Figures, plan: P
                        "measurements without intervals.\n")  # fmt: skip
         cells = []
         for p in (p for p in policies if p != "fifo"):
-            cells.append([p, *(fmt_pct(stat(rows, p, f"{k}_vs_fifo")) for k in PAPER_TRIO),
-                          fmt_pct(stat(rows, p, f"{TE_P95}_vs_priority")),
+            cells.append([p, *(fmt_pct(stat(rows, p, versus(k, "fifo"))) for k in PAPER_TRIO),
+                          fmt_pct(stat(rows, p, versus(TE_P95, "priority"))),
                           fmt_val(stat(rows, p, "TE_slowdown_p95")), fmt_val(stat(rows, p, "TE_wait_max"), "s"),
                           fmt_val(stat(rows, p, "BE_slowdown_p95")), fmt_val(stat(rows, p, "preemptions")),
                           fmt_val(stat(rows, p, "max_preemptions_per_job"))])  # fmt: skip

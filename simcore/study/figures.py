@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from simcore import fmt
-from simcore.metrics import TRIO_LABELS
+from simcore.metrics import TRIO_LABELS, versus
 from simcore.study.plan import PAPER_TRIO
 from simcore.study.tables import MISSING_STAT, Stat, stat
 
@@ -39,7 +39,7 @@ class Figures:
         shown = [p for p in policies if p != baseline]
         fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
         for ax, key in zip(axes, PAPER_TRIO, strict=True):
-            stats = [stat(rows, p, f"{key}_vs_{baseline}") for p in shown]
+            stats = [stat(rows, p, versus(key, baseline)) for p in shown]
             means = [s.mean for s in stats]
             err = [[s.mean - s.lo if math.isfinite(s.lo) else 0 for s in stats],
                    [s.hi - s.mean if math.isfinite(s.hi) else 0 for s in stats]]  # fmt: skip
@@ -60,7 +60,7 @@ class Figures:
 
         fig, axes = plt.subplots(1, 3, figsize=(12, 3.4))
         for ax, metric in zip(axes, PAPER_TRIO, strict=True):
-            col = f"{metric}_vs_fifo"
+            col = versus(metric, "fifo")
             for label, (values, frames) in series.items():
                 stats = [Stat.of(f[col]) if len(f) else MISSING_STAT for f in frames]
                 xs = list(range(len(values)))

@@ -14,12 +14,13 @@ from typing import Any
 import pandas as pd
 
 from simcore import fmt
+from simcore.metrics import versus
 from simcore.model import SimConfig
 from simcore.study.plan import BE_P50, NAIVE, PAPER_TRIO, TE_P95, TRACE_UNCAPPED_P, Plan, centre, fitgpp_label
 from simcore.study.tables import Stat, fmt_pct, fmt_val, paired, regime_rows, regime_verdict, stat
 
 #: The rows' columns the sentences quote: a trio entry against a baseline.
-TE_VS_FIFO, BE50_VS_FIFO, BE50_VS_PRIORITY = f"{TE_P95}_vs_fifo", f"{BE_P50}_vs_fifo", f"{BE_P50}_vs_priority"
+TE_VS_FIFO, BE50_VS_FIFO, BE50_VS_PRIORITY = versus(TE_P95, "fifo"), versus(BE_P50, "fifo"), versus(BE_P50, "priority")
 
 
 def verdict(diff: Stat, what: str, better: str = "lower") -> str:
@@ -34,7 +35,7 @@ def verdict(diff: Stat, what: str, better: str = "lower") -> str:
 
 
 def headline_text(main: pd.DataFrame, n_jobs: int, seeds: int) -> str:
-    te, b50, b95 = (stat(main, "fitgpp", f"{k}_vs_fifo") for k in PAPER_TRIO)
+    te, b50, b95 = (stat(main, "fitgpp", versus(k, "fifo")) for k in PAPER_TRIO)
     paper_te, paper_b50, paper_b95 = (fmt.pct(v) for v in PAPER_TRIO.values())
     pr = stat(main, "priority", "TE_slowdown_p95")
     fg = stat(main, "fitgpp", "TE_slowdown_p95")

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from simcore import fmt
+from simcore.metrics import versus
 from simcore.stats import mean_ci, paired_diff
 from simcore.study.plan import BE_P50, BE_P95, PAPER_TRIO, Plan, centre, same
 
@@ -68,7 +69,7 @@ def headline_rows(main: pd.DataFrame, policies: Sequence[str]) -> list[list[str]
     """The paper's trio, then each policy's against fifo (mean [95% CI])."""
     rows = [["**paper (its own workloads)**", *(f"**{fmt.pct(v)}**" for v in PAPER_TRIO.values())]]
     for p in (p for p in policies if p != "fifo"):
-        rows.append([p, *(fmt_pct(stat(main, p, f"{k}_vs_fifo")) for k in PAPER_TRIO)])
+        rows.append([p, *(fmt_pct(stat(main, p, versus(k, "fifo"))) for k in PAPER_TRIO)])
     return rows
 
 
@@ -104,7 +105,7 @@ def regime_rows(plan: Plan, main: pd.DataFrame, curves: pd.DataFrame) -> list[tu
 
 def regime_verdict(at: pd.DataFrame, other: str) -> tuple[list[Stat], str]:
     """Paired fitgpp minus ``other`` in points of BE p50 / p95 change vs fifo, and a one-word verdict."""
-    diffs = [paired(at, "fitgpp", other, f"{k}_vs_fifo") for k in (BE_P50, BE_P95)]
+    diffs = [paired(at, "fitgpp", other, versus(k, "fifo")) for k in (BE_P50, BE_P95)]
     lower = any(d.hi < 0 for d in diffs)
     higher = any(d.lo > 0 for d in diffs)
     if lower and higher:

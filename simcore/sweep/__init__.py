@@ -17,6 +17,7 @@ One concern per module:
 The trace as a workload source and its recipes live with the adapter (:mod:`simcore.alibaba`).
 """
 
+from simcore.metrics import CLASSES
 from simcore.sweep.executors import execute
 from simcore.sweep.runner import SweepReport, read_rows, run_sweep
 from simcore.sweep.spec import (
@@ -37,7 +38,7 @@ from simcore.sweep.spec import (
 )
 from simcore.sweep.store import ID_COLUMNS, parts_dir
 from simcore.sweep.summary import aggregate, metric_columns, paired_differences, varying_columns
-from simcore.sweep.tasks import CLASSES, METRIC_COLUMNS, run_task
+from simcore.sweep.tasks import METRIC_COLUMNS, run_task
 
 __all__ = [
     "CLASSES",

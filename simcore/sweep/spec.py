@@ -55,18 +55,19 @@ class SweepSpec:
     seeds: tuple[int, ...]
     policies: tuple[PolicySpec, ...]
     baselines: tuple[str, ...]
+    bound: bool = False  # also run the pooled bound (simcore.bound) on each task's workload
 
     def tasks(self) -> list[Task]:
         out = []
         for i, point in enumerate(self.points):
             pid = point_id(self.source, point)
             for j, seed in enumerate(self.seeds):
-                out.append(Task(self.source, point, pid, seed, self.policies, self.baselines, (i, j)))
+                out.append(Task(self.source, point, pid, seed, self.policies, self.baselines, (i, j), self.bound))
         return out
 
     @property
     def n_simulations(self) -> int:
-        return len(self.points) * len(self.seeds) * len(self.policies)
+        return len(self.points) * len(self.seeds) * (len(self.policies) + self.bound)
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class Task:
     policies: tuple[PolicySpec, ...]
     baselines: tuple[str, ...]
     order: tuple[int, int] = field(default=(0, 0), compare=False)
+    bound: bool = False
 
     @property
     def key(self) -> tuple[str, int]:
@@ -164,7 +166,7 @@ def parse_seeds(value: Any) -> tuple[int, ...]:
     return tuple(seeds)
 
 
-SPEC_KEYS = ("preset", "alibaba", "set", "grid", "seeds", "policies", "baseline")
+SPEC_KEYS = ("preset", "alibaba", "set", "grid", "seeds", "policies", "baseline", "bound")
 
 
 def build_spec(
@@ -176,6 +178,7 @@ def build_spec(
     seeds: Any = 3,
     policies: str | Sequence[str] = "fifo,priority,fitgpp",
     baseline: str | Sequence[str] = "fifo",
+    bound: bool = False,
 ) -> SweepSpec:
     """Check everything and expand the grid(s) into points.
 
@@ -183,7 +186,8 @@ def build_spec(
     products, duplicates dropped: one-at-a-time sensitivity curves share their centre point).
     ``fixed`` values apply to every point; a grid key overrides a fixed one. Values equal to
     their default are dropped from a point, so ``grace=30`` and no grace at all are one point
-    (one resume key, and never two copies of the same workloads in an average)."""
+    (one resume key, and never two copies of the same workloads in an average). ``bound``
+    adds the pooled bound's row to every task (:mod:`simcore.bound`)."""
     if preset and alibaba:
         raise UserError("choose one workload source: a preset or the alibaba trace, not both")
     source = Source("alibaba", str(alibaba)) if alibaba else Source("preset", preset or "paper")
@@ -217,7 +221,9 @@ def build_spec(
     for b in bases:
         if b not in labels:
             raise UserError(f"baseline {b!r} is not among the policies ({', '.join(labels)})")
-    return SweepSpec(source, tuple(points), seed_list, pols, bases)
+    if not isinstance(bound, bool):
+        raise UserError(f"bound: expected true or false, got {bound!r}")
+    return SweepSpec(source, tuple(points), seed_list, pols, bases, bound)
 
 
 def spec_from_mapping(data: Mapping[str, Any], where: str = "grid file") -> dict[str, Any]:
@@ -228,7 +234,7 @@ def spec_from_mapping(data: Mapping[str, Any], where: str = "grid file") -> dict
     if unknown:
         raise UserError(f"{where}: unknown key(s) {', '.join(map(str, unknown))} (known: {', '.join(SPEC_KEYS)})")
     out: dict[str, Any] = {}
-    for key in ("preset", "alibaba", "seeds", "policies"):
+    for key in ("preset", "alibaba", "seeds", "policies", "bound"):
         if key in data:
             out[key] = data[key]
     if "baseline" in data:

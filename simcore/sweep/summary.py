@@ -11,14 +11,14 @@ from collections.abc import Sequence
 import pandas as pd
 
 from simcore.errors import UserError
-from simcore.metrics import TRIO_KEYS
+from simcore.metrics import is_versus
 from simcore.stats import LEVEL, mean_ci, paired_diff
 from simcore.sweep.store import ID_COLUMNS
 from simcore.sweep.tasks import METRIC_COLUMNS
 
 
 def metric_columns(df: pd.DataFrame) -> list[str]:
-    return [c for c in df.columns if c in METRIC_COLUMNS or any(c.startswith(f"{k}_vs_") for k in TRIO_KEYS)]
+    return [c for c in df.columns if c in METRIC_COLUMNS or is_versus(c)]
 
 
 def varying_columns(df: pd.DataFrame) -> list[str]:
@@ -60,7 +60,7 @@ def paired_differences(
 
     Pairing removes the workload-to-workload noise that dominates single runs, so a CI that
     excludes 0 says the policies differ on this kind of workload."""
-    metrics = list(metrics) if metrics is not None else [m for m in metric_columns(rows) if "_vs_" not in m]
+    metrics = list(metrics) if metrics is not None else [m for m in metric_columns(rows) if not is_versus(m)]
     axes = [c for c in varying_columns(rows) if c != over]
     base = rows[rows["policy"] == baseline].set_index(["point_id", "seed"])
     if base.empty:

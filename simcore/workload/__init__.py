@@ -26,6 +26,7 @@ before any column is read), and a cluster file's pools and nodes before they are
 """
 
 from simcore.workload.clusters import load_cluster
+from simcore.workload.fit import fits_empty_cluster
 from simcore.workload.loader import load_workload
 from simcore.workload.problems import (
     DEFAULT_MAX_BYTES,
@@ -69,6 +70,7 @@ __all__ = [
     "RawTable",
     "WorkloadError",
     "detect_format",
+    "fits_empty_cluster",
     "format_numbers",
     "load_cluster",
     "load_workload",

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from simcore import fmt
 from simcore.errors import UserError
 from simcore.model import DIMS, ClusterSpec, JobTable
 
@@ -28,7 +29,8 @@ MAX_LISTED = 20  # problems listed in an error message; the rest are counted
 MAX_NODES = 100_000  # a cluster file asking for more nodes is a mistake, not a cluster to build
 MAX_POOLS = 10_000  # entries of a YAML/JSON cluster file; more distinct nodes belong in a node-list CSV
 DEFAULT_MAX_CLUSTER_BYTES = 20_000_000  # a cluster file: 100,000 node rows take about 3 MB
-FORMATS = ("auto", "csv", "json", "parquet", "alibaba")
+#: ``auto``, the canonical formats, the Alibaba 2023 pod list and the gang traces (:mod:`simcore.traces`)
+FORMATS = ("auto", "csv", "json", "parquet", "alibaba", "spot2026", "helios", "acme", "pai2020")
 ROW_CONVENTION = "rows are numbered as a spreadsheet shows them: the header is row 1, the first job is row 2"
 
 
@@ -70,7 +72,7 @@ class LimitExceeded(WorkloadError):
     def amount(self) -> str:
         """The cap as messages write it: "10.0 MB (10000000 bytes)", "100,000 rows"."""
         n = self.limit
-        return mb(n) if self.unit == "byte" else f"{n:,} {self.unit}{'s' if n != 1 else ''}"
+        return fmt.megabytes(n) if self.unit == "byte" else f"{n:,} {self.unit}{'s' if n != 1 else ''}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,11 +91,6 @@ class LoadedWorkload:
 class LoadedCluster:
     cluster: ClusterSpec
     notes: list[str] = field(default_factory=list)
-
-
-def mb(n: int) -> str:
-    """A byte count as messages write it: "10.0 MB (10000000 bytes)"."""
-    return f"{n / 1e6:.1f} MB ({n} bytes)"
 
 
 # --- raw tables: what a reader gives before validation -----------------------------------------

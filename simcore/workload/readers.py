@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from simcore import alibaba, jsonstream, parquet_pages
+from simcore import alibaba, fmt, jsonstream, parquet_pages
 from simcore.workload.problems import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_ROWS,
@@ -27,7 +27,6 @@ from simcore.workload.problems import (
     Problem,
     RawTable,
     WorkloadError,
-    mb,
 )
 from simcore.workload.schema import JOB_SCHEMA
 
@@ -239,20 +238,22 @@ def read_parquet_raw(
     ]
     declared = sum(chunk.total_uncompressed_size for _, chunk in chunks)
     if declared > max_bytes:
-        raise LimitExceeded(source, f"the file declares {mb(declared)} of uncompressed data", "byte", max_bytes)
+        raise LimitExceeded(
+            source, f"the file declares {fmt.megabytes(declared)} of uncompressed data", "byte", max_bytes
+        )
     try:  # what the pages themselves declare, which a forged footer can understate
         paged = sum(parquet_pages.uncompressed_size(data, *_chunk_span(chunk), rows + 2) for rows, chunk in chunks)
     except parquet_pages.BadPage as exc:
         raise WorkloadError(f"{source}: not a readable Parquet file ({exc})") from None
     if paged > max_bytes:
-        raise LimitExceeded(source, f"its pages declare {mb(paged)} of uncompressed data", "byte", max_bytes)
+        raise LimitExceeded(source, f"its pages declare {fmt.megabytes(paged)} of uncompressed data", "byte", max_bytes)
     try:
         table = pq.ParquetFile(pa.BufferReader(data), read_dictionary=list(wanted)).read(columns=list(wanted))
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise WorkloadError(f"{source}: not a readable Parquet file ({exc})") from None
     expanded = sum(_text_bytes(chunk) for col in table.columns for chunk in col.chunks)
     if expanded > max_bytes:
-        raise LimitExceeded(source, f"its text columns expand to {mb(expanded)}", "byte", max_bytes)
+        raise LimitExceeded(source, f"its text columns expand to {fmt.megabytes(expanded)}", "byte", max_bytes)
     columns: dict[str, list[Any]] = {}
     for name, col in zip(table.column_names, table.columns, strict=True):
         try:
@@ -305,7 +306,7 @@ def read_source(source: str | Path | bytes, name: str | None, max_bytes: int) ->
             raise WorkloadError(f"{label}: is a directory, not a file")
         data = None
     if size > max_bytes:
-        raise LimitExceeded(label, f"the file is {mb(size)}", "byte", max_bytes, "--max-bytes")
+        raise LimitExceeded(label, f"the file is {fmt.megabytes(size)}", "byte", max_bytes, "--max-bytes")
     if data is None:
         try:
             data = Path(source).read_bytes()  # type: ignore[arg-type]

@@ -4,14 +4,13 @@ realised offered load of a workload on a cluster.
 
 from __future__ import annotations
 
-import csv
 import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from simcore.csvsafe import escape_cell
+from simcore.csvsafe import escape_cell, write_rows
 from simcore.model import DIMS, ClusterSpec, JobTable
 from simcore.workload.problems import OPTIONAL_COLUMNS
 from simcore.workload.schema import NODE_SCHEMA
@@ -33,7 +32,7 @@ def format_numbers(values: np.ndarray) -> list[str]:
 
 
 def write_workload(table: JobTable, path: str | Path) -> None:
-    """Write the canonical CSV (UTF-8, ``\\n`` line ends, minimal quoting, numbers through
+    """Write the canonical CSV (UTF-8, ``\\n`` line ends, quoting by :mod:`simcore.csvsafe`, numbers through
     :func:`format_numbers`): the same table always gives the same bytes. Text that a
     spreadsheet would run as a formula is escaped (:mod:`simcore.csvsafe`)."""
     columns: dict[str, list[str]] = {
@@ -46,17 +45,9 @@ def write_workload(table: JobTable, path: str | Path) -> None:
     for col in OPTIONAL_COLUMNS:
         if col in table.extra:
             columns[col] = [escape_cell(_text_or_empty(v)) for v in table.extra[col]]
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        # minimal quoting does not quote a carriage return when the line end is "\n", and a bare
-        # CR inside a text would split the row on reading: such rows are written fully quoted
-        quoted = csv.writer(fh, lineterminator="\n", quoting=csv.QUOTE_ALL)
-        writer.writerow(columns)
-        rows = zip(*columns.values(), strict=True)
-        if not any("\r" in cell for col in ("job_id", *OPTIONAL_COLUMNS) for cell in columns.get(col, ())):
-            writer.writerows(rows)
-        for row in rows:  # only when some text holds a CR (otherwise writerows used them all)
-            (quoted if any("\r" in cell for cell in row) else writer).writerow(row)
+    if table.has_gangs:  # a file without gangs keeps its bytes (no column of 1s)
+        columns["workers"] = [str(w) for w in np.asarray(table.workers).tolist()]
+    write_rows(path, list(columns), zip(*columns.values(), strict=True))
 
 
 def _text_or_empty(value: object) -> str:
@@ -68,20 +59,17 @@ def write_cluster_csv(cluster: ClusterSpec, path: str | Path) -> None:
     """Write a cluster as a node-list CSV (``name, cpu, mem_gb, gpu``), which keeps node names
     (escaped like every text cell, :mod:`simcore.csvsafe`)."""
     caps = cluster.capacity_matrix()
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(NODE_SCHEMA)
-        names = [escape_cell(n) for n in cluster.names]
-        writer.writerows(zip(names, *(format_numbers(caps[:, i]) for i in range(3)), strict=True))
+    names = [escape_cell(n) for n in cluster.names]
+    write_rows(path, list(NODE_SCHEMA), zip(names, *(format_numbers(caps[:, i]) for i in range(3)), strict=True))
 
 
 def offered_load(table: JobTable, cluster: ClusterSpec) -> float:
-    """Realised offered GPU load: GPU-seconds requested / (cluster GPUs x arrival span), where
-    the span runs from the first to the last submit time. It is ``inf`` when every job arrives
+    """Realised offered GPU load: GPU-seconds requested (workers x GPUs per worker x duration)
+    / (cluster GPUs x arrival span), where the span runs from the first to the last submit time. It is ``inf`` when every job arrives
     at the same instant, and 0 for a cluster or workload without GPUs."""
     if len(table) == 0:
         return 0.0
-    work = float(np.sum(table.request[:, 2] * table.duration))
+    work = float(np.sum(table.workers * table.request[:, 2] * table.duration))
     gpus = float(cluster.capacity_matrix()[:, 2].sum())
     span = float(table.submit_time.max() - table.submit_time.min())
     if work == 0.0 or gpus == 0.0:

@@ -1,0 +1,75 @@
+"""The "Was it worth it?" panel's numbers (pure): per policy, the TE wait it saved against the
+baseline beside the BE GPU-seconds its preemptions cost, and the worst decisions of the runs.
+
+The figures are :mod:`simcore.accounting`'s (DESIGN.md section 5), read from the summaries and
+the runs' decision tables; over several seeds a policy's point is the mean over the seeds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from simcore.accounting import COSTS
+
+HOUR = 3600.0
+WORTH_COLUMNS = ["policy", "te_wait_saved_s", "be_gpu_hours", "excess_gpus", "wasted", "n"]
+#: the worst-decisions table: its columns and their headers
+WORST_COLUMNS = {
+    "policy": "policy", "time": "time (s)", "te_job": "TE job", "node": "nominated to", "victims": "victims",
+    "excess_gpus": "excess GPUs", "wasted": "wasted", "gpu_hours": "BE GPU-hours",
+}  # fmt: skip
+
+
+def be_cost_seconds(accounting: Mapping[str, Any]) -> float:
+    """What a run's preemptions cost BE jobs, in GPU-seconds: lost work, grace and restore."""
+    return float(sum(accounting[c] for c in COSTS))
+
+
+def worth_frame(seed_summaries: Sequence[Mapping[str, Mapping[str, Any]]], baseline: str) -> pd.DataFrame:
+    """Per policy (baseline included, at 0 saved): the mean TE wait it saved against the baseline
+    (s, positive = shorter waits), the BE GPU-hours its preemptions cost, its excess GPUs and
+    wasted decisions, each the mean over the seeds (``n``)."""
+    rows = []
+    policies = list(dict.fromkeys(p for s in seed_summaries for p in s))
+    for policy in policies:
+        saved, cost, excess, wasted = [], [], [], []
+        for s in seed_summaries:
+            if policy not in s or baseline not in s:
+                continue
+            mine, base = s[policy]["classes"]["TE"]["wait"]["mean"], s[baseline]["classes"]["TE"]["wait"]["mean"]
+            saved.append(np.nan if mine is None or base is None else base - mine)
+            acc = s[policy]["accounting"]
+            cost.append(be_cost_seconds(acc) / HOUR)
+            excess.append(acc["excess_gpus"])
+            wasted.append(acc["wasted_preemptions"]["count"])
+        rows.append({
+            "policy": policy, "te_wait_saved_s": _mean(saved), "be_gpu_hours": _mean(cost),
+            "excess_gpus": _mean(excess), "wasted": _mean(wasted), "n": len(cost),
+        })  # fmt: skip
+    return pd.DataFrame.from_records(rows, columns=WORTH_COLUMNS)
+
+
+def _mean(values: list[float]) -> float:
+    x = np.array(values, dtype=float)
+    x = x[~np.isnan(x)]
+    return float(x.mean()) if len(x) else np.nan
+
+
+def worst_decisions(decisions: Mapping[str, pd.DataFrame], limit: int = 10) -> pd.DataFrame:
+    """The worst preemption decisions of the runs (policy -> its decision table): wasted ones
+    first, then the most excess GPUs, then the most BE GPU-hours; at most ``limit`` rows, with
+    the columns of :data:`WORST_COLUMNS` plus ``first_victim`` and ``victim_node`` (where the
+    decision is on the Gantt)."""
+    parts = [frame.assign(policy=policy) for policy, frame in decisions.items() if len(frame)]
+    columns = [*WORST_COLUMNS, "first_victim", "victim_node"]
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    every = pd.concat(parts, ignore_index=True)
+    every["gpu_hours"] = every[list(COSTS)].sum(axis=1) / HOUR
+    ranked = every.sort_values(["wasted", "excess_gpus", "gpu_hours", "time"], ascending=[False, False, False, True],
+                               kind="stable")  # fmt: skip
+    return ranked.head(limit)[columns].reset_index(drop=True)

@@ -1,0 +1,122 @@
+"""Every value the dashboard keeps in the session, declared once with its type.
+
+A widget's value lives in ``st.session_state`` under the widget's key, and the dashboard keeps a
+few values of its own there (names starting with ``_``). Each is a :class:`Key` here: pages and
+widgets take ``KEY.name`` as the widget key, and code reads the value through ``KEY.read`` /
+``KEY.get``, typed, rather than by a string literal (``tests/test_dashboard_modules.py`` checks that
+no other module spells one). Only :mod:`dashboard.shared.state` writes the session; the pages read it.
+Keys that carry a name (a generator parameter, a loader option, a page) are a :class:`Family`.
+Elements whose key only tells them apart and whose value is never read back from the session
+(a chart, a button, the file uploaders, whose value the call returns) keep their plain ``key=``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast
+
+T = TypeVar("T")
+D = TypeVar("D")
+
+#: The session as the functions of :mod:`dashboard.shared.state` take it: ``st.session_state`` on a
+#: page, a plain dict in the tests (Streamlit's keys are ``str | int``, hence ``Any``).
+Session = MutableMapping[Any, Any]
+
+
+@dataclass(frozen=True)
+class Key(Generic[T]):
+    """One value kept in the session under ``name`` (the widget's value when a widget has that key)."""
+
+    name: str
+
+    def read(self, session: Mapping[Any, Any]) -> T:
+        """The value; it is there (its widget was drawn, or :mod:`~dashboard.shared.state` set it)."""
+        return cast(T, session[self.name])
+
+    def get(self, session: Mapping[Any, Any], default: D) -> T | D:
+        """The value, or ``default`` before anything set it."""
+        return cast(T | D, session.get(self.name, default))
+
+    def maybe(self, session: Mapping[Any, Any]) -> T | None:
+        """The value, or None before anything set it."""
+        return cast(T | None, session.get(self.name))
+
+    def set(self, session: Session, value: T) -> None:
+        session[self.name] = value
+
+    def drop(self, session: Session) -> T | None:
+        """Forget the value (its widget starts from its default); returns what it was."""
+        return cast(T | None, session.pop(self.name, None))
+
+
+@dataclass(frozen=True)
+class Family(Generic[T]):
+    """Keys ``<prefix><name>`` of one type: one per generator parameter, loader option, page..."""
+
+    prefix: str
+
+    def __call__(self, name: str) -> Key[T]:
+        return Key(self.prefix + name)
+
+    def names(self, session: Mapping[Any, Any]) -> list[str]:
+        """The names of this family's keys the session holds."""
+        return [k[len(self.prefix) :] for k in session if isinstance(k, str) and k.startswith(self.prefix)]
+
+
+# --- shared by the pages: the last settings each page published (see state.restore / publish) ---
+PAGE_QUERY: Family[dict[str, Any]] = Family("_query_")  # the URL the page last wrote
+PAGE_SETTINGS: Family[Any] = Family("_settings_")  # the page's settings value (Scenario, SweepSettings)
+
+# --- Explore: the scenario's widgets -------------------------------------------------------------
+EXPLORE = "x_"  # every Explore widget key starts so (state.widget_state collects them)
+SOURCE: Key[str] = Key("x_source")
+SAMPLE: Key[str | None] = Key("x_sample")
+PRESET: Key[str] = Key("x_preset")
+GEN_PARAM: Family[float | int] = Family("x_gen_")  # the generator's main parameters
+GEN_MORE: Key[str] = Key("x_gen_more")  # KEY=VALUE lines: the generator's other parameters
+SEEDS: Key[int] = Key("x_seeds")
+CLUSTER: Key[str] = Key("x_cluster")
+NODES: Key[int] = Key("x_nodes")
+NODE_CPU: Key[float] = Key("x_node_cpu")
+NODE_MEM_GB: Key[float] = Key("x_node_mem_gb")
+NODE_GPU: Key[float] = Key("x_node_gpu")
+POLICIES: Key[list[str]] = Key("x_policies")
+BASELINE: Key[str] = Key("x_baseline")
+TAB: Key[str] = Key("x_tab")
+BOUND: Key[bool] = Key("x_bound")  # the pooled bound drawn on the slowdown charts
+WORTH_DECISION: Key[int] = Key("worth_decision")  # the row picked in Was it worth it?
+UPLOAD_OPTION: Family[str] = Family("x_u_")  # the loader's options (dashboard.shared.uploads)
+KNOB: Family[Any] = Family("x_k_")  # one widget per knob (dashboard.shared.knob_widgets)
+GEN_PRESET: Key[str] = Key("_gen_preset")  # the preset the generator's fields belong to
+
+# --- Explore: the Gantt tab -----------------------------------------------------------------------
+GANTT_POLICY: Key[str] = Key("x_gantt_policy")
+GANTT_WINDOW: Key[tuple[float, float]] = Key("x_gantt_window")  # hours
+GANTT_NODES: Key[list[str]] = Key("x_gantt_nodes")
+GANTT_WITH: Key[str] = Key("gantt_with")  # the stacked policy, or state.NO_SECOND
+GANTT_ZOOM: Key[float] = Key("gantt_zoom")  # seconds shown around a chosen preemption
+GANTT_PREEMPTION: Key[dict[str, Any] | None] = Key("_gantt_preemption")  # policy, index, time, job_id, node
+GANTT_FOR: Key[tuple[str, str]] = Key("_gantt_for")  # the (workload, cluster) the Gantt's view is for
+GANTT_NOTE: Key[str] = Key("_gantt_note")  # a note shown once ("No preemption after this one.")
+DECISION_OTHER: Key[str] = Key("decision_other")  # the policy whose record the decision view compares
+
+# --- Learn ------------------------------------------------------------------------------------------
+LESSON: Key[str] = Key("lesson")
+LESSON_VARIANT: Family[str] = Family("lesson_variant_")  # per lesson: the variant shown
+LESSON_STEP: Family[int] = Family("lesson_step_")  # per "<lesson>_<variant>": the instant shown
+LESSON_PLAYING: Key[tuple[str, str] | None] = Key("lesson_playing")  # the (lesson, variant) playing
+
+# --- Sweep ------------------------------------------------------------------------------------------
+SWEEP = "s_"  # every Sweep widget key starts so
+S_PRESET: Key[str] = Key("s_preset")
+S_JOBS: Key[str] = Key("s_jobs")
+S_KNOB: Key[str] = Key("s_knob")
+S_VALUES: Key[str] = Key("s_values")
+S_POLICIES: Key[list[str]] = Key("s_policies")
+S_BASELINE: Key[str] = Key("s_baseline")
+S_SEEDS: Key[int] = Key("s_seeds")
+S_WORKERS: Key[int] = Key("s_workers")
+S_DASK: Key[str] = Key("s_dask")
+SWEEP_RAN_FOR: Key[Any] = Key("_sweep_ran_for")  # the SweepSettings last run (results shown only for them)
+DASK_OFFERED: Key[str | None] = Key("_dask_offered")  # a Dask address a link offered, until accepted

@@ -1,0 +1,51 @@
+"""The pooled bound ``ideal`` (DESIGN.md section 5): the same jobs on one node holding the whole
+cluster's resources, ``k8s`` with ``grace`` = ``restore`` = 0 and ``checkpoint = on_preempt``.
+
+No fragmentation and free preemption: the limit any policy's TE waits can approach. Every other
+knob is the run's own (backfill, min_runtime, tau, ...). It is a reference row beside the
+policies, never a policy: compare (``--bound``) and sweeps label it :data:`BOUND_LABEL` and mark it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+import numpy as np
+
+from simcore.engine import simulate
+from simcore.model import ClusterSpec, JobTable, Node, SimConfig
+from simcore.result import SimResult
+
+BOUND_LABEL = "ideal"
+#: the knobs the bound sets; every other knob is the compared runs' own
+BOUND_POLICY = "k8s"
+BOUND_KNOBS = {"grace": 0.0, "restore": 0.0, "checkpoint": "on_preempt"}
+POOLED_NODE = "pooled-0"
+
+
+def pooled(cluster: ClusterSpec) -> ClusterSpec:
+    """One node holding the cluster's summed resources."""
+    return ClusterSpec(nodes=(Node(POOLED_NODE, cluster.total()),))
+
+
+def bound_config(base: SimConfig) -> SimConfig:
+    return replace(base, policy=BOUND_POLICY).with_knobs(BOUND_KNOBS)
+
+
+def run_bound(jobs: JobTable, cluster: ClusterSpec, base: SimConfig, unschedulable: Iterable[str] = ()) -> SimResult:
+    """The bound on `jobs`, leaving out the jobs that fit on no node of the real cluster
+    (``unschedulable``, as a run on it lists them), so it runs the very jobs the policies run."""
+    left_out = set(unschedulable)
+    if left_out:
+        keep = np.array([str(j) not in left_out for j in jobs.job_id], dtype=bool)
+        jobs = JobTable(
+            job_id=jobs.job_id[keep],
+            submit_time=jobs.submit_time[keep],
+            duration=jobs.duration[keep],
+            request=jobs.request[keep],
+            is_te=jobs.is_te[keep],
+            extra={k: v[keep] for k, v in jobs.extra.items()},
+            workers=np.asarray(jobs.workers)[keep],
+        )
+    return simulate(jobs, pooled(cluster), bound_config(base))

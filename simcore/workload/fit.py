@@ -1,0 +1,37 @@
+"""Which jobs can run at all: a job is unschedulable (DESIGN rule 8) when its workers cannot all
+be placed on the empty cluster (DESIGN-gangs point 1).
+
+On the empty cluster every worker of a job asks for the same request, so node n holds
+``k_n = min over dimensions of floor(capacity / request)`` of them whatever else is placed, and
+placing the workers one at a time by any placement rule (best fit included) places exactly
+``min(workers, sum of k_n)`` of them. The job fits when that sum reaches its workers: for one
+worker, when some node holds its request, the single-node rule of before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simcore import units
+from simcore.model import ClusterSpec, JobTable
+from simcore.workload.schema import MAX_WORKERS
+
+
+def workers_per_node(request_units: np.ndarray, capacity_units: np.ndarray) -> np.ndarray:
+    """(jobs x nodes) how many workers of each request an empty node holds, in the simulator's
+    integer units (:mod:`simcore.units`), capped at :data:`MAX_WORKERS` so sums stay exact."""
+    req = request_units[:, None, :]
+    cap = capacity_units[None, :, :]
+    with np.errstate(divide="ignore"):
+        per_dim = np.where(req > 0, cap // np.maximum(req, 1), MAX_WORKERS)
+    return np.minimum(per_dim.min(axis=2), MAX_WORKERS)
+
+
+def fits_empty_cluster(jobs: JobTable, cluster: ClusterSpec) -> np.ndarray:
+    """Mask of the jobs whose workers can all be placed on the empty ``cluster``."""
+    if not len(jobs):
+        return np.zeros(0, dtype=bool)
+    cap = units.capacities(cluster.capacity_matrix(), cluster.names)
+    shapes, inverse = np.unique(units.requests(jobs.request), axis=0, return_inverse=True)
+    room = workers_per_node(shapes, cap).sum(axis=1)  # workers of each shape the empty cluster holds
+    return np.asarray(room[inverse.reshape(-1)] >= np.asarray(jobs.workers), dtype=bool)

@@ -1,0 +1,175 @@
+"""Preemption accounting (DESIGN.md section 5) on hand-made scenarios, every figure derived by hand.
+
+Conventions: "prop" jobs and nodes (cpu = mem_gb = gpu, helpers.job / helpers.prop_cluster);
+default knobs unless a test says otherwise (grace 30, restore 60, checkpoint on_preempt); the
+policy is ``k8s`` (no cap, so a job can be preempted again). A GPU-second figure is
+seconds x gpu x workers (workers 1 here but in the gang victim's case).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from helpers import job, prop_cluster, te
+
+from simcore import accounting
+from simcore.engine import simulate
+from simcore.metrics import FLAT_FIELDS, flat_summary, summarize
+from simcore.model import JobTable, SimConfig
+
+
+def _run(jobs, cluster, **knobs):
+    return simulate(JobTable.from_jobs(jobs), cluster, SimConfig(policy="k8s", **knobs), record_decisions=True)
+
+
+def _excess_scenario():
+    # one node of 4; BE A (3 GPUs, 1000 s) from t=0; TE T (2 GPUs, 50 s) at t=100
+    return [job("A", 0, 1000, 3), te("T", 100, 50, 2)], prop_cluster(4)
+
+
+def test_excess_grace_and_restore_on_preempt():
+    """At t=100 T finds 1 GPU free and lacks 1; k8s signals A, which frees 3: excess 3 - 1 = 2.
+    A holds its 3 GPUs through the grace period 100-130: grace 30 x 3 = 90 GPU-s. T runs
+    130-180; A restarts at 180 and restores 60 s on 3 GPUs: 180 GPU-s. on_preempt loses
+    nothing. One BE job, preempted: evicted share 1. T started where it was nominated: not
+    wasted. A is preempted once: not repreempted."""
+    r = _run(*_excess_scenario())
+    assert summarize(r)["accounting"] == {
+        "preemption_decisions": 1,
+        "gpu_seconds_lost": 0.0,
+        "gpu_seconds_grace": 90.0,
+        "gpu_seconds_restore": 180.0,
+        "evicted_share": 1.0,
+        "excess_gpus": 2.0,
+        "wasted_preemptions": {"count": 0, "gpu_seconds_lost": 0.0, "gpu_seconds_grace": 0.0,
+                               "gpu_seconds_restore": 0.0},
+        "repreempted": 0,
+    }  # fmt: skip
+    [record] = accounting.annotated_decisions(r)
+    assert record["victims"] == ["A"] and record["node"] == "n0"
+    assert {k: record[k] for k in accounting.DECISION_FIELDS} == {
+        "excess_gpus": 2.0, "gpu_seconds_lost": 0.0, "gpu_seconds_grace": 90.0, "gpu_seconds_restore": 180.0,
+        "wasted": False,
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("knobs", "lost"),
+    [
+        # none: A's 100 s of progress are all lost: 100 x 3
+        ({"checkpoint": "none"}, 300.0),
+        # periodic every 40 s: floor(100 / 40) x 40 = 80 s kept, 20 s lost: 20 x 3
+        ({"checkpoint": "periodic", "checkpoint_interval": 40}, 60.0),
+    ],
+)
+def test_lost_work_gpu_seconds_by_checkpoint_mode(knobs, lost):
+    """The same scenario: the signal at t=100 ends A's first segment after 100 s of progress."""
+    r = _run(*_excess_scenario(), **knobs)
+    acc = summarize(r)["accounting"]
+    assert acc["gpu_seconds_lost"] == lost
+    assert r.lost_work.tolist() == [lost / 3, 0.0]  # the jobs CSV's lost_work agrees
+    assert accounting.annotated_decisions(r)[0]["gpu_seconds_lost"] == lost
+
+
+def test_wasted_preemption_the_te_job_starts_elsewhere_first():
+    """Nodes n0 (4) and n1 (2). BE A (4 GPUs, 1000 s) on n0 and BE C (2 GPUs, 110 s) on n1 from
+    t=0. At t=100 TE T (2 GPUs) fits nowhere; k8s weighs one victim on each node, both started
+    at 0, so the lowest index wins: A on n0 is signalled and T is nominated there, lacking
+    2 GPUs (A frees 4: excess 2). At t=110 C finishes and T fits on n1 first: it starts there
+    (rule 5), so the decision was wasted. A still holds n0 until 130 (grace 30 x 4 = 120 GPU-s),
+    restarts at once and restores 60 s (60 x 4 = 240 GPU-s), all of it wasted."""
+    jobs = [job("A", 0, 1000, 4), job("C", 0, 110, 2), te("T", 100, 50, 2)]
+    r = _run(jobs, prop_cluster(4, 2))
+    ev = r.events_frame
+    assert ev[(ev.job_id == "T") & (ev.event == "start")][["time", "node"]].values.tolist() == [[110.0, "n1"]]
+    acc = summarize(r)["accounting"]
+    assert acc["wasted_preemptions"] == {
+        "count": 1, "gpu_seconds_lost": 0.0, "gpu_seconds_grace": 120.0, "gpu_seconds_restore": 240.0,
+    }  # fmt: skip
+    assert acc["excess_gpus"] == 2.0
+    assert acc["evicted_share"] == 0.5  # A of the two BE jobs
+    [record] = accounting.annotated_decisions(r)
+    assert record["node"] == "n0" and record["wasted"] is True and record["excess_gpus"] == 2.0
+
+
+@pytest.mark.parametrize(
+    ("second", "repreempted", "restore"),
+    [
+        # A restarted at 180, restored until 240; at 1000 it has run 760 s < 3600: repreempted.
+        # Restores: 60 s after each preemption (restarts at 180 and 1080): 2 x 60 x 4
+        (1000, 1, 480.0),
+        # at 5000 it has run 4760 s >= 3600: not repreempted
+        (5000, 0, 480.0),
+        # at 200 A is still restoring (180-240): 0 s of run, repreempted; that restore was cut
+        # short after 20 s, the next one (from 280, when T2 ends) is whole: (20 + 60) x 4
+        (200, 1, 320.0),
+    ],
+)
+def test_repreempted_within_an_hour_of_run_after_the_restore(second, repreempted, restore):
+    """One node of 4; BE A (4 GPUs, 10000 s) from t=0. TE T1 (4 GPUs, 50 s) at 100 preempts A
+    (release 130; T1 runs 130-180; A restarts at 180). TE T2 (4 GPUs, 50 s) preempts A again.
+    Each decision frees exactly what the TE job lacked (4): excess 0. Grace 2 x 30 x 4 = 240."""
+    jobs = [job("A", 0, 10000, 4), te("T1", 100, 50, 4), te("T2", second, 50, 4)]
+    acc = summarize(_run(jobs, prop_cluster(4)))["accounting"]
+    assert (acc["preemption_decisions"], acc["repreempted"]) == (2, repreempted)
+    assert (acc["gpu_seconds_grace"], acc["gpu_seconds_restore"], acc["excess_gpus"]) == (240.0, restore, 0.0)
+
+
+def test_no_preemption_no_cost_and_a_run_without_be_jobs_has_no_share():
+    r = _run([te("T", 0, 10, 1)], prop_cluster(2))
+    acc = summarize(r)["accounting"]
+    assert acc["preemption_decisions"] == 0 and acc["evicted_share"] is None and acc["excess_gpus"] == 0.0
+
+
+def test_flat_record_carries_the_accounting_in_its_field_order():
+    r = _run(*_excess_scenario())
+    flat = flat_summary(r)
+    assert list(flat) == list(FLAT_FIELDS)
+    assert {k: flat[k] for k in accounting.FLAT_ACCOUNTING} == {
+        "preemption_decisions": 1, "gpu_seconds_lost": 0.0, "gpu_seconds_grace": 90.0, "gpu_seconds_restore": 180.0,
+        "evicted_share": 1.0, "excess_gpus": 2.0, "wasted_preemptions": 0, "wasted_gpu_seconds_lost": 0.0,
+        "wasted_gpu_seconds_grace": 0.0, "wasted_gpu_seconds_restore": 0.0, "repreempted": 0,
+    }  # fmt: skip
+
+
+def test_gang_victim_costs_count_every_worker_and_excess_every_node_it_holds():
+    """Nodes n0 and n1 of 4 GPUs. BE gang G (2 workers of 3 GPUs, 1000 s) from t=0 holds 3 on
+    each node. TE T (2 GPUs, 50 s) at t=100 finds 1 GPU free on each node: k8s's only victim is G,
+    seen on both nodes (size 2 workers, same start), so the lowest index wins: T is nominated to
+    n0, reserving its 1 free GPU and lacking 1. G frees 3 GPUs on each node it holds: excess
+    3 x 2 - 1 = 5. checkpoint none: G's 100 s of progress are lost on both workers:
+    100 x 3 x 2 = 600 GPU-s (the jobs CSV keeps 100 s per job). G holds both nodes through the
+    grace period 100-130: 30 x 3 x 2 = 180. T runs on n0 130-180; G needs 3 GPUs on each of two
+    nodes, so it restarts only at 180, restoring 60 s: 60 x 3 x 2 = 360. T started where it was
+    nominated: not wasted."""
+    g = JobTable.from_jobs([job("G", 0, 1000, 3), te("T", 100, 50, 2)])
+    jobs = replace(g, workers=np.array([2, 1]))
+    r = simulate(jobs, prop_cluster(4, 4), SimConfig(policy="k8s", checkpoint="none"), record_decisions=True)
+    ev = r.events_frame
+    assert ev[ev.job_id == "G"][["time", "event", "node"]].values.tolist() == [
+        [0.0, "submit", ""], [0.0, "start", "n0"], [0.0, "start", "n1"], [100.0, "preempt", "n0"],
+        [100.0, "preempt", "n1"], [130.0, "release", "n0"], [130.0, "release", "n1"], [180.0, "start", "n0"],
+        [180.0, "start", "n1"], [1240.0, "finish", "n0"], [1240.0, "finish", "n1"],
+    ]  # fmt: skip
+    assert r.lost_work.tolist() == [100.0, 0.0] and r.signal_lost.tolist() == [100.0]
+    assert r.nominations[:, 1:].tolist() == [[1, 0, 1000]]  # T on n0, lacking 1 GPU (thousandths)
+    acc = summarize(r)["accounting"]
+    assert acc == {
+        "preemption_decisions": 1,
+        "gpu_seconds_lost": 600.0,
+        "gpu_seconds_grace": 180.0,
+        "gpu_seconds_restore": 360.0,
+        "evicted_share": 1.0,
+        "excess_gpus": 5.0,
+        "wasted_preemptions": {"count": 0, "gpu_seconds_lost": 0.0, "gpu_seconds_grace": 0.0,
+                               "gpu_seconds_restore": 0.0},
+        "repreempted": 0,
+    }  # fmt: skip
+    [record] = accounting.annotated_decisions(r)
+    assert (record["victims"], record["node"], record["nodes"]) == (["G"], "n0", ["n0", "n1"])
+    assert {k: record[k] for k in accounting.DECISION_FIELDS} == {
+        "excess_gpus": 5.0, "gpu_seconds_lost": 600.0, "gpu_seconds_grace": 180.0, "gpu_seconds_restore": 360.0,
+        "wasted": False,
+    }  # fmt: skip
