@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.learn import lesson_page
+from dashboard.learn import lesson_page, quiz_page
 from dashboard.learn.learn_content import BEYOND_PAPER, MECHANICS, regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
 from simcore import fmt
@@ -60,8 +60,23 @@ st.markdown(
 )
 lesson_page.show()
 
+st.header("Practise: a new exercise")
+st.markdown(
+    "A fresh small scenario drawn from a seed (the seed goes in the link, so a class can share one): "
+    "one or two nodes full of BE jobs, TE jobs arriving. Predict which job each policy preempts and how "
+    "long a TE job waits; the answers come from simulating it."
+)
+quiz_page.show_exercise()
+
 st.header("Beyond the paper: min_runtime and fitdelay")
 st.markdown(BEYOND_PAPER)
+
+st.header("The knobs in real schedulers")
+st.markdown(
+    "What operators set for the same ideas in Slurm, Kubernetes, Kueue and NVIDIA KAI-Scheduler "
+    "(the same table is in docs/policies.md)."
+)
+quiz_page.show_knob_map()
 
 st.header("The metrics")
 st.markdown(

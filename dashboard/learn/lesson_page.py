@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.learn import lesson_views, lessons
+from dashboard.learn import exercises, lesson_views, lessons, quiz_page
 from dashboard.shared import data, gantt_charts, gantt_views, keys, notices, state, views, worker
 from dashboard.shared.compute import Run
 from simcore import fmt
@@ -48,6 +48,9 @@ def show() -> None:
         return
     except worker.Cancelled:
         st.stop()
+    run = runs[label]
+    st.markdown("**Predict first**: answer before you step to the end (the answers come from this very run).")
+    quiz_page.ask(exercises.questions(run.jobs, run.events, label), f"{item.key}_{label}")
     ticking = state.lesson_playing(st.session_state) == (item.key, label)
     st.fragment(run_every=PLAY_SECONDS if ticking else None)(_stepper)(item, label, cluster, runs, ticking)
 

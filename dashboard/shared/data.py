@@ -409,6 +409,18 @@ def lesson_runs(
     return dict(zip(variants, values, strict=True))
 
 
+def computed(
+    key: Hashable, fn: Callable[..., Any], args: tuple[Any, ...], heartbeat: Callable[[float | None], None]
+) -> Any:
+    """``fn(*args)`` (a module-level function of a page section, e.g. a Learn exercise drawn from a
+    seed), computed in a worker process on first use and shared under ``key``."""
+    return _fetch([key], lambda _missing: (_alone, (fn, args)), heartbeat)[0]
+
+
+def _alone(fn: Callable[..., Any], args: tuple[Any, ...], _progress: Callable[[float], None]) -> list[Any]:
+    return [fn(*args)]  # small, bounded work: no progress to report
+
+
 def decision_records(
     workload: Workload, cluster: ClusterSpec, configs: tuple[SimConfig, ...], heartbeat: Callable[[float | None], None]
 ) -> list[tuple[dict[str, Any], ...]]:

@@ -1,0 +1,91 @@
+"""One Chromium test of the exercises on Learn: open a seeded exercise from its link, answer the
+k8s victim question wrong, then right, and read both feedbacks (self-contained: starts its own
+``streamlit run`` on a free port of 127.0.0.1 and stops it in a finally)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from dashboard.learn import exercises
+from dashboard.shared import compute
+from simcore.model import SimConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+TIMEOUT_MS = 180_000
+SEED = 7
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
+]
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 120  # against a hang only
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            pytest.fail("streamlit did not start")
+        time.sleep(0.2)
+
+
+def test_an_exercise_answered_wrong_then_right_in_chromium() -> None:
+    ex = exercises.generate(SEED)
+    # the victim computed here, independently of the page's questions: k8s's first preemption
+    events = compute.full_run(ex.table, ex.cluster, SimConfig(policy="k8s")).events
+    right = str(events.loc[events["event"] == "preempt", "job_id"].iloc[0])
+    options = next(q for q in exercises.questions(ex.runs["k8s"].jobs, events, "k8s") if q.key == "victim").options
+    wrong = next(j for j in options if j != right)
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "dashboard/streamlit_app.py", "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "SIMCORE_DEMO": "0"},
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc)
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(f"{url}/learn?{exercises.SEED_PARAM}={SEED}")
+            radio = page.locator(f".st-key-quiz_answer_ex{SEED}_k8s_victim")
+            check = page.locator(f".st-key-check_quiz_answer_ex{SEED}_k8s_victim button")
+            radio.get_by_text(f"job {wrong}", exact=True).click(timeout=TIMEOUT_MS)
+            check.click(timeout=TIMEOUT_MS)
+            page.get_by_text(f"Not quite: you said job {wrong}; the simulation says job {right}.").wait_for(
+                timeout=TIMEOUT_MS
+            )
+            radio.get_by_text(f"job {right}", exact=True).click(timeout=TIMEOUT_MS)
+            check.click(timeout=TIMEOUT_MS)
+            page.get_by_text(f"Right: job {right}.", exact=True).wait_for(timeout=TIMEOUT_MS)
+            assert page.get_by_text("Not quite").count() == 0
+            assert f"{exercises.SEED_PARAM}={SEED}" in page.url  # the link still reproduces the exercise
+            browser.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()

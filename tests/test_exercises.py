@@ -1,0 +1,170 @@
+"""Predict, then reveal: the questions of a run, the seeded exercise generator, the knob mapping
+table, and the Learn page answering a question right and wrong (AppTest)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard.learn import exercises, knob_map, lessons
+from dashboard.shared import compute
+from simcore.errors import UserError
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "dashboard" / "streamlit_app.py")
+
+
+def lesson_questions(key: str, label: str) -> dict[str, exercises.Question]:
+    item = lessons.lesson(key)
+    run = compute.full_run(*lessons.load(item), item.variant(label).config)
+    return {q.key: q for q in exercises.questions(run.jobs, run.events, label)}
+
+
+# --- the questions of a run (answers derived by hand from the lesson files) ------------------------
+
+
+def test_lesson_a_questions_come_from_the_run() -> None:
+    fifo = lesson_questions("hol", "fifo")
+    assert set(fifo) == {"te_wait"}  # fifo preempts nobody: no victim to ask about
+    assert float(fifo["te_wait"].accepted[0]) == (3600 + 3600 - 120) / 60  # behind both BE jobs
+    fitgpp = lesson_questions("hol", "fitgpp")
+    assert fitgpp["victim"].options == ("1",) and fitgpp["victim"].accepted == ("1",)  # job 2 still waits
+    assert float(fitgpp["te_wait"].accepted[0]) == lessons.lesson("hol").variant("fitgpp").config.grace / 60
+
+
+def test_lesson_b_asks_which_of_the_four_and_the_policies_differ() -> None:
+    k8s, fitgpp = lesson_questions("victim", "k8s")["victim"], lesson_questions("victim", "fitgpp")["victim"]
+    assert k8s.options == fitgpp.options == ("1", "2", "3", "4")
+    assert k8s.accepted == ("4",) and fitgpp.accepted == ("2",)
+    assert exercises.is_right(k8s, "4") and not exercises.is_right(k8s, "2")
+
+
+def test_a_wait_is_right_within_a_minute_or_five_percent() -> None:
+    q = lesson_questions("hol", "fifo")["te_wait"]  # 118 min: 5% is 5.9 min
+    assert exercises.is_right(q, 118.0) and exercises.is_right(q, 112.5) and not exercises.is_right(q, 111.0)
+    short = lesson_questions("hol", "fitgpp")["te_wait"]  # 0.5 min: within 1 minute
+    assert exercises.is_right(short, 1.5) and not exercises.is_right(short, 2.0)
+
+
+# --- the generator -----------------------------------------------------------------------------------
+
+
+def test_generator_is_deterministic_for_a_seed() -> None:
+    a, b = exercises.generate(11), exercises.generate(11)
+    assert a.table.to_frame().equals(b.table.to_frame()) and a.cluster == b.cluster
+    for p in exercises.POLICIES:
+        assert a.runs[p].events.equals(b.runs[p].events)
+    assert a.limits.equals(b.limits)
+    assert not exercises.generate(12).table.to_frame().equals(a.table.to_frame())
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, exercises.SEED_MAX])
+def test_every_exercise_preempts_and_stays_small(seed: int) -> None:
+    ex = exercises.generate(seed)
+    assert 1 <= ex.tries <= exercises.MAX_TRIES
+    assert len(ex.cluster.nodes) <= 2 and len(ex.table) <= 4 * 2 + 2
+    for policy, run in ex.runs.items():
+        asked = {q.key: q for q in exercises.questions(run.jobs, run.events, policy)}
+        assert set(asked) == {"victim", "te_wait"}
+        assert set(asked["victim"].accepted) <= set(asked["victim"].options)
+    # every BE GPU is taken when the first TE job arrives: the BE requests fill the cluster exactly
+    be_gpus = ex.table.request[~np.asarray(ex.table.is_te), 2].sum()
+    assert be_gpus == sum(n.capacity.gpu for n in ex.cluster.nodes)
+
+
+def test_limits_table_alone_is_a_lower_bound() -> None:
+    for seed in range(20):
+        lim = exercises.generate(seed).limits.set_index("TE job")
+        alone = lim["wait under TE jobs alone (s)"]
+        for column in lim.columns:
+            assert (alone <= lim[column]).all(), (seed, column)
+        assert f"wait under {exercises.BOUND_LABEL} (s)" in lim.columns
+
+
+def test_seeds_are_range_checked() -> None:
+    assert exercises.parse_seed("42") == 42
+    with pytest.raises(UserError, match="exercise='x'.*whole number"):
+        exercises.parse_seed("x")
+    with pytest.raises(UserError, match="between 0 and"):
+        exercises.parse_seed(str(exercises.SEED_MAX + 1))
+    with pytest.raises(UserError, match="between 0 and"):
+        exercises.generate(-1)
+
+
+# --- the knob mapping table ----------------------------------------------------------------------------
+
+
+def test_policies_doc_holds_the_knob_map_of_the_module() -> None:
+    text = (ROOT / "docs" / "policies.md").read_text()
+    assert knob_map.doc_block() in text
+    body = [line for line in knob_map.markdown().splitlines() if line.startswith("| ")]
+    assert len(body) == 1 + len(knob_map.ROWS)
+    assert all(line.count(" | ") == 1 + len(knob_map.PRODUCTS) for line in body)
+    names = knob_map.markdown()
+    for verified in ("GraceTime", "PreemptExemptTime", "PreemptMode", "terminationGracePeriodSeconds",
+                     "PriorityClass", "withinClusterQueue", "preempt-min-runtime"):  # fmt: skip
+        assert f"`{verified}" in names
+
+
+# --- the page --------------------------------------------------------------------------------------------
+
+
+def learn(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.switch_page("app_pages/learn.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def check(at: AppTest, scope: str, question: str) -> None:
+    next(b for b in at.button if b.key == f"check_quiz_answer_{scope}_{question}").click().run()
+
+
+def feedback(at: AppTest) -> tuple[list[str], list[str]]:
+    return [s.value for s in at.success], [e.value for e in at.error]
+
+
+def test_a_lesson_question_answered_wrong_then_right() -> None:
+    at = learn()
+    at.selectbox(key="lesson").set_value("victim").run()
+    at.radio(key="lesson_variant_victim").set_value("k8s").run()
+    assert feedback(at) == ([], [])  # nothing revealed before an answer
+    at.radio(key="quiz_answer_victim_k8s_victim").set_value("2").run()
+    assert feedback(at) == ([], [])  # choosing is not checking
+    check(at, "victim_k8s", "victim")
+    assert feedback(at) == ([], ["Not quite: you said job 2; the simulation says job 4."])
+    assert any("k8s signals job 4" in m.value for m in at.markdown)
+    at.radio(key="quiz_answer_victim_k8s_victim").set_value("4").run()
+    check(at, "victim_k8s", "victim")
+    assert feedback(at) == (["Right: job 4."], [])
+
+
+def test_an_exercise_from_the_link_answered_right_and_wrong() -> None:
+    ex = exercises.generate(7)
+    run = ex.runs["fitgpp"]
+    wait = float(run.jobs.loc[run.jobs["job_class"] == "TE", "wait"].iloc[0]) / 60
+    at = learn({exercises.SEED_PARAM: "7"})
+    assert at.number_input(key="exercise_seed").value == 7
+    scope = "ex7_fitgpp"
+    at.number_input(key=f"quiz_answer_{scope}_te_wait").set_value(wait + 30).run()
+    check(at, scope, "te_wait")
+    assert len(at.error) == 1 and at.error[0].value.startswith(f"Not quite: you said {wait + 30:g} min")
+    at.number_input(key=f"quiz_answer_{scope}_te_wait").set_value(wait).run()
+    check(at, scope, "te_wait")
+    assert [s.value for s in at.success] == [f"Right: {exercises.questions(run.jobs, run.events, 'fitgpp')[1].answer}."]
+
+
+def test_new_exercise_draws_a_seed_and_a_bad_link_is_refused() -> None:
+    at = learn()
+    assert at.number_input(key="exercise_seed").value is None
+    next(b for b in at.button if b.label == "New exercise").click().run()
+    seed = at.number_input(key="exercise_seed").value
+    assert seed is not None and 0 <= seed <= exercises.SEED_MAX
+    assert at.query_params[exercises.SEED_PARAM] == str(seed)  # the link reproduces it
+    bad = learn({exercises.SEED_PARAM: "-3"})
+    assert any("between 0 and" in e.value for e in bad.error)
