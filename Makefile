@@ -1,11 +1,13 @@
 # One command each, on a fresh machine: `make run` (dashboard) and `make test` (lint, types of simcore
-# as configured in pyproject.toml, full suite).
+# as configured in pyproject.toml, full suite on every core with pytest-xdist; docs/testing.md).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+# `make run` listens on this machine only; `make run ADDRESS=0.0.0.0` on every interface (docs/hosting.md)
+ADDRESS ?= 127.0.0.1
 
-.PHONY: run test lint bench install clean
+.PHONY: run test lint bench bench-browser install clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -18,13 +20,13 @@ $(STAMP): $(BIN)/python pyproject.toml
 install: $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/streamlit run dashboard/streamlit_app.py
+	$(BIN)/streamlit run dashboard/streamlit_app.py --server.address $(ADDRESS)
 
 test: $(STAMP)
 	$(BIN)/ruff check simcore dashboard tests bench
 	$(BIN)/ruff format --check simcore dashboard tests bench
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup
 
 lint: $(STAMP)
 	$(BIN)/ruff check simcore dashboard tests bench
@@ -32,6 +34,10 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+# first chart drawn: the Explore page against a bare Plotly page, in headless Chromium
+bench-browser: $(STAMP)
+	$(BIN)/python bench/first_chart.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis

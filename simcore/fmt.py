@@ -77,6 +77,24 @@ def duration(seconds: float) -> str:
     return f"{seconds / HOUR:.1f} h"
 
 
+DAY = 24 * HOUR
+#: A column of durations is shown in the largest unit its median reaches at least twice (as :func:`duration`).
+UNITS = (("d", DAY), ("h", HOUR), ("min", MINUTE), ("s", 1.0))
+
+
+def duration_unit(seconds: Iterable[float]) -> tuple[str, float]:
+    """The unit (name, seconds) for a column of durations: 2 d and more in days, then hours from
+    2 h, minutes from 2 min, seconds below; by the median of the non-zero finite values."""
+    finite = sorted(abs(x) for x in seconds if math.isfinite(x) and x != 0)
+    median = finite[len(finite) // 2] if finite else 0.0
+    return next(((name, size) for name, size in UNITS if median >= 2 * size), UNITS[-1])
+
+
+def tick(x: float) -> str:
+    """A log axis' tick label: 0.5, 1, 20, 1,000, 20,000 (no exponent below a billion)."""
+    return f"{x:,.0f}" if 1 <= x < 1e9 else f"{x:g}"
+
+
 def clock(t: float) -> str:
     """``t`` (seconds from the start) as ``day d hh:mm:ss``, fractions of a second kept (``05.25``)."""
     days, rest = divmod(float(t), 86400.0)

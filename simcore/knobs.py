@@ -107,6 +107,7 @@ class Knob:
     unit: str = ""
     step: float = 1.0
     noun: str = "knob"  # how messages call it: "knob P: ...", "setting nodes: ..."
+    title: str = ""  # a few words of the meaning, shown with the name wherever the name is shown
 
     def __post_init__(self) -> None:
         if self.kind == "choice":
@@ -121,6 +122,13 @@ class Knob:
         if isinstance(self.used_by, str):
             return self.used_by
         return f"{self.used_by[0]} only" if len(self.used_by) == 1 else " and ".join(self.used_by)
+
+    @property
+    def label(self) -> str:
+        """The name with its meaning and unit, as pages show it: ``max preemptions per BE job (P)``,
+        ``grace period (grace, s)``."""
+        inside = f"{self.name}, {self.unit}" if self.unit else self.name
+        return f"{self.title} ({inside})" if self.title else inside
 
     def default_text(self) -> str:
         """The default as a user writes it (``30``, ``inf``, ``on_preempt``)."""
@@ -196,41 +204,41 @@ def _knobs(*ks: Knob) -> dict[str, Knob]:
 #: a time, a metric or a JSON number non-finite.
 KNOBS: dict[str, Knob] = _knobs(
     Knob("grace", "float", 30.0, "seconds a preempted job keeps its resources to checkpoint",
-         KnobRange(0, MAX_SECONDS), unit="s", step=10.0),
+         KnobRange(0, MAX_SECONDS), unit="s", step=10.0, title="grace period"),
     Knob("checkpoint", "choice", "on_preempt",
-         "on_preempt (no loss), periodic (keep whole intervals) or none (restart from 0)", choices=CHECKPOINT_MODES),
+         "on_preempt (no loss), periodic (keep whole intervals) or none (restart from 0)", choices=CHECKPOINT_MODES, title="checkpointing"),
     Knob("checkpoint_interval", "float", 1800.0, "seconds between periodic checkpoints",
-         KnobRange(0.001, MAX_SECONDS), unit="s", step=300.0),
+         KnobRange(0.001, MAX_SECONDS), unit="s", step=300.0, title="checkpoint interval"),
     Knob("restore", "float", 60.0, "seconds of restoring on every start after a preemption",
-         KnobRange(0, MAX_SECONDS), unit="s", step=10.0),
+         KnobRange(0, MAX_SECONDS), unit="s", step=10.0, title="restore time"),
     Knob("backfill", "choice", "greedy", "greedy (skip jobs that do not fit) or none (strict head-of-line)",
-         choices=BACKFILL_MODES),
-    Knob("placement", "choice", "best_fit", "best_fit, first_fit or worst_fit node choice", choices=PLACEMENTS),
+         choices=BACKFILL_MODES, title="backfill"),
+    Knob("placement", "choice", "best_fit", "best_fit, first_fit or worst_fit node choice", choices=PLACEMENTS, title="node placement"),
     Knob("P", "int", 2, "max preemptions per BE job (fitdelay: with checkpoint on_preempt and saves that never fail only)",
-         KnobRange(0, 1_000_000, whole=True), used_by=("fitgpp", "fitdelay")),
+         KnobRange(0, 1_000_000, whole=True), used_by=("fitgpp", "fitdelay"), title="max preemptions per BE job"),
     Knob("s", "float", math.inf, "victim dominant share at most s x the TE job's", KnobRange(0, math.inf, low_open=True),
-         used_by=("fitgpp", "fitdelay"), default_note="no cap"),
+         used_by=("fitgpp", "fitdelay"), default_note="no cap", title="max victim share"),
     Knob("reentry", "float", 1800.0,
          "with checkpoint periodic (or on_preempt with saves that may fail): seconds of expected wait to get back "
          "in per unit of normalised room its victims give up",
-         KnobRange(0, MAX_SECONDS), used_by=("fitdelay",), unit="s", step=600.0),
+         KnobRange(0, MAX_SECONDS), used_by=("fitdelay",), unit="s", step=600.0, title="re-entry cost"),
     Knob("tau", "float", 0.0, "bounded-slowdown threshold in seconds", KnobRange(0, MAX_SECONDS),
-         default_note="plain slowdown", unit="s", step=60.0),
+         default_note="plain slowdown", unit="s", step=60.0, title="bounded-slowdown threshold"),
     Knob("min_runtime", "float", 0.0,
          "a BE job is a victim candidate only once its current run segment (restore included) has lasted "
          "this many seconds", KnobRange(0, MAX_SECONDS), used_by=PREEMPTIVE, default_note="no exemption",
-         unit="s", step=600.0),
+         unit="s", step=600.0, title="minimum run before preemption"),
     Knob("save_time", "float", 0.0,
          "with checkpoint on_preempt: seconds the save on a preemption signal needs; longer than grace, it fails",
-         KnobRange(0, MAX_SECONDS), unit="s", step=10.0),
+         KnobRange(0, MAX_SECONDS), unit="s", step=10.0, title="save time"),
     Knob("save_failure", "float", 0.0,
          "with checkpoint on_preempt: probability that the save on a preemption signal fails (drawn from seed, "
          "in signal order); a failed save loses the work since the job's last successful save or start",
-         KnobRange(0, 1), step=0.05),
+         KnobRange(0, 1), step=0.05, title="save failure probability"),
     Knob("preempt_budget", "float", math.inf,
          "at most this many preemption decisions in any rolling hour; past it a TE job waits",
-         KnobRange(0, math.inf, whole=True), used_by=PREEMPTIVE, default_note="no budget"),
-    Knob("seed", "int", 0, "seed of the random policy, of the saves' draws (save_failure) and of generators", KnobRange(0, MAX_SEED, whole=True)),
+         KnobRange(0, math.inf, whole=True), used_by=PREEMPTIVE, default_note="no budget", title="preemptions per hour"),
+    Knob("seed", "int", 0, "seed of the random policy, of the saves' draws (save_failure) and of generators", KnobRange(0, MAX_SEED, whole=True), title="random seed"),
 )  # fmt: skip
 
 

@@ -173,3 +173,23 @@ def test_gang_victim_costs_count_every_worker_and_excess_every_node_it_holds():
         "excess_gpus": 5.0, "gpu_seconds_lost": 600.0, "gpu_seconds_grace": 180.0, "gpu_seconds_restore": 360.0,
         "wasted": False,
     }  # fmt: skip
+
+
+def test_te_gang_nominated_worker_by_worker_and_the_budget_checked_once():
+    """Nodes n0 and n1 of 4 GPUs; BE A (3 GPUs) on n0 and BE B (4 GPUs) on n1 from t=0. TE gang T
+    (2 workers of 2 GPUs, 50 s) at t=100 fits nowhere. Worker 0: k8s weighs A on n0 and B on n1
+    (one victim each, both started at 0): the lowest index, n0; it reserves n0's 1 free GPU and
+    lacks 1. Worker 1: A's room counts as free, so n0 holds it too; it reserves the 0 GPUs left
+    unreserved there and lacks 2. One nomination row per worker, in worker order, both before A's
+    preempt row; A frees 3 GPUs, exactly the 1 + 2 lacked: excess 0. With preempt_budget 0 the
+    policy is never asked: one record, the budget's reason, no nomination."""
+    jobs = replace(JobTable.from_jobs([job("A", 0, 1000, 3), job("B", 0, 1000, 4), te("T", 100, 50, 2)]),
+                   workers=np.array([1, 1, 2]))  # fmt: skip
+    r = simulate(jobs, prop_cluster(4, 4), SimConfig(policy="k8s"), record_decisions=True)
+    preempt_row = int(r.events_frame.index[r.events_frame.event == "preempt"][0])
+    assert r.nominations.tolist() == [[preempt_row, 2, 0, 1000], [preempt_row, 2, 0, 2000]]
+    [record] = accounting.annotated_decisions(r)
+    assert (record["victims"], record["excess_gpus"], record["wasted"]) == (["A"], 0.0, False)
+    spent = simulate(jobs, prop_cluster(4, 4), SimConfig(policy="k8s", preempt_budget=0), record_decisions=True)
+    assert [d["reason"] for d in spent.decisions] == ["preemption budget spent"]
+    assert spent.nominations.tolist() == [] and spent.first_start.tolist()[2] == 1000.0

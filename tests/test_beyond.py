@@ -14,6 +14,8 @@ from simcore.study import QUICK, beyond
 from simcore.study.figures import Figures
 from simcore.study.run import RunOptions, run_beyond, run_grid
 
+# one xdist worker runs the module, so the tiny study (a module fixture) is computed once
+pytestmark = pytest.mark.xdist_group("beyond")
 T975 = {1: 12.7062047, 2: 4.3026527}  # two-sided 95% Student t critical values
 
 

@@ -52,7 +52,7 @@ def test_default_run_shows_the_trio_and_every_chart() -> None:
     assert trio[(3, "TE p95 slowdown")][1].startswith("-")  # fitgpp cuts TE p95 against fifo
     assert len(at.get("plotly_chart")) == 2  # CDF and percentiles: only the open tab is drawn
     assert at.dataframe  # the percentile table
-    assert any("sample demo.csv" in shown(c) for c in at.caption)
+    assert any("sample demo_seed1.csv" in shown(c) for c in at.caption)
     assert any("One run" in c.value for c in at.caption)  # single runs are flagged as chaotic
     assert dict(at.query_params) == {}  # the default scenario keeps the URL clean
 
@@ -335,14 +335,17 @@ def test_decision_view_explains_the_chosen_preemption() -> None:
         and "chosen because" in words[1]
     )
     other = at.selectbox(key="decision_other").value
-    assert other == "k8s" and words[2].startswith("k8s")
-    candidates = at.dataframe[-2].value
+    assert other == "k8s" and words[2].startswith("On the same state") and " k8s would take" in words[2]
+    assert words[3].startswith("In k8s's own run")
+    candidates = at.dataframe[-3].value
+    glossary = at.dataframe[-2].value  # every key value the candidate table shows, defined
+    assert glossary["value"].tolist() == [c for c in candidates.columns if c not in ("node", "would take", "chosen")]
     assert candidates["chosen"].tolist()[0] and "slack" in candidates.columns and "would take" in candidates.columns
     assert chosen["node"] == candidates["node"].iloc[0]
     for policy in at.selectbox(key="decision_other").options:
         at.selectbox(key="decision_other").set_value(policy).run()
         assert_clean(at)
-        assert at.text[1].value.splitlines()[2].startswith(policy)
+        assert f", {policy} would take" in at.text[1].value.splitlines()[2]
 
 
 def test_the_generator_offers_paper_gang() -> None:
@@ -363,8 +366,11 @@ def test_worth_panel_plots_every_policy_and_jumps_to_a_decision_on_the_gantt() -
     assert points["fitgpp"][0] > 0  # grace and restore of its preemptions (on_preempt loses no work)
     worst = at.dataframe[0].value
     assert 0 < len(worst) <= 10 and set(worst["policy"]) <= {"k8s", "fitgpp"}
-    excess = worst["excess GPUs"].tolist()
-    assert not worst["wasted"].any() and excess == sorted(excess, reverse=True)  # no wasted one in this run
+    # wasted ones first (the default sample has one), then the most excess GPUs
+    wasted = worst["wasted"].tolist()
+    assert wasted == sorted(wasted, reverse=True) and wasted.count(True) == 1
+    excess = worst.loc[~worst["wasted"], "excess GPUs"].tolist()
+    assert excess == sorted(excess, reverse=True)
     at.selectbox(key="worth_decision").set_value(1).run()
     next(b for b in at.button if b.label == "Show on the Gantt").click().run()
     assert_clean(at)

@@ -1,6 +1,6 @@
 """Decision records (DESIGN.md section 6): one per ask for victims, tied to the preempt events.
 
-Property tests (every preemptive policy, the workloads of test_properties) check that the
+Property tests (every preemptive policy, the workloads of helpers.strategies) check that the
 records and the preempt events agree exactly, that recording changes nothing, and that the
 chosen option is the best of the recorded ones by the policy's named key. Hand-made
 scenarios check every value of the records against numbers derived by hand, each reason
@@ -15,10 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import events_of, job, prop_cluster, te
+from helpers import clusters, configs, events_of, job, prop_cluster, te, workloads
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_properties import clusters, configs, workloads
 
 from simcore.cli import main as cli_main
 from simcore.engine import simulate
@@ -32,6 +31,7 @@ from simcore.policies.decision import (
     REASONS,
     WITHIN_MIN_RUNTIME,
 )
+from simcore.policies.glossary import TIE_BREAK
 
 PREEMPTIVE = [name for name, p in POLICIES.items() if p.preemptive]
 RANKED = [p for p in PREEMPTIVE if p != "random"]  # options ordered by a key, best first
@@ -89,6 +89,13 @@ def check_records(jobs: JobTable, config: SimConfig, r, plain) -> None:
         names = [name for name, _ in d["key"]]
         for row in d["candidates"]:
             assert set(row) == {"node", "job_id", "chosen", *names}
+        if not d["victims"] or len(d["candidates"]) < 2:
+            assert d["deciding"] is None
+        elif config.policy in RANKED:  # the first named value where the chosen row beats the runner-up
+            best, other = (directed(row, d["key"]) for row in d["candidates"][:2])
+            at = next((i for i, (a, b) in enumerate(zip(best, other, strict=True)) if a != b), None)
+            assert d["deciding"] == (TIE_BREAK if at is None else names[at])
+            assert at is None or best[at] < other[at]
         if config.policy in RANKED:
             keys = [directed(row, d["key"]) for row in d["candidates"]]
             assert keys == sorted(keys), "options not best first by the named key"
@@ -307,6 +314,7 @@ def test_cli_writes_json_lines(tmp_path):
         "time": 6.0, "te_job": "é", "policy": "k8s", "node": "n0", "victims": ids[:2],
         "key": [["victims", "min"], ["earliest_victim_start", "max"]],
         "candidates": [{"node": "n0", "job_id": ids[:2], "victims": 2, "earliest_victim_start": 0.0, "chosen": True}],
+        "deciding": None,  # one node weighed
         "reason": None,
         # its accounting: é lacked all 4 GPUs and the victims free 4 (excess 0); TE 7 ends at 15 and é
         # starts on n1 then, before the victims release n0 at 36 (wasted); they held 2 x 2 GPUs for

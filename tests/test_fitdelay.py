@@ -5,10 +5,21 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from helpers import assert_events, assert_jobs, cluster_of, job, prop_cluster, run, te
+from helpers import (
+    assert_events,
+    assert_jobs,
+    cluster_of,
+    clusters,
+    configs,
+    contended,
+    job,
+    prop_cluster,
+    run,
+    te,
+    workloads,
+)
 from hypothesis import given
 from hypothesis import strategies as st
-from test_properties import SETTINGS, clusters, configs, contended, workloads
 
 from simcore.engine import simulate
 from simcore.policies import POLICIES, POLICY_KNOBS
@@ -192,7 +203,6 @@ def test_policies_command_lists_every_policy_with_its_knobs(capsys):
     assert "beyond the paper" in by_name["fitdelay"]
 
 
-@SETTINGS
 @given(data=st.data())
 def test_with_on_preempt_fitdelay_is_fitgpp(data):
     """Where a preemption loses nothing fitdelay is fitgpp, P cap included, whatever reentry: event for event."""

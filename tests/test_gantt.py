@@ -9,10 +9,9 @@ from collections import defaultdict
 
 import pandas as pd
 import pytest
-from helpers import cluster_of, job, prop_cluster, run, te
+from helpers import POLICIES, cluster_of, clusters, configs, job, prop_cluster, run, te, workloads
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_properties import POLICIES, clusters, configs, workloads
 
 from simcore import gantt
 from simcore.cli import main

@@ -21,6 +21,7 @@ from test_hosting_worker import live_workers
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.xdist_group("browser"),  # one worker runs every Chromium test: never two browsers at once
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
 ]
 TABS = ("Gantt", "Utilisation and queue", "Preemptions", "Jobs and downloads")

@@ -153,7 +153,7 @@ def test_each_knob_gets_one_widget_described_by_its_metadata() -> None:
     knob_widgets.render(st)
     assert [kw["key"] for _, _, kw in st.calls] == [f"x_k_{n}" for n in KNOBS]
     for (kind, label, kw), k in zip(st.calls, KNOBS.values(), strict=True):
-        assert kw["help"] == k.help() and label.startswith(k.name) and (k.unit in label)
+        assert kw["help"] == k.help() and label == k.label and f"({k.name}" in label and (k.unit in label)
         if k.kind == "choice":
             assert kind == "selectbox" and kw["args"] == (k.choices,)
         elif kind == "number_input":

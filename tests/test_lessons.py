@@ -46,9 +46,24 @@ def test_lesson_a_fifo_blocks_priority_waits_for_one_job_preemption_waits_for_gr
     assert victims(RUNS["hol", "fifo"][2]) == victims(RUNS["hol", "priority"][2]) == []
 
 
-def test_lesson_b_k8s_takes_the_newest_job_fitgpp_the_tightest_fit() -> None:
-    assert victims(RUNS["victim", "k8s"][2]) == ["4"]  # started last (180 s), 2 GPUs for a 1-GPU job
-    assert victims(RUNS["victim", "fitgpp"][2]) == ["2"]  # 1 GPU: the TE job's exact shape
+def test_lesson_b_k8s_stops_two_young_jobs_fitgpp_one_exact_fit() -> None:
+    # TE job 7 (2 GPUs) at 600 s. k8s reprieves the oldest job of each node (1 on node-0, 4 on node-1:
+    # the two 1-GPU jobs alone make room) and takes node-1's pair, started later (80 s against 20 s)
+    assert victims(RUNS["victim", "k8s"][2]) == ["5", "6"]
+    # fitgpp: one victim suffices; job 1 frees exactly the TE job's shape (slack 0), job 4 leaves node-1's
+    # free 8 CPU and 64 GiB over (8/32 + 64/256 = 0.5)
+    assert victims(RUNS["victim", "fitgpp"][2]) == ["1"]
+    # the payoff: each victim is delayed by grace 30 + the TE job's 600 + restore 60 = 690 s
+    table = lesson_views.outcome_table({v: RUNS["victim", v][2] for v in ("k8s", "fitgpp")}).set_index("variant")
+    assert table["preemptions"].to_dict() == {"k8s": 2, "fitgpp": 1}
+    assert table["TE wait (s), longest"].to_dict() == {"k8s": 30.0, "fitgpp": 30.0}
+    # six BE jobs of 7200 s; a victim's slowdown is (7200 + 690) / 7200
+    assert table.loc["k8s", "BE slowdown, mean"] == pytest.approx((4 + 2 * 7890 / 7200) / 6)
+    assert table.loc["fitgpp", "BE slowdown, mean"] == pytest.approx((5 + 7890 / 7200) / 6)
+    delay = {v: RUNS["victim", v][2].jobs.query("job_class == 'BE'").eval("finish - submit_time - duration").sum()
+             for v in ("k8s", "fitgpp")}  # fmt: skip
+    assert delay == {"k8s": 2 * 690.0, "fitgpp": 690.0}  # 23 min and 11.5 min, as the lesson says
+    assert "23 min" in lessons.lesson("victim").intro and "11.5 min" in lessons.lesson("victim").intro
 
 
 def test_lesson_c_loses_nothing_one_interval_remainder_or_everything() -> None:
@@ -69,7 +84,7 @@ def test_lesson_d_fitdelay_spares_the_old_job() -> None:
 def test_lessons_stay_tiny() -> None:
     for item in lessons.LESSONS:
         table, cluster = lessons.load(item)
-        assert len(table) <= 6 and len(cluster.nodes) <= 2
+        assert len(table) <= 7 and len(cluster.nodes) <= 2
         assert (lessons.LESSON_DIR / item.workload).name in (lessons.LESSON_DIR / "README.md").read_text()
 
 
@@ -96,7 +111,7 @@ def test_every_job_is_somewhere_at_every_instant(key: tuple[str, str]) -> None:
     for t in times:
         snap = lesson_views.snapshot(run.jobs, run.events, run.segments, losses, t)
         on_gpus = set(snap.grid["job_id"])
-        queued = set(snap.queue["job_id"])
+        queued = set(snap.queue["job"])
         done = set(run.jobs.loc[run.jobs["finish"] <= t, "job_id"])
         future = set(run.jobs.loc[run.jobs["submit_time"] > t, "job_id"])
         assert not (on_gpus & queued) and not (on_gpus & done) and not (queued & done)
@@ -113,7 +128,7 @@ def test_story_tells_the_preemption_with_its_lost_work() -> None:
     snap = lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2700.0)
     assert snap.story[0].startswith("TE job 2 arrives")
     assert "BE job 1 on node-0 is preempted" in snap.story[1] and "45.0 min of work" in snap.story[1]
-    assert snap.queue["job_id"].tolist() == ["2"]
+    assert snap.queue["job"].tolist() == ["2"]
     assert set(snap.grid["kind"]) == {"grace"}
 
 
@@ -127,7 +142,7 @@ def test_step_stays_inside_the_instants() -> None:
 def test_outcome_table_is_the_runs_numbers() -> None:
     runs = {label: RUNS["hol", label][2] for label in ("fifo", "priority", "fitgpp")}
     table = lesson_views.outcome_table(runs).set_index("variant")
-    assert table.loc["fifo", "TE wait (s), longest"] == 7080.0
+    assert table.loc["fifo", "longest TE wait (min)"] == 118.0  # 7080 s
     assert table.loc["fitgpp", "preemptions"] == 1 and table.loc["priority", "preemptions"] == 0
 
 

@@ -17,6 +17,8 @@ from simcore.study import prose
 from simcore.study.tables import Stat, fmt_val
 
 TRACE = Path(__file__).resolve().parent.parent / study.DEFAULT_TRACE
+# one xdist worker runs the module, so the quick study (a module fixture) is computed once
+pytestmark = pytest.mark.xdist_group("reproduce")
 T975 = {1: 12.7062047, 2: 4.3026527, 3: 3.1824463, 4: 2.7764451}  # two-sided 95% t critical values
 
 

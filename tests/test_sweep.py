@@ -404,6 +404,19 @@ def _descendants(root: int) -> set[int]:
     return found
 
 
+def _cpu_seconds(pids: set[int]) -> float:
+    """User plus system CPU time the processes have used so far, from /proc."""
+    ticks = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def _running(pids: set[int]) -> set[int]:
     procs = _processes()
     return {p for p in pids if p in procs and procs[p][1] != "Z"}
@@ -416,22 +429,25 @@ def test_pool_workers_die_when_the_sweep_is_killed(tmp_path):
                  "--workers", "2", "--policies", "fifo,priority", "--out", str(tmp_path / "k.parquet"), "--no-progress"]  # fmt: skip
     proc = subprocess.Popen(sweep_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
     try:
-        deadline = time.monotonic() + 60
-        while len(_descendants(proc.pid)) < 3 and time.monotonic() < deadline:  # fork server + 2 workers
-            time.sleep(0.1)
-        time.sleep(1.0)  # the workers have run their initializer and are computing
+        # wait (on a condition, however loaded the machine) until the pool's processes have done
+        # 3 CPU seconds between them: past their initializer (imports) and computing
+        deadline = time.monotonic() + 300
+        while (
+            len(_descendants(proc.pid)) < 3 or _cpu_seconds(_descendants(proc.pid)) < 3
+        ) and time.monotonic() < deadline:
+            time.sleep(0.1)  # polling interval
         family = _descendants(proc.pid)
         assert len(family) >= 3, "the sweep did not start its pool"
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60  # a bound for a stuck worker, not a speed test: they go at once
     while _running(family) and time.monotonic() < deadline:
-        time.sleep(0.1)
+        time.sleep(0.1)  # polling interval
     left = _running(family)
     for pid in left:  # do not leave them behind even when the test fails
         os.kill(pid, signal.SIGKILL)
-    assert not left, f"processes still running 5 s after the sweep was killed: {sorted(left)}"
+    assert not left, f"processes still running 60 s after the sweep was killed: {sorted(left)}"
 
 
 # --- one policy-spec grammar for run, compare, sweep and the dashboard -------------------------

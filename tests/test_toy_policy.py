@@ -75,6 +75,7 @@ def test_the_engine_runs_a_registered_policy(toy):
         "time": 10.0, "te_job": "T", "policy": "toy", "node": "n0", "victims": ["B"], "key": [["victims", "min"]],
         "candidates": [{"node": "n0", "job_id": ["B"], "victims": 1, "chosen": True},
                        {"node": "n1", "job_id": ["C"], "victims": 1, "chosen": False}],
+        "deciding": "tie_break",  # one victim on either node: the node index decides
         "reason": None,
     },)  # fmt: skip
     k8s = simulate(JobTable.from_jobs(JOBS), prop_cluster(2, 2), SimConfig(policy="k8s", grace=0, restore=0))

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
 from dashboard.explore import charts, explore_gantt, explore_results, explore_worth
 from dashboard.report import report_button
-from dashboard.shared import budget, data, keys, knob_widgets, notices, state, uploads, views, worker
+from dashboard.shared import budget, data, keys, knob_widgets, notices, sizing, state, uploads, views, worker
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.demo import limits
 from dashboard.shared.plain import md
@@ -134,11 +135,13 @@ scenario, problems = from_widgets(state.widget_state(), previous, uploads.UPLOAD
 state.publish("explore", scenario, scenario.to_query())
 
 # --- main: results ---------------------------------------------------------------------------
-state.title_with_link(
-    "Explore: one scenario, several policies",
-    scenario.to_query(),
-    "This link restores every setting except uploaded files. Use the copy icon.",
-)
+link_note = "This link restores every setting except uploaded files. Use the copy icon."
+if scenario.source == "upload" and upload_file is not None:
+    link_note = (
+        f"The uploaded file {md(upload_file.name)} is not in this link: whoever opens it must upload the file "
+        "again. Every other setting is in the link. Use the copy icon."
+    )
+state.title_with_link("Explore: one scenario, several policies", scenario.to_query(), link_note)
 notices.link_warnings(link_warnings)
 for problem in problems:
     st.warning(md(problem))
@@ -175,15 +178,30 @@ baseline = scenario.baseline
 
 # --- the workload -------------------------------------------------------------------------------
 table = workload.table
-te_jobs = int(table.is_te.sum())
 load = offered_load(table, cluster)
 unschedulable = runs[baseline].summary["unschedulable"]
+ran = ~np.isin(table.job_id, unschedulable)  # only the jobs that were simulated are counted
+ran_jobs, te_jobs = int(ran.sum()), int((table.is_te & ran).sum())
+not_run = f" · {len(table) - ran_jobs:,} not simulated (fit on no node)" if ran_jobs < len(table) else ""
 st.caption(
-    f"**{md(workload.label)}** · {len(table):,} jobs ({te_jobs:,} TE, {len(table) - te_jobs:,} BE) · "
+    f"**{md(workload.label)}** · {ran_jobs:,} jobs ({te_jobs:,} TE, {ran_jobs - te_jobs:,} BE){not_run} · "
     f"{len(cluster.nodes)} nodes, {cluster.total().gpu:g} GPUs · offered GPU load {fmt.load(load)}"
 )
 for note in workload.notes:
     st.caption(md(note))
+if scenario.source == "upload" and scenario.cluster == "workload":  # nobody chose this cluster: say so
+    proposal = sizing.propose(table, cluster)
+    with st.container(key="upload_cluster"):
+        st.info(sizing.cluster_notice(cluster, load, proposal), icon=":material/dns:")
+        if proposal is not None:
+            st.button(
+                f"Use {proposal.nodes} nodes (offered GPU load {fmt.load(proposal.load)})",
+                on_click=state.set_widgets,
+                args=(proposal.widgets(),),
+                key="size_cluster",
+            )
+if sizing.all_equal({p: r.summary for p, r in runs.items()}, scenario.policies):
+    st.warning(sizing.equal_warning(load), icon=":material/balance:")
 if unschedulable:
     shown = ", ".join(unschedulable[:20]) + (" ..." if len(unschedulable) > 20 else "")
     st.warning(f"{len(unschedulable)} jobs fit on no node of this cluster and were not simulated: {md(shown)}")

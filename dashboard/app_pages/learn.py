@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.learn import lesson_page, quiz_page
+from dashboard.learn.chart_guide import chart_guide
 from dashboard.learn.learn_content import BEYOND_PAPER, MECHANICS, regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
 from simcore import fmt
@@ -95,24 +96,7 @@ st.markdown(
 )
 
 st.header("How to read the charts")
-st.markdown(
-    """
-- **Trio cards**: the absolute slowdown of each policy, and under it the change against the baseline
-  (green = better). With several seeds, the mean and ± one standard deviation over seeds.
-- **Slowdown CDF** (log x): for each slowdown on the x axis, the fraction of jobs at or below it.
-  A curve further left and higher is better; the right end is the tail the p95/p99 describe.
-- **Percentile bars** (log y): p50, p95 and p99 side by side per policy and class; the table below
-  gives the numbers.
-- **Gantt**: one lane per node, a bar per job segment (orange TE, blue BE). Dotted bars are a
-  restarted job restoring its checkpoint, crossed bars a preempted job's grace period, black ×
-  the preemption signal. Choose the policy, time window and nodes; a large run shows a window.
-- **Utilisation and queue**: GPU utilisation and pending TE / BE jobs over time, per policy.
-  A pending-TE line that stays at zero is what preemption buys; BE jobs pay for it in the queue.
-- **Sweep lines**: a metric against one knob per policy, whiskers = spread over seeds.
-- **Pareto scatter**: TE p95 against BE p95 slowdown, one point per (policy, knob value); points
-  on the dotted front are not beaten on both at once.
-"""
-)
+st.markdown(chart_guide())
 
 st.header("When preemption pays off, and when it does not")
 st.markdown(

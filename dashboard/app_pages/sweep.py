@@ -35,6 +35,7 @@ with st.sidebar:
         "Knob",
         list(sweeps.SWEEP_KNOBS),
         key=keys.S_KNOB.name,
+        format_func=sweeps.knob_label,
         help="\n".join(f"- **{k}**: {h}" for k, (_, h) in sweeps.SWEEP_KNOBS.items()),
         on_change=sweep_state.knob_values_reset,
         args=(st.session_state,),

@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dashboard.shared.chart_style import finish_layout, policy_styles
+from dashboard.shared.chart_style import SLOWDOWN_FLOOR, finish_layout, log_axis, policy_styles
 from dashboard.shared.plain import chart_text, chart_texts
 from dashboard.shared.views import CLASSES, PERCENTILES
 from simcore import fmt
@@ -63,7 +63,13 @@ def cdf_figure(cdf: pd.DataFrame, bound: pd.DataFrame | None = None) -> go.Figur
                 row=1,
                 col=col,
             )
-        fig.update_xaxes(type="log", title_text="slowdown (JCT / duration, log)", row=1, col=col)
+        bounds = list(bound[bound["job_class"] == cls]["slowdown"]) if bound is not None else []  # in the axis too
+        fig.update_xaxes(
+            log_axis([SLOWDOWN_FLOOR, *part["slowdown"], *bounds], floor=SLOWDOWN_FLOOR),  # from 1: never waited
+            title_text="slowdown (JCT / duration, log)",
+            row=1,
+            col=col,
+        )
     fig.update_yaxes(title_text="fraction of jobs", range=[0, 1.02], tickformat=".0%", row=1, col=1)
     fig.update_yaxes(range=[0, 1.02], tickformat=".0%", row=1, col=2)
     return finish_layout(fig, 360)
@@ -116,7 +122,7 @@ def percentile_figure(pct: pd.DataFrame, height: int = 360, bound: pd.DataFrame 
                 level = bound[(bound["job_class"] == cls) & (bound["stat"] == stat)]["value"]
                 fig.add_trace(
                     go.Scatter(
-                        x=list(dict.fromkeys(part["policy"])),
+                        x=chart_texts(dict.fromkeys(part["policy"])),
                         y=[float(level.iloc[0]) if len(level) else np.nan] * part["policy"].nunique(),
                         mode="lines",
                         line={"color": STAT_COLORS[stat], "dash": "dash", "width": 1.5},
@@ -128,7 +134,11 @@ def percentile_figure(pct: pd.DataFrame, height: int = 360, bound: pd.DataFrame 
                     row=1,
                     col=col,
                 )
-        fig.update_yaxes(type="log", row=1, col=col)
+        tops = part["hi"] if "hi" in part else part["value"]
+        levels = list(bound[bound["job_class"] == cls]["value"]) if bound is not None else []
+        # bars grow from a slowdown of 1 (no wait), so their length reads as the slowdown
+        bars_axis = log_axis([SLOWDOWN_FLOOR, *part["value"], *tops, *levels], floor=SLOWDOWN_FLOOR, headroom=0.15)
+        fig.update_yaxes(bars_axis, row=1, col=col)
     fig.update_yaxes(title_text="slowdown (log)", row=1, col=1)
     return finish_layout(fig, height, barmode="group", uniformtext={"minsize": 8, "mode": "hide"})
 

@@ -22,6 +22,19 @@ from simcore import fmt
 from simcore.csvsafe import to_csv_text
 from simcore.metrics import TRIO_LABELS, compare_summaries
 
+# The trio grid: a change's interval wraps instead of being cut ("[1.0..."), and on a phone the grid
+# keeps its four columns (Streamlit stacks columns below 640 px, which parts values from their headers).
+TRIO_CSS = """<style>
+.st-key-trio [data-testid="stMetric"] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important; }
+@media (max-width: 640px) {
+  .st-key-trio [data-testid="stHorizontalBlock"] { flex-wrap: nowrap; gap: 0.3rem; }
+  .st-key-trio [data-testid="stColumn"] { min-width: 0; width: auto; flex: 1 1 0; }
+  .st-key-trio [data-testid="stMetricValue"] { font-size: 1.1rem; }
+  .st-key-trio [data-testid="stMetricDelta"] { font-size: 0.7rem; }
+}
+</style>"""
+
 
 def trio(scenario: Scenario, comparison: data.Comparison, bound: data.Bound | None = None) -> None:
     """The trio against the baseline as a grid of cards, beside the percentile chart."""
@@ -58,7 +71,8 @@ def trio(scenario: Scenario, comparison: data.Comparison, bound: data.Bound | No
         scenario.policies,
         baseline,
     )
-    with trio_box:
+    with trio_box, st.container(key="trio"):
+        st.html(TRIO_CSS)
         widths = [2, 3, 3, 3]
         for cell, text in zip(st.columns(widths), ["policy", *TRIO_LABELS.values()], strict=True):
             cell.caption(text)
@@ -66,7 +80,15 @@ def trio(scenario: Scenario, comparison: data.Comparison, bound: data.Bound | No
             cells = st.columns(widths, vertical_alignment="center")
             cells[0].markdown(f"**{policy}**" + ("  \n(baseline)" if policy == baseline else ""))
             for cell, (label, value, delta) in zip(cells[1:], row, strict=True):
-                cell.metric(label, value, delta, delta_color="inverse", label_visibility="collapsed")
+                flat = views.neutral(delta)  # equal values: no red "+0.0%"
+                cell.metric(
+                    label,
+                    value,
+                    delta,
+                    delta_color="off" if flat else "inverse",
+                    delta_arrow="off" if flat else "auto",
+                    label_visibility="collapsed",
+                )
 
 
 def _cells(f: Callable[[float | None], str]) -> Callable[[object], str]:
@@ -129,7 +151,7 @@ def jobs(scenario: Scenario, comparison: data.Comparison) -> None:
     shown = st.selectbox("Policy", scenario.policies, key="jobs_policy")
     if len(comparison.seeds) > 1:
         st.caption(views.seed_note(comparison.seeds))
-    st.dataframe(runs[shown].jobs, hide_index=True, width="stretch", height=320)
+    st.dataframe(views.jobs_table(runs[shown].jobs), hide_index=True, width="stretch", height=320)
     d1, d2, d3 = st.columns(3)
     d1.download_button(
         "Jobs CSV", lambda: to_csv_text(runs[shown].jobs), f"jobs_{shown}.csv", "text/csv", on_click="ignore"

@@ -118,4 +118,9 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
         # a lesson has few lanes: draw them tall enough to read the job ids on the bars
         figure = gantt_charts.gantt_figure(gantt).update_layout(height=160 + LESSON_LANE_PX * lanes)
         st.plotly_chart(figure, key=f"{key.name}_gantt")
-    st.dataframe(lesson_views.outcome_table(runs), hide_index=True)
+    st.dataframe(  # the whole width, the variant's name in full ("checkpoint on_preempt")
+        lesson_views.outcome_table(runs),
+        hide_index=True,
+        width="stretch",
+        column_config={"variant": st.column_config.TextColumn(width="large")},
+    )

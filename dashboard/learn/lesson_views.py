@@ -19,6 +19,7 @@ from simcore import fmt, gantt
 from simcore.model import ClusterSpec
 
 WAITING = ("submit", "release")  # the last event of a job that is in the queue
+QUEUE_WAIT = "waiting since its last event"
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class Snapshot:
 
     time: float
     grid: pd.DataFrame  # node, lane, job_id, job_class, kind: one row per occupied lane piece
-    queue: pd.DataFrame  # job_id, job_class, waiting (s): longest waiting first
+    queue: pd.DataFrame  # job, class, QUEUE_WAIT (as d/h/min/s): longest waiting first
     story: tuple[str, ...]  # the events of this instant, one sentence each
 
 
@@ -48,16 +49,23 @@ def snapshot(
     held = segments[(segments["start"] <= time) & (segments["end"] > time)]
     grid = held[["node", "lane", "job_id", "job_class", "kind"]].reset_index(drop=True)
     past = events[events["time"] <= time]
-    last = past.groupby("job_id", sort=False)["event"].last()
-    waiting = jobs.set_index("job_id").loc[last[last.isin(WAITING)].index]
+    last = past.groupby("job_id", sort=False)[["event", "time"]].last()
+    waiting = last[last["event"].isin(WAITING)]  # waiting since its submit, or since its release after a preemption
     queue = pd.DataFrame(
         {
             "job_id": waiting.index,
-            "job_class": waiting["job_class"].to_numpy(),
-            "waiting (s)": time - waiting["submit_time"].to_numpy(float),
+            "job_class": jobs.set_index("job_id").loc[waiting.index, "job_class"].to_numpy(),
+            "seconds": time - waiting["time"].to_numpy(float),
         }
     )
-    queue = queue.sort_values(["waiting (s)"], ascending=False, kind="stable", ignore_index=True)
+    queue = queue.sort_values(["seconds"], ascending=False, kind="stable", ignore_index=True)
+    queue = pd.DataFrame(
+        {
+            "job": queue["job_id"],
+            "class": queue["job_class"],
+            QUEUE_WAIT: [fmt.duration(t) for t in queue["seconds"]],
+        }
+    )
     now = events[events["time"] == time]
     story = tuple(_sentence(row, jobs, held, losses) for _, row in now.iterrows())
     return Snapshot(time, grid, queue, story)
@@ -109,7 +117,8 @@ def grid_frame(snap: Snapshot, cluster: ClusterSpec) -> pd.DataFrame:
 
 
 def outcome_table(runs: Mapping[str, Any]) -> pd.DataFrame:
-    """The end of each variant in numbers, from its run: TE wait, BE slowdown, preemptions, lost work."""
+    """The end of each variant in numbers, from its run: TE wait, BE slowdown, preemptions, lost work (times
+    in one unit per column, named in its header)."""
     rows = []
     for label, run in runs.items():
         j = run.jobs
@@ -117,11 +126,16 @@ def outcome_table(runs: Mapping[str, Any]) -> pd.DataFrame:
         rows.append(
             {
                 "variant": label,
-                "TE wait (s), longest": float(te["wait"].max()) if len(te) else 0.0,
+                "longest TE wait": float(te["wait"].max()) if len(te) else 0.0,
                 "BE slowdown, mean": float(be["slowdown"].mean()) if len(be) else float("nan"),
                 "preemptions": int(j["preemptions"].sum()),
-                "lost work (s)": float(j["lost_work"].sum()),
+                "lost work": float(j["lost_work"].sum()),
                 "last finish": fmt.clock(float(j["finish"].max())),
             }
         )
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    for column in ("longest TE wait", "lost work"):  # seconds -> the unit the column reads best in, in its header
+        unit, size = fmt.duration_unit(table[column].to_numpy(float))
+        table[column] = (table[column] / size).round(1)
+        table = table.rename(columns={column: f"{column} ({unit})"})
+    return table

@@ -76,7 +76,7 @@ def report_input(args: argparse.Namespace, command: str) -> ReportInput:
     runs = dict(zip(labels, compute.comparison(jobs, cluster, list(configs.values()), (), _quiet), strict=True))
     cli.warn_unschedulable(runs[args.baseline].summary["unschedulable"])
     preemptive = [label for label in labels if POLICIES[configs[label].policy].preemptive]
-    recorded = decisions.records(jobs, cluster, [configs[p] for p in preemptive], _quiet)
+    recorded = decisions.records(jobs, cluster, [(configs[p], None) for p in preemptive], _quiet)
     return ReportInput(
         title=Path(args.workload).name,
         command=command,

@@ -72,7 +72,7 @@ def report_bytes(
     note = ""
     try:
         recorded = data.decision_records(
-            comparison.workload, comparison.cluster, tuple(configs[p] for p in preemptive), lambda _: None
+            comparison.workload, comparison.cluster, tuple((configs[p], None) for p in preemptive), lambda _: None
         )
     except UserError as exc:  # over the time limit: the rest of the report is still worth having
         recorded, note = [], f"The decision log is not in this report: {exc}"

@@ -3,7 +3,7 @@
 Work is counted in simulated job-runs: jobs x policies x seeds (x sweep values), a gang counting
 once per worker (its events, Gantt rows and placement work grow with its workers; before a
 generated workload is drawn, with the workers per job its preset expects). A refusal
-names the limit that was hit, its value, and the ``simcore`` command that runs the same work
+names every limit that was hit, its value here, and the ``simcore`` command that runs the same work
 on the visitor's own machine, where no such limit applies.
 """
 
@@ -31,17 +31,22 @@ def _where(lim: Limits) -> str:
     return "this demo" if lim.demo else "the dashboard"
 
 
-def _refuse(what: str, limit: str, value: int, lim: Limits, command: str) -> Refused:
-    return Refused(
-        f"{what}: over the limit {limit} = {value:,} of {_where(lim)} (dashboard/shared/demo.py).\n"
-        f"Run it on your own machine instead:\n{command}"
-    )
+def _over(checks: Iterable[tuple[str, int, str, int]]) -> list[str]:
+    """One line per limit exceeded: the count, the limit's name and its value here."""
+    return [
+        f"{count:,} {what}: over the limit {limit} = {value:,}" for what, count, limit, value in checks if count > value
+    ]
+
+
+def _refuse_if(over: Sequence[str], lim: Limits, command: str) -> None:
+    """Refuse, listing every limit exceeded at once (a visitor fixes them all in one go)."""
+    if over:
+        lines = "\n".join(f"- {line}" for line in dict.fromkeys(over))
+        raise Refused(f"Over the limits of {_where(lim)}:\n{lines}\nRun it on your own machine instead:\n{command}")
 
 
 def _check_counts(checks: Iterable[tuple[str, int, str, int]], lim: Limits, command: str) -> None:
-    for what, count, limit, value in checks:
-        if count > value:
-            raise _refuse(f"{count:,} {what}", limit, value, lim, command)
+    _refuse_if(_over(checks), lim, command)
 
 
 def _sets(pairs: Iterable[tuple[str, object]]) -> list[str]:
@@ -100,6 +105,8 @@ def check_scenario(scenario: Scenario, lim: Limits) -> None:
     """Refuse an Explore scenario over a limit that is known before any workload is built."""
     command = explore_command(scenario)
     checks = [("policies", len(scenario.policies), "max_policies", lim.max_policies)]
+    if scenario.source != "generate":  # checked with the loaded workload's counts, all at once
+        checks = []
     if scenario.cluster == "custom":
         checks.append(("nodes", scenario.nodes, "max_nodes", lim.max_nodes))
     if scenario.source == "generate":
@@ -133,6 +140,7 @@ def check_run(
     seeds = scenario.seeds if scenario.source == "generate" else 1
     size = jobs if workers is None else workers
     checks = [
+        ("policies", len(scenario.policies), "max_policies", lim.max_policies),
         ("jobs" if size == jobs else "workers of the jobs", size, "max_jobs", lim.max_jobs),
         ("nodes", nodes, "max_nodes", lim.max_nodes),
         ("job-runs (jobs x policies x seeds)", size * len(scenario.policies) * seeds, "budget", lim.budget),
@@ -159,25 +167,27 @@ def sweep_command(spec: SweepSpec, fixed: Sequence[tuple[str, object]], knob: st
 def check_sweep(spec: SweepSpec, fixed: Sequence[tuple[str, object]], knob: str, values: str, lim: Limits) -> None:
     """Refuse a sweep over a limit: counts, and every point's jobs and nodes, before it starts."""
     command = sweep_command(spec, fixed, knob, values)
-    checks = [
-        ("sweep values", len(spec.points), "max_sweep_values", lim.max_sweep_values),
-        ("seeds", len(spec.seeds), "max_seeds", lim.max_seeds),
-        ("policies", len(spec.policies), "max_policies", lim.max_policies),
-    ]
-    _check_counts(checks, lim, command)
+    over = _over(
+        [
+            ("sweep values", len(spec.points), "max_sweep_values", lim.max_sweep_values),
+            ("seeds", len(spec.seeds), "max_seeds", lim.max_seeds),
+            ("policies", len(spec.policies), "max_policies", lim.max_policies),
+        ]
+    )
+    if len(spec.points) > lim.max_sweep_values:  # too many points to look into each
+        _refuse_if(over, lim, command)
     runs = 0
     for point in spec.points:
         params = resolve_params(spec.source.name, {k: v for k, v in point if k in _workload_names(spec)})
-        _check_counts(
+        over += _over(
             [
                 ("jobs", int(params["jobs"]), "max_jobs", lim.max_jobs),
                 ("nodes", int(params["nodes"]), "max_nodes", lim.max_nodes),
-            ],
-            lim,
-            command,
+            ]
         )
         runs += _expected_workers(params) * len(spec.seeds) * len(spec.policies)
-    _check_counts([("job-runs (jobs x policies x seeds x values)", runs, "budget", lim.budget)], lim, command)
+    over += _over([("job-runs (jobs x policies x seeds x values)", runs, "budget", lim.budget)])
+    _refuse_if(over, lim, command)
 
 
 def _workload_names(spec: SweepSpec) -> set[str]:

@@ -3,10 +3,13 @@ legend on top, so a reader can move between charts without re-reading legends.""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Sequence
 from typing import TypedDict
 
 import plotly.graph_objects as go
+
+from simcore import fmt
 
 TEMPLATE = "plotly_white"
 PLOT_CONFIG = {"displaylogo": False}  # st.plotly_chart's config: no Plotly logo in the mode bar
@@ -24,6 +27,51 @@ SPARE_COLORS = ("#1F77B4", "#FF7F0E", "#D62728", "#BCBD22", "#393B79", "#637939"
 # lines on top of each other) stay tellable apart.
 DASHES = ("solid", "dash", "dot", "longdash", "dashdot", "longdashdot")
 SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "x", "star", "pentagon")
+
+
+#: Major ticks of a log axis per decade: 1, 2, 5, 10, 20, 50, ...; past MAX_TICKS labels only powers of ten.
+LOG_STEPS = (1, 2, 5)
+MAX_TICKS = 8
+SLOWDOWN_FLOOR = 1.0  # a slowdown is never below 1 (completion time / run time)
+
+
+def log_axis(values: Iterable[float], floor: float | None = None, headroom: float = 0.05) -> dict[str, object]:
+    """A log axis fitted to ``values`` (non-finite and non-positive ones ignored): its range from the
+    data (never below ``floor``), ``headroom`` of the span added on top (room for bar labels), and
+    major ticks only, labelled in plain numbers."""
+    finite = [v for v in values if math.isfinite(v) and v > 0]
+    lo, hi = (min(finite), max(finite)) if finite else (1.0, 10.0)
+    if floor is not None:
+        lo, hi = max(lo, floor), max(hi, floor)
+    lo_log, hi_log = math.log10(lo), math.log10(hi)
+    hi_log = max(hi_log, lo_log + 0.3)  # equal values still get a 1-2 span
+    span = hi_log - lo_log
+    bottom = lo_log - 0.03 * span
+    if floor is not None:
+        bottom = max(bottom, math.log10(floor))
+    top = hi_log + headroom * span
+    ticks = _log_ticks(bottom, top, LOG_STEPS)
+    if len(ticks) > MAX_TICKS:
+        ticks = _log_ticks(bottom, top, (1,))
+    return {
+        "type": "log",
+        "range": [bottom, top],
+        "tickmode": "array",
+        "tickvals": ticks,
+        "ticktext": [fmt.tick(t) for t in ticks],
+        "minor": {"showgrid": False, "ticks": ""},
+    }
+
+
+def _log_ticks(bottom: float, top: float, steps: Sequence[int]) -> list[float]:
+    """The values ``step x 10^k`` with log10 in [bottom, top], in increasing order."""
+    ticks = []
+    for decade in range(math.floor(bottom), math.ceil(top) + 1):
+        for step in steps:
+            value = step * 10.0**decade
+            if bottom - 1e-9 <= math.log10(value) <= top + 1e-9:
+                ticks.append(float(f"{value:.12g}"))
+    return ticks
 
 
 def policy_colors(policies: Sequence[str]) -> dict[str, str]:

@@ -18,7 +18,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from dashboard.shared import compute, decisions, notices, slots, uploads, views,
 from dashboard.shared.budget import Refused
 from dashboard.shared.compute import Run
 from dashboard.shared.demo import Limits, limits
+from dashboard.shared.results import Bound, Comparison, Workload
 from dashboard.shared.scenario import Scenario
 from dashboard.shared.store import BoundedStore, deep_size
 from simcore import metrics, presets, samples, units
@@ -46,21 +47,10 @@ SAMPLE_DIR = ROOT / "sample_workloads"
 DEFAULT_CLUSTER = ClusterSpec.uniform(16, 64, 512, 8)
 
 
-@dataclass(frozen=True, eq=False)
-class Workload:
-    """Jobs ready to simulate, the cluster they come with (if any) and what to tell the user."""
-
-    table: JobTable
-    cluster: ClusterSpec | None
-    label: str
-    notes: tuple[str, ...]
-    key: str  # content hash of the jobs
-
-
 def sample_names() -> list[str]:
-    """Stems of the bundled sample workloads that are present on disk, the demo first."""
+    """Stems of the bundled sample workloads that are present on disk, the dashboard's default first."""
     stems = [Path(name).stem for name, *_ in samples.SAMPLES if (SAMPLE_DIR / name).is_file()]
-    return sorted(stems, key=lambda s: (s != "demo", s))
+    return sorted(stems, key=lambda s: (s != samples.DASHBOARD_DEFAULT, s))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -88,8 +78,8 @@ def generated_workload(preset: str, seed: int, overrides: tuple[tuple[str, str],
         return found
     gen = presets.generate(preset, seed, dict(overrides))
     label = f"preset {preset}, seed {seed}" + "".join(f", {k}={v}" for k, v in overrides)
-    notes = (gen.summary(),)
-    workload = Workload(gen.table, gen.cluster, label, notes, views.workload_key(gen.table))
+    # no notes: the page's one caption already gives the jobs, the cluster and the realised load
+    workload = Workload(gen.table, gen.cluster, label, (), views.workload_key(gen.table))
     _store().put(key, workload, deep_size(workload))
     return workload
 
@@ -220,21 +210,9 @@ def _timed_out(what: str, command: str) -> Refused:
     lim = limits()
     return Refused(
         f"{what} took longer than the limit run_seconds = {lim.run_seconds:g} s of "
-        f"{'this demo' if lim.demo else 'the dashboard'} (dashboard/shared/demo.py) and was stopped.\n"
+        f"{'this demo' if lim.demo else 'the dashboard'} and was stopped.\n"
         f"Run it on your own machine instead:\n{command}"
     )
-
-
-@dataclass(frozen=True, eq=False)
-class Comparison:
-    """Every policy of a scenario on its workload(s): full runs for the first seed, summaries
-    for all seeds (the trio's spread)."""
-
-    workload: Workload
-    cluster: ClusterSpec
-    runs: dict[str, Run]
-    seed_summaries: list[dict[str, dict[str, Any]]]  # per seed: policy -> summary
-    seeds: list[int]
 
 
 def load_workload(scenario: Scenario, upload: tuple[str, bytes] | None) -> Workload:
@@ -335,14 +313,6 @@ def compare(
     return Comparison(workload, cluster, runs, per_seed, seeds)
 
 
-@dataclass(frozen=True, eq=False)
-class Bound:
-    """The pooled bound beside a comparison: a full run on the first seed's workload, a summary per seed."""
-
-    run: Run
-    seed_summaries: list[dict[str, Any]]
-
-
 def bound(scenario: Scenario, comparison: Comparison, heartbeat: Callable[[float | None], None], command: str) -> Bound:
     """The pooled bound (:mod:`simcore.bound`) on the comparison's workload(s), with the scenario's
     knobs; the jobs the real cluster cannot hold are left out, as in the policies' runs."""
@@ -422,14 +392,17 @@ def _alone(fn: Callable[..., Any], args: tuple[Any, ...], _progress: Callable[[f
 
 
 def decision_records(
-    workload: Workload, cluster: ClusterSpec, configs: tuple[SimConfig, ...], heartbeat: Callable[[float | None], None]
+    workload: Workload,
+    cluster: ClusterSpec,
+    runs: tuple[decisions.Recorded, ...],
+    heartbeat: Callable[[float | None], None],
 ) -> list[tuple[dict[str, Any], ...]]:
-    """The decision records of each config's run on the workload (:mod:`dashboard.shared.decisions`),
+    """The decision records of each run on the workload (:mod:`dashboard.shared.decisions`),
     computed in a worker process on first use and shared."""
     cluster_id = _cluster_hash(cluster)
-    keys: list[Hashable] = [("decisions", workload.key, cluster_id, config_json(c)) for c in configs]
+    keys: list[Hashable] = [("decisions", workload.key, cluster_id, config_json(c), other) for c, other in runs]
 
     def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
-        return decisions.records, (workload.table, cluster, tuple(configs[i] for i in missing))
+        return decisions.records, (workload.table, cluster, tuple(runs[i] for i in missing))
 
     return _fetch(keys, work, heartbeat)

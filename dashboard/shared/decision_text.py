@@ -1,5 +1,9 @@
 """One preemption's decision record in words, and the nodes the policy weighed (pure).
 
+The words name the value that decided (the record's ``deciding``), define it and give its
+principle from the one glossary (:mod:`simcore.policies.glossary`); what another policy would take
+is asked on the very same state (the record's ``same_state``), its own run being a second view.
+
 Drawn by :mod:`dashboard.shared.decision_view` from the records of :func:`dashboard.shared.data.decision_records`.
 """
 
@@ -11,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from simcore import fmt
+from simcore.policies.glossary import TIE_BREAK, term
 
 
 def decision_for(records: Sequence[Mapping[str, Any]], chosen: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -33,20 +38,58 @@ def _jobs(ids: Sequence[str]) -> str:
     return ("BE job " if len(ids) == 1 else "BE jobs ") + ", ".join(ids)
 
 
+def _label(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def value_text(name: str, value: float) -> str:
+    """A key value in human units (:data:`simcore.policies.glossary.TERMS`): durations and instants
+    through :mod:`simcore.fmt`, never raw seconds."""
+    unit = term(name).unit
+    if unit == "seconds":
+        return fmt.duration(value)
+    if unit == "clock":
+        return fmt.clock(value)
+    return f"{value:g}" if unit in ("count", "draw") else fmt.number(value)
+
+
 def _why(record: Mapping[str, Any]) -> str:
-    """Why the chosen node won: the first entry of the policy's key where it beat the runner-up."""
+    """Why the chosen node won, from ``deciding``: the values it tied on, the one it won on and its
+    meaning, then the principle behind it."""
+    deciding = record.get("deciding")
     cands = record["candidates"]
-    if len(cands) < 2:
-        return "the only node where preempting made room"
+    if deciding is None or len(cands) < 2:
+        return "it was the only node where preempting made room"
     best, other = cands[0], cands[1]
-    for name, better in record["key"]:
-        a, b = best[name], other[name]
-        if a != b:
-            if better == "drawn":
-                return f"a random draw ({a:g} against {b:g} for node {other['node']})"
-            side = "lower" if better == "min" else "higher"
-            return f"its {name.replace('_', ' ')} is {side}: {a:g} against {b:g} for node {other['node']}"
-    return f"a tie on every value with node {other['node']}, broken by node order"
+    names = [name for name, _ in record["key"]]
+    tied = names if deciding == TIE_BREAK else names[: names.index(deciding)]
+    ties = ", ".join(f"{_label(n)} ({value_text(n, best[n])})" for n in tied)
+    head = f"it tied with node {other['node']} on {ties}; " if tied else ""
+    meaning = term(deciding)
+    if deciding == TIE_BREAK:
+        return f"{head}{_label(deciding)} decided: {meaning.meaning}"
+    better = dict(record["key"])[deciding]
+    side = {"min": "lower is better", "max": "higher is better", "drawn": "drawn at random"}[better]
+    return (
+        f"{head}{_label(deciding)} decided: {value_text(deciding, best[deciding])} against "
+        f"{value_text(deciding, other[deciding])} for node {other['node']} ({side}). {_label(deciding).capitalize()} "
+        f"is {meaning.meaning}. Principle: {meaning.principle}"
+    )
+
+
+def same_state_words(record: Mapping[str, Any], other: str) -> str:
+    """What `other` would take on this very instant's cluster (the record's ``same_state``)."""
+    alt = record.get("same_state")
+    if alt is None:
+        return f"{other} was not asked on this state."
+    if not alt["victims"]:
+        return f"On the same state, {other} would take no victim: {alt['reason']}."
+    same = sorted(alt["victims"]) == sorted(record["victims"]) and alt["node"] == record["node"]
+    verdict = "the same choice" if same else "a different choice"
+    return (
+        f"On the same state (this instant's cluster), {other} would take {_jobs(alt['victims'])} on node "
+        f"{alt['node']}: {verdict}, decided by its {_label(alt['deciding'] or 'only option')}."
+    )
 
 
 def decision_words(
@@ -57,15 +100,18 @@ def decision_words(
     other_record: Mapping[str, Any] | None,
 ) -> list[str]:
     """The decision in sentences: what the TE job needed, what was taken and why, what ``other``
-    took for the same TE job in its own run (``other_record``: its record, None if it never asked)."""
+    would take on the same state (the record's ``same_state``), and, a second view, what it took
+    for the same TE job in its own run (``other_record``: its record, None if it never asked)."""
     te, policy = record["te_job"], record["policy"]
     lines = [
         f"TE job {te} needed {_plural(te_gpu, 'GPU')} and fitted on no node at {fmt.clock(record['time'])}.",
         f"{policy} took node {record['node']}: {_plural(len(record['victims']), 'victim')} "
         f"({_jobs(record['victims'])}), {fmt.duration(lost)} of work lost; chosen because {_why(record)}.",
+        same_state_words(record, other),
     ]
+    own = f"In {other}'s own run on the same jobs (a second view, where the state may have drifted)"
     if other_record is None:
-        lines.append(f"{other}, run on the same jobs, never had to preempt for TE job {te}: it found room in time.")
+        lines.append(f"{own}, it never had to preempt for TE job {te}: it found room in time.")
     elif other_record["victims"]:
         when = (
             "at the same instant"
@@ -73,22 +119,37 @@ def decision_words(
             else f"at {fmt.clock(other_record['time'])} (the two runs had diverged)"
         )
         lines.append(
-            f"{other} would have taken {_jobs(other_record['victims'])} on node {other_record['node']}: "
-            f"from {other}'s own run on the same jobs, where TE job {te} asked for room {when}."
+            f"{own}, it took {_jobs(other_record['victims'])} on node {other_record['node']}, "
+            f"where TE job {te} asked for room {when}."
         )
     else:
-        lines.append(f"{other}, run on the same jobs, took no victim for TE job {te}: {other_record['reason']}.")
+        lines.append(f"{own}, it took no victim for TE job {te}: {other_record['reason']}.")
     return lines
 
 
+def glossary(record: Mapping[str, Any]) -> pd.DataFrame:
+    """Every key value the page shows, with its meaning and principle (and the tie-break when it decided)."""
+    names = [name for name, _ in record["key"]]
+    if record.get("deciding") == TIE_BREAK:
+        names.append(TIE_BREAK)
+    rows = [{"value": _label(n), "meaning": term(n).meaning, "principle": term(n).principle} for n in names]
+    return pd.DataFrame(rows, columns=["value", "meaning", "principle"])
+
+
 def candidate_table(record: Mapping[str, Any]) -> pd.DataFrame:
-    """The nodes the policy weighed, best first: node, victims and the values of its ordering key."""
+    """The nodes the policy weighed, best first: node, victims and the values of its ordering key in
+    human units (:func:`value_text`), headed as the glossary names them."""
     names = [name for name, _ in record["key"]]
     rows = [
-        {"node": c["node"], "would take": ", ".join(c["job_id"]), **{n: c[n] for n in names}, "chosen": c["chosen"]}
+        {
+            "node": c["node"],
+            "would take": ", ".join(c["job_id"]),
+            **{_label(n): value_text(n, c[n]) for n in names},
+            "chosen": c["chosen"],
+        }
         for c in record["candidates"]
     ]
-    return pd.DataFrame(rows, columns=["node", "would take", *names, "chosen"])
+    return pd.DataFrame(rows, columns=["node", "would take", *map(_label, names), "chosen"])
 
 
 def accounting_words(decisions: pd.DataFrame, record: Mapping[str, Any]) -> str | None:

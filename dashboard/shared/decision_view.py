@@ -1,9 +1,11 @@
 """The decision view on Explore: why the chosen preemption took its victims, drawn thinly.
 
-The words and the candidate table are built by :mod:`dashboard.shared.decision_text` from the decision
-records (:func:`dashboard.shared.data.decision_records`); what another policy would have taken is its
-record for the same TE job in its own run on the same jobs (the runs may have diverged by
-then, and the sentence says so). Job ids and node names may come from an upload: plain text.
+The words, the candidate table and the glossary are built by :mod:`dashboard.shared.decision_text` from
+the decision records (:func:`dashboard.shared.data.decision_records`). What another policy would take
+is its victim search run on this very instant's view (the chosen policy's run recorded again with
+``same_state``); its record for the same TE job in its own run is a second, labelled view (the runs
+may have diverged by then, and the sentence says so). Job ids and node names may come from an
+upload: plain text.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def _lost(run: Any, scenario: Scenario, policy: str, chosen: Mapping[str, Any]) 
 
 
 def show(
-    workload: data.Workload, cluster: ClusterSpec, scenario: Scenario, runs: Mapping[str, Any], policy: str,
+    workload: data.Workload, cluster: ClusterSpec, scenario: Scenario, results: Mapping[str, Any], policy: str,
     chosen: Mapping[str, Any],
 ) -> None:  # fmt: skip
     """The chosen preemption's decision in words, the other policy's choice and the candidate table."""
@@ -51,12 +53,13 @@ def show(
         )
         state.keep_choice(st.session_state, keys.DECISION_OTHER, others, ordered[0])
         other = st.selectbox(
-            "Compared with", others, key=keys.DECISION_OTHER.name, help="its record for the same TE job"
-        )
-    configs = (scenario.config(policy), *((scenario.config(other),) if other else ()))
+            "Compared with", others, key=keys.DECISION_OTHER.name,
+            help="its victim search on this very state, and its record for the same TE job in its own run",
+        )  # fmt: skip
+    runs = ((scenario.config(policy), other), *(((scenario.config(other), None),) if other else ()))
     try:
         with notices.progress("Recording the decisions...") as heartbeat:
-            records = data.decision_records(workload, cluster, configs, heartbeat)
+            records = data.decision_records(workload, cluster, runs, heartbeat)
     except UserError as exc:  # a timed-out or failed worker
         notices.error(exc)
         return
@@ -70,7 +73,7 @@ def show(
     lines = decision_text.decision_words(
         record,
         _te_gpu(workload, record["te_job"]),
-        _lost(runs[policy], scenario, policy, chosen),
+        _lost(results[policy], scenario, policy, chosen),
         other or "",
         other_record,
     )
@@ -78,10 +81,11 @@ def show(
         lines = lines[:2] + [
             "Add another preemptive policy (k8s, for one) to the scenario to see what it would have taken."
         ]
-    cost = decision_text.accounting_words(runs[policy].decisions, record)
+    cost = decision_text.accounting_words(results[policy].decisions, record)
     st.text("\n".join([*lines, *([cost] if cost else [])]))
     st.dataframe(decision_text.candidate_table(record), hide_index=True, width="stretch")
     st.caption(
-        "The nodes the policy weighed, best first, with the values it ranks them by "
-        f"({', '.join(f'{n} ({b})' for n, b in record['key'])}); min = lower is better, max = higher."
+        "The nodes the policy weighed, best first, with the values it ranks them by, in this order; "
+        "each is defined below."
     )
+    st.dataframe(decision_text.glossary(record), hide_index=True, width="stretch")

@@ -2,7 +2,8 @@
 
 The dashboard's runs do not keep decision records (recording costs time and memory on every
 run); when a visitor opens a preemption, the policies concerned run again on the same jobs
-with ``record_decisions=True`` (:func:`simcore.engine.simulate`), which gives the same events.
+with ``record_decisions=True`` (:func:`simcore.engine.simulate`), which gives the same events; a run
+may also ask another policy, on every recorded view, what it would take there (``same_state``).
 """
 
 from __future__ import annotations
@@ -13,13 +14,16 @@ from typing import Any
 from simcore.engine import simulate
 from simcore.model import ClusterSpec, JobTable, SimConfig
 
+#: a run whose decisions are recorded: its config and the policy asked on the same states (or None)
+Recorded = tuple[SimConfig, str | None]
+
 
 def records(
-    table: JobTable, cluster: ClusterSpec, configs: Sequence[SimConfig], progress: Callable[[float], None]
+    table: JobTable, cluster: ClusterSpec, runs: Sequence[Recorded], progress: Callable[[float], None]
 ) -> list[tuple[dict[str, Any], ...]]:
-    """The decision records of each config's run, in the order of ``configs``."""
+    """The decision records of each run, in the order of ``runs``."""
     out = []
-    for i, config in enumerate(configs):
-        out.append(simulate(table, cluster, config, record_decisions=True).decisions)
-        progress((i + 1) / len(configs))
+    for i, (config, other) in enumerate(runs):
+        out.append(simulate(table, cluster, config, record_decisions=True, same_state=other).decisions)
+        progress((i + 1) / len(runs))
     return out

@@ -19,6 +19,9 @@ from simcore import fmt
 
 GANTT_CLASS_COLORS = {"TE": "#D62728", "BE": "#9CC3DA"}
 GANTT_KINDS = {"run": ("", ""), "restore": ("#F2C14E", "."), "grace": ("#555555", "x")}
+#: How the Learn page names the Gantt's colours and patterns (its chart guide is written from these).
+COLOR_NAMES = {"#D62728": "red", "#9CC3DA": "light blue", "#F2C14E": "yellow", "#555555": "dark grey"}
+PATTERN_NAMES = {".": "dots", "x": "crosses"}
 GANTT_LANE_PX = 11  # pixels per GPU lane: a one-GPU bar holds a 9-pixel label
 GANTT_TICKS = [  # elapsed time labels at every zoom (day 1 = the first 24 hours of the run)
     {"dtickrange": [None, 1000], "value": "%H:%M:%S.%L<br>day %-j"},
@@ -26,6 +29,26 @@ GANTT_TICKS = [  # elapsed time labels at every zoom (day 1 = the first 24 hours
     {"dtickrange": [60000, 86400000], "value": "%H:%M<br>day %-j"},
     {"dtickrange": [86400000, None], "value": "day %-j"},
 ]
+
+
+MAX_LABELS = 80  # job ids written in the zoomed view: more would cover each other
+
+
+def focus_labels(bars: pd.DataFrame, focus: tuple[float, float], window: tuple[float, float]) -> pd.DataFrame:
+    """When the first view is zoomed inside the window (around a preemption), the job ids of the run
+    bars it shows, each at the middle of its visible part (a bar's own text sits at the middle of the
+    whole bar, often out of sight), with the bar's index in ``bars``; none when not zoomed or too many."""
+    none = pd.DataFrame(columns=["job_id", "x", "y", "bar"])
+    if focus == window or bars.empty:
+        return none
+    lo, hi = bars["start"].clip(lower=focus[0]), bars["end"].clip(upper=focus[1])
+    shown = bars[(lo < hi) & (bars["kind"] == "run")]
+    if len(shown) > MAX_LABELS:
+        return none
+    middle = (lo[shown.index] + hi[shown.index]) / 2
+    return pd.DataFrame({"job_id": shown["job_id"], "x": middle, "y": shown["y"], "bar": shown.index}).reset_index(
+        drop=True
+    )
 
 
 def _gantt_time(seconds: pd.Series | np.ndarray | float) -> pd.Series | pd.DatetimeIndex | pd.Timestamp:
@@ -55,6 +78,8 @@ def gantt_figure(view: GanttView) -> go.Figure:
     )
     separators: list[dict[str, object]] = []
     for row, panel in enumerate(view.panels, start=1):
+        labels = focus_labels(panel.bars, view.focus, view.window)
+        labelled = set(labels["bar"])
         for cls in ("BE", "TE"):  # TE last: on top
             for kind, (color, pattern) in GANTT_KINDS.items():
                 part = panel.bars[(panel.bars["job_class"] == cls) & (panel.bars["kind"] == kind)]
@@ -72,7 +97,10 @@ def gantt_figure(view: GanttView) -> go.Figure:
                         name=f"{cls} {kind}",
                         legendgroup=f"{cls} {kind}",
                         showlegend=row == 1,
-                        text=ids if kind == "run" else None,
+                        # a bar's own text, unless its id is written in its visible part (focus_labels)
+                        text=[("" if i in labelled else j) for i, j in zip(part.index, ids, strict=True)]
+                        if kind == "run"
+                        else None,
                         textposition="inside",
                         insidetextanchor="middle",
                         textangle=0,
@@ -89,21 +117,35 @@ def gantt_figure(view: GanttView) -> go.Figure:
                                 ids,
                                 chart_texts(part["node"]),
                                 part["lanes"],
-                                [fmt.clock(t) for t in part["start"]],
-                                [fmt.clock(t) for t in part["end"]],
-                                (part["end"] - part["start"]).round(1),
+                                [fmt.clock(t) for t in part["seg_start"]],
+                                [fmt.clock(t) for t in part["seg_end"]],
+                                [fmt.duration(t) for t in part["seg_end"] - part["seg_start"]],
                                 [gang_note(int(w)) for w in part["workers"]],
                             ],
                             axis=-1,
                         ),
                         hovertemplate=(
                             f"{cls} job %{{customdata[0]}}%{{customdata[6]}}: {kind}<br>node %{{customdata[1]}}, GPU lane %{{customdata[2]}}"
-                            "<br>%{customdata[3]} to %{customdata[4]} (%{customdata[5]} s)<extra></extra>"
+                            "<br>%{customdata[3]} to %{customdata[4]} (%{customdata[5]})<extra></extra>"
                         ),
                     ),
                     row=row,
                     col=1,
                 )
+        if not labels.empty:  # zoomed in: a job's id in the visible part of its bar
+            fig.add_trace(
+                go.Scatter(
+                    x=_gantt_time(labels["x"].to_numpy(float)),
+                    y=labels["y"],
+                    mode="text",
+                    text=chart_texts(labels["job_id"]),
+                    textfont={"size": 10, "color": "#111"},
+                    hoverinfo="skip",
+                    showlegend=False,
+                ),
+                row=row,
+                col=1,
+            )
         if not panel.preempts.empty:
             fig.add_trace(
                 go.Scatter(

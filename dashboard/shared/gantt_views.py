@@ -147,6 +147,8 @@ def gantt_bars(segments: pd.DataFrame, layout: pd.DataFrame, window: tuple[float
         }
     )
     bars = pd.concat([bars_whole, bars_part], ignore_index=True)
+    # drawn inside the window, but the hover tells the segment's real start and end
+    bars["seg_start"], bars["seg_end"] = bars["start"], bars["end"]
     bars["start"] = bars["start"].clip(lower=t0)
     bars["end"] = bars["end"].clip(upper=t1)
     return bars.sort_values(["start", "y"], kind="stable", ignore_index=True)

@@ -38,7 +38,7 @@ class KnobWidget:
 
     @property
     def label(self) -> str:
-        return f"{self.knob.name} ({self.knob.unit})" if self.knob.unit else self.knob.name
+        return self.knob.label
 
     def number_args(self) -> dict[str, Any]:
         """min_value, max_value and step of a number input, all of the knob's type."""

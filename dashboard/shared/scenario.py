@@ -20,6 +20,7 @@ from simcore.knobs import KNOBS, Knob, KnobRange, split_assignment, to_text
 from simcore.model import MAX_RESOURCE, SimConfig
 from simcore.policy_spec import parse_policies
 from simcore.presets import PRESETS
+from simcore.samples import DASHBOARD_DEFAULT
 from simcore.workload import MAX_NODES
 
 SOURCES = ("sample", "generate", "upload")
@@ -74,7 +75,7 @@ class Scenario:
     """Everything Explore needs to reproduce a run, except the bytes of an uploaded file."""
 
     source: str = SETTINGS["source"].default  # type: ignore[assignment]
-    sample: str = "demo"  # file stem in sample_workloads/
+    sample: str = DASHBOARD_DEFAULT  # file stem in sample_workloads/
     preset: str = SETTINGS["preset"].default  # type: ignore[assignment]
     gen: tuple[tuple[str, str], ...] = ()  # generator overrides, as the CLI's --set KEY=VALUE
     seeds: int = SETTINGS["seeds"].default  # type: ignore[assignment]

@@ -87,6 +87,12 @@ def title_with_link(title: str, query: Mapping[str, Any], caption: str) -> None:
         st.code(f"{st.context.url or ''}?{urlencode(query, doseq=True)}", language=None, wrap_lines=True)
 
 
+def set_widgets(values: Mapping[str, Any]) -> None:
+    """A button's callback: put widget ``values`` (keyed by their ``keys.X.name``) into the session before
+    the rerun draws them (Explore's "Use N nodes" for an upload's cluster)."""
+    st.session_state.update(values)
+
+
 def keep_choice(session: Session, key: Key[Any], options: Sequence[Any], default: Any) -> None:
     """Keep a select widget's value one of ``options`` (they changed): else ``default``."""
     if key.maybe(session) not in options:

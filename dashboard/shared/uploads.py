@@ -10,6 +10,7 @@ file, the limit and the ``simcore`` command that runs the file on one's own mach
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -194,13 +195,43 @@ def parse_workload_upload(file_name: str, content: bytes, options: Mapping[str, 
         )
     except LimitExceeded as exc:
         raise _refusal(lim, exc, workload_command(file_name, opts)) from None
+    except WorkloadError as exc:  # the loader speaks of `simcore compare` flags: say where the sidebar has them
+        raise WorkloadError(in_dashboard_words(str(exc)), exc.problems) from None
+    except UserError as exc:  # a bad trace option
+        raise UserError(in_dashboard_words(str(exc))) from None
     jobs = len(loaded.table)
     workers = int(loaded.table.workers.sum())  # type: ignore[union-attr]  # a gang counts once per worker
     if workers > lim.max_jobs:  # rows dropped as invalid or by an adapter do not count
         found = f"{jobs:,} valid jobs" + (f" with {workers:,} workers" if workers != jobs else "")
         over = LimitExceeded(file_name, found, "job", lim.max_jobs)
         raise _refusal(lim, over, workload_command(file_name, opts))
-    return loaded.table, list(loaded.notes)
+    return loaded.table, [in_dashboard_words(note) for note in loaded.notes]
+
+
+_FLAG = re.compile(r"(--[a-z][a-z-]*)(?: ([\w.]+))?")
+_OTHER_FLAGS = {"--cluster-trace": "“Cluster: upload a node list”"}
+
+
+def in_dashboard_words(message: str) -> str:
+    """A loader message with each ``simcore`` flag it names replaced by the sidebar setting that
+    does the same (``--drop-invalid`` -> “bad rows: drop” in the sidebar, ``--format alibaba`` ->
+    “format: alibaba” in the sidebar)."""
+    options = {o.flag: o for o in UPLOAD_OPTIONS}
+
+    def words(match: re.Match[str]) -> str:
+        flag, value = match.group(1), match.group(2)
+        option = options.get(flag)
+        if option is None:
+            return _OTHER_FLAGS.get(flag, flag) + (f" {value}" if value else "")
+        where = "Trace options" if option.alibaba else "the sidebar"
+        if option.toggle:  # the flag stands for the choice that is not the default
+            choice = next(c for c in option.choices if c != option.default)
+            return f"“{option.label}: {choice}” in {where}" + (f" {value}" if value else "")
+        if value in option.choices:
+            return f"“{option.label}: {value}” in {where}"
+        return f"“{option.label}” in {where}" + (f" {value}" if value else "")
+
+    return _FLAG.sub(words, message)
 
 
 def workload_command(file_name: str, options: Mapping[str, str]) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -39,21 +40,56 @@ def cluster_key(cluster: ClusterSpec) -> str:
 
 
 def workload_overview(table: JobTable) -> pd.DataFrame:
-    """One row per class (TE, BE, all): jobs, GPU-hours, median duration and GPUs."""
+    """One row per class (TE, BE, all): jobs, GPU-hours (three digits), median run time (in the unit that reads
+    best, named in the header) and median GPUs."""
+    classes = (("TE", table.is_te), ("BE", ~table.is_te), ("all", np.ones(len(table), dtype=bool)))
+    unit, size = fmt.duration_unit(table.duration)
     rows = []
-    for name, mask in (("TE", table.is_te), ("BE", ~table.is_te), ("all", np.ones(len(table), dtype=bool))):
+    for name, mask in classes:
         dur = table.duration[mask]
         gpu = table.request[mask, 2]
         rows.append(
             {
                 "class": name,
                 "jobs": int(mask.sum()),
-                "GPU-hours": float((gpu * dur).sum() / HOUR),
-                "median duration (h)": float(np.median(dur) / HOUR) if len(dur) else np.nan,
-                "median GPUs": float(np.median(gpu)) if len(gpu) else np.nan,
+                "GPU time (GPU-h)": float(fmt.number(float((gpu * dur).sum() / HOUR))),  # 3 digits
+                f"median run time ({unit})": round(float(np.median(dur) / size), 1) if len(dur) else np.nan,
+                "median size (GPUs)": float(np.median(gpu)) if len(gpu) else np.nan,
             }
         )
     return pd.DataFrame(rows)
+
+
+#: The per-job table's columns as the page heads them; durations get their unit from the data.
+JOB_HEADERS = {
+    "job_id": "job",
+    "job_class": "class",
+    "submit_time": "submit",
+    "duration": "run time",
+    "first_start": "first start",
+    "finish": "finish",
+    "wait": "wait",
+    "jct": "JCT",
+    "slowdown": "slowdown (x run time)",
+    "preemptions": "preemptions",
+    "lost_work": "lost work",
+    "node": "node",
+}
+TIME_COLUMNS = ("submit_time", "duration", "first_start", "finish", "wait", "jct", "lost_work")
+
+
+def jobs_table(jobs: pd.DataFrame) -> pd.DataFrame:
+    """The jobs CSV's frame as the page shows it: every time in one unit per column, named in its
+    header (``wait (min)``), numbers kept sortable."""
+    out = {}
+    for column in jobs.columns:
+        header = JOB_HEADERS.get(column, column)
+        if column in TIME_COLUMNS:
+            unit, size = fmt.duration_unit(jobs[column].to_numpy(dtype=float))
+            out[f"{header} ({unit})"] = (jobs[column] / size).round(2)
+        else:
+            out[header] = jobs[column]
+    return pd.DataFrame(out)
 
 
 def workload_jobs(table: JobTable) -> pd.DataFrame:
@@ -114,6 +150,12 @@ def trio_cards(
             row_cards.append((label, fmt.number(values[(policy, key)]), delta))
         out.append(row_cards)
     return out
+
+
+def neutral(delta: str | None) -> bool:
+    """Does a card's change round to zero (``+0.0%``, ``-0.0%``)? It is then shown without colour or arrow:
+    equal values are neither better nor worse."""
+    return delta is not None and re.match(r"[+-]0\.0%", delta) is not None
 
 
 def absolute_trio(summaries: Sequence[Mapping[str, Mapping[str, Any]]]) -> pd.DataFrame:

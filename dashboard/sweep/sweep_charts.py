@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dashboard.shared.chart_style import finish_layout, policy_styles
+from dashboard.shared.chart_style import SLOWDOWN_FLOOR, finish_layout, log_axis, policy_styles
 from dashboard.shared.plain import chart_text, chart_texts
 from dashboard.sweep.sweeps import pareto_mask
 from simcore.stats import BOOTSTRAP_NAME
@@ -60,7 +60,8 @@ def sweep_figure(
             )
         fig.update_xaxes(title_text=knob, row=1, col=col)
         if log_y:
-            fig.update_yaxes(type="log", row=1, col=col)
+            bounds = [*part["mean"], *part["lo"], *part["hi"]]
+            fig.update_yaxes(log_axis(bounds, floor=SLOWDOWN_FLOOR), row=1, col=col)
     return finish_layout(fig, height)
 
 
@@ -102,6 +103,8 @@ def pareto_figure(points: pd.DataFrame, knob: str, log: bool = True, height: int
             )
         )
     scale = "log" if log else "linear"
-    fig.update_xaxes(type=scale, title_text=f"TE p95 slowdown ({scale}, lower is better)")
-    fig.update_yaxes(type=scale, title_text=f"BE p95 slowdown ({scale}, lower is better)")
+    x_axis = log_axis(points["te_p95"], floor=SLOWDOWN_FLOOR) if log else {"type": scale}
+    y_axis = log_axis(points["be_p95"], floor=SLOWDOWN_FLOOR) if log else {"type": scale}
+    fig.update_xaxes(x_axis, title_text=f"TE p95 slowdown ({scale}, lower is better)")
+    fig.update_yaxes(y_axis, title_text=f"BE p95 slowdown ({scale}, lower is better)")
     return finish_layout(fig, height)

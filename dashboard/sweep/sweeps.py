@@ -19,6 +19,7 @@ from dashboard.shared.demo import LOCAL, Limits
 from dashboard.shared.scenario import parse_policy_names
 from simcore import sweep
 from simcore.errors import UserError
+from simcore.knobs import KNOBS
 from simcore.metrics import TRIO_KEYS, TRIO_LABELS, versus
 from simcore.model import KNOB_HELP
 from simcore.presets import PRESETS
@@ -38,6 +39,13 @@ SWEEP_KNOBS: dict[str, tuple[str, str]] = {
     "save_failure": ("0,0.25,0.5,0.75,1", KNOB_HELP["save_failure"]),
     "preempt_budget": ("0,1,2,inf", KNOB_HELP["preempt_budget"]),
 }
+
+
+def knob_label(name: str) -> str:
+    """A sweep knob as the page shows it: a run knob with its meaning (``max preemptions per BE job (P)``)."""
+    return KNOBS[name].label if name in KNOBS else name
+
+
 MAX_POINTS = LOCAL.max_sweep_values  # what a link may ask for; demo mode refuses more than its own limit
 MAX_SEEDS = LOCAL.max_seeds
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import time as wallclock
+from dataclasses import replace
 
 import numpy as np
 import simpy
@@ -48,9 +49,14 @@ class _Run(GangRun):
     """One run: the clock, the life cycle and the pass, over the run's state (a gang's
     branches: :class:`~simcore.engine.gang.GangRun`)."""
 
-    def __init__(self, jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_decisions: bool = False) -> None:
+    def __init__(
+        self, jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_decisions: bool = False,
+        same_state: str | None = None,
+    ) -> None:  # fmt: skip
         self.cfg = config
         self.policy = get_policy(config.policy, config)
+        # the policy asked, on every recorded view, what it would take there (never acted on)
+        self.other = None if same_state is None else get_policy(same_state, replace(config, policy=same_state))
         self.preemptive = self.policy.preemptive
         self.min_runtime = config.min_runtime if self.preemptive else 0.0
         self.strict = config.backfill == "none"
@@ -340,17 +346,25 @@ class _Run(GangRun):
             return
         ids, nodes = self.names
         running = len(self.running)  # before min_runtime: the reason tells them apart
-        self.decisions.append(decision.record(self.policy, view, explained, ids[te], ids, nodes, running, why))
+        record = decision.record(self.policy, view, explained, ids[te], ids, nodes, running, why)
+        if self.other is not None and why is None:  # a spent budget asks no policy
+            record["same_state"] = decision.same_state(self.other, view, ids[te], ids, nodes, running)
+        self.decisions.append(record)
 
 
-def simulate(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_decisions: bool = False) -> SimResult:
+def simulate(
+    jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_decisions: bool = False,
+    same_state: str | None = None,
+) -> SimResult:  # fmt: skip
     """Run one simulation. Jobs that fit on no node are left out and listed. With
-    `record_decisions`, every ask for victims is kept as a decision record (``result.decisions``)."""
+    `record_decisions`, every ask for victims is kept as a decision record (``result.decisions``);
+    with `same_state` (a policy name) too, each record holds under ``same_state`` the record that
+    policy, with the run's knobs, would make on the very same view (it changes nothing in the run)."""
     t0 = wallclock.perf_counter()
     fits_somewhere = fits_empty_cluster(jobs, cluster)  # a gang: all its workers at once
     unschedulable = tuple(str(x) for x in jobs.job_id[~fits_somewhere])
     sim_jobs = _subset(jobs, fits_somewhere) if len(unschedulable) else jobs
-    run = _Run(sim_jobs, cluster, config, record_decisions)
+    run = _Run(sim_jobs, cluster, config, record_decisions or same_state is not None, same_state)
     env = simpy.Environment()
     env.process(run.process(env))
     env.run()

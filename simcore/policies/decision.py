@@ -13,12 +13,15 @@ more nodes than the one searched (a gang victim) lists them all under ``nodes``.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from simcore.policies.base import Explained, Policy, PreemptionView
+from simcore.policies.base import Explained, NodeOption, Policy, PreemptionView
+from simcore.policies.glossary import TIE_BREAK
 
 NO_RUNNING_BE = "no running BE job"
 WITHIN_MIN_RUNTIME = "all within min_runtime"
@@ -47,6 +50,15 @@ def reason(policy: Policy, view: PreemptionView, running_be: int) -> str:
         if not left.any():
             return why
     return NO_NODE_FEASIBLE
+
+
+def deciding(key: Sequence[tuple[str, str]], options: Sequence[NodeOption]) -> str | None:
+    """The name of the first key value in which the chosen set (the first option) beats the runner-up;
+    :data:`~simcore.policies.glossary.TIE_BREAK` when they tie on every one; None with fewer than two options."""
+    if len(options) < 2:
+        return None
+    best, other = options[0].values, options[1].values
+    return next((name for (name, _), a, b in zip(key, best, other, strict=True) if a != b), TIE_BREAK)
 
 
 def record(
@@ -82,6 +94,7 @@ def record(
         "victims": victims,
         "key": [list(k) for k in policy.key],
         "candidates": candidates,
+        "deciding": deciding(policy.key, explained.options) if pre is not None else None,
         "reason": None if victims else why or reason(policy, view, running_be),
     }
     if pre is not None:
@@ -95,3 +108,12 @@ def held_nodes(view: PreemptionView, victims: Sequence[int]) -> list[int]:
     """Every node (ascending) the jobs of candidate entries `victims` hold."""
     c = view.candidates
     return sorted(set(c.node[np.isin(c.job, c.job[list(victims)])].tolist()))
+
+
+def same_state(
+    other: Policy, view: PreemptionView, te_job: str, job_ids: Sequence[str], node_names: Sequence[str], running_be: int
+) -> dict[str, Any]:
+    """The record `other` would make on this very view (policies are pure functions of it). It gets a
+    copy of the run's generator, so asking it changes nothing in the run."""
+    mine = dataclasses.replace(view, rng=copy.deepcopy(view.rng))
+    return record(other, mine, other.explain(mine), te_job, job_ids, node_names, running_be)

@@ -48,7 +48,7 @@ from simcore.workload.problems import (
 )
 from simcore.workload.readers import detect_format, read_csv_raw, read_json_raw, read_parquet_raw, read_source
 from simcore.workload.schema import JOB_SCHEMA, NODE_SCHEMA, validate_columns
-from simcore.workload.writer import format_numbers, offered_load, write_cluster_csv, write_workload
+from simcore.workload.writer import format_numbers, nodes_for_load, offered_load, write_cluster_csv, write_workload
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -74,6 +74,7 @@ __all__ = [
     "format_numbers",
     "load_cluster",
     "load_workload",
+    "nodes_for_load",
     "offered_load",
     "read_csv_raw",
     "read_json_raw",

@@ -75,3 +75,16 @@ def offered_load(table: JobTable, cluster: ClusterSpec) -> float:
     if work == 0.0 or gpus == 0.0:
         return 0.0
     return work / (gpus * span) if span > 0 else math.inf
+
+
+def nodes_for_load(table: JobTable, node_gpu: float, target: float) -> int:
+    """How many nodes of ``node_gpu`` GPUs give ``table`` an offered GPU load of about ``target``
+    (:func:`offered_load`, rounded to whole nodes, at least one): the size of a cluster for a workload
+    that brings none."""
+    if target <= 0:
+        raise ValueError(f"target load must be > 0, not {target}")
+    span = float(table.submit_time.max() - table.submit_time.min()) if len(table) else 0.0
+    work = float(np.sum(table.workers * table.request[:, 2] * table.duration))
+    if node_gpu <= 0 or span <= 0 or work <= 0:
+        return 1
+    return max(1, round(work / (node_gpu * span * target)))

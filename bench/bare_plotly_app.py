@@ -1,5 +1,5 @@
 """A bare Streamlit page with as many Plotly charts as the default Explore page draws (two):
-the yardstick of the speed benchmark in tests/test_browser.py. Not part of the product."""
+the yardstick of bench/first_chart.py. Not part of the product."""
 
 from __future__ import annotations
 

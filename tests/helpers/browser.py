@@ -1,0 +1,132 @@
+"""Serving a Streamlit script on loopback and driving its page in headless Chromium: used by
+the browser tests (through the fixtures in tests/conftest.py) and by bench/first_chart.py.
+
+Debian's ``chromium`` (or ``$CHROMIUM``) through Playwright; ``playwright install`` is not needed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(os.environ.get("ARTIFACTS_DIR", ROOT / "test-artifacts"))
+# Generous: a page's first run re-simulates, and a loaded 2-core machine stretches it many times.
+TIMEOUT_MS = 180_000
+STARTUP_SECONDS = 180.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def serve(
+    env: dict[str, str] | None = None,
+    log_name: str = "streamlit-server.log",
+    script: str = "dashboard/streamlit_app.py",
+) -> Iterator[str]:
+    """``streamlit run script`` (the dashboard by default) on a free port of 127.0.0.1; yields its
+    URL once its health endpoint answers, and stops the server on exit."""
+    port = free_port()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log_path = ARTIFACTS / log_name
+    log = log_path.open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", script, "--server.address", "127.0.0.1",
+         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, **(env or {})},
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not _healthy(url):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start; see {log_path}")
+            time.sleep(0.2)  # polling interval of the health check, not a wait for a result
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+            return bool(r.status == 200)
+    except OSError:
+        return False
+
+
+_RUNNING = """() => { const s = document.querySelector('[data-testid="stStatusWidget"]');
+                      return !!(s && /Running|Connecting/i.test(s.innerText)); }"""
+
+
+def wait_idle(page: Any, charts: int = 0, cards: int = 0) -> None:
+    """Wait until the app is connected, not running, and shows at least ``charts`` charts and
+    ``cards`` metric cards (Explore's results come from a worker process, on a later rerun than
+    the workload's own charts)."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        """([n, m]) => {
+            const running = document.querySelector('[data-testid="stStatusWidget"]');
+            const busy = running && /Running|Connecting/i.test(running.innerText);
+            return !busy && document.querySelectorAll('.js-plotly-plot').length >= n
+                && document.querySelectorAll('[data-testid="stMetric"]').length >= m;
+        }""",
+        arg=[charts, cards],
+        timeout=TIMEOUT_MS,
+    )
+    # A rerun just triggered by a click may not have announced itself yet: give it up to 0.5 s
+    # to show "Running" (returns as soon as it does), then wait for it to end.
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(_RUNNING, timeout=500)
+    page.wait_for_function(f"() => !({_RUNNING})()", timeout=TIMEOUT_MS)
+
+
+def settle(page: Any) -> None:
+    """Before a screenshot: no element marked stale, web fonts loaded, two frames painted."""
+    page.wait_for_function(
+        """() => !document.querySelector('[data-stale="true"]') && document.fonts.status === 'loaded'""",
+        timeout=TIMEOUT_MS,
+    )
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def launch(pw: Any) -> Any:
+    """Headless Chromium from a started ``sync_playwright()``."""
+    return pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+
+
+def assert_no_exception(page: Any) -> None:
+    assert page.locator('[data-testid="stException"]').count() == 0

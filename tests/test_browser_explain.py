@@ -1,0 +1,132 @@
+"""In headless Chromium: *Why this victim?* names the deciding key value, defines it, and shows what
+k8s would take on the same state (issue 19). Self-contained: its own server and browser.
+
+The expected words are computed here from the engine, independently of the page: the default
+scenario's fitgpp run with k8s asked on every view (``simulate(..., same_state="k8s")``).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from dashboard.shared import gantt_views
+from dashboard.shared.decision_text import decision_for
+from dashboard.shared.scenario import Scenario
+from simcore.engine import simulate
+from simcore.policies.glossary import TERMS
+from simcore.presets import generate
+from simcore.samples import SAMPLES
+from simcore.workload import load_cluster
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+TIMEOUT_MS = 90_000
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
+]
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _first_steps(n: int) -> list[dict]:
+    """The decision records of fitgpp's first `n` preemptions, as the Gantt steps through them, on the
+    default scenario."""
+    scenario = Scenario()
+    preset, seed, overrides = next((p, s, o) for f, p, s, o in SAMPLES if f == f"{scenario.sample}.csv")
+    gen = generate(preset, seed, overrides)
+    cluster = load_cluster(ROOT / "sample_workloads" / f"{preset}_cluster.yaml").cluster  # as the dashboard loads it
+    run = simulate(gen.table, cluster, scenario.config("fitgpp"), same_state="k8s")
+    steps = gantt_views.preemption_list(run.events_frame).head(n)
+    records = [decision_for(run.decisions, chosen) for _, chosen in steps.iterrows()]
+    assert all(r is not None for r in records)
+    return records  # type: ignore[return-value]
+
+
+def _wait_idle(page) -> None:
+    page.wait_for_selector('[data-testid="stApp"]', timeout=TIMEOUT_MS)
+    page.wait_for_function(
+        """() => {
+            const w = document.querySelector('[data-testid="stStatusWidget"]');
+            return !(w && /Running|Connecting/i.test(w.innerText))
+                && !document.querySelector('[data-stale="true"]');
+        }""",
+        timeout=TIMEOUT_MS,
+    )
+
+
+def test_why_this_victim_names_defines_and_compares_on_the_same_state() -> None:
+    records = _first_steps(5)
+    step = next(i for i, r in enumerate(records) if sorted(r["victims"]) != sorted(r["same_state"]["victims"]))
+    record = records[step]
+    deciding, alt = record["deciding"], record["same_state"]
+    label = deciding.replace("_", " ")
+    port = _free_port()
+    log = (ROOT / "test-artifacts").resolve()
+    log.mkdir(exist_ok=True)
+    with (log / "streamlit-explain.log").open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "dashboard/streamlit_app.py", "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "SIMCORE_DEMO": "0"},
+        )  # fmt: skip
+        try:
+            url = f"http://127.0.0.1:{port}"
+            deadline = time.monotonic() + 60
+            while True:  # wait on the server's health, not on a fixed sleep
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    pass
+                assert proc.poll() is None and time.monotonic() < deadline, "streamlit did not start"
+                time.sleep(0.3)
+            with sync_api.sync_playwright() as pw:
+                browser = pw.chromium.launch(
+                    executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
+                )
+                page = browser.new_page(viewport={"width": 1400, "height": 2400})
+                page.goto(f"{url}/?tab=Gantt")
+                _wait_idle(page)
+                page.get_by_role("button", name="Next preemption").wait_for(timeout=TIMEOUT_MS)
+                for _ in range(step + 1):
+                    page.get_by_role("button", name="Next preemption").click()
+                    _wait_idle(page)
+                words = page.get_by_text("chosen because").first
+                words.wait_for(timeout=TIMEOUT_MS)
+                page.get_by_text(f"TE job {record['te_job']} needed").first.wait_for(timeout=TIMEOUT_MS)
+                text = words.inner_text()
+                # the deciding criterion is named, defined and its principle given
+                assert f"{label} decided:" in text
+                assert f"{label.capitalize()} is {TERMS[deciding].meaning}." in text
+                assert f"Principle: {TERMS[deciding].principle}." in text
+                # what k8s would take on this very state, beside the chosen set
+                taken = ("BE job " if len(alt["victims"]) == 1 else "BE jobs ") + ", ".join(alt["victims"])
+                assert (
+                    f"On the same state (this instant's cluster), k8s would take {taken} on node {alt['node']}: a different choice"
+                    in text
+                )
+                assert "In k8s's own run on the same jobs (a second view" in text
+                assert not page.locator('[data-testid="stException"]').count()
+                browser.close()
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
