@@ -7,6 +7,10 @@ release) pieces. A job with g GPUs spans ceil(g) lanes: floor(g) whole lanes and
 fractional, a part of one more lane. CPU-only jobs get the lane ``cpu`` (one per node, shared:
 several CPU-only jobs at once are drawn over each other in that lane).
 
+A gang (``workers`` > 1) holds lanes on every node where one of its workers runs, each worker
+its own: its start, preempt, release and finish rows come once per worker in worker order, and
+the i-th row of a group is worker i.
+
 Lanes are assigned by walking the events in the order the engine generated them (so a release
 always frees its lanes before the start that relies on it), deterministically:
 
@@ -34,8 +38,9 @@ from simcore.result import FINISH, PREEMPT, RELEASE, START, SimResult
 
 #: The columns of the ``--gantt-out`` CSV (DESIGN.md section 6).
 GANTT_COLUMNS = ["job_id", "job_class", "node", "lane", "start", "end", "kind"]
-#: The frame also carries, per row, the GPUs of the lane the job holds and where in the lane.
-FRAME_COLUMNS = [*GANTT_COLUMNS, "gpu", "offset"]
+#: The frame also carries, per row, the GPUs of the lane the job holds and where in the lane, and the
+#: job's workers (a gang's rows are on every node it holds).
+FRAME_COLUMNS = [*GANTT_COLUMNS, "gpu", "offset", "workers"]
 KINDS = ("run", "restore", "grace")
 CPU_LANE = "cpu"
 UNIT = 1000  # thousandths of a GPU: the engine's resource unit
@@ -109,35 +114,42 @@ def segments(result: SimResult) -> pd.DataFrame:
     units = np.rint(result.jobs.request[:, 2] * UNIT).astype(np.int64)
     lanes = [_Lanes(lane_count(n.capacity.gpu)) for n in result.cluster.nodes]
     restore = result.config.restore
-    held: dict[int, list[tuple[int, int, int]]] = {}  # job -> its (lane, offset, size) while on a node
-    since: dict[int, tuple[float, bool]] = {}  # job -> (start of the current piece, resumed)
+    # keyed by (job, worker): a single-worker job is worker 0
+    held: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # its (lane, offset, size) while on a node
+    since: dict[tuple[int, int], tuple[float, bool]] = {}  # (start of the current piece, resumed)
     started: set[int] = set()
     pieces: list[tuple[int, int, float, float, str, list[tuple[int, int, int]]]] = []
 
     events = zip(
         result.ev_time.tolist(), result.ev_job.tolist(), result.ev_code.tolist(), result.ev_node.tolist(), strict=True
     )
+    prev: tuple | None = None
+    w, resumed = 0, False
     for t, j, code, k in events:
+        w = w + 1 if prev == (t, j, code) else 0  # the i-th row of a gang's group is worker i
+        prev, key = (t, j, code), (j, w)
         if code == START:
-            held[j] = lanes[k].take(int(units[j])) if units[j] > 0 else []
-            since[j] = (t, j in started)
-            started.add(j)
+            if w == 0:  # the other workers' rows follow at once: the same answer
+                resumed = j in started
+                started.add(j)
+            held[key] = lanes[k].take(int(units[j])) if units[j] > 0 else []
+            since[key] = (t, resumed)
         elif code in (PREEMPT, FINISH):
-            s, resumed = since[j]
+            s, resumed = since[key]
             r_end = min(s + restore, t) if resumed else s
             if r_end > s:
-                pieces.append((j, k, s, r_end, "restore", held[j]))
+                pieces.append((j, k, s, r_end, "restore", held[key]))
             if t > r_end:
-                pieces.append((j, k, r_end, t, "run", held[j]))
+                pieces.append((j, k, r_end, t, "run", held[key]))
             if code == PREEMPT:
-                since[j] = (t, True)
+                since[key] = (t, True)
             else:
-                lanes[k].give_back(held.pop(j))
+                lanes[k].give_back(held.pop(key))
         elif code == RELEASE:
-            s, _ = since[j]
+            s, _ = since[key]
             if t > s:
-                pieces.append((j, k, s, t, "grace", held[j]))
-            lanes[k].give_back(held.pop(j))
+                pieces.append((j, k, s, t, "grace", held[key]))
+            lanes[k].give_back(held.pop(key))
     return _frame(result, pieces)
 
 
@@ -167,6 +179,7 @@ def _frame(result: SimResult, pieces: list) -> pd.DataFrame:
             "kind": np.array(kind, dtype=object),
             "gpu": np.asarray(gpu, dtype=float),
             "offset": np.asarray(offset, dtype=float),
+            "workers": np.asarray(result.jobs.workers)[jobs],
         },
         columns=FRAME_COLUMNS,
     )

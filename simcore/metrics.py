@@ -81,7 +81,8 @@ def class_summary(result: SimResult, mask: np.ndarray) -> dict[str, Any]:
 
 
 def utilization(result: SimResult) -> dict[str, float | None]:
-    """Allocated resource-seconds (restore and grace included) / (capacity x makespan)."""
+    """Allocated resource-seconds (restore and grace included) / (capacity x makespan); a gang's
+    count every worker (its events have one row per worker)."""
     j = result.jobs
     if len(j) == 0:
         return {"makespan": 0.0, "gpu_utilization": None, "gpu_useful_utilization": None, "cpu_utilization": None}
@@ -97,13 +98,13 @@ def utilization(result: SimResult) -> dict[str, float | None]:
     return {
         "makespan": makespan,
         "gpu_utilization": ratio(float((held * req[:, 2]).sum()), 2),
-        "gpu_useful_utilization": ratio(float((j.duration * req[:, 2]).sum()), 2),
+        "gpu_useful_utilization": ratio(float((j.duration * req[:, 2] * j.workers).sum()), 2),
         "cpu_utilization": ratio(float((held * req[:, 0]).sum()), 0),
     }
 
 
 def _held_seconds(result: SimResult) -> np.ndarray:
-    """Seconds each job held its resources: sum over (start -> preempt-release | finish)."""
+    """Seconds each job held its resources: sum over (start -> preempt-release | finish), x workers for a gang."""
     code, t, job = result.ev_code, result.ev_time, result.ev_job
     sign = np.zeros(len(code))
     sign[code == START] = -1.0

@@ -19,7 +19,7 @@ SUBMIT, START, PREEMPT, RELEASE, FINISH = range(5)
 
 JOB_COLUMNS = [
     "job_id", "job_class", "submit_time", "duration", "first_start", "finish",
-    "wait", "jct", "slowdown", "preemptions", "lost_work", "node",
+    "wait", "jct", "slowdown", "preemptions", "lost_work", "node", "workers",
 ]  # fmt: skip
 EVENT_COLUMNS = ["time", "job_id", "event", "node"]
 
@@ -33,7 +33,7 @@ class SimResult:
     finish: np.ndarray
     preemptions: np.ndarray  # int
     lost_work: np.ndarray
-    node: np.ndarray  # node index where the job finished
+    node: np.ndarray  # node index where the job finished (worker 0's for a gang)
     ev_time: np.ndarray  # events, in generation order
     ev_job: np.ndarray  # index into `jobs`
     ev_code: np.ndarray  # index into EVENT_NAMES
@@ -75,6 +75,7 @@ class SimResult:
                 "preemptions": self.preemptions,
                 "lost_work": self.lost_work,
                 "node": names[self.node] if len(self.node) else np.array([], dtype=object),
+                "workers": j.workers,
             },
             columns=JOB_COLUMNS,
         )

@@ -3,11 +3,14 @@
 Conventions: "prop" jobs and nodes (cpu = mem_gb = gpu, helpers.job / helpers.prop_cluster);
 default knobs unless a test says otherwise (grace 30, restore 60, checkpoint on_preempt); the
 policy is ``k8s`` (no cap, so a job can be preempted again). A GPU-second figure is
-seconds x gpu x workers (workers 1 here).
+seconds x gpu x workers (workers 1 here but in the gang victim's case).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
 import pytest
 from helpers import job, prop_cluster, te
 
@@ -129,3 +132,64 @@ def test_flat_record_carries_the_accounting_in_its_field_order():
         "evicted_share": 1.0, "excess_gpus": 2.0, "wasted_preemptions": 0, "wasted_gpu_seconds_lost": 0.0,
         "wasted_gpu_seconds_grace": 0.0, "wasted_gpu_seconds_restore": 0.0, "repreempted": 0,
     }  # fmt: skip
+
+
+def test_gang_victim_costs_count_every_worker_and_excess_every_node_it_holds():
+    """Nodes n0 and n1 of 4 GPUs. BE gang G (2 workers of 3 GPUs, 1000 s) from t=0 holds 3 on
+    each node. TE T (2 GPUs, 50 s) at t=100 finds 1 GPU free on each node: k8s's only victim is G,
+    seen on both nodes (size 2 workers, same start), so the lowest index wins: T is nominated to
+    n0, reserving its 1 free GPU and lacking 1. G frees 3 GPUs on each node it holds: excess
+    3 x 2 - 1 = 5. checkpoint none: G's 100 s of progress are lost on both workers:
+    100 x 3 x 2 = 600 GPU-s (the jobs CSV keeps 100 s per job). G holds both nodes through the
+    grace period 100-130: 30 x 3 x 2 = 180. T runs on n0 130-180; G needs 3 GPUs on each of two
+    nodes, so it restarts only at 180, restoring 60 s: 60 x 3 x 2 = 360. T started where it was
+    nominated: not wasted."""
+    g = JobTable.from_jobs([job("G", 0, 1000, 3), te("T", 100, 50, 2)])
+    jobs = replace(g, workers=np.array([2, 1]))
+    r = simulate(jobs, prop_cluster(4, 4), SimConfig(policy="k8s", checkpoint="none"), record_decisions=True)
+    ev = r.events_frame
+    assert ev[ev.job_id == "G"][["time", "event", "node"]].values.tolist() == [
+        [0.0, "submit", ""], [0.0, "start", "n0"], [0.0, "start", "n1"], [100.0, "preempt", "n0"],
+        [100.0, "preempt", "n1"], [130.0, "release", "n0"], [130.0, "release", "n1"], [180.0, "start", "n0"],
+        [180.0, "start", "n1"], [1240.0, "finish", "n0"], [1240.0, "finish", "n1"],
+    ]  # fmt: skip
+    assert r.lost_work.tolist() == [100.0, 0.0] and r.signal_lost.tolist() == [100.0]
+    assert r.nominations[:, 1:].tolist() == [[1, 0, 1000]]  # T on n0, lacking 1 GPU (thousandths)
+    acc = summarize(r)["accounting"]
+    assert acc == {
+        "preemption_decisions": 1,
+        "gpu_seconds_lost": 600.0,
+        "gpu_seconds_grace": 180.0,
+        "gpu_seconds_restore": 360.0,
+        "evicted_share": 1.0,
+        "excess_gpus": 5.0,
+        "wasted_preemptions": {"count": 0, "gpu_seconds_lost": 0.0, "gpu_seconds_grace": 0.0,
+                               "gpu_seconds_restore": 0.0},
+        "repreempted": 0,
+    }  # fmt: skip
+    [record] = accounting.annotated_decisions(r)
+    assert (record["victims"], record["node"], record["nodes"]) == (["G"], "n0", ["n0", "n1"])
+    assert {k: record[k] for k in accounting.DECISION_FIELDS} == {
+        "excess_gpus": 5.0, "gpu_seconds_lost": 600.0, "gpu_seconds_grace": 180.0, "gpu_seconds_restore": 360.0,
+        "wasted": False,
+    }  # fmt: skip
+
+
+def test_te_gang_nominated_worker_by_worker_and_the_budget_checked_once():
+    """Nodes n0 and n1 of 4 GPUs; BE A (3 GPUs) on n0 and BE B (4 GPUs) on n1 from t=0. TE gang T
+    (2 workers of 2 GPUs, 50 s) at t=100 fits nowhere. Worker 0: k8s weighs A on n0 and B on n1
+    (one victim each, both started at 0): the lowest index, n0; it reserves n0's 1 free GPU and
+    lacks 1. Worker 1: A's room counts as free, so n0 holds it too; it reserves the 0 GPUs left
+    unreserved there and lacks 2. One nomination row per worker, in worker order, both before A's
+    preempt row; A frees 3 GPUs, exactly the 1 + 2 lacked: excess 0. With preempt_budget 0 the
+    policy is never asked: one record, the budget's reason, no nomination."""
+    jobs = replace(JobTable.from_jobs([job("A", 0, 1000, 3), job("B", 0, 1000, 4), te("T", 100, 50, 2)]),
+                   workers=np.array([1, 1, 2]))  # fmt: skip
+    r = simulate(jobs, prop_cluster(4, 4), SimConfig(policy="k8s"), record_decisions=True)
+    preempt_row = int(r.events_frame.index[r.events_frame.event == "preempt"][0])
+    assert r.nominations.tolist() == [[preempt_row, 2, 0, 1000], [preempt_row, 2, 0, 2000]]
+    [record] = accounting.annotated_decisions(r)
+    assert (record["victims"], record["excess_gpus"], record["wasted"]) == (["A"], 0.0, False)
+    spent = simulate(jobs, prop_cluster(4, 4), SimConfig(policy="k8s", preempt_budget=0), record_decisions=True)
+    assert [d["reason"] for d in spent.decisions] == ["preemption budget spent"]
+    assert spent.nominations.tolist() == [] and spent.first_start.tolist()[2] == 1000.0

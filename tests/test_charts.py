@@ -453,3 +453,23 @@ def test_sweep_settings_url_and_frames() -> None:
     assert frame.iloc[1]["lo"] == frame.iloc[1]["hi"] == 2.0  # no spread, no interval
     points = sweeps.pareto_points(rows, "load")
     assert list(points["te_p95"]) == [2.0, 2.0] and list(points["be_p95"]) == [6.0, 6.0]
+
+
+def test_gantt_hover_names_a_gangs_worker_count() -> None:
+    # G (BE, 2 workers x 4 GPUs) holds n0 and n1: one bar per node, same label, the hover names the gang
+    from dataclasses import replace
+
+    r = run([replace(job("G", 0, 100, 4), workers=2), job("S", 0, 50, 2)], prop_cluster(4, 4, 4), policy="fifo")
+    seg = gantt.segments(r)
+    view = gantt_views.gantt_view({"fifo": (seg, r.events_frame)}, r.cluster, ["n0", "n1", "n2"], (0.0, 1.0))
+    bars = view.panels[0].bars
+    assert bars[["job_id", "node", "lanes", "workers"]].values.tolist() == [
+        ["G", "n0", "0-3", 2],
+        ["G", "n1", "0-3", 2],
+        ["S", "n2", "0-1", 1],
+    ]
+    (be_run,) = [t for t in gantt_charts.gantt_figure(view).data if t.name == "BE run"]
+    assert list(be_run.text) == ["G", "G", "S"]
+    assert [c[6] for c in be_run.customdata] == [gantt_views.gang_note(2)] * 2 + [""]
+    assert gantt_views.gang_note(2) == " (gang of 2 workers, on every node it holds)"
+    assert "%{customdata[6]}" in be_run.hovertemplate

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.shared.chart_style import finish_layout
-from dashboard.shared.gantt_views import GANTT_EPOCH, GANTT_GAP, GanttView
+from dashboard.shared.gantt_views import GANTT_EPOCH, GANTT_GAP, GanttView, gang_note
 from dashboard.shared.plain import chart_text, chart_texts
 from simcore import fmt
 
@@ -120,11 +120,12 @@ def gantt_figure(view: GanttView) -> go.Figure:
                                 [fmt.clock(t) for t in part["seg_start"]],
                                 [fmt.clock(t) for t in part["seg_end"]],
                                 [fmt.duration(t) for t in part["seg_end"] - part["seg_start"]],
+                                [gang_note(int(w)) for w in part["workers"]],
                             ],
                             axis=-1,
                         ),
                         hovertemplate=(
-                            f"{cls} job %{{customdata[0]}}: {kind}<br>node %{{customdata[1]}}, GPU lane %{{customdata[2]}}"
+                            f"{cls} job %{{customdata[0]}}%{{customdata[6]}}: {kind}<br>node %{{customdata[1]}}, GPU lane %{{customdata[2]}}"
                             "<br>%{customdata[3]} to %{customdata[4]} (%{customdata[5]})<extra></extra>"
                         ),
                     ),

@@ -111,6 +111,7 @@ def gantt_bars(segments: pd.DataFrame, layout: pd.DataFrame, window: tuple[float
         end=("end", "first"),
         y_lo=("y", "min"),
         y_hi=("y", "max"),
+        workers=("workers", "first"),
     )
     merged_lanes = [f"{a}" if a == b else f"{a}-{b}" for a, b in zip(merged["lane_lo"], merged["lane_hi"], strict=True)]
     bars_whole = pd.DataFrame(
@@ -124,6 +125,7 @@ def gantt_bars(segments: pd.DataFrame, layout: pd.DataFrame, window: tuple[float
             "end": merged["end"],
             "y": (merged["y_lo"] + merged["y_hi"]) / 2,
             "height": merged["y_hi"] - merged["y_lo"] + 0.9,
+            "workers": merged["workers"],
         }
     )
     part = seg[seg["gpu"] != 1.0]
@@ -141,6 +143,7 @@ def gantt_bars(segments: pd.DataFrame, layout: pd.DataFrame, window: tuple[float
             "end": part["end"],
             "y": part["y"].to_numpy(float) - 0.5 + offset + share / 2,  # y grows downwards
             "height": share * 0.9,
+            "workers": part["workers"],
         }
     )
     bars = pd.concat([bars_whole, bars_part], ignore_index=True)
@@ -149,6 +152,11 @@ def gantt_bars(segments: pd.DataFrame, layout: pd.DataFrame, window: tuple[float
     bars["start"] = bars["start"].clip(lower=t0)
     bars["end"] = bars["end"].clip(upper=t1)
     return bars.sort_values(["start", "y"], kind="stable", ignore_index=True)
+
+
+def gang_note(workers: int) -> str:
+    """What a bar's hover adds for a gang: its worker count (nothing for a single-worker job)."""
+    return f" (gang of {workers} workers, on every node it holds)" if workers > 1 else ""
 
 
 def preemption_list(events: pd.DataFrame) -> pd.DataFrame:

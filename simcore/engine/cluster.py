@@ -70,6 +70,10 @@ class ClusterState:
         k = self._pick(self.avail[idx], self.inv_cap[idx], req)
         return int(idx[k]) if k >= 0 else -1
 
+    def pick(self, avail: np.ndarray, req: np.ndarray) -> int:
+        """The placement rule on another state of the nodes (`avail`, a gang's tentative one), or -1."""
+        return self._pick(avail, self.inv_cap, req)
+
     def _pick(self, avail: np.ndarray, inv_cap: np.ndarray, req: np.ndarray, d_out=None, s_out=None, m_out=None) -> int:
         """The placement rule over the rows of `avail` (row index, or -1); the outs are optional scratch."""
         d = np.subtract(avail, req, out=d_out)  # exact: integer units

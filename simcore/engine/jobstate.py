@@ -6,12 +6,15 @@ event is a Python list, whose element reads are several times faster than numpy'
 A job's *segment* is one run from a start to its finish or preemption; ``kept`` is the
 work saved before the current segment, so ``work_left = duration - kept`` (DESIGN.md
 section 2: what a preemption keeps depends on the checkpoint mode; with ``on_preempt`` a save
-that fails keeps nothing new, :mod:`simcore.saves`).
+that fails keeps nothing new, :mod:`simcore.saves`). A gang (``workers`` > 1) is one job here:
+one segment, one token, one progress; ``node`` is worker 0's and ``gang_nodes`` holds every
+worker's node, in worker order (DESIGN.md rule 10).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -28,6 +31,10 @@ class JobState:
         self.req_list: list[tuple[int, int, int]] = [tuple(r) for r in req.tolist()]
         self.dur = jobs.duration
         self.is_te_list: list[bool] = jobs.is_te.tolist()
+        self.workers = jobs.workers
+        self.workers_list: list[int] = jobs.workers.tolist()  # type: ignore[union-attr]
+        self.has_gangs = jobs.has_gangs
+        self.gang_nodes: dict[int, list[int]] = {}  # gang -> its workers' nodes (current or last)
         self.order_rank = order_rank  # "job order" for policies' ties and same-instant events
         self.order_rank_list: list[int] = order_rank.tolist()
         self._restore = config.restore
@@ -91,7 +98,7 @@ class JobState:
         lost_now = self._lost_if_signalled(total, self.kept[jobs])
         # with on_preempt: P(the save fails) x the work since the last successful save or start
         expected = self._p_fail * (total - self.kept[jobs]) if self._mode == "on_preempt" else lost_now
-        return Candidates(
+        c = Candidates(
             job=jobs,
             node=self.node[jobs],
             req=self.req[jobs],
@@ -103,7 +110,32 @@ class JobState:
             rank=self.order_rank[jobs],
             last_checkpoint=self._last_checkpoint(jobs, total),
             restore_next=np.full(len(jobs), self._restore),
+            workers=self.workers[jobs],  # type: ignore[index]
         )
+        if self.has_gangs and len(self.gang_nodes):
+            return self._per_node(c)
+        return c
+
+    def _per_node(self, c: Candidates) -> Candidates:
+        """One entry per job and node it holds (DESIGN-gangs point 3): a gang's entry on node n
+        holds its per-worker request x its workers on n; entries of one job by node index."""
+        rows: list[int] = []
+        nodes: list[int] = []
+        mult: list[int] = []
+        for i, j in enumerate(c.job.tolist()):
+            held = self.gang_nodes.get(j)
+            if held is None:
+                rows.append(i)
+                nodes.append(int(c.node[i]))
+                mult.append(1)
+                continue
+            for k in sorted(set(held)):
+                rows.append(i)
+                nodes.append(k)
+                mult.append(held.count(k))
+        e = c.take(np.array(rows, dtype=np.int64))
+        req = e.req * np.array(mult, dtype=np.int64)[:, None]
+        return replace(e, node=np.array(nodes, dtype=np.int64), req=req, unit_req=e.req)
 
     def _last_checkpoint(self, jobs: np.ndarray, total: np.ndarray) -> np.ndarray:
         """Time the work a signal now would keep was saved: a periodic checkpoint of this segment, else the last

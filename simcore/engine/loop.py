@@ -8,7 +8,9 @@ lives in small types of its own: the nodes (:mod:`simcore.engine.cluster`), the 
 (:mod:`simcore.engine.pending`), each job's state (:mod:`simcore.engine.jobstate`), the running BE jobs
 (:mod:`simcore.engine.running`), the nominations (:mod:`simcore.engine.reservations`), the instants to
 come (:mod:`simcore.engine.timeline`) and the event log (:mod:`simcore.engine.eventlog`). The policy only
-chooses victims, from a read-only view.
+chooses victims, from a read-only view. A gang (``workers`` > 1, rule 10) goes through the same
+life cycle with one event row per worker; where its workers go is chosen in
+:mod:`simcore.engine.gang`, and a single-worker job never takes that path.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from simcore import units
 from simcore.engine.budget import PreemptionBudget
 from simcore.engine.cluster import ClusterState
 from simcore.engine.eventlog import EventLog
+from simcore.engine.gang import GangRun, read_only
 from simcore.engine.jobstate import JobState
 from simcore.engine.pending import UNBOUNDED, Waiting
 from simcore.engine.queue_order import job_order
@@ -31,18 +34,20 @@ from simcore.engine.reservations import ReservationBook
 from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
 from simcore.model import ClusterSpec, JobTable, SimConfig
-from simcore.policies import Preemption, PreemptionView, decision, get_policy
+from simcore.policies import Candidates, Preemption, PreemptionView, decision, get_policy
 from simcore.policies.base import Explained
 from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
 from simcore.saves import SaveDraws
+from simcore.workload.fit import fits_empty_cluster
 
 __all__ = ["job_order", "simulate"]
 
 _UNBOUNDED = (UNBOUNDED, UNBOUNDED, UNBOUNDED)
 
 
-class _Run:
-    """One run: the clock, the life cycle and the pass, over the run's state."""
+class _Run(GangRun):
+    """One run: the clock, the life cycle and the pass, over the run's state (a gang's
+    branches: :class:`~simcore.engine.gang.GangRun`)."""
 
     def __init__(
         self, jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_decisions: bool = False,
@@ -60,6 +65,7 @@ class _Run:
         order_rank = job_order(jobs, te_first=False)
         self.cl = ClusterState(cluster, config.placement, req.min(axis=0) if n else None)
         self.js = JobState(jobs, req, order_rank, config)
+        self.gangs = jobs.has_gangs
         self.running = RunningTable(n)
         self.book = ReservationBook(self.cl, req)
         self.log = EventLog()
@@ -109,9 +115,15 @@ class _Run:
         return bool(w.te) or (len(w) > 0 and self.cl.version != self.version_seen)
 
     # -- the life cycle -------------------------------------------------------------------
-    def _start(self, j: int, k: int) -> None:
+    def _start(self, j: int, k: int, nodes: list[int] | None = None) -> None:
+        """Start `j` on node `k`, or a gang with its workers on `nodes` (worker order; k = nodes[0])."""
         now, js = self.now, self.js
-        self.cl.allocate(k, js.req_list[j])
+        if nodes is None:
+            self.cl.allocate(k, js.req_list[j])
+        else:
+            for n in nodes:
+                self.cl.allocate(n, js.req_list[j])
+            js.gang_nodes[j] = nodes
         victim_kind = self.preemptive and not js.is_te_list[j]  # only preemption reads its segment
         end = js.start(j, k, now, victim_kind)
         order, token = js.order_rank_list[j], js.token[j]
@@ -120,7 +132,11 @@ class _Run:
             self.running.add(j)
             if self.min_runtime > 0:
                 self.timeline.wake_at(now + self.min_runtime, order, j, token)
-        self.log.add(now, j, START, k)
+        if nodes is None:
+            self.log.add(now, j, START, k)
+        else:
+            for n in nodes:
+                self.log.add(now, j, START, n)
 
     def _signal(self, j: int) -> None:
         """Preempt `j`: progress stops now; it holds its resources for the grace period."""
@@ -129,12 +145,17 @@ class _Run:
         js.signal(j, self.now, self.saves.failed())
         self.log.signalled(float(js.lost[j]) - before)
         self.running.remove(j)
-        self.log.add(self.now, j, PREEMPT, int(js.node[j]))
+        nodes = js.gang_nodes.get(j) if self.gangs else None
+        for k in nodes or (int(js.node[j]),):  # a gang: one row per worker
+            self.log.add(self.now, j, PREEMPT, k)
         if self.cfg.grace > 0:  # with grace 0 the pass releases it at once
             self.timeline.release_at(self.now + self.cfg.grace, js.order_rank_list[j], j)
 
     def _release(self, j: int) -> None:
         """End of grace: free the node, top up the reservation it made room for (back to pending: the caller)."""
+        if self.gangs and j in self.js.gang_nodes:
+            self._release_gang(j, self.js.gang_nodes[j])
+            return
         k = int(self.js.node[j])
         self.cl.release(k, self.js.req_list[j])
         self.book.released(j, k)
@@ -142,6 +163,9 @@ class _Run:
 
     def _finish(self, j: int) -> None:
         js = self.js
+        if self.gangs and j in js.gang_nodes:
+            self._finish_gang(j, js.gang_nodes[j])
+            return
         k = int(js.node[j])
         self.cl.release(k, js.req_list[j])
         js.finish[j] = self.now
@@ -237,6 +261,8 @@ class _Run:
         """Handle one pending job: None when it stays pending (nominated or not), else it was
         placed, and the result holds the jobs released to make room within the pass (grace 0)."""
         cl, book, js = self.cl, self.book, self.js
+        if self.gangs and js.workers_list[j] > 1:
+            return self._try_gang(j)
         req, req_t = js.req[j], js.req_list[j]
         k = book.node_of(j)
         if k is not None:  # nominated: placed on its node once it fits there, or wherever fits first
@@ -271,27 +297,42 @@ class _Run:
 
     def _ask_policy(self, te: int) -> tuple[int, list[int]] | None:
         """The policy's victims for TE job `te` as (node, victim jobs in signal order), or None."""
-        cl = self.cl
-        running = self.running.jobs()
-        cands = self.js.candidates(running, self.now, self.min_runtime)
-        # the exempt ones too, for what their finishes free (fitdelay)
-        everyone = self.js.candidates(running, self.now, 0.0) if len(cands) < len(running) else None
-        view = PreemptionView(
-            self.now, self.js.req[te], cl.cap, cl.inv_cap, _ro(cl.avail), cands, self.cfg, self.rng, everyone
-        )
-        if self.budget is not None:
-            frees_at = self.budget.frees_at(self.now)
-            if frees_at is not None:  # spent: the policy is not asked (nothing drawn)
-                if frees_at < math.inf:
-                    self.timeline.budget_wake_at(frees_at)
-                self._record(te, view, Explained(None, ()), decision.BUDGET_SPENT)
-                return None
+        cands, everyone = self._candidates()
+        view = self._view(te, read_only(self.cl.avail), cands, everyone)
+        if self._budget_spent(te, view):
+            return None
         pre = self.policy.victims(view) if self.decisions is None else self._decide(te, view)
         if pre is None:
             return None
         if self.budget is not None:
             self.budget.spend(self.now)
         return pre.node, [int(cands.job[p]) for p in pre.victims]
+
+    def _candidates(self) -> tuple[Candidates, Candidates | None]:
+        """The victim candidates now, and every running BE job when ``min_runtime`` exempts some
+        (for what their finishes free: fitdelay), else None."""
+        running = self.running.jobs()
+        cands = self.js.candidates(running, self.now, self.min_runtime)
+        shown = len(cands) if not self.js.gang_nodes else len(set(cands.job.tolist()))  # a gang: an entry per node
+        return cands, self.js.candidates(running, self.now, 0.0) if shown < len(running) else None
+
+    def _view(self, te: int, avail: np.ndarray, cands: Candidates, everyone: Candidates | None) -> PreemptionView:
+        """What the policy sees for (a worker of) TE job `te` on the read-only room `avail`."""
+        cl = self.cl
+        return PreemptionView(self.now, self.js.req[te], cl.cap, cl.inv_cap, avail, cands, self.cfg, self.rng, everyone)
+
+    def _budget_spent(self, te: int, view: PreemptionView) -> bool:
+        """Is the preemption budget spent (once per TE job, before the policy is asked)? Then a pass
+        is due when it frees up, and the decision is recorded with the policy not asked (nothing drawn)."""
+        if self.budget is None:
+            return False
+        frees_at = self.budget.frees_at(self.now)
+        if frees_at is None:
+            return False
+        if frees_at < math.inf:
+            self.timeline.budget_wake_at(frees_at)
+        self._record(te, view, Explained(None, ()), decision.BUDGET_SPENT)
+        return True
 
     def _decide(self, te: int, view: PreemptionView) -> Preemption | None:
         """Ask the policy to explain its choice, and record the decision."""
@@ -311,13 +352,6 @@ class _Run:
         self.decisions.append(record)
 
 
-def _ro(a: np.ndarray) -> np.ndarray:
-    """A read-only view: a policy sees the engine's arrays without a copy and cannot change them."""
-    v = a.view()
-    v.flags.writeable = False
-    return v
-
-
 def simulate(
     jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_decisions: bool = False,
     same_state: str | None = None,
@@ -327,10 +361,7 @@ def simulate(
     with `same_state` (a policy name) too, each record holds under ``same_state`` the record that
     policy, with the run's knobs, would make on the very same view (it changes nothing in the run)."""
     t0 = wallclock.perf_counter()
-    cap = units.capacities(cluster.capacity_matrix(), cluster.names)
-    shapes, inverse = np.unique(units.requests(jobs.request), axis=0, return_inverse=True)
-    shape_fits = np.any(np.all(cap[None, :, :] >= shapes[:, None, :], axis=2), axis=1)
-    fits_somewhere = shape_fits[inverse.reshape(-1)]
+    fits_somewhere = fits_empty_cluster(jobs, cluster)  # a gang: all its workers at once
     unschedulable = tuple(str(x) for x in jobs.job_id[~fits_somewhere])
     sim_jobs = _subset(jobs, fits_somewhere) if len(unschedulable) else jobs
     run = _Run(sim_jobs, cluster, config, record_decisions or same_state is not None, same_state)
@@ -368,4 +399,5 @@ def _subset(jobs: JobTable, mask: np.ndarray) -> JobTable:
         request=jobs.request[mask],
         is_te=jobs.is_te[mask],
         extra={k: v[mask] for k, v in jobs.extra.items()},
+        workers=jobs.workers[mask],  # type: ignore[index]
     )

@@ -13,7 +13,8 @@ quantities multiply an integer difference by ``inv_cap``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Protocol
 
@@ -24,9 +25,12 @@ from simcore.model import SimConfig
 
 @dataclass(frozen=True, eq=False)
 class Candidates:
-    """Running (not preempting) BE jobs, one entry each, sorted by job order.
+    """Running (not preempting) BE jobs, sorted by job order: one entry per job and node it holds.
 
-    With ``min_runtime`` > 0 only the jobs whose current segment has lasted that long."""
+    A single-worker job has one entry. A gang (DESIGN-gangs point 3) has one entry per node
+    where its workers run, whose ``req`` is what it holds there (per-worker request x its
+    workers on that node); every other value is the job's. With ``min_runtime`` > 0 only the
+    jobs whose current segment has lasted that long."""
 
     job: np.ndarray  # job index in the engine
     node: np.ndarray
@@ -40,6 +44,27 @@ class Candidates:
     # checkpoint-aware information (nothing about the checkpoint rule itself changes)
     last_checkpoint: np.ndarray  # time the work a signal now would keep was saved (NaN: nothing saved yet)
     restore_next: np.ndarray  # restore it would pay on its next start (every start after a preemption pays it)
+    # None given: filled in by __post_init__ (all 1; ``req``)
+    workers: np.ndarray = None  # type: ignore[assignment]  # the job's workers: a victim set's size counts them
+    unit_req: np.ndarray = None  # type: ignore[assignment]  # (m x 3) the per-worker request
+
+    def __post_init__(self) -> None:
+        if self.workers is None:
+            object.__setattr__(self, "workers", np.ones(len(self.job), dtype=np.int64))
+        if self.unit_req is None:
+            object.__setattr__(self, "unit_req", self.req)
+
+    def take(self, pos: np.ndarray) -> Candidates:
+        """The entries at positions `pos`, in that order."""
+        return Candidates(**{f.name: getattr(self, f.name)[pos] for f in fields(self)})
+
+    def size(self, pos: Sequence[int] | np.ndarray) -> int:
+        """Workers stopped by signalling the jobs of entries `pos` (one entry per job)."""
+        return int(self.workers[list(pos)].sum())
+
+    def lost_scaled(self) -> np.ndarray:
+        """Per entry, the work a signal now would lose x the job's workers (DESIGN-gangs point 4)."""
+        return self.lost_now * self.workers
 
     def __len__(self) -> int:
         return len(self.job)

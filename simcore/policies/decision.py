@@ -7,7 +7,8 @@ turns that into the record of DESIGN.md section 6, and tells the reason when the
 victims. The engine's preemption budget (``preempt_budget``) comes first: while it is spent the
 policy is not asked. Then reasons are checked in this order, each about the jobs left by the one before:
 running BE jobs at all, ``min_runtime``, then the policy's caps (fitgpp: ``P``, then ``s``; fitdelay may wait first),
-then whether removing every job left on some node makes room.
+then whether removing every job left on some node makes room. A record whose victims hold
+more nodes than the one searched (a gang victim) lists them all under ``nodes``.
 """
 
 from __future__ import annotations
@@ -29,8 +30,11 @@ LARGER_THAN_S = "all larger than s"
 FREES_WITHIN_GRACE = "a BE job frees the room within grace"  # fitdelay with periodic or no checkpoints: it waits
 NO_NODE_FEASIBLE = "no node feasible"
 BUDGET_SPENT = "preemption budget spent"  # preempt_budget: the policy is not asked
+#: a TE gang's worker found neither room nor victims once earlier workers had chosen theirs (DESIGN-gangs point 9)
+GANG_UNSATISFIED = "a later worker of the gang gets neither room nor victims"
 REASONS = (
     BUDGET_SPENT, NO_RUNNING_BE, WITHIN_MIN_RUNTIME, CAPPED_BY_P, FREES_WITHIN_GRACE, LARGER_THAN_S, NO_NODE_FEASIBLE,
+    GANG_UNSATISFIED,
 )  # fmt: skip
 
 
@@ -82,7 +86,7 @@ def record(
         }
         for i, o in enumerate(explained.options)
     ]
-    return {
+    out = {
         "time": view.now,
         "te_job": te_job,
         "policy": policy.name,
@@ -93,6 +97,17 @@ def record(
         "deciding": deciding(policy.key, explained.options) if pre is not None else None,
         "reason": None if victims else why or reason(policy, view, running_be),
     }
+    if pre is not None:
+        held = held_nodes(view, pre.victims)
+        if held != [pre.node]:  # a gang victim frees more than the node searched
+            out["nodes"] = [node_names[k] for k in held]
+    return out
+
+
+def held_nodes(view: PreemptionView, victims: Sequence[int]) -> list[int]:
+    """Every node (ascending) the jobs of candidate entries `victims` hold."""
+    c = view.candidates
+    return sorted(set(c.node[np.isin(c.job, c.job[list(victims)])].tolist()))
 
 
 def same_state(

@@ -14,7 +14,7 @@ little room. fitdelay reads the ``checkpoint`` mode and the saves' failure proba
   greedy larger set only when none exists), its ``s`` cap and fewest victims first, then takes
   the set with the least *BE delay*, in seconds, its victims will pay:
 
-      delay = sum over victims of (expected work lost now + grace + restore on the next start)
+      delay = sum over victims of (expected work lost now + grace + restore on the next start) x workers
               + reentry x slack            (unless the loss is certain)
 
   where the expected loss is the work a signal now loses (``periodic``, ``none``), or with
@@ -91,23 +91,25 @@ class FitDelay(FitSearch):
     # -- its ranking: the key's values, and the delay they rank by -------------------------
     def _single_values(self, view: PreemptionView, pos: np.ndarray, slack: np.ndarray) -> tuple[np.ndarray, ...]:
         c = view.candidates
-        delay = self._delay(view, c.expected_loss[pos] + c.restore_next[pos], slack, 1)
-        ones = np.ones(len(pos), dtype=np.int64)
-        return ones, delay, slack / units.NORM_SCALE, c.preemptions[pos], c.seg_start[pos]
+        w = c.workers[pos]
+        delay = self._delay(view, (c.expected_loss[pos] + c.restore_next[pos]) * w, slack, w)
+        return w, delay, slack / units.NORM_SCALE, c.preemptions[pos], c.seg_start[pos]
 
     def _set_values(self, view: PreemptionView, idx: list[int], slack: float) -> tuple:
         c = view.candidates
-        per_victim = float((c.expected_loss[idx] + c.restore_next[idx]).sum())
+        per_victim = float(((c.expected_loss + c.restore_next) * c.workers)[idx].sum())
+        n = c.size(idx)
         return (
-            len(idx),
-            float(self._delay(view, per_victim, slack, len(idx))),
+            n,
+            float(self._delay(view, per_victim, slack, n)),
             slack / units.NORM_SCALE,
             int(c.preemptions[idx].sum()),
             float(c.seg_start[idx].min()),
         )
 
-    def _delay(self, view: PreemptionView, per_victim: Any, slack: Any, n: int) -> Any:
-        """Seconds of BE delay of a set of n victims. Rounded to the microsecond, so that equal delays reached
+    def _delay(self, view: PreemptionView, per_victim: Any, slack: Any, n: Any) -> Any:
+        """Seconds of BE delay of a set of victims with n workers in all (`per_victim`: their lost work and
+        restore, each x its workers). Rounded to the microsecond, so that equal delays reached
         by different sums tie exactly and fall to the next criterion (the slack)."""
         room = slack / units.NORM_SCALE  # the slack as fitgpp keeps it is rint(slack x 1e9)
         price = 0.0 if certain_loss(view) else self.reentry

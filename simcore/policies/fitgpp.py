@@ -17,6 +17,12 @@ The search is its per-node rule for the evaluator (:mod:`simcore.policies.evalua
 So, explained (decision records), an option is the best 1-victim set of each node that has
 one, or, when no node has, the best larger set of each feasible node. :class:`FitSearch` is
 that search, shared with ``fitdelay``, which ranks the sets by other values.
+
+Gangs (DESIGN-gangs points 3-5): a gang is a candidate on each node where its workers run,
+holding there its per-worker request x its workers on the node; a set's size counts workers
+and its lost work is lost work x workers. A 1-job set is then no longer always the smallest,
+so when a gang is among the candidates the search runs node by node over sets of 1 and 2
+*jobs* (the best by the full key winning), the greedy set only where none is feasible.
 """
 
 from __future__ import annotations
@@ -41,8 +47,11 @@ class FitSearch(PreemptivePolicy):
     """fitgpp's victim search. A subclass writes its caps and the named values of a set (its key)."""
 
     def all_nodes(self, view: PreemptionView, pos: np.ndarray) -> VictimSets | None:
-        """Every feasible 1-victim set, vectorised over all allowed candidates."""
+        """Every feasible 1-victim set, vectorised over all allowed candidates (single-worker
+        candidates only: with a gang among them, :meth:`on_node` searches node by node)."""
         c = view.candidates
+        if (c.workers[pos] > 1).any():
+            return None
         node = c.node[pos]
         total = view.avail[node] + c.req[pos]
         ok = (total >= view.te_req).all(axis=1)
@@ -53,11 +62,15 @@ class FitSearch(PreemptivePolicy):
         return VictimSets(pos[:, None], node, self._single_values(view, pos, slack), (view.candidates.rank[pos],))
 
     def on_node(self, view: PreemptionView, k: int, here: np.ndarray) -> Iterable[VictimSet]:
-        """The feasible 2-victim sets on node k, or when there is none the greedy set."""
+        """The feasible 1- and 2-job sets on node k, or when there is none the greedy set. (Asked
+        only when no 1-job set is feasible on any node, unless a gang is among the candidates.)"""
         c = view.candidates
         cands = here.tolist()
         sets: list[tuple[int, ...]] = [
-            s for s in combinations(cands, 2) if view.fits(view.avail[k] + c.req[list(s)].sum(axis=0))
+            s
+            for size in (1, 2)
+            for s in combinations(cands, size)
+            if view.fits(view.avail[k] + c.req[list(s)].sum(axis=0))
         ]
         for s in sets or [self._greedy(view, k, cands)]:
             idx = list(s)
@@ -75,7 +88,8 @@ class FitSearch(PreemptivePolicy):
             deficit = np.maximum(view.te_req - total, 0)
             cover = units.norm_round(units.l1(np.minimum(c.req[rest], deficit), view.inv_cap[k]))
             # lexsort: the last key is the primary one; the first entry is the best
-            i = np.lexsort((c.rank[rest], -c.seg_start[rest], c.preemptions[rest], c.lost_now[rest], -cover))[0]
+            lost = c.lost_scaled()[rest]
+            i = np.lexsort((c.rank[rest], -c.seg_start[rest], c.preemptions[rest], lost, -cover))[0]
             chosen.append(int(rest[i]))
             rest = np.delete(rest, i)
             total = total + c.req[chosen[-1]]
@@ -106,8 +120,8 @@ def within_share(view: PreemptionView, s: float) -> np.ndarray:
     if math.isinf(s):
         return np.ones(len(c), dtype=bool)
     inv = view.inv_cap[c.node]
-    te_share = (view.te_req * inv).max(axis=1)
-    return units.norm_round((c.req * inv).max(axis=1)) <= units.norm_round(s * te_share)
+    te_share = (view.te_req * inv).max(axis=1)  # a gang's per-worker request against the TE job's
+    return units.norm_round((c.unit_req * inv).max(axis=1)) <= units.norm_round(s * te_share)
 
 
 def fitgpp_caps(view: PreemptionView, P: int, s: float) -> tuple[Cap, ...]:
@@ -136,15 +150,14 @@ class FitGpp(FitSearch):
 
     def _single_values(self, view: PreemptionView, pos: np.ndarray, slack: np.ndarray) -> tuple[np.ndarray, ...]:
         c = view.candidates
-        ones = np.ones(len(pos), dtype=np.int64)
-        return ones, slack / units.NORM_SCALE, c.lost_now[pos], c.preemptions[pos], c.seg_start[pos]
+        return c.workers[pos], slack / units.NORM_SCALE, c.lost_scaled()[pos], c.preemptions[pos], c.seg_start[pos]
 
     def _set_values(self, view: PreemptionView, idx: list[int], slack: float) -> tuple:
         c = view.candidates
         return (
-            len(idx),
+            c.size(idx),
             slack / units.NORM_SCALE,
-            float(c.lost_now[idx].sum()),
+            float(c.lost_scaled()[idx].sum()),
             int(c.preemptions[idx].sum()),
             float(c.seg_start[idx].min()),
         )

@@ -1,7 +1,8 @@
 """``k8s``: kube-scheduler DefaultPreemption with one priority level for BE and no budgets.
 
 Per node: take all running BE jobs; reprieve them one at a time, longest-running first,
-keeping each whose return still lets the TE job fit. Node: fewest victims, then the latest
+keeping each whose return still lets the TE job fit. Node: fewest victims (workers stopped: a gang
+counts each of its workers), then the latest
 earliest-victim-start, then the lowest index.
 """
 
@@ -36,7 +37,7 @@ class K8s(PreemptivePolicy):
                 total = total - c.req[p]
             else:
                 keep.append(p)
-        return (VictimSet(keep, (len(keep), float(c.seg_start[keep].min()))),)
+        return (VictimSet(keep, (c.size(keep), float(c.seg_start[keep].min()))),)
 
 
 K8S = K8s()

@@ -1,7 +1,7 @@
 """``lrtp``: longest remaining time first, with no cap (a baseline).
 
 Per node: add candidates by longest remaining work until the TE job fits, then reprieve in
-reverse order those not needed. Node: fewest victims, then the largest minimum remaining
+reverse order those not needed. Node: fewest victims (workers stopped), then the largest minimum remaining
 work, then the lowest index.
 """
 
@@ -39,7 +39,7 @@ class Lrtp(PreemptivePolicy):
             if view.fits(total - c.req[p]):
                 total = total - c.req[p]
                 added.remove(p)
-        return (VictimSet(added, (len(added), min(float(c.remaining[p]) for p in added))),)
+        return (VictimSet(added, (c.size(added), min(float(c.remaining[p]) for p in added))),)
 
 
 LRTP = Lrtp()

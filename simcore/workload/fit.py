@@ -21,10 +21,9 @@ def workers_per_node(request_units: np.ndarray, capacity_units: np.ndarray) -> n
     """(jobs x nodes) how many workers of each request an empty node holds, in the simulator's
     integer units (:mod:`simcore.units`), capped at :data:`MAX_WORKERS` so sums stay exact."""
     req = request_units[:, None, :]
-    cap = capacity_units[None, :, :]
-    with np.errstate(divide="ignore"):
-        per_dim = np.where(req > 0, cap // np.maximum(req, 1), MAX_WORKERS)
-    return np.minimum(per_dim.min(axis=2), MAX_WORKERS)
+    per_dim = np.where(req > 0, capacity_units[None, :, :] // np.maximum(req, 1), MAX_WORKERS)  # never / 0
+    # the ufuncs' own reduction: the engine counts a gang's room with this on every look at it
+    return np.minimum(np.minimum.reduce(per_dim, 2), MAX_WORKERS)
 
 
 def fits_empty_cluster(jobs: JobTable, cluster: ClusterSpec) -> np.ndarray:

@@ -1,0 +1,240 @@
+"""Gang jobs: placing several workers all or nothing, and satisfying a TE gang worker by worker.
+
+A gang (``workers`` = w > 1, DESIGN.md rule 10) is one queue entry whose w workers each need
+the row's request. These functions work on a *tentative* copy of the nodes' available room,
+so nothing is held for a gang that does not fit (DESIGN-gangs.md points 1, 6-9, 12):
+
+- :func:`place`: the fit test, each worker by the placement rule on the room left by the ones
+  before (several may share a node);
+- :func:`place_nominated`: a nominated gang's start, its reservations pooled into the room it
+  sees, each worker on its tentative node if it fits there, else by the placement rule;
+- :func:`satisfy`: a TE gang's victims, one search per worker that does not fit, with the room
+  of victims already chosen counted as free on every node they hold.
+
+Those only choose nodes. :class:`GangRun` holds the life cycle's gang branches (a gang's pass
+step, release and finish), mixed into the engine's run (:mod:`simcore.engine.loop`), which
+owns the life cycle and sends a single-worker job never this way. Whether a gang's workers fit
+in some room is counted by :func:`simcore.workload.fit.workers_per_node`, the count that also
+decides, on the empty cluster, which jobs are unschedulable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from simcore.engine.budget import PreemptionBudget
+from simcore.engine.cluster import ClusterState
+from simcore.engine.eventlog import EventLog
+from simcore.engine.jobstate import JobState
+from simcore.engine.reservations import ReservationBook
+from simcore.engine.running import RunningTable
+from simcore.model import SimConfig
+from simcore.policies import Candidates, Policy, Preemption, PreemptionView, decision
+from simcore.result import FINISH, RELEASE
+from simcore.workload.fit import workers_per_node
+
+#: a policy's search on a tentative state: (read-only room, candidates, every running BE job or None)
+#: -> (node, victim entries) or None
+Search = Callable[[np.ndarray, Candidates, Candidates | None], tuple[int, tuple[int, ...]] | None]
+
+
+def place(cl: ClusterState, avail: np.ndarray, req: np.ndarray, workers: int) -> list[int] | None:
+    """Each worker's node (worker order) by the placement rule on the room left by the ones before,
+    or None when one fits nowhere (point 1). `avail` is not changed."""
+    a = np.array(avail, order="F")
+    nodes = []
+    for _ in range(workers):
+        k = cl.pick(a, req)
+        if k < 0:
+            return None
+        a[k] -= req
+        nodes.append(k)
+    return nodes
+
+
+def place_nominated(cl: ClusterState, held: list[tuple[int, np.ndarray]], req: np.ndarray) -> list[int] | None:
+    """Point 12: a nominated gang's workers placed with its reservations `held` ((node, reserved)
+    per worker) added to the room, each on its tentative node if it fits there, else by the
+    placement rule on the room left by the ones before; None when one fits nowhere."""
+    a = np.array(cl.avail, order="F")
+    for k, h in held:
+        a[k] += h
+    nodes = []
+    for tentative, _ in held:
+        k = tentative if bool((a[tentative] >= req).all()) else cl.pick(a, req)
+        if k < 0:
+            return None
+        a[k] -= req
+        nodes.append(k)
+    return nodes
+
+
+class Satisfaction(NamedTuple):
+    """A TE gang's tentative node per worker and its victim jobs in signal order; when some
+    worker got neither room nor victims, `failed_at` is that worker (and nobody is signalled)."""
+
+    nodes: list[int]
+    victims: list[int]
+    failed_at: int | None = None
+
+
+def satisfy(
+    cl: ClusterState, req: np.ndarray, workers: int, cands: Candidates, everyone: Candidates | None, search: Search
+) -> Satisfaction:
+    """Points 6-9: where each worker of a TE gang goes and whom it preempts.
+
+    The tentative state starts from the available room (free minus reservations); a worker that
+    fits takes the node the placement rule gives there; one that does not asks `search` for its
+    own request, with the victims already chosen left out of the candidates (and of `everyone`,
+    every running BE job when ``min_runtime`` exempts some, else None), and takes its request on
+    the node found. A chosen victim's room counts as free on every node it holds."""
+    a = np.array(cl.avail, order="F")
+    nodes: list[int] = []
+    victims: list[int] = []
+    chosen = np.zeros(len(cands), dtype=bool)  # entries of the victims chosen so far
+    for i in range(workers):
+        k = cl.pick(a, req)
+        if k < 0:
+            pool, running = cands, everyone
+            if chosen.any():
+                pool = cands.take(np.flatnonzero(~chosen))
+                if everyone is not None:  # a chosen victim's room is free already: it frees nothing more
+                    running = everyone.take(np.flatnonzero(~np.isin(everyone.job, victims)))
+            found = search(read_only(a), pool, running)
+            if found is None:
+                return Satisfaction(nodes, victims, i)
+            k, entries = found
+            for p in entries:
+                v = int(pool.job[p])
+                victims.append(v)
+                mine = cands.job == v
+                chosen |= mine
+                np.add.at(a, cands.node[mine], cands.req[mine])
+        a[k] -= req
+        nodes.append(k)
+    return Satisfaction(nodes, victims)
+
+
+def fits(avail: np.ndarray, req: np.ndarray, workers: int) -> bool:
+    """Do `workers` workers of request `req` fit in the room `avail`, one at a time by any rule?
+    Node n holds :func:`~simcore.workload.fit.workers_per_node` of them whatever goes elsewhere, so
+    the fit test of :func:`place` is their sum: a few numpy calls instead of one placement per worker."""
+    return int(workers_per_node(req[None, :], avail).sum()) >= workers
+
+
+class GangRun:
+    """The engine run's gang branches (DESIGN-gangs points 1, 6-13), mixed into
+    :class:`simcore.engine.loop._Run`, whose state and life cycle they use."""
+
+    cfg: SimConfig
+    policy: Policy
+    cl: ClusterState
+    js: JobState
+    book: ReservationBook
+    log: EventLog
+    running: RunningTable
+    budget: PreemptionBudget | None
+    decisions: list[dict] | None
+    preemptive: bool
+    now: float
+
+    if TYPE_CHECKING:  # the run's life cycle and its policy calls (simcore.engine.loop)
+
+        def _start(self, j: int, k: int, nodes: list[int] | None = None) -> None: ...
+        def _signal(self, j: int) -> None: ...
+        def _release(self, j: int) -> None: ...
+        def _candidates(self) -> tuple[Candidates, Candidates | None]: ...
+        def _view(
+            self, te: int, avail: np.ndarray, cands: Candidates, everyone: Candidates | None
+        ) -> PreemptionView: ...
+        def _budget_spent(self, te: int, view: PreemptionView) -> bool: ...
+        def _decide(self, te: int, view: PreemptionView) -> Preemption | None: ...
+
+    def _release_gang(self, j: int, nodes: list[int]) -> None:
+        """The end of a gang's grace: every worker's node freed, then one row per worker."""
+        for n in nodes:
+            self.cl.release(n, self.js.req_list[j])
+        self.book.released_gang(j, nodes)
+        for n in nodes:
+            self.log.add(self.now, j, RELEASE, n)
+
+    def _finish_gang(self, j: int, nodes: list[int]) -> None:
+        """A gang's finish: every worker's node freed, one row per worker."""
+        js = self.js
+        for k in nodes:
+            self.cl.release(k, js.req_list[j])
+        js.finish[j] = self.now
+        if self.preemptive and not js.is_te_list[j]:
+            self.running.remove(j)
+        for k in nodes:
+            self.log.add(self.now, j, FINISH, k)
+
+    def _try_gang(self, j: int) -> tuple[int, ...] | None:
+        """The pass's step for a gang: all its workers placed, or none (points 1, 6-13). None when it
+        stays pending, else the jobs released within the pass to make room (grace 0)."""
+        cl, book, js = self.cl, self.book, self.js
+        req, w = js.req[j], js.workers_list[j]
+        if book.node_of(j) is not None:  # nominated: placed once every worker fits, reservations pooled
+            nodes = place_nominated(cl, book.gang_held(j), req)
+            if nodes is not None:
+                book.drop(j)
+                self._start(j, nodes[0], nodes)
+                return ()
+            if book.in_grace(j):
+                return None  # no new search while a victim checkpoints (point 13)
+            book.drop(j)  # all released and still no fit: satisfied afresh
+        # no node has more than top (no numpy call); else the count of room for all is exact
+        (r0, r1, r2), top = js.req_list[j], cl.top()
+        if r0 <= top[0] and r1 <= top[1] and r2 <= top[2] and fits(cl.avail, req, w):
+            nodes = place(cl, cl.avail, req, w)
+            assert nodes is not None
+            self._start(j, nodes[0], nodes)
+            return ()
+        if not (self.preemptive and js.is_te_list[j]):
+            return None
+        cands, everyone = self._candidates()
+        if self.budget is not None and self._budget_spent(j, self._view(j, read_only(cl.avail), cands, everyone)):
+            return None  # one check per TE job, before any worker's search
+        recorded = len(self.decisions) if self.decisions is not None else 0
+        tentative, victims, failed_at = satisfy(cl, req, w, cands, everyone, lambda a, p, e: self._search(j, a, p, e))
+        if failed_at is not None:
+            if self.decisions is not None:  # only the search that failed is kept: nobody was signalled
+                del self.decisions[recorded:-1]
+                if victims:  # earlier workers' victims were left out of its candidates: its own reason misleads
+                    self.decisions[-1]["reason"] = decision.GANG_UNSATISFIED
+            return None
+        if self.budget is not None:
+            self.budget.spend(self.now)  # one decision, however many workers searched
+        book.nominate_gang(j, tentative, victims)
+        gpu = js.req_list[j][2]
+        for k, held in book.gang_held(j):  # one nomination per worker, in worker order
+            self.log.nominated(j, k, int(gpu - held[2]))
+        for v in victims:
+            self._signal(v)
+        if self.cfg.grace > 0:
+            return None
+        for v in victims:
+            self._release(v)
+        nodes = place_nominated(cl, book.gang_held(j), req)
+        assert nodes is not None  # every victim has released: the tentative nodes have the room
+        book.drop(j)
+        self._start(j, nodes[0], nodes)
+        return tuple(victims)
+
+    def _search(
+        self, te: int, avail: np.ndarray, cands: Candidates, everyone: Candidates | None
+    ) -> tuple[int, tuple[int, ...]] | None:
+        """One victim search for a worker of TE gang `te` on the room `avail`: (node, victim entries)."""
+        view = self._view(te, avail, cands, everyone)
+        pre = self.policy.victims(view) if self.decisions is None else self._decide(te, view)
+        return None if pre is None else (pre.node, pre.victims)
+
+
+def read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only view: a policy sees the engine's arrays without a copy and cannot change them."""
+    v = a.view()
+    v.flags.writeable = False
+    return v
