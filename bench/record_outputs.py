@@ -1,9 +1,11 @@
 """Record the output files of many configurations, to prove a change leaves results unchanged.
 
 Runs ``simcore run`` (jobs CSV, events CSV, summary JSON) for every sample workload x policy x
-knob variant, ``simcore compare`` for a few variants, two ``simcore sweep`` grids (rows, summary
-and paired CSVs) and ``simcore reproduce --quick`` (RESULTS.md, its rows and figures),
-in-process through the CLI entry point, into one folder. Wall-clock times are the only values
+knob variant, ``simcore compare`` for a few variants, gang workloads (a ``paper-gang`` sample
+under every policy with its decision records and Gantt segments; ``demo.csv`` with an all-1
+``workers`` column, checked byte-identical to the runs without it), two ``simcore sweep`` grids
+(rows, summary and paired CSVs) and ``simcore reproduce --quick`` (RESULTS.md, its rows and
+figures), in-process through the CLI entry point, into one folder. Wall-clock times are the only values
 that differ between two runs of the same code, so they are removed. Usage:
 
     python bench/record_outputs.py OUT_DIR          # record
@@ -127,6 +129,58 @@ def _reproduce_quick(out: Path) -> int:
     return 1
 
 
+# Gang workloads: a paper-gang sample generated here (DESIGN section 7), every policy with a few
+# knob variants; and demo.csv with an explicit all-1 workers column, whose outputs must equal
+# demo.csv's byte for byte (DESIGN-gangs: a job with one worker follows exactly today's rules).
+GANG_VARIANTS = ("default", "grace0", "ckpt-none", "strict", "first-fit", "P1", "mr600")
+
+
+def _gangs(out: Path) -> int:
+    gang = out / "paper-gang-300.csv"
+    _cli(
+        [
+            "generate",
+            "--preset",
+            "paper-gang",
+            "--seed",
+            "0",
+            "--set",
+            "jobs=300",
+            "--set",
+            "nodes=8",
+            "--out",
+            str(gang),
+        ]
+    )
+    cluster = ["--nodes", "8", "--node-cpu", "64", "--node-mem-gb", "512", "--node-gpu", "8"]
+    n = 0
+    for policy in POLICIES:
+        for variant in GANG_VARIANTS:
+            stem = out / f"run-paper-gang-{policy}-{variant}"
+            _cli(["run", str(gang), "--policy", policy, *cluster, *_sets(variant), "--jobs-out", f"{stem}.jobs.csv",
+                  "--events-out", f"{stem}.events.csv", "--summary-json", f"{stem}.summary.json",
+                  "--decisions-out", f"{stem}.decisions.jsonl", "--gantt-out", f"{stem}.gantt.csv"])  # fmt: skip
+            _strip_wall(Path(f"{stem}.summary.json"))
+            n += 1
+    ones = pd.read_csv(SAMPLES / "demo.csv").assign(workers=1)
+    ones_file = out / "demo-workers-1.csv"
+    ones.to_csv(ones_file, index=False)
+    for policy in POLICIES:
+        for name, src in (("without", SAMPLES / "demo.csv"), ("with", ones_file)):
+            stem = out / f"ones-{policy}-{name}"
+            _cli(["run", str(src), "--policy", policy, *WORKLOADS["demo"], "--jobs-out", f"{stem}.jobs.csv",
+                  "--events-out", f"{stem}.events.csv", "--summary-json", f"{stem}.summary.json"])  # fmt: skip
+            _strip_wall(Path(f"{stem}.summary.json"))
+        for kind in ("jobs.csv", "events.csv", "summary.json"):
+            a, b = (out / f"ones-{policy}-{x}.{kind}" for x in ("without", "with"))
+            if a.read_bytes() != b.read_bytes():
+                raise SystemExit(f"an all-1 workers column changed {kind} of {policy}")
+            b.unlink()
+        n += 1
+    ones_file.unlink()
+    return n
+
+
 def record(out: Path) -> int:
     out.mkdir(parents=True, exist_ok=True)
     n = 0
@@ -148,6 +202,7 @@ def record(out: Path) -> int:
             _cli(argv)
             _strip_wall(Path(f"{stem}.json"))
             n += 1
+    n += _gangs(out)
     n += _sweeps(out)
     n += _reproduce_quick(out)
     print(f"recorded {n} configurations in {out}")
