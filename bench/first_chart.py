@@ -58,8 +58,10 @@ def main() -> int:
     report = {"loads": args.loads, "seconds": times, "median": medians, "ratio": medians["explore"] / medians["bare"]}
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "speed-first-chart.json").write_text(json.dumps(report, indent=2) + "\n")
-    print(f"first chart drawn, median of {args.loads}: explore {medians['explore']:.2f} s, "
-          f"bare {medians['bare']:.2f} s, ratio {report['ratio']:.2f}")  # fmt: skip
+    print(
+        f"first chart drawn, median of {args.loads}: explore {medians['explore']:.2f} s, "
+        f"bare {medians['bare']:.2f} s, ratio {report['ratio']:.2f}"
+    )
     return 0
 
 

@@ -176,13 +176,26 @@ def main() -> int:
     log = (ROOT / "test-artifacts").resolve()
     log.mkdir(exist_ok=True)
     server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "dashboard/streamlit_app.py", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "dashboard/streamlit_app.py",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
         cwd=ROOT,
         env={**os.environ, "SIMCORE_DEMO": "1"},
         stdout=(log / "load-dashboard-server.log").open("w"),
         stderr=subprocess.STDOUT,
-    )  # fmt: skip
+    )
     url = f"http://127.0.0.1:{port}"
     rss = None
     results = Results()

@@ -90,12 +90,35 @@ def _strip_wall(path: Path) -> None:
 
 
 SWEEPS: dict[str, list[str]] = {
-    "demo-load-P": ["--preset", "demo", "--grid", "load=0.8,1.1", "--grid", "P=1,3", "--seeds", "2",
-                    "--policies", "fifo,priority,k8s,lrtp,random,fitgpp,fitgpp: s=2,fitdelay"],
-    "paper-ckpt": ["--preset", "paper", "--set", "jobs=300", "--grid", "checkpoint=none,periodic",
-                   "--grid", "min_runtime=0,600", "--seeds", "2", "--policies", "fifo,k8s,fitgpp,fitdelay",
-                   "--baseline", "fifo,k8s"],
-}  # fmt: skip
+    "demo-load-P": [
+        "--preset",
+        "demo",
+        "--grid",
+        "load=0.8,1.1",
+        "--grid",
+        "P=1,3",
+        "--seeds",
+        "2",
+        "--policies",
+        "fifo,priority,k8s,lrtp,random,fitgpp,fitgpp: s=2,fitdelay",
+    ],
+    "paper-ckpt": [
+        "--preset",
+        "paper",
+        "--set",
+        "jobs=300",
+        "--grid",
+        "checkpoint=none,periodic",
+        "--grid",
+        "min_runtime=0,600",
+        "--seeds",
+        "2",
+        "--policies",
+        "fifo,k8s,fitgpp,fitdelay",
+        "--baseline",
+        "fifo,k8s",
+    ],
+}
 
 
 def _drop_wall_columns(path: Path) -> None:
@@ -107,9 +130,23 @@ def _drop_wall_columns(path: Path) -> None:
 def _sweeps(out: Path) -> int:
     for name, args in SWEEPS.items():
         stem = out / f"sweep-{name}"
-        _cli(["sweep", *args, "--workers", "1", "--no-progress", "--out", f"{stem}.parquet",
-              "--csv", f"{stem}.rows.csv", "--summary-csv", f"{stem}.summary.csv",
-              "--paired-csv", f"{stem}.paired.csv"])  # fmt: skip
+        _cli(
+            [
+                "sweep",
+                *args,
+                "--workers",
+                "1",
+                "--no-progress",
+                "--out",
+                f"{stem}.parquet",
+                "--csv",
+                f"{stem}.rows.csv",
+                "--summary-csv",
+                f"{stem}.summary.csv",
+                "--paired-csv",
+                f"{stem}.paired.csv",
+            ]
+        )
         Path(f"{stem}.parquet").unlink()  # the same rows as the CSV, plus wall-clock times
         for kind in ("rows", "summary", "paired"):
             _drop_wall_columns(Path(f"{stem}.{kind}.csv"))
@@ -157,9 +194,26 @@ def _gangs(out: Path) -> int:
     for policy in POLICIES:
         for variant in GANG_VARIANTS:
             stem = out / f"run-paper-gang-{policy}-{variant}"
-            _cli(["run", str(gang), "--policy", policy, *cluster, *_sets(variant), "--jobs-out", f"{stem}.jobs.csv",
-                  "--events-out", f"{stem}.events.csv", "--summary-json", f"{stem}.summary.json",
-                  "--decisions-out", f"{stem}.decisions.jsonl", "--gantt-out", f"{stem}.gantt.csv"])  # fmt: skip
+            _cli(
+                [
+                    "run",
+                    str(gang),
+                    "--policy",
+                    policy,
+                    *cluster,
+                    *_sets(variant),
+                    "--jobs-out",
+                    f"{stem}.jobs.csv",
+                    "--events-out",
+                    f"{stem}.events.csv",
+                    "--summary-json",
+                    f"{stem}.summary.json",
+                    "--decisions-out",
+                    f"{stem}.decisions.jsonl",
+                    "--gantt-out",
+                    f"{stem}.gantt.csv",
+                ]
+            )
             _strip_wall(Path(f"{stem}.summary.json"))
             n += 1
     ones = pd.read_csv(SAMPLES / "demo.csv").assign(workers=1)
@@ -168,8 +222,21 @@ def _gangs(out: Path) -> int:
     for policy in POLICIES:
         for name, src in (("without", SAMPLES / "demo.csv"), ("with", ones_file)):
             stem = out / f"ones-{policy}-{name}"
-            _cli(["run", str(src), "--policy", policy, *WORKLOADS["demo"], "--jobs-out", f"{stem}.jobs.csv",
-                  "--events-out", f"{stem}.events.csv", "--summary-json", f"{stem}.summary.json"])  # fmt: skip
+            _cli(
+                [
+                    "run",
+                    str(src),
+                    "--policy",
+                    policy,
+                    *WORKLOADS["demo"],
+                    "--jobs-out",
+                    f"{stem}.jobs.csv",
+                    "--events-out",
+                    f"{stem}.events.csv",
+                    "--summary-json",
+                    f"{stem}.summary.json",
+                ]
+            )
             _strip_wall(Path(f"{stem}.summary.json"))
         for kind in ("jobs.csv", "events.csv", "summary.json"):
             a, b = (out / f"ones-{policy}-{x}.{kind}" for x in ("without", "with"))
@@ -189,16 +256,35 @@ def record(out: Path) -> int:
         for policy in POLICIES:
             for variant in VARIANTS:
                 stem = out / f"run-{wl}-{policy}-{variant}"
-                argv = ["run", src, "--policy", policy, *cluster, *_sets(variant),
-                        "--jobs-out", f"{stem}.jobs.csv", "--events-out", f"{stem}.events.csv",
-                        "--summary-json", f"{stem}.summary.json"]  # fmt: skip
+                argv = [
+                    "run",
+                    src,
+                    "--policy",
+                    policy,
+                    *cluster,
+                    *_sets(variant),
+                    "--jobs-out",
+                    f"{stem}.jobs.csv",
+                    "--events-out",
+                    f"{stem}.events.csv",
+                    "--summary-json",
+                    f"{stem}.summary.json",
+                ]
                 _cli(argv)
                 _strip_wall(Path(f"{stem}.summary.json"))
                 n += 1
         for variant in COMPARE_VARIANTS:
             stem = out / f"compare-{wl}-{variant}"
-            argv = ["compare", src, "--policies", "fifo,priority,k8s,lrtp,random,fitgpp,fitgpp:P=1:s=4,fitdelay", *cluster,
-                    *_sets(variant), "--json", f"{stem}.json"]  # fmt: skip
+            argv = [
+                "compare",
+                src,
+                "--policies",
+                "fifo,priority,k8s,lrtp,random,fitgpp,fitgpp:P=1:s=4,fitdelay",
+                *cluster,
+                *_sets(variant),
+                "--json",
+                f"{stem}.json",
+            ]
             _cli(argv)
             _strip_wall(Path(f"{stem}.json"))
             n += 1

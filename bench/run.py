@@ -101,8 +101,11 @@ def main(argv: list[str]) -> int:
     for n in names:
         out = subprocess.run([sys.executable, __file__, "--one", n], capture_output=True, text=True, check=True)
         r = json.loads(out.stdout.strip().splitlines()[-1])
-        print(f"{r['scenario']:<22} {r['jobs']:>9} {r['nodes']:>6} {r['simulate_s']:>7} {r['cpu_s']:>7} {r['jobs_per_s']:>9} "
-              f"{r['events']:>9} {r['preemptions']:>8} {r['peak_rss_mb']:>8}", flush=True)  # fmt: skip
+        print(
+            f"{r['scenario']:<22} {r['jobs']:>9} {r['nodes']:>6} {r['simulate_s']:>7} {r['cpu_s']:>7} {r['jobs_per_s']:>9} "
+            f"{r['events']:>9} {r['preemptions']:>8} {r['peak_rss_mb']:>8}",
+            flush=True,
+        )
     return 0
 
 

@@ -114,8 +114,11 @@ def _decisions(result: SimResult, pre_rows: np.ndarray, gpu_w: np.ndarray) -> tu
     bounds = [*first.tolist(), len(nom)]
     # a decision's victims are signalled right after its nomination, before the next one
     decision_of = np.searchsorted(decision_rows, pre_rows, side="right") - 1
-    freed = np.bincount(decision_of[decision_of >= 0], weights=gpu_w[result.ev_job[pre_rows]][decision_of >= 0],
-                        minlength=len(decision_rows))  # fmt: skip
+    freed = np.bincount(
+        decision_of[decision_of >= 0],
+        weights=gpu_w[result.ev_job[pre_rows]][decision_of >= 0],
+        minlength=len(decision_rows),
+    )
     excess = np.zeros(len(decision_rows))
     wasted = np.zeros(len(decision_rows), dtype=bool)
     starts = np.flatnonzero((result.ev_code == START) & np.isin(result.ev_job, nom[:, 1]))
@@ -198,9 +201,15 @@ def decision_table(result: SimResult, acc: Accounting | None = None) -> pd.DataF
         victims = acc.victim[acc.decision_of == d]
         first = nom[first_of[d]]
         row = int(first[0])  # the decision's first preempt row
-        rows.append({
-            "time": float(result.ev_time[row]), "te_job": ids[first[1]], "node": names[first[2]],
-            "victims": ", ".join(ids[victims]), "first_victim": ids[result.ev_job[row]],
-            "victim_node": names[result.ev_node[row]], **values,
-        })  # fmt: skip
+        rows.append(
+            {
+                "time": float(result.ev_time[row]),
+                "te_job": ids[first[1]],
+                "node": names[first[2]],
+                "victims": ", ".join(ids[victims]),
+                "first_victim": ids[result.ev_job[row]],
+                "victim_node": names[result.ev_node[row]],
+                **values,
+            }
+        )
     return pd.DataFrame.from_records(rows, columns=list(DECISION_COLUMNS))

@@ -33,8 +33,14 @@ def knob_epilog() -> str:
 
 
 def add_set_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--set", dest="knobs", action="append", default=[], metavar="KEY=VALUE",
-                   help="set a policy or mechanics knob (repeatable; see the list below)")  # fmt: skip
+    p.add_argument(
+        "--set",
+        dest="knobs",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a policy or mechanics knob (repeatable; see the list below)",
+    )
 
 
 def config_from_args(args: argparse.Namespace, policy: str = "fifo") -> SimConfig:
@@ -105,17 +111,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         records = accounting.annotated_decisions(result)
         Path(args.decisions_out).write_text("".join(json.dumps(d, allow_nan=False) + "\n" for d in records))
     c = summary["classes"]
-    print(f"policy {spec.label}: {c['all']['count']} jobs ({c['TE']['count']} TE, {c['BE']['count']} BE) "
-          f"on {len(cluster.nodes)} nodes in {summary['wall_seconds']:.2f} s")  # fmt: skip
+    print(
+        f"policy {spec.label}: {c['all']['count']} jobs ({c['TE']['count']} TE, {c['BE']['count']} BE) "
+        f"on {len(cluster.nodes)} nodes in {summary['wall_seconds']:.2f} s"
+    )
     print(
         f"{'class':<5} {'count':>6} {'slowdown p50':>13} {'p95':>9} {'p99':>9} {'wait mean s':>12} {'wait p95 s':>11}"
     )
     for name in ("TE", "BE", "all"):
         s, w = c[name]["slowdown"], c[name]["wait"]
-        print(f"{name:<5} {c[name]['count']:>6} {fmt.cell(s['p50']):>13} {fmt.cell(s['p95']):>9} "
-              f"{fmt.cell(s['p99']):>9} {fmt.cell(w['mean']):>12} {fmt.cell(w['p95']):>11}")  # fmt: skip
-    print(f"preemptions {summary['preemptions']}, lost work {summary['lost_work']:.0f} s, "
-          f"GPU utilisation {fmt.cell(summary['gpu_utilization'])}, makespan {summary['makespan']:.0f} s")  # fmt: skip
+        print(
+            f"{name:<5} {c[name]['count']:>6} {fmt.cell(s['p50']):>13} {fmt.cell(s['p95']):>9} "
+            f"{fmt.cell(s['p99']):>9} {fmt.cell(w['mean']):>12} {fmt.cell(w['p95']):>11}"
+        )
+    print(
+        f"preemptions {summary['preemptions']}, lost work {summary['lost_work']:.0f} s, "
+        f"GPU utilisation {fmt.cell(summary['gpu_utilization'])}, makespan {summary['makespan']:.0f} s"
+    )
     return 0
 
 
@@ -140,17 +152,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
     versus = {**out["vs_baseline"], **({BOUND_LABEL: out["bound"]["vs_baseline"]} if args.bound else {})}
     width = max(8, *(len(x) for x in labels), len(_row_label(BOUND_LABEL)) if args.bound else 0)
     print(f"{len(jobs)} jobs on {len(cluster.nodes)} nodes; trio in % vs {args.baseline}")
-    head = (f"{'policy':<{width}} {'TE p95 sd':>10} {'BE p50 sd':>10} {'BE p95 sd':>10} {'TE p95 %':>9} "
-            f"{'BE p50 %':>9} {'BE p95 %':>9} {'preempt':>8} {'GPU util':>9} {'wall s':>7}")  # fmt: skip
+    head = (
+        f"{'policy':<{width}} {'TE p95 sd':>10} {'BE p50 sd':>10} {'BE p95 sd':>10} {'TE p95 %':>9} "
+        f"{'BE p50 %':>9} {'BE p95 %':>9} {'preempt':>8} {'GPU util':>9} {'wall s':>7}"
+    )
     print(head)
     flat = {label: flat_summary(results[label], summaries[label]) for label in rows}
     for label in rows:
         f, t = flat[label], versus[label]
-        print(f"{_row_label(label):<{width}} {fmt.cell(f['TE_slowdown_p95']):>10} {fmt.cell(f['BE_slowdown_p50']):>10} "
-              f"{fmt.cell(f['BE_slowdown_p95']):>10} {fmt.pct(t['TE_p95_slowdown_pct']):>9} "
-              f"{fmt.pct(t['BE_p50_slowdown_pct']):>9} {fmt.pct(t['BE_p95_slowdown_pct']):>9} "
-              f"{f['preemptions']:>8} {fmt.cell(f['gpu_utilization']):>9} "
-              f"{summaries[label]['wall_seconds']:>7.2f}")  # fmt: skip
+        print(
+            f"{_row_label(label):<{width}} {fmt.cell(f['TE_slowdown_p95']):>10} {fmt.cell(f['BE_slowdown_p50']):>10} "
+            f"{fmt.cell(f['BE_slowdown_p95']):>10} {fmt.pct(t['TE_p95_slowdown_pct']):>9} "
+            f"{fmt.pct(t['BE_p50_slowdown_pct']):>9} {fmt.pct(t['BE_p95_slowdown_pct']):>9} "
+            f"{f['preemptions']:>8} {fmt.cell(f['gpu_utilization']):>9} "
+            f"{summaries[label]['wall_seconds']:>7.2f}"
+        )
     if args.accounting:
         print()
         print(accounting_table(flat, width))
@@ -165,10 +181,15 @@ def _row_label(label: str) -> str:
 
 #: the accounting table's columns: flat field -> header
 ACCOUNTING_COLUMNS = {
-    "preemption_decisions": "decisions", "gpu_seconds_lost": "lost GPU-s", "gpu_seconds_grace": "grace GPU-s",
-    "gpu_seconds_restore": "restore GPU-s", "evicted_share": "evicted", "excess_gpus": "excess GPUs",
-    "wasted_preemptions": "wasted", "repreempted": "repreempted",
-}  # fmt: skip
+    "preemption_decisions": "decisions",
+    "gpu_seconds_lost": "lost GPU-s",
+    "gpu_seconds_grace": "grace GPU-s",
+    "gpu_seconds_restore": "restore GPU-s",
+    "evicted_share": "evicted",
+    "excess_gpus": "excess GPUs",
+    "wasted_preemptions": "wasted",
+    "repreempted": "repreempted",
+}
 
 
 def accounting_table(flat: dict[str, dict[str, Any]], width: int) -> str:
@@ -209,28 +230,44 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--gantt-out", metavar="FILE", help="write the Gantt segments CSV (one row per job segment per GPU lane)"
     )
-    run.add_argument("--decisions-out", metavar="FILE",
-                     help="write the decision records, one JSON object per line (every ask for victims)")  # fmt: skip
+    run.add_argument(
+        "--decisions-out",
+        metavar="FILE",
+        help="write the decision records, one JSON object per line (every ask for victims)",
+    )
     run.set_defaults(func=cmd_run)
 
     cmp_ = sub.add_parser("compare", help="several policies on one workload", epilog=knob_epilog(), formatter_class=fmt)
     cli_workload.add_workload_options(cmp_)
-    cmp_.add_argument("--policies", default="fifo,priority,k8s,fitgpp",
-                      help="comma-separated policies, each optionally with knobs (fitgpp:P=1:s=4)")  # fmt: skip
+    cmp_.add_argument(
+        "--policies",
+        default="fifo,priority,k8s,fitgpp",
+        help="comma-separated policies, each optionally with knobs (fitgpp:P=1:s=4)",
+    )
     cmp_.add_argument("--baseline", default="fifo", help="the policy the trio is measured against (default fifo)")
     cli_workload.add_cluster_options(cmp_)
     add_set_option(cmp_)
     cmp_.add_argument("--json", metavar="FILE", help="write the compare JSON")
-    cmp_.add_argument("--accounting", action="store_true",
-                      help="also print the preemption accounting of each policy (GPU-seconds lost, grace, restore, "
-                           "evicted share, excess GPUs, wasted and repreempted; docs/policies.md)")  # fmt: skip
-    cmp_.add_argument("--bound", action="store_true",
-                      help=f"add the pooled bound {BOUND_LABEL!r} as a reference row: the same jobs on one node with "
-                           "the cluster's resources, k8s, grace = restore = 0, on_preempt (not a policy)")  # fmt: skip
+    cmp_.add_argument(
+        "--accounting",
+        action="store_true",
+        help="also print the preemption accounting of each policy (GPU-seconds lost, grace, restore, "
+        "evicted share, excess GPUs, wasted and repreempted; docs/policies.md)",
+    )
+    cmp_.add_argument(
+        "--bound",
+        action="store_true",
+        help=f"add the pooled bound {BOUND_LABEL!r} as a reference row: the same jobs on one node with "
+        "the cluster's resources, k8s, grace = restore = 0, on_preempt (not a policy)",
+    )
     cmp_.set_defaults(func=cmd_compare)
 
-    pol = sub.add_parser("policies", help="list every policy, one per line, with its help and its own knobs",
-                         epilog=knob_epilog(), formatter_class=fmt)  # fmt: skip
+    pol = sub.add_parser(
+        "policies",
+        help="list every policy, one per line, with its help and its own knobs",
+        epilog=knob_epilog(),
+        formatter_class=fmt,
+    )
     pol.set_defaults(func=cmd_policies)
 
     cli_workload.add_generate_command(sub)

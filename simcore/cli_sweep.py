@@ -58,8 +58,13 @@ def add_sweep_command(subparsers: Any) -> argparse.ArgumentParser:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--preset", help="synthetic workload preset (paper, demo, mmc; default paper)")
     src.add_argument("--alibaba", metavar="DIR", help="the Alibaba GPU trace directory as the workload source")
-    p.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...",
-                   help="a grid axis (repeatable); use ';' between values that contain commas")  # fmt: skip
+    p.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2,...",
+        help="a grid axis (repeatable); use ';' between values that contain commas",
+    )
     p.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="a fixed value for every point (repeatable)"
     )
@@ -68,9 +73,13 @@ def add_sweep_command(subparsers: Any) -> argparse.ArgumentParser:
         "--policies", help="comma-separated, with per-policy knobs as fitgpp:P=1:s=4 (default fifo,priority,fitgpp)"
     )
     p.add_argument("--baseline", help="baseline policy label(s) for the trio, comma-separated (default fifo)")
-    p.add_argument("--bound", action="store_true", default=None,
-                   help=f"also run the pooled bound ({BOUND_LABEL!r}: one node with the cluster's resources, k8s, "
-                        "no grace or restore) on every workload; its rows have bound = true")  # fmt: skip
+    p.add_argument(
+        "--bound",
+        action="store_true",
+        default=None,
+        help=f"also run the pooled bound ({BOUND_LABEL!r}: one node with the cluster's resources, k8s, "
+        "no grace or restore) on every workload; its rows have bound = true",
+    )
     p.add_argument(
         "--out", default="sweep.parquet", help="Parquet file of rows; re-running resumes it (default sweep.parquet)"
     )
@@ -222,10 +231,15 @@ def run_reproduce_command(args: argparse.Namespace) -> int:
     plan = study.QUICK if args.quick else study.FULL
     plan = plan.with_overrides(main_seeds=args.seeds, curve_seeds=args.curve_seeds, jobs=args.jobs)
     given = [
-        ("--quick", args.quick), ("--seeds", args.seeds), ("--curve-seeds", args.curve_seeds), ("--jobs", args.jobs),
-        ("--trace", args.trace), ("--out-dir", None if args.out_dir == "docs" else args.out_dir),
-        ("--workers", args.workers), ("--dask", args.dask),
-    ]  # fmt: skip
+        ("--quick", args.quick),
+        ("--seeds", args.seeds),
+        ("--curve-seeds", args.curve_seeds),
+        ("--jobs", args.jobs),
+        ("--trace", args.trace),
+        ("--out-dir", None if args.out_dir == "docs" else args.out_dir),
+        ("--workers", args.workers),
+        ("--dask", args.dask),
+    ]
     command = " ".join(
         ["simcore reproduce", *(k if v is True else f"{k} {v}" for k, v in given if v not in (None, False))]
     )

@@ -90,48 +90,67 @@ def add_workload_options(parser: argparse.ArgumentParser, metavar: str = "WORKLO
     )
     group = parser.add_argument_group("workload file")
     group.add_argument(
-        "--format", choices=FORMATS, default="auto",
+        "--format",
+        choices=FORMATS,
+        default="auto",
         help="workload format (default auto: by extension, then content; a trace's header selects its adapter)",
-    )  # fmt: skip
+    )
     group.add_argument(
-        "--drop-invalid", action="store_true",
+        "--drop-invalid",
+        action="store_true",
         help="simulate only the valid rows and report every dropped row and why (default: refuse the whole file)",
-    )  # fmt: skip
+    )
     group.add_argument(
         "--dropped-out", metavar="FILE", help="with --drop-invalid: write the dropped rows (row, column, reason) as CSV"
     )
     group.add_argument(
-        "--max-bytes", type=_arg_type(parse_byte_size), default=DEFAULT_MAX_BYTES, metavar="SIZE",
+        "--max-bytes",
+        type=_arg_type(parse_byte_size),
+        default=DEFAULT_MAX_BYTES,
+        metavar="SIZE",
         help=f"refuse files larger than this (default {DEFAULT_MAX_BYTES // 10**6}M; K/M/G suffixes allowed)",
-    )  # fmt: skip
+    )
     group.add_argument(
-        "--max-rows", type=_arg_type(_positive(int)), default=DEFAULT_MAX_ROWS, metavar="N",
+        "--max-rows",
+        type=_arg_type(_positive(int)),
+        default=DEFAULT_MAX_ROWS,
+        metavar="N",
         help=f"refuse files with more rows (records) than this, counted while reading (default {DEFAULT_MAX_ROWS:,})",
-    )  # fmt: skip
+    )
     ali = parser.add_argument_group("Alibaba GPU trace 2023 adapter (pod list)")
     ali.add_argument(
-        "--class-map", choices=("size", "qos"), default=ALIBABA_DEFAULTS.class_map,
+        "--class-map",
+        choices=("size", "qos"),
+        default=ALIBABA_DEFAULTS.class_map,
         help="size (default): TE = at most --te-max-gpu GPUs and at most --te-max-hours, else BE; qos: QoS BE -> BE, other QoS -> TE",
-    )  # fmt: skip
+    )
     ali.add_argument(
-        "--te-max-gpu", type=float, default=ALIBABA_DEFAULTS.te_max_gpu,
+        "--te-max-gpu",
+        type=float,
+        default=ALIBABA_DEFAULTS.te_max_gpu,
         help=f"size class map: most GPUs of a TE job (default {ALIBABA_DEFAULTS.te_max_gpu:g})",
-    )  # fmt: skip
+    )
     ali.add_argument(
-        "--te-max-hours", type=float, default=ALIBABA_DEFAULTS.te_max_hours,
+        "--te-max-hours",
+        type=float,
+        default=ALIBABA_DEFAULTS.te_max_hours,
         help=f"size class map: longest run of a TE job, hours (default {ALIBABA_DEFAULTS.te_max_hours:g})",
-    )  # fmt: skip
+    )
     ali.add_argument(
-        "--gpu-accounting", choices=("whole", "shared"), default=ALIBABA_DEFAULTS.gpu_accounting,
+        "--gpu-accounting",
+        choices=("whole", "shared"),
+        default=ALIBABA_DEFAULTS.gpu_accounting,
         help="whole (default): num_gpu GPUs; shared: gpu_milli/1000 of a GPU when num_gpu = 1",
-    )  # fmt: skip
+    )
     ali.add_argument(
         "--keep-cpu-only", action="store_true", help="keep CPU-only pods (num_gpu = 0; dropped and counted by default)"
     )
     ali.add_argument(
-        "--window-start", type=_arg_type(_time("--window-start")), metavar="T",
+        "--window-start",
+        type=_arg_type(_time("--window-start")),
+        metavar="T",
         help="trace time where the workload starts, seconds or days with a d suffix (137d); shifted to 0",
-    )  # fmt: skip
+    )
     ali.add_argument(
         "--window-end",
         type=_arg_type(_time("--window-end")),
@@ -139,17 +158,24 @@ def add_workload_options(parser: argparse.ArgumentParser, metavar: str = "WORKLO
         help="pods created at or after T are left out",
     )
     ali.add_argument(
-        "--no-include-running", dest="include_running", action="store_false",
+        "--no-include-running",
+        dest="include_running",
+        action="store_false",
         help="leave out pods running at the window start (default: include them at t=0 with their remaining time)",
-    )  # fmt: skip
+    )
     ali.add_argument(
-        "--compress", type=_arg_type(_positive(float)), default=ALIBABA_DEFAULTS.compress, metavar="K",
+        "--compress",
+        type=_arg_type(_positive(float)),
+        default=ALIBABA_DEFAULTS.compress,
+        metavar="K",
         help=f"divide inter-arrival times by K to load a smaller cluster (default {ALIBABA_DEFAULTS.compress:g})",
-    )  # fmt: skip
+    )
     ali.add_argument(
-        "--max-duration", type=_arg_type(_time("--max-duration")), metavar="T",
+        "--max-duration",
+        type=_arg_type(_time("--max-duration")),
+        metavar="T",
         help="leave out pods that ran longer than T (seconds, or days with a d suffix)",
-    )  # fmt: skip
+    )
     add_trace_options(parser)
 
 
@@ -161,9 +187,10 @@ def add_trace_options(parser: argparse.ArgumentParser) -> None:
         "--te-max-gpu (counted over all workers), --te-max-hours, --keep-cpu-only and --compress apply too",
     )
     gang.add_argument(
-        "--trace-class-map", choices=("job_type", "size"),
+        "--trace-class-map",
+        choices=("job_type", "size"),
         help="job_type (spot2026's default): HP -> TE, Spot -> BE; size (the others' only map): as --class-map size",
-    )  # fmt: skip
+    )
 
 
 def trace_options_from_args(args: argparse.Namespace) -> traces.TraceOptions:
@@ -355,9 +382,13 @@ def add_generate_command(subparsers: Any) -> None:
     )
     parser.add_argument("--out", required=True, metavar="FILE", help="workload CSV to write")
     parser.add_argument(
-        "--set", dest="params", action="append", default=[], metavar="KEY=VALUE",
+        "--set",
+        dest="params",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="override a preset parameter (repeatable), e.g. --set jobs=8000 --set be_gpu_w=0.3,0.3,0.25,0.15",
-    )  # fmt: skip
+    )
     parser.add_argument(
         "--cluster-out", metavar="FILE", help="also write the preset's cluster as a node-list CSV (name,cpu,mem_gb,gpu)"
     )

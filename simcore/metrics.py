@@ -130,8 +130,20 @@ def summarize(result: SimResult) -> dict[str, Any]:
     out["unschedulable"] = list(result.unschedulable)
     out["knobs"] = result.config.knobs()
     out["wall_seconds"] = float(result.wall_seconds)
-    order = ["policy", "classes", "preemptions", "lost_work", "accounting", "gpu_utilization", "gpu_useful_utilization",
-             "cpu_utilization", "makespan", "unschedulable", "knobs", "wall_seconds"]  # fmt: skip
+    order = [
+        "policy",
+        "classes",
+        "preemptions",
+        "lost_work",
+        "accounting",
+        "gpu_utilization",
+        "gpu_useful_utilization",
+        "cpu_utilization",
+        "makespan",
+        "unschedulable",
+        "knobs",
+        "wall_seconds",
+    ]
     return {k: out[k] for k in order}
 
 

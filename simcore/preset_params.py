@@ -78,14 +78,12 @@ PAPER_PARAMS: dict[str, Param] = _params(
         1,
         False,
         MAX_SECONDS,
-    ),  # fmt: skip
+    ),
     Param(
         "cpu_per_gpu_min", 4, "int", "CPU cores per GPU, lower end of the uniform integer draw", 0, False, MAX_RESOURCE
-    ),  # fmt: skip
+    ),
     Param("cpu_per_gpu_max", 8, "int", "CPU cores per GPU, upper end (inclusive)", 0, False, MAX_RESOURCE),
-    Param(
-        "mem_per_gpu_min", 16, "int", "GiB per GPU, lower end of the uniform integer draw", 0, False, MAX_RESOURCE
-    ),  # fmt: skip
+    Param("mem_per_gpu_min", 16, "int", "GiB per GPU, lower end of the uniform integer draw", 0, False, MAX_RESOURCE),
     Param("mem_per_gpu_max", 64, "int", "GiB per GPU, upper end (inclusive)", 0, False, MAX_RESOURCE),
 )
 

@@ -18,9 +18,20 @@ EVENT_NAMES: tuple[str, ...] = ("submit", "start", "preempt", "release", "finish
 SUBMIT, START, PREEMPT, RELEASE, FINISH = range(5)
 
 JOB_COLUMNS = [
-    "job_id", "job_class", "submit_time", "duration", "first_start", "finish",
-    "wait", "jct", "slowdown", "preemptions", "lost_work", "node", "workers",
-]  # fmt: skip
+    "job_id",
+    "job_class",
+    "submit_time",
+    "duration",
+    "first_start",
+    "finish",
+    "wait",
+    "jct",
+    "slowdown",
+    "preemptions",
+    "lost_work",
+    "node",
+    "workers",
+]
 EVENT_COLUMNS = ["time", "job_id", "event", "node"]
 
 

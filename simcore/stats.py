@@ -81,9 +81,13 @@ def bootstrap_mean(
     from scipy import stats as sps
 
     ci = sps.bootstrap(
-        (x,), np.mean, n_resamples=resamples, confidence_level=level, method="percentile",
+        (x,),
+        np.mean,
+        n_resamples=resamples,
+        confidence_level=level,
+        method="percentile",
         rng=np.random.default_rng(0),
-    ).confidence_interval  # fmt: skip
+    ).confidence_interval
     lo, hi = float(ci.low), float(ci.high)
     # a mean of nearly equal values can round a hair past them: clip to the values' range
     return n, mean, float(max(min(lo, mean), x.min())), float(min(max(hi, mean), x.max()))

@@ -43,16 +43,23 @@ def test_excess_grace_and_restore_on_preempt():
         "gpu_seconds_restore": 180.0,
         "evicted_share": 1.0,
         "excess_gpus": 2.0,
-        "wasted_preemptions": {"count": 0, "gpu_seconds_lost": 0.0, "gpu_seconds_grace": 0.0,
-                               "gpu_seconds_restore": 0.0},
+        "wasted_preemptions": {
+            "count": 0,
+            "gpu_seconds_lost": 0.0,
+            "gpu_seconds_grace": 0.0,
+            "gpu_seconds_restore": 0.0,
+        },
         "repreempted": 0,
-    }  # fmt: skip
+    }
     [record] = accounting.annotated_decisions(r)
     assert record["victims"] == ["A"] and record["node"] == "n0"
     assert {k: record[k] for k in accounting.DECISION_FIELDS} == {
-        "excess_gpus": 2.0, "gpu_seconds_lost": 0.0, "gpu_seconds_grace": 90.0, "gpu_seconds_restore": 180.0,
+        "excess_gpus": 2.0,
+        "gpu_seconds_lost": 0.0,
+        "gpu_seconds_grace": 90.0,
+        "gpu_seconds_restore": 180.0,
         "wasted": False,
-    }  # fmt: skip
+    }
 
 
 @pytest.mark.parametrize(
@@ -86,8 +93,11 @@ def test_wasted_preemption_the_te_job_starts_elsewhere_first():
     assert ev[(ev.job_id == "T") & (ev.event == "start")][["time", "node"]].values.tolist() == [[110.0, "n1"]]
     acc = summarize(r)["accounting"]
     assert acc["wasted_preemptions"] == {
-        "count": 1, "gpu_seconds_lost": 0.0, "gpu_seconds_grace": 120.0, "gpu_seconds_restore": 240.0,
-    }  # fmt: skip
+        "count": 1,
+        "gpu_seconds_lost": 0.0,
+        "gpu_seconds_grace": 120.0,
+        "gpu_seconds_restore": 240.0,
+    }
     assert acc["excess_gpus"] == 2.0
     assert acc["evicted_share"] == 0.5  # A of the two BE jobs
     [record] = accounting.annotated_decisions(r)
@@ -128,10 +138,18 @@ def test_flat_record_carries_the_accounting_in_its_field_order():
     flat = flat_summary(r)
     assert list(flat) == list(FLAT_FIELDS)
     assert {k: flat[k] for k in accounting.FLAT_ACCOUNTING} == {
-        "preemption_decisions": 1, "gpu_seconds_lost": 0.0, "gpu_seconds_grace": 90.0, "gpu_seconds_restore": 180.0,
-        "evicted_share": 1.0, "excess_gpus": 2.0, "wasted_preemptions": 0, "wasted_gpu_seconds_lost": 0.0,
-        "wasted_gpu_seconds_grace": 0.0, "wasted_gpu_seconds_restore": 0.0, "repreempted": 0,
-    }  # fmt: skip
+        "preemption_decisions": 1,
+        "gpu_seconds_lost": 0.0,
+        "gpu_seconds_grace": 90.0,
+        "gpu_seconds_restore": 180.0,
+        "evicted_share": 1.0,
+        "excess_gpus": 2.0,
+        "wasted_preemptions": 0,
+        "wasted_gpu_seconds_lost": 0.0,
+        "wasted_gpu_seconds_grace": 0.0,
+        "wasted_gpu_seconds_restore": 0.0,
+        "repreempted": 0,
+    }
 
 
 def test_gang_victim_costs_count_every_worker_and_excess_every_node_it_holds():
@@ -149,10 +167,18 @@ def test_gang_victim_costs_count_every_worker_and_excess_every_node_it_holds():
     r = simulate(jobs, prop_cluster(4, 4), SimConfig(policy="k8s", checkpoint="none"), record_decisions=True)
     ev = r.events_frame
     assert ev[ev.job_id == "G"][["time", "event", "node"]].values.tolist() == [
-        [0.0, "submit", ""], [0.0, "start", "n0"], [0.0, "start", "n1"], [100.0, "preempt", "n0"],
-        [100.0, "preempt", "n1"], [130.0, "release", "n0"], [130.0, "release", "n1"], [180.0, "start", "n0"],
-        [180.0, "start", "n1"], [1240.0, "finish", "n0"], [1240.0, "finish", "n1"],
-    ]  # fmt: skip
+        [0.0, "submit", ""],
+        [0.0, "start", "n0"],
+        [0.0, "start", "n1"],
+        [100.0, "preempt", "n0"],
+        [100.0, "preempt", "n1"],
+        [130.0, "release", "n0"],
+        [130.0, "release", "n1"],
+        [180.0, "start", "n0"],
+        [180.0, "start", "n1"],
+        [1240.0, "finish", "n0"],
+        [1240.0, "finish", "n1"],
+    ]
     assert r.lost_work.tolist() == [100.0, 0.0] and r.signal_lost.tolist() == [100.0]
     assert r.nominations[:, 1:].tolist() == [[1, 0, 1000]]  # T on n0, lacking 1 GPU (thousandths)
     acc = summarize(r)["accounting"]
@@ -163,16 +189,23 @@ def test_gang_victim_costs_count_every_worker_and_excess_every_node_it_holds():
         "gpu_seconds_restore": 360.0,
         "evicted_share": 1.0,
         "excess_gpus": 5.0,
-        "wasted_preemptions": {"count": 0, "gpu_seconds_lost": 0.0, "gpu_seconds_grace": 0.0,
-                               "gpu_seconds_restore": 0.0},
+        "wasted_preemptions": {
+            "count": 0,
+            "gpu_seconds_lost": 0.0,
+            "gpu_seconds_grace": 0.0,
+            "gpu_seconds_restore": 0.0,
+        },
         "repreempted": 0,
-    }  # fmt: skip
+    }
     [record] = accounting.annotated_decisions(r)
     assert (record["victims"], record["node"], record["nodes"]) == (["G"], "n0", ["n0", "n1"])
     assert {k: record[k] for k in accounting.DECISION_FIELDS} == {
-        "excess_gpus": 5.0, "gpu_seconds_lost": 600.0, "gpu_seconds_grace": 180.0, "gpu_seconds_restore": 360.0,
+        "excess_gpus": 5.0,
+        "gpu_seconds_lost": 600.0,
+        "gpu_seconds_grace": 180.0,
+        "gpu_seconds_restore": 360.0,
         "wasted": False,
-    }  # fmt: skip
+    }
 
 
 def test_te_gang_nominated_worker_by_worker_and_the_budget_checked_once():
@@ -183,8 +216,10 @@ def test_te_gang_nominated_worker_by_worker_and_the_budget_checked_once():
     unreserved there and lacks 2. One nomination row per worker, in worker order, both before A's
     preempt row; A frees 3 GPUs, exactly the 1 + 2 lacked: excess 0. With preempt_budget 0 the
     policy is never asked: one record, the budget's reason, no nomination."""
-    jobs = replace(JobTable.from_jobs([job("A", 0, 1000, 3), job("B", 0, 1000, 4), te("T", 100, 50, 2)]),
-                   workers=np.array([1, 1, 2]))  # fmt: skip
+    jobs = replace(
+        JobTable.from_jobs([job("A", 0, 1000, 3), job("B", 0, 1000, 4), te("T", 100, 50, 2)]),
+        workers=np.array([1, 1, 2]),
+    )
     r = simulate(jobs, prop_cluster(4, 4), SimConfig(policy="k8s"), record_decisions=True)
     preempt_row = int(r.events_frame.index[r.events_frame.event == "preempt"][0])
     assert r.nominations.tolist() == [[preempt_row, 2, 0, 1000], [preempt_row, 2, 0, 2000]]

@@ -8,15 +8,34 @@ from simcore.study import accounting_doc
 
 
 def _rows() -> pd.DataFrame:
-    base = {"point_id": "p", "jobs_simulated": 4000, "gpu_seconds_lost": 0.0, "gpu_seconds_restore": 0.0,
-            "evicted_share": 0.5, "excess_gpus": 0.0, "wasted_preemptions": 0, "repreempted": 0,
-            "preemption_decisions": 1, "TE_wait_mean": 60.0, "TE_wait_max": 60.0, "BE_slowdown_p50": 2.0,
-            "BE_slowdown_p95": 3.0}  # fmt: skip
+    base = {
+        "point_id": "p",
+        "jobs_simulated": 4000,
+        "gpu_seconds_lost": 0.0,
+        "gpu_seconds_restore": 0.0,
+        "evicted_share": 0.5,
+        "excess_gpus": 0.0,
+        "wasted_preemptions": 0,
+        "repreempted": 0,
+        "preemption_decisions": 1,
+        "TE_wait_mean": 60.0,
+        "TE_wait_max": 60.0,
+        "BE_slowdown_p50": 2.0,
+        "BE_slowdown_p95": 3.0,
+    }
     rows = []
     for seed, (fit, ideal) in enumerate(((2.0, 1.0), (4.0, 1.0))):
         rows.append({**base, "seed": seed, "policy": "fitgpp", "TE_slowdown_p95": fit, "gpu_seconds_grace": 7200.0})
-        rows.append({**base, "seed": seed, "policy": "k8s", "TE_slowdown_p95": fit, "gpu_seconds_grace": 3600.0 * (seed + 1),
-                     "excess_gpus": 7.0})  # fmt: skip
+        rows.append(
+            {
+                **base,
+                "seed": seed,
+                "policy": "k8s",
+                "TE_slowdown_p95": fit,
+                "gpu_seconds_grace": 3600.0 * (seed + 1),
+                "excess_gpus": 7.0,
+            }
+        )
         rows.append({**base, "seed": seed, "policy": "ideal", "TE_slowdown_p95": ideal, "gpu_seconds_grace": 0.0})
     return pd.DataFrame(rows)
 

@@ -19,13 +19,27 @@ def test_every_adapter_option_has_one_kind():
 
 def test_text_values_become_the_options():
     got = alibaba.options_from_values(
-        {"window_start": "137d", "window_end": "12902960", "max_duration": "1d", "compress": "8.09",
-         "include_running": "0", "keep_cpu_only": "true", "te_max_gpu": "2", "class_map": "qos"}
-    )  # fmt: skip
+        {
+            "window_start": "137d",
+            "window_end": "12902960",
+            "max_duration": "1d",
+            "compress": "8.09",
+            "include_running": "0",
+            "keep_cpu_only": "true",
+            "te_max_gpu": "2",
+            "class_map": "qos",
+        }
+    )
     assert got == AlibabaOptions(
-        window_start=137 * DAY, window_end=12902960.0, max_duration=DAY, compress=8.09, include_running=False,
-        keep_cpu_only=True, te_max_gpu=2.0, class_map="qos",
-    )  # fmt: skip
+        window_start=137 * DAY,
+        window_end=12902960.0,
+        max_duration=DAY,
+        compress=8.09,
+        include_running=False,
+        keep_cpu_only=True,
+        te_max_gpu=2.0,
+        class_map="qos",
+    )
     # blank or None times are "not set"; what is not given keeps the adapter's default
     assert alibaba.options_from_values({"window_start": " ", "max_duration": None}) == AlibabaOptions()
 
@@ -50,11 +64,32 @@ def test_bad_values_name_the_option_as_the_caller_spells_it(values, label, messa
 
 def test_the_cli_options_go_through_the_same_parser():
     args = build_parser().parse_args(
-        ["compare", "pods.csv", "--class-map", "qos", "--te-max-hours", "3", "--window-start", "1d",
-         "--max-duration", "7200", "--no-include-running", "--keep-cpu-only", "--compress", "4"]
-    )  # fmt: skip
-    text = {"class_map": "qos", "te_max_hours": "3", "window_start": "1d", "max_duration": "7200",
-            "include_running": "0", "keep_cpu_only": "1", "compress": "4"}  # fmt: skip
+        [
+            "compare",
+            "pods.csv",
+            "--class-map",
+            "qos",
+            "--te-max-hours",
+            "3",
+            "--window-start",
+            "1d",
+            "--max-duration",
+            "7200",
+            "--no-include-running",
+            "--keep-cpu-only",
+            "--compress",
+            "4",
+        ]
+    )
+    text = {
+        "class_map": "qos",
+        "te_max_hours": "3",
+        "window_start": "1d",
+        "max_duration": "7200",
+        "include_running": "0",
+        "keep_cpu_only": "1",
+        "compress": "4",
+    }
     assert alibaba_options_from_args(args) == alibaba.options_from_values(text)
     assert alibaba_options_from_args(build_parser().parse_args(["compare", "pods.csv"])) == AlibabaOptions()
 

@@ -45,11 +45,26 @@ DASHBOARD_TIERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("pages", ("app_pages", "streamlit_app"), "anything but simcore.engine"),
 )
 #: pure modules: views (no Streamlit, no Plotly) and charts (no Streamlit)
-VIEWS = ("shared/views.py", "shared/gantt_views.py", "shared/decisions.py", "shared/decision_text.py",
-         "sweep/sweeps.py", "learn/lesson_views.py", "learn/learn_numbers.py",
-         "learn/lessons.py")  # fmt: skip
-CHARTS = ("shared/chart_style.py", "shared/gantt_charts.py", "explore/charts.py", "sweep/sweep_charts.py",
-          "report/builder.py", "report/sections.py", "report/plain_html.py", "report/cli.py")  # fmt: skip
+VIEWS = (
+    "shared/views.py",
+    "shared/gantt_views.py",
+    "shared/decisions.py",
+    "shared/decision_text.py",
+    "sweep/sweeps.py",
+    "learn/lesson_views.py",
+    "learn/learn_numbers.py",
+    "learn/lessons.py",
+)
+CHARTS = (
+    "shared/chart_style.py",
+    "shared/gantt_charts.py",
+    "explore/charts.py",
+    "sweep/sweep_charts.py",
+    "report/builder.py",
+    "report/sections.py",
+    "report/plain_html.py",
+    "report/cli.py",
+)
 
 #: (files, forbidden module prefixes, why)
 RULES = [
@@ -220,6 +235,11 @@ def test_the_layer_check_sees_an_upward_import():
     assert found == [(1, "simcore.fmt"), (2, "simcore.engine.loop")]
     assert internal_imports("from simcore import simulate", "simcore", modules) == [(1, "simcore")]
     layer = {m: SIMCORE_LAYERS[layer_of(m, SIMCORE_LAYERS, "simcore")][0] for m in modules}
-    assert layer == {"simcore": "front end", "simcore.fmt": "foundation", "simcore.engine": "engine",
-                     "simcore.engine.loop": "engine", "simcore.model": "model"}  # fmt: skip
+    assert layer == {
+        "simcore": "front end",
+        "simcore.fmt": "foundation",
+        "simcore.engine": "engine",
+        "simcore.engine.loop": "engine",
+        "simcore.model": "model",
+    }
     assert dashboard_tier("dashboard.learn.lessons") == (1, "learn") and dashboard_tier("dashboard.shared.keys")[0] == 0

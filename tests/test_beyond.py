@@ -25,8 +25,13 @@ def tiny(tmp_path_factory):
     results.mkdir()
     plan = QUICK.with_overrides(main_seeds=2, jobs=150, nodes=2)
     kw = RunOptions(workers=1, dask=None, progress=False, resume=False)
-    main_grid = {"preset": "paper", "set": {"jobs": plan.jobs, "nodes": plan.nodes}, "seeds": plan.main_seeds,
-                 "policies": ["fifo", *beyond.PREEMPTIVE], "baseline": ["fifo"]}  # fmt: skip
+    main_grid = {
+        "preset": "paper",
+        "set": {"jobs": plan.jobs, "nodes": plan.nodes},
+        "seeds": plan.main_seeds,
+        "policies": ["fifo", *beyond.PREEMPTIVE],
+        "baseline": ["fifo"],
+    }
     main, _ = run_grid(main_grid, "main", results, **kw)
     study = run_beyond(plan, results, lambda _: None, kw)
     text = beyond.section(plan, study, main, None, Figures(results))
@@ -54,8 +59,12 @@ def test_sections_figures_and_grids(tiny):
     text, study, _, results = tiny
     for heading in ["## 8. Beyond the paper", "### Criteria", "### Absolute values per regime", "### `min_runtime`"]:
         assert heading in text
-    for name in ("sensitivity_min_runtime.png", "sensitivity_min_runtime_checkpoint_none.png",
-                 *(f"grid_{g}.yaml" for g in study.grids), *(f"rows_{g}.parquet" for g in study.grids)):  # fmt: skip
+    for name in (
+        "sensitivity_min_runtime.png",
+        "sensitivity_min_runtime_checkpoint_none.png",
+        *(f"grid_{g}.yaml" for g in study.grids),
+        *(f"rows_{g}.parquet" for g in study.grids),
+    ):
         assert (results / name).is_file(), name
     assert "n/a" not in text  # every policy has rows at every min_runtime, in both modes
     assert "Alibaba recipe A" not in text  # no trace given: the regime is left out, not invented
@@ -105,6 +114,9 @@ def test_min_runtime_table_holds_every_policy_and_value(tiny):
     none = beyond.min_runtime_frame(study, main, "none")
     k8s = none[none["policy"] == "k8s"]
     lost = [k8s[k8s["min_runtime"] == v].sort_values("seed")["lost_work"].to_numpy(dtype=float) for v in (3600, 0)]
-    sentence = next(line for line in text.splitlines() if line.startswith("min_runtime = 3600 s minus 0 s, paired by "
-                                                                        "seed (checkpoint = none)"))  # fmt: skip
+    sentence = next(
+        line
+        for line in text.splitlines()
+        if line.startswith("min_runtime = 3600 s minus 0 s, paired by seed (checkpoint = none)")
+    )
     assert f"lost work {ci_text(lost[0] - lost[1])} s; lrtp" in sentence

@@ -37,12 +37,20 @@ def test_exact_bound_on_a_fragmented_cluster():
     with no preemption (on the real cluster every policy that preempts must evict A or B)."""
     r = run_bound(JobTable.from_jobs(FRAGMENTED), prop_cluster(4, 4), SimConfig(policy="fifo"))
     p = POOLED_NODE
-    assert_events(r, [
-        (0, "A", "submit", ""), (0, "B", "submit", ""), (0, "A", "start", p), (0, "B", "start", p),
-        (10, "T", "submit", ""), (10, "T", "start", p),
-        (110, "T", "finish", p),
-        (1000, "A", "finish", p), (1000, "B", "finish", p),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "A", "submit", ""),
+            (0, "B", "submit", ""),
+            (0, "A", "start", p),
+            (0, "B", "start", p),
+            (10, "T", "submit", ""),
+            (10, "T", "start", p),
+            (110, "T", "finish", p),
+            (1000, "A", "finish", p),
+            (1000, "B", "finish", p),
+        ],
+    )
     assert r.config.policy == "k8s" and (r.config.grace, r.config.restore) == (0.0, 0.0)
 
 
@@ -72,12 +80,27 @@ def test_the_bound_runs_only_the_jobs_the_real_cluster_can_hold():
 
 def test_compare_bound_and_accounting(tmp_path, capsys):
     wl = tmp_path / "w.csv"
-    wl.write_text("job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n"
-                  + "".join(f"{j.job_id},{j.submit_time},{j.duration},{j.request.gpu},{j.request.gpu},"
-                            f"{j.request.gpu},{j.job_class.value}\n" for j in WASTED))  # fmt: skip
+    wl.write_text(
+        "job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n"
+        + "".join(
+            f"{j.job_id},{j.submit_time},{j.duration},{j.request.gpu},{j.request.gpu},"
+            f"{j.request.gpu},{j.job_class.value}\n"
+            for j in WASTED
+        )
+    )
     out = tmp_path / "c.json"
-    argv = ["compare", str(wl), "--policies", "fifo,k8s", "--cluster", str(_cluster_file(tmp_path)),
-            "--bound", "--accounting", "--json", str(out)]  # fmt: skip
+    argv = [
+        "compare",
+        str(wl),
+        "--policies",
+        "fifo,k8s",
+        "--cluster",
+        str(_cluster_file(tmp_path)),
+        "--bound",
+        "--accounting",
+        "--json",
+        str(out),
+    ]
     assert cli_main(argv) == 0
     text = capsys.readouterr().out
     lines = text.splitlines()
@@ -96,21 +119,48 @@ def test_compare_bound_and_accounting(tmp_path, capsys):
 
 def _cluster_file(tmp_path):
     path = tmp_path / "c.json"
-    path.write_text(json.dumps({"nodes": [{"name": "n", "count": 1, "cpu": 4, "mem_gb": 4, "gpu": 4},
-                                          {"name": "m", "count": 1, "cpu": 2, "mem_gb": 2, "gpu": 2}]}))  # fmt: skip
+    path.write_text(
+        json.dumps(
+            {
+                "nodes": [
+                    {"name": "n", "count": 1, "cpu": 4, "mem_gb": 4, "gpu": 4},
+                    {"name": "m", "count": 1, "cpu": 2, "mem_gb": 2, "gpu": 2},
+                ]
+            }
+        )
+    )
     return path
 
 
 def test_sweep_marks_the_bound_rows(tmp_path):
     out = tmp_path / "s.parquet"
-    argv = ["sweep", "--preset", "demo", "--set", "jobs=60", "--seeds", "2", "--policies", "fifo,fitgpp",
-            "--bound", "--workers", "1", "--no-progress", "--out", str(out)]  # fmt: skip
+    argv = [
+        "sweep",
+        "--preset",
+        "demo",
+        "--set",
+        "jobs=60",
+        "--seeds",
+        "2",
+        "--policies",
+        "fifo,fitgpp",
+        "--bound",
+        "--workers",
+        "1",
+        "--no-progress",
+        "--out",
+        str(out),
+    ]
     assert cli_main(argv) == 0
     rows = pd.read_parquet(out).sort_values(["seed", "policy"])
     assert rows[["seed", "policy", "bound"]].values.tolist() == [
-        [0, "fifo", False], [0, "fitgpp", False], [0, BOUND_LABEL, True],
-        [1, "fifo", False], [1, "fitgpp", False], [1, BOUND_LABEL, True],
-    ]  # fmt: skip
+        [0, "fifo", False],
+        [0, "fitgpp", False],
+        [0, BOUND_LABEL, True],
+        [1, "fifo", False],
+        [1, "fitgpp", False],
+        [1, BOUND_LABEL, True],
+    ]
     ideal = rows[rows.policy == BOUND_LABEL]
     assert (ideal[["grace", "restore"]].to_numpy() == 0).all()
     assert np.isfinite(ideal["TE_p95_slowdown_pct_vs_fifo"]).all()

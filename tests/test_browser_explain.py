@@ -80,10 +80,26 @@ def test_why_this_victim_names_defines_and_compares_on_the_same_state() -> None:
     log.mkdir(exist_ok=True)
     with (log / "streamlit-explain.log").open("w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "dashboard/streamlit_app.py", "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "SIMCORE_DEMO": "0"},
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "dashboard/streamlit_app.py",
+                "--server.headless",
+                "true",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--browser.gatherUsageStats",
+                "false",
+            ],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "SIMCORE_DEMO": "0"},
+        )
         try:
             url = f"http://127.0.0.1:{port}"
             deadline = time.monotonic() + 60

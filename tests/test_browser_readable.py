@@ -40,10 +40,26 @@ def _serve() -> Iterator[str]:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log = (ARTIFACTS / "streamlit-readable.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "dashboard/streamlit_app.py", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "SIMCORE_DEMO": "0"},
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "dashboard/streamlit_app.py",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "SIMCORE_DEMO": "0"},
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60

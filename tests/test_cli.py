@@ -36,9 +36,30 @@ def wl(tmp_path):
 
 def test_run_writes_the_three_files(wl, tmp_path, capsys):
     jobs, events, summ = tmp_path / "j.csv", tmp_path / "e.csv", tmp_path / "s.json"
-    rc = main(["run", str(wl), "--policy", "fitgpp", "--nodes", "1", "--node-cpu", "64", "--node-mem-gb", "512",
-               "--node-gpu", "8", "--set", "grace=0", "--jobs-out", str(jobs), "--events-out", str(events),
-               "--summary-json", str(summ)])  # fmt: skip
+    rc = main(
+        [
+            "run",
+            str(wl),
+            "--policy",
+            "fitgpp",
+            "--nodes",
+            "1",
+            "--node-cpu",
+            "64",
+            "--node-mem-gb",
+            "512",
+            "--node-gpu",
+            "8",
+            "--set",
+            "grace=0",
+            "--jobs-out",
+            str(jobs),
+            "--events-out",
+            str(events),
+            "--summary-json",
+            str(summ),
+        ]
+    )
     out = capsys.readouterr()
     assert rc == 0
     # job 4 asks for 16 GPUs on an 8-GPU node: unschedulable, warned about, not simulated
@@ -57,15 +78,34 @@ def test_run_writes_the_three_files(wl, tmp_path, capsys):
 
 def test_compare_json_with_per_policy_knobs(wl, tmp_path, capsys):
     out = tmp_path / "c.json"
-    rc = main(["compare", str(wl), "--policies", "fifo,k8s,fitgpp:P=0,fitgpp:P=1:s=4", "--nodes", "1",
-               "--node-cpu", "64", "--node-mem-gb", "512", "--node-gpu", "8", "--json", str(out)])  # fmt: skip
+    rc = main(
+        [
+            "compare",
+            str(wl),
+            "--policies",
+            "fifo,k8s,fitgpp:P=0,fitgpp:P=1:s=4",
+            "--nodes",
+            "1",
+            "--node-cpu",
+            "64",
+            "--node-mem-gb",
+            "512",
+            "--node-gpu",
+            "8",
+            "--json",
+            str(out),
+        ]
+    )
     assert rc == 0
     c = json.loads(out.read_text())
     assert list(c["policies"]) == ["fifo", "k8s", "fitgpp:P=0", "fitgpp:P=1:s=4"]
     assert c["policies"]["fitgpp:P=0"]["knobs"]["P"] == 0 and c["policies"]["fitgpp:P=0"]["preemptions"] == 0
     assert c["policies"]["fitgpp:P=1:s=4"]["knobs"]["s"] == 4.0
-    assert c["vs_baseline"]["fifo"] == {"TE_p95_slowdown_pct": 0.0, "BE_p50_slowdown_pct": 0.0,
-                                        "BE_p95_slowdown_pct": 0.0}  # fmt: skip
+    assert c["vs_baseline"]["fifo"] == {
+        "TE_p95_slowdown_pct": 0.0,
+        "BE_p50_slowdown_pct": 0.0,
+        "BE_p95_slowdown_pct": 0.0,
+    }
     te_fifo = c["policies"]["fifo"]["classes"]["TE"]["slowdown"]["p95"]
     te_k8s = c["policies"]["k8s"]["classes"]["TE"]["slowdown"]["p95"]
     assert c["vs_baseline"]["k8s"]["TE_p95_slowdown_pct"] == pytest.approx((te_k8s - te_fifo) / te_fifo * 100)
@@ -96,8 +136,12 @@ def test_missing_file_and_bad_baseline(tmp_path, wl, capsys):
 
 
 def test_python_m_simcore_is_the_same_command(wl):
-    p = subprocess.run([sys.executable, "-m", "simcore", "run", str(wl), "--policy", "priority"],
-                       capture_output=True, text=True, timeout=120)  # fmt: skip
+    p = subprocess.run(
+        [sys.executable, "-m", "simcore", "run", str(wl), "--policy", "priority"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert p.returncode == 0 and "policy priority: 3 jobs" in p.stdout
 
 
@@ -112,15 +156,33 @@ def _cells(path, column):
 
 
 def test_run_outputs_escape_hostile_ids_and_node_names(tmp_path, capsys):
-    rows = "\n".join(f'"{i}",{k},100,1,1,1,{"TE" if k % 2 else "BE"}' for k, i in enumerate(
-        x.replace('"', '""') for x in HOSTILE))  # fmt: skip
+    rows = "\n".join(
+        f'"{i}",{k},100,1,1,1,{"TE" if k % 2 else "BE"}' for k, i in enumerate(x.replace('"', '""') for x in HOSTILE)
+    )
     wl = tmp_path / "hostile.csv"
     wl.write_text(f"job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n{rows}\n")
     cluster = tmp_path / "c.yaml"
     cluster.write_text("nodes: [{name: '@pool', count: 1, cpu: 8, mem_gb: 8, gpu: 8}]\n")
     jobs, events, summ = tmp_path / "j.csv", tmp_path / "e.csv", tmp_path / "s.json"
-    assert main(["run", str(wl), "--policy", "fitgpp", "--cluster", str(cluster), "--jobs-out", str(jobs),
-                 "--events-out", str(events), "--summary-json", str(summ)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "run",
+                str(wl),
+                "--policy",
+                "fitgpp",
+                "--cluster",
+                str(cluster),
+                "--jobs-out",
+                str(jobs),
+                "--events-out",
+                str(events),
+                "--summary-json",
+                str(summ),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     # the reader strips blanks around values, so the tab-led id arrives as "tab"; the rest get a quote
     escaped = ['\'=HYPERLINK("http://x")', "'+cmd|' /C calc'!A0", "'-1x", "'@a", "tab", "7"]
@@ -131,8 +193,12 @@ def test_run_outputs_escape_hostile_ids_and_node_names(tmp_path, capsys):
     # no cell of any CSV starts with a formula character unescaped
     for path in (jobs, events):
         with open(path, newline="", encoding="utf-8") as fh:
-            assert not [c for row in csv.reader(fh) for c in row if c[:1] in ("=", "+", "@", "\t", "\r")
-                        or (c[:1] == "-" and not _is_number(c))]  # fmt: skip
+            assert not [
+                c
+                for row in csv.reader(fh)
+                for c in row
+                if c[:1] in ("=", "+", "@", "\t", "\r") or (c[:1] == "-" and not _is_number(c))
+            ]
     # numbers are untouched: every other column is byte for byte the unescaped frame's
     result = simulate(load_workload(wl).table, load_cluster(cluster).cluster, SimConfig(policy="fitgpp"))
     plain = result.jobs_frame.drop(columns=["job_id", "node"]).to_csv(index=False)
@@ -141,17 +207,31 @@ def test_run_outputs_escape_hostile_ids_and_node_names(tmp_path, capsys):
 
 
 def test_convert_escapes_text_and_plain_ids_and_negative_numbers_stay(tmp_path, capsys):
-    table = JobTable(job_id=np.array(HOSTILE + ["\rcr", "job-3"], dtype=object),
-                     submit_time=np.arange(8.0), duration=np.full(8, 10.0), request=np.ones((8, 3)),
-                     is_te=np.zeros(8, dtype=bool), extra={"user": np.array(["=u", "ok"] * 4, dtype=object)})  # fmt: skip
+    table = JobTable(
+        job_id=np.array(HOSTILE + ["\rcr", "job-3"], dtype=object),
+        submit_time=np.arange(8.0),
+        duration=np.full(8, 10.0),
+        request=np.ones((8, 3)),
+        is_te=np.zeros(8, dtype=bool),
+        extra={"user": np.array(["=u", "ok"] * 4, dtype=object)},
+    )
     out = tmp_path / "w.csv"
     write_workload(table, out)
-    assert _cells(out, "job_id") == ["'=HYPERLINK(\"http://x\")", "'+cmd|' /C calc'!A0", "'-1x", "'@a", "'\ttab",
-                                     "7", "'\rcr", "job-3"]  # fmt: skip
+    assert _cells(out, "job_id") == [
+        '\'=HYPERLINK("http://x")',
+        "'+cmd|' /C calc'!A0",
+        "'-1x",
+        "'@a",
+        "'\ttab",
+        "7",
+        "'\rcr",
+        "job-3",
+    ]
     assert _cells(out, "user") == ["'=u", "ok"] * 4
     # csvsafe leaves plain ids and every number alone, so a frame without formula text is unchanged
-    frame = pd.DataFrame({"job_id": ["1", "17", "job-3", "a=b"], "wait": [-5.0, -0.5, 0.0, 1e-9],
-                          "preemptions": [-1, 0, 2, 3]})  # fmt: skip
+    frame = pd.DataFrame(
+        {"job_id": ["1", "17", "job-3", "a=b"], "wait": [-5.0, -0.5, 0.0, 1e-9], "preemptions": [-1, 0, 2, 3]}
+    )
     assert to_csv_text(frame) == frame.to_csv(index=False, lineterminator="\n")
     assert to_csv_text(frame).splitlines()[1] == "1,-5.0,-1"
 

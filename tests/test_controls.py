@@ -42,13 +42,20 @@ def test_a_save_that_needs_longer_than_the_grace_period_fails(policy):
     # The save needs 45 s > grace 30 s: it fails, B loses its 100 s and restarts from scratch at 180,
     # restoring until 240 (every start after a preemption restores), and ends 240 + 1000 = 1240.
     r = run(_one_victim(), prop_cluster(4), policy=policy, save_time=45)
-    assert_events(r, [
-        (0, "B", "submit", ""), (0, "B", "start", "n0"),
-        (100, "T", "submit", ""), (100, "B", "preempt", "n0"),
-        (130, "B", "release", "n0"), (130, "T", "start", "n0"),
-        (180, "T", "finish", "n0"), (180, "B", "start", "n0"),
-        (1240, "B", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "B", "submit", ""),
+            (0, "B", "start", "n0"),
+            (100, "T", "submit", ""),
+            (100, "B", "preempt", "n0"),
+            (130, "B", "release", "n0"),
+            (130, "T", "start", "n0"),
+            (180, "T", "finish", "n0"),
+            (180, "B", "start", "n0"),
+            (1240, "B", "finish", "n0"),
+        ],
+    )
     assert_jobs(r, {"B": (0, 1240, 1, 100, "n0"), "T": (130, 180, 0, 0, "n0")})
     # a save that needs exactly the grace period succeeds: 900 s left, 240 + 900 = 1140
     assert row(run(_one_victim(), prop_cluster(4), policy=policy, save_time=30), "B") == (0, 1140, 1, 0, "n0")
@@ -79,16 +86,26 @@ def test_lost_work_counts_from_the_last_successful_save(fails, finish, lost):
     seed = seed_where(0.5, *fails)
     jobs = [job("B", 0, 1000, 4), te("T1", 100, 50, 4), te("T2", 400, 50, 4)]
     r = run(jobs, prop_cluster(4), policy="k8s", save_failure=0.5, seed=seed)
-    assert_events(r, [
-        (0, "B", "submit", ""), (0, "B", "start", "n0"),
-        (100, "T1", "submit", ""), (100, "B", "preempt", "n0"),
-        (130, "B", "release", "n0"), (130, "T1", "start", "n0"),
-        (180, "T1", "finish", "n0"), (180, "B", "start", "n0"),
-        (400, "T2", "submit", ""), (400, "B", "preempt", "n0"),
-        (430, "B", "release", "n0"), (430, "T2", "start", "n0"),
-        (480, "T2", "finish", "n0"), (480, "B", "start", "n0"),
-        (finish, "B", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "B", "submit", ""),
+            (0, "B", "start", "n0"),
+            (100, "T1", "submit", ""),
+            (100, "B", "preempt", "n0"),
+            (130, "B", "release", "n0"),
+            (130, "T1", "start", "n0"),
+            (180, "T1", "finish", "n0"),
+            (180, "B", "start", "n0"),
+            (400, "T2", "submit", ""),
+            (400, "B", "preempt", "n0"),
+            (430, "B", "release", "n0"),
+            (430, "T2", "start", "n0"),
+            (480, "T2", "finish", "n0"),
+            (480, "B", "start", "n0"),
+            (finish, "B", "finish", "n0"),
+        ],
+    )
     assert row(r, "B") == (0, finish, 2, lost, "n0")
 
 
@@ -158,22 +175,38 @@ def test_the_budget_refuses_the_third_decision_in_the_hour_and_allows_it_after(p
     # budget 2: decisions at 100 and 500; T3 at 1000 finds both in (1000 - 3600, 1000] and waits. The one
     # at 100 leaves the window at 3700 (an instant of its own, no event row): T3 preempts B then.
     # B keeps 100 + 260 + 3060 s; it restarts at 3780, restores until 3840 and ends 3840 + 6580.
-    r = simulate(JobTable.from_jobs(BUDGET_JOBS), prop_cluster(4), SimConfig(policy=policy, preempt_budget=2),
-                 record_decisions=True)  # fmt: skip
-    assert_events(r, [
-        (0, "B", "submit", ""), (0, "B", "start", "n0"),
-        (100, "T1", "submit", ""), (100, "B", "preempt", "n0"),
-        (130, "B", "release", "n0"), (130, "T1", "start", "n0"),
-        (180, "T1", "finish", "n0"), (180, "B", "start", "n0"),
-        (500, "T2", "submit", ""), (500, "B", "preempt", "n0"),
-        (530, "B", "release", "n0"), (530, "T2", "start", "n0"),
-        (580, "T2", "finish", "n0"), (580, "B", "start", "n0"),
-        (1000, "T3", "submit", ""),
-        (3700, "B", "preempt", "n0"),
-        (3730, "B", "release", "n0"), (3730, "T3", "start", "n0"),
-        (3780, "T3", "finish", "n0"), (3780, "B", "start", "n0"),
-        (10420, "B", "finish", "n0"),
-    ])  # fmt: skip
+    r = simulate(
+        JobTable.from_jobs(BUDGET_JOBS),
+        prop_cluster(4),
+        SimConfig(policy=policy, preempt_budget=2),
+        record_decisions=True,
+    )
+    assert_events(
+        r,
+        [
+            (0, "B", "submit", ""),
+            (0, "B", "start", "n0"),
+            (100, "T1", "submit", ""),
+            (100, "B", "preempt", "n0"),
+            (130, "B", "release", "n0"),
+            (130, "T1", "start", "n0"),
+            (180, "T1", "finish", "n0"),
+            (180, "B", "start", "n0"),
+            (500, "T2", "submit", ""),
+            (500, "B", "preempt", "n0"),
+            (530, "B", "release", "n0"),
+            (530, "T2", "start", "n0"),
+            (580, "T2", "finish", "n0"),
+            (580, "B", "start", "n0"),
+            (1000, "T3", "submit", ""),
+            (3700, "B", "preempt", "n0"),
+            (3730, "B", "release", "n0"),
+            (3730, "T3", "start", "n0"),
+            (3780, "T3", "finish", "n0"),
+            (3780, "B", "start", "n0"),
+            (10420, "B", "finish", "n0"),
+        ],
+    )
     assert [(d["time"], d["te_job"], d["victims"], d["reason"]) for d in r.decisions] == [
         (100, "T1", ["B"], None),
         (500, "T2", ["B"], None),

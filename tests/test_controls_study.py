@@ -20,13 +20,26 @@ def rows(axis: str, values, value_of) -> pd.DataFrame:
         for seed in range(3):
             for p in POLICIES:
                 x = 0.0 if p == "priority" else value_of(p, v, seed)
-                out.append({
-                    "point_id": f"pt{i}", "seed": seed, "policy": p, axis: v, "jobs": 40, "nodes": 2, "grace": 30.0,
-                    "BE_p50_slowdown_pct_vs_priority": x, "BE_p95_slowdown_pct_vs_priority": x,
-                    "TE_p95_slowdown_pct_vs_priority": -50.0, "TE_slowdown_p95": 1.5, "BE_slowdown_p50": 2 + x / 100,
-                    "BE_slowdown_p95": 3 + x / 100, "lost_work": 3600.0 * (seed + 1), "preemptions": 4.0,
-                    "makespan": 1e5,
-                })  # fmt: skip
+                out.append(
+                    {
+                        "point_id": f"pt{i}",
+                        "seed": seed,
+                        "policy": p,
+                        axis: v,
+                        "jobs": 40,
+                        "nodes": 2,
+                        "grace": 30.0,
+                        "BE_p50_slowdown_pct_vs_priority": x,
+                        "BE_p95_slowdown_pct_vs_priority": x,
+                        "TE_p95_slowdown_pct_vs_priority": -50.0,
+                        "TE_slowdown_p95": 1.5,
+                        "BE_slowdown_p50": 2 + x / 100,
+                        "BE_slowdown_p95": 3 + x / 100,
+                        "lost_work": 3600.0 * (seed + 1),
+                        "preemptions": 4.0,
+                        "makespan": 1e5,
+                    }
+                )
     return pd.DataFrame(out)
 
 

@@ -65,8 +65,11 @@ def test_glossary_defines_every_value_the_table_shows() -> None:
 
 def test_tie_break_and_single_option_are_said() -> None:
     record = decision_text.decision_for(FITGPP, {"time": 600.0, "job_id": "1"})
-    tied = {**record, "candidates": [record["candidates"][0], {**record["candidates"][0], "node": "node-1"}],
-            "deciding": TIE_BREAK}  # fmt: skip
+    tied = {
+        **record,
+        "candidates": [record["candidates"][0], {**record["candidates"][0], "node": "node-1"}],
+        "deciding": TIE_BREAK,
+    }
     line = decision_text.decision_words(tied, 1.0, 0.0, "k8s", None)[1]
     assert "on victims (1), slack (0), lost work (0 s), past preemptions (0), earliest start (day 1 00:00:00)" in line
     assert f"tie break decided: {TERMS[TIE_BREAK].meaning}." in line

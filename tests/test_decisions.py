@@ -129,8 +129,13 @@ DUR = {"1": 100, "2": 50, "3": 80, "4": 30}
 
 
 def full_cluster(t_gpu: float) -> list:
-    return [job("1", 0, DUR["1"], 3), job("2", 0, DUR["2"], 1), job("3", 0, DUR["3"], 2), job("4", 2, DUR["4"], 2),
-            te("T", 10, 5, t_gpu)]  # fmt: skip
+    return [
+        job("1", 0, DUR["1"], 3),
+        job("2", 0, DUR["2"], 1),
+        job("3", 0, DUR["3"], 2),
+        job("4", 2, DUR["4"], 2),
+        te("T", 10, 5, t_gpu),
+    ]
 
 
 def first(policy: str, t_gpu: float = 2, **knobs) -> dict:
@@ -144,28 +149,51 @@ def test_fitgpp_one_victim_sets_by_hand():
     # slack; lost work 10 vs 8 picks 4. Each node shows its best set; 2 alone (1 GPU) does not fit.
     d = first("fitgpp")
     assert d["node"] == "n1" and d["victims"] == ["4"] and d["reason"] is None
-    assert d["key"] == [["victims", "min"], ["slack", "min"], ["lost_work", "min"], ["past_preemptions", "min"],
-                        ["earliest_start", "max"]]  # fmt: skip
+    assert d["key"] == [
+        ["victims", "min"],
+        ["slack", "min"],
+        ["lost_work", "min"],
+        ["past_preemptions", "min"],
+        ["earliest_start", "max"],
+    ]
     assert d["candidates"] == [
-        {"node": "n1", "job_id": ["4"], "victims": 1, "slack": 0.0, "lost_work": 8.0, "past_preemptions": 0,
-         "earliest_start": 2.0, "chosen": True},
-        {"node": "n0", "job_id": ["1"], "victims": 1, "slack": 0.75, "lost_work": 10.0, "past_preemptions": 0,
-         "earliest_start": 0.0, "chosen": False},
-    ]  # fmt: skip
+        {
+            "node": "n1",
+            "job_id": ["4"],
+            "victims": 1,
+            "slack": 0.0,
+            "lost_work": 8.0,
+            "past_preemptions": 0,
+            "earliest_start": 2.0,
+            "chosen": True,
+        },
+        {
+            "node": "n0",
+            "job_id": ["1"],
+            "victims": 1,
+            "slack": 0.75,
+            "lost_work": 10.0,
+            "past_preemptions": 0,
+            "earliest_start": 0.0,
+            "chosen": False,
+        },
+    ]
 
 
 def test_fitgpp_two_victim_sets_by_hand():
     # a TE job of 4 GPUs needs a whole node: {1, 2} on n0 (lost 20) or {3, 4} on n1 (lost 10 + 8)
     d = first("fitgpp", t_gpu=4)
     assert d["node"] == "n1" and d["victims"] == ["3", "4"]
-    assert [(row["node"], row["job_id"], row["victims"], row["slack"], row["lost_work"], row["earliest_start"])
-            for row in d["candidates"]] == [("n1", ["3", "4"], 2, 0.0, 18.0, 0.0),
-                                            ("n0", ["1", "2"], 2, 0.0, 20.0, 0.0)]  # fmt: skip
+    assert [
+        (row["node"], row["job_id"], row["victims"], row["slack"], row["lost_work"], row["earliest_start"])
+        for row in d["candidates"]
+    ] == [("n1", ["3", "4"], 2, 0.0, 18.0, 0.0), ("n0", ["1", "2"], 2, 0.0, 20.0, 0.0)]
 
 
 def test_fitgpp_chosen_is_the_least_key_on_a_busy_run():
-    r = simulate(*_busy(), SimConfig(policy="fitgpp", checkpoint="periodic", checkpoint_interval=600),
-                 record_decisions=True)  # fmt: skip
+    r = simulate(
+        *_busy(), SimConfig(policy="fitgpp", checkpoint="periodic", checkpoint_interval=600), record_decisions=True
+    )
     decided = [d for d in r.decisions if d["victims"]]
     assert len(decided) > 50
     multi = 0
@@ -190,8 +218,10 @@ def test_k8s_by_hand():
     d = first("k8s")
     assert d["node"] == "n1" and d["victims"] == ["4"]
     assert d["key"] == [["victims", "min"], ["earliest_victim_start", "max"]]
-    assert [(row["node"], row["job_id"], row["victims"], row["earliest_victim_start"], row["chosen"])
-            for row in d["candidates"]] == [("n1", ["4"], 1, 2.0, True), ("n0", ["1"], 1, 0.0, False)]  # fmt: skip
+    assert [
+        (row["node"], row["job_id"], row["victims"], row["earliest_victim_start"], row["chosen"])
+        for row in d["candidates"]
+    ] == [("n1", ["4"], 1, 2.0, True), ("n0", ["1"], 1, 0.0, False)]
 
 
 def test_lrtp_by_hand():
@@ -200,7 +230,9 @@ def test_lrtp_by_hand():
     d = first("lrtp")
     assert d["node"] == "n0" and d["victims"] == ["1"]
     assert [(row["node"], row["job_id"], row["victims"], row["min_remaining"]) for row in d["candidates"]] == [
-        ("n0", ["1"], 1, 90.0), ("n1", ["3"], 1, 70.0)]  # fmt: skip
+        ("n0", ["1"], 1, 90.0),
+        ("n1", ["3"], 1, 70.0),
+    ]
 
 
 def test_fitdelay_by_hand():
@@ -210,7 +242,9 @@ def test_fitdelay_by_hand():
     d = first("fitdelay", grace=10)
     assert d["node"] == "n1" and d["victims"] == ["4"]
     assert [(row["node"], row["job_id"], row["delay"], row["slack"]) for row in d["candidates"]] == [
-        ("n1", ["4"], 78.0, 0.0), ("n0", ["1"], 80.0, 0.75)]  # fmt: skip
+        ("n1", ["4"], 78.0, 0.0),
+        ("n0", ["1"], 80.0, 0.75),
+    ]
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -302,33 +336,75 @@ def test_cli_writes_json_lines(tmp_path):
     ids = ['=cmd|"x"', "b\\n", "7", "é"]  # text a JSON writer must escape, and a number-like id
     rows = [(ids[0], 0, 100, 2, "BE"), (ids[1], 0, 100, 2, "BE"), (ids[2], 5, 10, 2, "TE"), (ids[3], 6, 10, 4, "TE")]
     wl = tmp_path / "w.csv"
-    wl.write_text("job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n" + "".join(
-        f'"{i.replace(chr(34), chr(34) * 2)}",{s},{d},{g},{g},{g},{c}\n' for i, s, d, g, c in rows), encoding="utf-8")  # fmt: skip
+    wl.write_text(
+        "job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n"
+        + "".join(f'"{i.replace(chr(34), chr(34) * 2)}",{s},{d},{g},{g},{g},{c}\n' for i, s, d, g, c in rows),
+        encoding="utf-8",
+    )
     out = tmp_path / "d.jsonl"
-    argv = ["run", str(wl), "--policy", "k8s", "--nodes", "2", "--node-cpu", "4", "--node-mem-gb", "4",
-            "--node-gpu", "4", "--decisions-out", str(out)]  # fmt: skip
+    argv = [
+        "run",
+        str(wl),
+        "--policy",
+        "k8s",
+        "--nodes",
+        "2",
+        "--node-cpu",
+        "4",
+        "--node-mem-gb",
+        "4",
+        "--node-gpu",
+        "4",
+        "--decisions-out",
+        str(out),
+    ]
     assert cli_main(argv) == 0
     text = out.read_text(encoding="utf-8")
     assert text.endswith("\n") and text.isascii()
-    assert [json.loads(line) for line in text.splitlines()] == [{
-        "time": 6.0, "te_job": "é", "policy": "k8s", "node": "n0", "victims": ids[:2],
-        "key": [["victims", "min"], ["earliest_victim_start", "max"]],
-        "candidates": [{"node": "n0", "job_id": ids[:2], "victims": 2, "earliest_victim_start": 0.0, "chosen": True}],
-        "deciding": None,  # one node weighed
-        "reason": None,
-        # its accounting: é lacked all 4 GPUs and the victims free 4 (excess 0); TE 7 ends at 15 and é
-        # starts on n1 then, before the victims release n0 at 36 (wasted); they held 2 x 2 GPUs for
-        # 30 s of grace (120 GPU-s) and restore 60 s each when they restart at 36 (240 GPU-s)
-        "excess_gpus": 0.0, "gpu_seconds_lost": 0.0, "gpu_seconds_grace": 120.0, "gpu_seconds_restore": 240.0,
-        "wasted": True,
-    }]  # fmt: skip
+    assert [json.loads(line) for line in text.splitlines()] == [
+        {
+            "time": 6.0,
+            "te_job": "é",
+            "policy": "k8s",
+            "node": "n0",
+            "victims": ids[:2],
+            "key": [["victims", "min"], ["earliest_victim_start", "max"]],
+            "candidates": [
+                {"node": "n0", "job_id": ids[:2], "victims": 2, "earliest_victim_start": 0.0, "chosen": True}
+            ],
+            "deciding": None,  # one node weighed
+            "reason": None,
+            # its accounting: é lacked all 4 GPUs and the victims free 4 (excess 0); TE 7 ends at 15 and é
+            # starts on n1 then, before the victims release n0 at 36 (wasted); they held 2 x 2 GPUs for
+            # 30 s of grace (120 GPU-s) and restore 60 s each when they restart at 36 (240 GPU-s)
+            "excess_gpus": 0.0,
+            "gpu_seconds_lost": 0.0,
+            "gpu_seconds_grace": 120.0,
+            "gpu_seconds_restore": 240.0,
+            "wasted": True,
+        }
+    ]
 
 
 def test_cli_without_the_option_writes_no_records(tmp_path):
     wl = tmp_path / "w.csv"
     wl.write_text("job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n1,0,100,1,1,1,BE\n2,5,10,1,1,1,TE\n")
-    argv = ["run", str(wl), "--policy", "k8s", "--nodes", "1", "--node-cpu", "1", "--node-mem-gb", "1",
-            "--node-gpu", "1", "--events-out", str(tmp_path / "e.csv")]  # fmt: skip
+    argv = [
+        "run",
+        str(wl),
+        "--policy",
+        "k8s",
+        "--nodes",
+        "1",
+        "--node-cpu",
+        "1",
+        "--node-mem-gb",
+        "1",
+        "--node-gpu",
+        "1",
+        "--events-out",
+        str(tmp_path / "e.csv"),
+    ]
     assert cli_main(argv) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["e.csv", "w.csv"]
 

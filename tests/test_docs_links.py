@@ -21,8 +21,7 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: another branch, or the link sits in a page another branch owns and still points at a README
 #: section that moved. Listed ones are expected broken; once one resolves, the test asks for it to
 #: be removed from here, so the list cannot outlive its reason.
-AWAITING_MERGE = {
-}  # fmt: skip
+AWAITING_MERGE = {}
 
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)

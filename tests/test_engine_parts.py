@@ -435,8 +435,13 @@ def test_job_state_periodic_checkpoint_accounting():
     assert js.start(0, 1, 0.0, segment=True) == 100.0
     js.signal(0, 25.0)
     assert (js.kept[0], js.lost[0], js.work_left[0], js.last_ckpt[0], js.preemptions[0], js.token[0]) == (
-        20.0, 5.0, 80.0, 20.0, 1, 1,
-    )  # fmt: skip
+        20.0,
+        5.0,
+        80.0,
+        20.0,
+        1,
+        1,
+    )
     assert js.start(0, 1, 30.0, segment=True) == 30.0 + 2.0 + 80.0  # restore paid after a preemption
     c = js.candidates(np.array([0]), 40.0, min_runtime=0.0)
     assert (c.remaining[0], c.lost_now[0], c.last_checkpoint[0], c.restore_next[0]) == (72.0, 8.0, 20.0, 2.0)

@@ -73,13 +73,21 @@ def test_same_state_equals_the_other_policy_on_captured_views(monkeypatch: pytes
         def explain(self, view):
             # the engine's arrays move on after this call: ask k8s now, with a copy of the generator
             pre = POLICIES["k8s"].victims(view)
-            seen.append((view.now, None if pre is None else pre.node, [] if pre is None else
-                         sorted(int(view.candidates.job[p]) for p in pre.victims)))  # fmt: skip
+            seen.append(
+                (
+                    view.now,
+                    None if pre is None else pre.node,
+                    [] if pre is None else sorted(int(view.candidates.job[p]) for p in pre.victims),
+                )
+            )
             return self.inner.explain(view)
 
     real = loop.get_policy
-    monkeypatch.setattr(loop, "get_policy", lambda name, config: Capturing(real(name, config)) if name == "fitgpp"
-                        else real(name, config))  # fmt: skip
+    monkeypatch.setattr(
+        loop,
+        "get_policy",
+        lambda name, config: Capturing(real(name, config)) if name == "fitgpp" else real(name, config),
+    )
     gen = generate("demo", 1, {})
     r = simulate(gen.table, gen.cluster, SimConfig(policy="fitgpp"), same_state="k8s")
     ids, nodes = gen.table.job_id.astype(str).tolist(), list(gen.cluster.names)

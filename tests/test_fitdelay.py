@@ -25,17 +25,27 @@ from simcore.engine import simulate
 from simcore.policies import POLICIES, POLICY_KNOBS
 
 _PREFIX = [
-    (0, "A", "submit", ""), (0, "F0", "submit", ""), (0, "F1", "submit", ""),
-    (0, "A", "start", "n0"), (0, "F0", "start", "n0"), (0, "F1", "start", "n1"),
-    (1900, "C", "submit", ""), (1900, "C", "start", "n1"),
+    (0, "A", "submit", ""),
+    (0, "F0", "submit", ""),
+    (0, "F1", "submit", ""),
+    (0, "A", "start", "n0"),
+    (0, "F0", "start", "n0"),
+    (0, "F1", "start", "n1"),
+    (1900, "C", "submit", ""),
+    (1900, "C", "start", "n1"),
     (2000, "T", "submit", ""),
-]  # fmt: skip
+]
 
 
 def _jobs():
     # n0: A (2 GPUs, from 0) + F0 (6, from 0); n1: F1 (4, from 0) + C (4, from 1900). T (2 GPUs) at 2000.
-    return [job("A", 0, 5000, 2), job("F0", 0, 10000, 6), job("F1", 0, 10000, 4), job("C", 1900, 3000, 4),
-            te("T", 2000, 100, 2)]  # fmt: skip
+    return [
+        job("A", 0, 5000, 2),
+        job("F0", 0, 10000, 6),
+        job("F1", 0, 10000, 4),
+        job("C", 1900, 3000, 4),
+        te("T", 2000, 100, 2),
+    ]
 
 
 def test_fitdelay_spares_the_old_tight_fit_that_would_lose_its_work():
@@ -45,26 +55,48 @@ def test_fitdelay_spares_the_old_tight_fit_that_would_lose_its_work():
     C 100 + 90 = 190 s, F1 and F0 2090 s, so it takes C, which has run only 100 s: it gives up more room but
     loses 1900 s less work."""
     r = run(_jobs(), prop_cluster(8, 8), policy="fitdelay", checkpoint="none")
-    assert_events(r, _PREFIX + [
-        (2000, "C", "preempt", "n1"),
-        (2030, "C", "release", "n1"), (2030, "T", "start", "n1"),
-        (2130, "T", "finish", "n1"), (2130, "C", "start", "n1"),
-        (5000, "A", "finish", "n0"),
-        (5190, "C", "finish", "n1"),
-        (10000, "F0", "finish", "n0"), (10000, "F1", "finish", "n1"),
-    ])  # fmt: skip
-    assert_jobs(r, {"A": (0, 5000, 0, 0, "n0"), "F0": (0, 10000, 0, 0, "n0"), "F1": (0, 10000, 0, 0, "n1"),
-                    "C": (1900, 5190, 1, 100, "n1"), "T": (2030, 2130, 0, 0, "n1")})  # fmt: skip
+    assert_events(
+        r,
+        _PREFIX
+        + [
+            (2000, "C", "preempt", "n1"),
+            (2030, "C", "release", "n1"),
+            (2030, "T", "start", "n1"),
+            (2130, "T", "finish", "n1"),
+            (2130, "C", "start", "n1"),
+            (5000, "A", "finish", "n0"),
+            (5190, "C", "finish", "n1"),
+            (10000, "F0", "finish", "n0"),
+            (10000, "F1", "finish", "n1"),
+        ],
+    )
+    assert_jobs(
+        r,
+        {
+            "A": (0, 5000, 0, 0, "n0"),
+            "F0": (0, 10000, 0, 0, "n0"),
+            "F1": (0, 10000, 0, 0, "n1"),
+            "C": (1900, 5190, 1, 100, "n1"),
+            "T": (2030, 2130, 0, 0, "n1"),
+        },
+    )
 
     g = run(_jobs(), prop_cluster(8, 8), policy="fitgpp", checkpoint="none")
-    assert_events(g, _PREFIX + [
-        (2000, "A", "preempt", "n0"),
-        (2030, "A", "release", "n0"), (2030, "T", "start", "n0"),
-        (2130, "T", "finish", "n0"), (2130, "A", "start", "n0"),
-        (4900, "C", "finish", "n1"),
-        (7190, "A", "finish", "n0"),
-        (10000, "F0", "finish", "n0"), (10000, "F1", "finish", "n1"),
-    ])  # fmt: skip
+    assert_events(
+        g,
+        _PREFIX
+        + [
+            (2000, "A", "preempt", "n0"),
+            (2030, "A", "release", "n0"),
+            (2030, "T", "start", "n0"),
+            (2130, "T", "finish", "n0"),
+            (2130, "A", "start", "n0"),
+            (4900, "C", "finish", "n1"),
+            (7190, "A", "finish", "n0"),
+            (10000, "F0", "finish", "n0"),
+            (10000, "F1", "finish", "n1"),
+        ],
+    )
     assert float(g.jobs_frame.set_index("job_id").loc["A", "lost_work"]) == 2000
 
 
@@ -114,26 +146,50 @@ def test_fitdelay_waits_when_a_job_frees_the_room_within_grace():
     leaves at 1010, before B's release, so B's 900 s, grace and restore bought nothing. A finishes 10 s from
     now, within the 30 s grace: fitdelay preempts nobody, T starts at 1010 all the same and nothing is lost."""
     r = run(_WAIT, prop_cluster(8), policy="fitdelay", checkpoint="none")
-    assert_events(r, [
-        (0, "A", "submit", ""), (0, "A", "start", "n0"), (100, "B", "submit", ""), (100, "B", "start", "n0"),
-        (1000, "T", "submit", ""),
-        (1010, "A", "finish", "n0"), (1010, "T", "start", "n0"),
-        (1110, "T", "finish", "n0"), (5100, "B", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "A", "submit", ""),
+            (0, "A", "start", "n0"),
+            (100, "B", "submit", ""),
+            (100, "B", "start", "n0"),
+            (1000, "T", "submit", ""),
+            (1010, "A", "finish", "n0"),
+            (1010, "T", "start", "n0"),
+            (1110, "T", "finish", "n0"),
+            (5100, "B", "finish", "n0"),
+        ],
+    )
     g = run(_WAIT, prop_cluster(8), policy="fitgpp", checkpoint="none")
-    assert_events(g, [
-        (0, "A", "submit", ""), (0, "A", "start", "n0"), (100, "B", "submit", ""), (100, "B", "start", "n0"),
-        (1000, "T", "submit", ""), (1000, "B", "preempt", "n0"),
-        (1010, "A", "finish", "n0"), (1010, "T", "start", "n0"),
-        (1030, "B", "release", "n0"), (1030, "B", "start", "n0"),
-        (1110, "T", "finish", "n0"), (6090, "B", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        g,
+        [
+            (0, "A", "submit", ""),
+            (0, "A", "start", "n0"),
+            (100, "B", "submit", ""),
+            (100, "B", "start", "n0"),
+            (1000, "T", "submit", ""),
+            (1000, "B", "preempt", "n0"),
+            (1010, "A", "finish", "n0"),
+            (1010, "T", "start", "n0"),
+            (1030, "B", "release", "n0"),
+            (1030, "B", "start", "n0"),
+            (1110, "T", "finish", "n0"),
+            (6090, "B", "finish", "n0"),
+        ],
+    )
     assert float(g.jobs_frame.set_index("job_id").loc["B", "lost_work"]) == 900
 
 
-@pytest.mark.parametrize(("mode", "grace", "waits"), [
-    ("none", 30, True), ("periodic", 30, True), ("none", 9, False), ("on_preempt", 30, False),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("mode", "grace", "waits"),
+    [
+        ("none", 30, True),
+        ("periodic", 30, True),
+        ("none", 9, False),
+        ("on_preempt", 30, False),
+    ],
+)
 def test_the_wait_is_recorded_with_its_reason(mode, grace, waits):
     # A ends 10 s after T arrives: within a 30 s grace, not within 9 s; with on_preempt fitdelay is fitgpp.
     from simcore.model import JobTable, SimConfig
@@ -146,9 +202,12 @@ def test_the_wait_is_recorded_with_its_reason(mode, grace, waits):
 
 
 _EXEMPT = [
-    job("d", 0, 20000, 1, cpu=1, mem=8), job("c", 0, 20000, 3, cpu=3, mem=24),
-    job("a", 2900, 20000, 2, cpu=2, mem=16), job("b", 2900, 120, 2, cpu=2, mem=16), te("T", 3000, 100, 1, cpu=1, mem=8),
-]  # fmt: skip
+    job("d", 0, 20000, 1, cpu=1, mem=8),
+    job("c", 0, 20000, 3, cpu=3, mem=24),
+    job("a", 2900, 20000, 2, cpu=2, mem=16),
+    job("b", 2900, 120, 2, cpu=2, mem=16),
+    te("T", 3000, 100, 1, cpu=1, mem=8),
+]
 
 
 def test_a_job_within_min_runtime_that_frees_the_room_within_grace_makes_fitdelay_wait():
@@ -165,19 +224,36 @@ def test_a_job_within_min_runtime_that_frees_the_room_within_grace_makes_fitdela
 
     cfg = SimConfig(policy="fitdelay", checkpoint="none", grace=30, min_runtime=200)
     r = simulate(JobTable.from_jobs(_EXEMPT), cluster_of((8, 64, 4), (8, 64, 4)), cfg, record_decisions=True)
-    assert_events(r, [
-        (0, "c", "submit", ""), (0, "d", "submit", ""), (0, "c", "start", "n0"), (0, "d", "start", "n0"),
-        (2900, "a", "submit", ""), (2900, "b", "submit", ""), (2900, "a", "start", "n1"), (2900, "b", "start", "n1"),
-        (3000, "T", "submit", ""),
-        (3020, "b", "finish", "n1"), (3020, "T", "start", "n1"),
-        (3120, "T", "finish", "n1"),
-        (20000, "c", "finish", "n0"), (20000, "d", "finish", "n0"),
-        (22900, "a", "finish", "n1"),
-    ])  # fmt: skip
-    assert_jobs(r, {
-        "d": (0, 20000, 0, 0, "n0"), "c": (0, 20000, 0, 0, "n0"), "a": (2900, 22900, 0, 0, "n1"),
-        "b": (2900, 3020, 0, 0, "n1"), "T": (3020, 3120, 0, 0, "n1"),
-    })  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "c", "submit", ""),
+            (0, "d", "submit", ""),
+            (0, "c", "start", "n0"),
+            (0, "d", "start", "n0"),
+            (2900, "a", "submit", ""),
+            (2900, "b", "submit", ""),
+            (2900, "a", "start", "n1"),
+            (2900, "b", "start", "n1"),
+            (3000, "T", "submit", ""),
+            (3020, "b", "finish", "n1"),
+            (3020, "T", "start", "n1"),
+            (3120, "T", "finish", "n1"),
+            (20000, "c", "finish", "n0"),
+            (20000, "d", "finish", "n0"),
+            (22900, "a", "finish", "n1"),
+        ],
+    )
+    assert_jobs(
+        r,
+        {
+            "d": (0, 20000, 0, 0, "n0"),
+            "c": (0, 20000, 0, 0, "n0"),
+            "a": (2900, 22900, 0, 0, "n1"),
+            "b": (2900, 3020, 0, 0, "n1"),
+            "T": (3020, 3120, 0, 0, "n1"),
+        },
+    )
     assert [(d["time"], d["te_job"], d["victims"], d["reason"]) for d in r.decisions] == [
         (3000, "T", [], FREES_WITHIN_GRACE)
     ]

@@ -39,9 +39,17 @@ def test_duration(seconds, text):
 
 @pytest.mark.parametrize(
     ("x", "text"),
-    [(0, "0"), (0.0123456, "0.0123"), (4.5678, "4.57"), (-2.5, "-2.5"), (270.4, "270"), (12_345, "1.23e+04"),
-     (NAN, "n/a"), (INF, "inf")],
-)  # fmt: skip
+    [
+        (0, "0"),
+        (0.0123456, "0.0123"),
+        (4.5678, "4.57"),
+        (-2.5, "-2.5"),
+        (270.4, "270"),
+        (12_345, "1.23e+04"),
+        (NAN, "n/a"),
+        (INF, "inf"),
+    ],
+)
 def test_number(x, text):
     assert fmt.number(x) == text
 

@@ -41,20 +41,32 @@ def test_fit_across_nodes_in_worker_order():
     # n0 holds 8, n1 holds 4. Worker 0 (4): slack n0 (8-4)/8 = 0.5, n1 0 -> n1. Worker 1: n1 is
     # full, n0 -> n0. The start rows follow worker order (n1 first), one per worker.
     r = run([gang("G", 0, 100, 4, 2)], prop_cluster(8, 4), policy="fifo")
-    assert_events(r, [
-        (0, "G", "submit", ""), (0, "G", "start", "n1"), (0, "G", "start", "n0"),
-        (100, "G", "finish", "n1"), (100, "G", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "G", "submit", ""),
+            (0, "G", "start", "n1"),
+            (0, "G", "start", "n0"),
+            (100, "G", "finish", "n1"),
+            (100, "G", "finish", "n0"),
+        ],
+    )
     assert_jobs(r, {"G": (0, 100, 0, 0, "n1")})  # node: worker 0's
     assert workers_of(r) == {"G": 2}
 
 
 def test_workers_may_share_a_node():
     r = run([gang("G", 0, 100, 4, 2)], prop_cluster(8), policy="fifo")
-    assert_events(r, [
-        (0, "G", "submit", ""), (0, "G", "start", "n0"), (0, "G", "start", "n0"),
-        (100, "G", "finish", "n0"), (100, "G", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "G", "submit", ""),
+            (0, "G", "start", "n0"),
+            (0, "G", "start", "n0"),
+            (100, "G", "finish", "n0"),
+            (100, "G", "finish", "n0"),
+        ],
+    )
 
 
 def test_no_partial_placement_singles_backfill():
@@ -63,14 +75,22 @@ def test_no_partial_placement_singles_backfill():
     # backfills: best fit n0 (slack 1/4) before n1 (3/4). At 100 A ends: G's workers on n0, n1.
     jobs = [job("A", 0, 100, 2), gang("G", 1, 50, 3, 2), job("C", 2, 10, 1)]
     r = run(jobs, prop_cluster(4, 4), policy="fifo")
-    assert_events(r, [
-        (0, "A", "submit", ""), (0, "A", "start", "n0"),
-        (1, "G", "submit", ""),
-        (2, "C", "submit", ""), (2, "C", "start", "n0"),
-        (12, "C", "finish", "n0"),
-        (100, "A", "finish", "n0"), (100, "G", "start", "n0"), (100, "G", "start", "n1"),
-        (150, "G", "finish", "n0"), (150, "G", "finish", "n1"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "A", "submit", ""),
+            (0, "A", "start", "n0"),
+            (1, "G", "submit", ""),
+            (2, "C", "submit", ""),
+            (2, "C", "start", "n0"),
+            (12, "C", "finish", "n0"),
+            (100, "A", "finish", "n0"),
+            (100, "G", "start", "n0"),
+            (100, "G", "start", "n1"),
+            (150, "G", "finish", "n0"),
+            (150, "G", "finish", "n1"),
+        ],
+    )
 
 
 def test_gang_that_fits_nowhere_whole_is_unschedulable():
@@ -96,13 +116,25 @@ def test_a_gang_victim_frees_every_node_it_holds(policy):
     # finds n1 for worker 0 but no room for worker 1 (n0 has 2): it waits for T (ends 90), restarts
     # on n0, n1, restores 60 s and runs its remaining 990 s: 90 + 60 + 990 = 1140.
     r = run(_gang_victim_jobs(), prop_cluster(4, 4), decisions=True, policy=policy, seed=1)
-    assert_events(r, [
-        (0, "G", "submit", ""), (0, "G", "start", "n0"), (0, "G", "start", "n1"),
-        (10, "T", "submit", ""), (10, "G", "preempt", "n0"), (10, "G", "preempt", "n1"),
-        (40, "G", "release", "n0"), (40, "G", "release", "n1"), (40, "T", "start", "n0"),
-        (90, "T", "finish", "n0"), (90, "G", "start", "n0"), (90, "G", "start", "n1"),
-        (1140, "G", "finish", "n0"), (1140, "G", "finish", "n1"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "G", "submit", ""),
+            (0, "G", "start", "n0"),
+            (0, "G", "start", "n1"),
+            (10, "T", "submit", ""),
+            (10, "G", "preempt", "n0"),
+            (10, "G", "preempt", "n1"),
+            (40, "G", "release", "n0"),
+            (40, "G", "release", "n1"),
+            (40, "T", "start", "n0"),
+            (90, "T", "finish", "n0"),
+            (90, "G", "start", "n0"),
+            (90, "G", "start", "n1"),
+            (1140, "G", "finish", "n0"),
+            (1140, "G", "finish", "n1"),
+        ],
+    )
     assert_jobs(r, {"G": (0, 1140, 1, 0, "n0"), "T": (40, 90, 0, 0, "n0")})
     (d,) = r.decisions
     assert d["victims"] == ["G"] and d["nodes"] == ["n0", "n1"]
@@ -133,15 +165,25 @@ def test_a_victim_set_counts_workers(policy):
     # Counted in jobs every node needs one victim, and G (the latest start) would win k8s's and
     # fitgpp's next key. Counted in workers G stops 2, S 1: every policy takes S on n2.
     r = run(_sizes_jobs(), prop_cluster(4, 4, 4), decisions=True, policy=policy)
-    assert_events(r, [
-        (0, "S", "submit", ""), (0, "S", "start", "n0"),
-        (1, "G", "submit", ""), (1, "G", "start", "n1"), (1, "G", "start", "n2"),
-        (10, "T", "submit", ""), (10, "S", "preempt", "n0"),
-        (40, "S", "release", "n0"), (40, "T", "start", "n0"),
-        (90, "T", "finish", "n0"), (90, "S", "start", "n0"),
-        (1001, "G", "finish", "n1"), (1001, "G", "finish", "n2"),
-        (1140, "S", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "S", "submit", ""),
+            (0, "S", "start", "n0"),
+            (1, "G", "submit", ""),
+            (1, "G", "start", "n1"),
+            (1, "G", "start", "n2"),
+            (10, "T", "submit", ""),
+            (10, "S", "preempt", "n0"),
+            (40, "S", "release", "n0"),
+            (40, "T", "start", "n0"),
+            (90, "T", "finish", "n0"),
+            (90, "S", "start", "n0"),
+            (1001, "G", "finish", "n1"),
+            (1001, "G", "finish", "n2"),
+            (1140, "S", "finish", "n0"),
+        ],
+    )
     (d,) = r.decisions
     assert "nodes" not in d and d["victims"] == ["S"]
     assert [c["victims"] for c in d["candidates"]] == [1, 2, 2]
@@ -190,14 +232,22 @@ def test_te_gang_that_cannot_be_satisfied_signals_nobody():
     # 1001: T starts on n0 and n1.
     jobs = [job("A", 0, 1000, 4), te("B", 1, 1000, 4), gang("T", 5, 50, 3, 2, is_te=True)]
     r = run(jobs, prop_cluster(4, 4), decisions=True, policy="k8s")
-    assert_events(r, [
-        (0, "A", "submit", ""), (0, "A", "start", "n0"),
-        (1, "B", "submit", ""), (1, "B", "start", "n1"),
-        (5, "T", "submit", ""),
-        (1000, "A", "finish", "n0"),
-        (1001, "B", "finish", "n1"), (1001, "T", "start", "n0"), (1001, "T", "start", "n1"),
-        (1051, "T", "finish", "n0"), (1051, "T", "finish", "n1"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "A", "submit", ""),
+            (0, "A", "start", "n0"),
+            (1, "B", "submit", ""),
+            (1, "B", "start", "n1"),
+            (5, "T", "submit", ""),
+            (1000, "A", "finish", "n0"),
+            (1001, "B", "finish", "n1"),
+            (1001, "T", "start", "n0"),
+            (1001, "T", "start", "n1"),
+            (1051, "T", "finish", "n0"),
+            (1051, "T", "finish", "n1"),
+        ],
+    )
     assert [(d["time"], d["victims"], d["reason"]) for d in r.decisions] == [
         (5.0, [], GANG_UNSATISFIED),
         (1000.0, [], NO_RUNNING_BE),
@@ -211,13 +261,28 @@ def test_te_gang_nominated_on_two_nodes_with_a_victim_each():
     # n0 and n1. A and B wait for T's end at 90, restore and run their remaining 990 s.
     jobs = [job("A", 0, 1000, 4), job("B", 0, 1000, 4), gang("T", 10, 50, 3, 2, is_te=True)]
     r = run(jobs, prop_cluster(4, 4), decisions=True, policy="k8s")
-    assert_events(r, [
-        (0, "A", "submit", ""), (0, "B", "submit", ""), (0, "A", "start", "n0"), (0, "B", "start", "n1"),
-        (10, "T", "submit", ""), (10, "A", "preempt", "n0"), (10, "B", "preempt", "n1"),
-        (40, "A", "release", "n0"), (40, "B", "release", "n1"), (40, "T", "start", "n0"), (40, "T", "start", "n1"),
-        (90, "T", "finish", "n0"), (90, "T", "finish", "n1"), (90, "A", "start", "n0"), (90, "B", "start", "n1"),
-        (1140, "A", "finish", "n0"), (1140, "B", "finish", "n1"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "A", "submit", ""),
+            (0, "B", "submit", ""),
+            (0, "A", "start", "n0"),
+            (0, "B", "start", "n1"),
+            (10, "T", "submit", ""),
+            (10, "A", "preempt", "n0"),
+            (10, "B", "preempt", "n1"),
+            (40, "A", "release", "n0"),
+            (40, "B", "release", "n1"),
+            (40, "T", "start", "n0"),
+            (40, "T", "start", "n1"),
+            (90, "T", "finish", "n0"),
+            (90, "T", "finish", "n1"),
+            (90, "A", "start", "n0"),
+            (90, "B", "start", "n1"),
+            (1140, "A", "finish", "n0"),
+            (1140, "B", "finish", "n1"),
+        ],
+    )
     assert [(d["node"], d["victims"]) for d in r.decisions] == [("n0", ["A"]), ("n1", ["B"])]
 
 
@@ -228,21 +293,38 @@ def test_te_gang_reserves_for_a_worker_that_fits():
     # at 40; T starts on n2 and n0 (worker order). At 90 T ends: A (submit 0) restarts on n0, D on
     # n2 (slack 1/4 against none elsewhere).
     jobs = [
-        job("A", 0, 1000, 4), job("B", 0, 1000, 4), job("C", 0, 1000, 1),
-        gang("T", 10, 50, 3, 2, is_te=True), job("D", 20, 5, 2),
-    ]  # fmt: skip
+        job("A", 0, 1000, 4),
+        job("B", 0, 1000, 4),
+        job("C", 0, 1000, 1),
+        gang("T", 10, 50, 3, 2, is_te=True),
+        job("D", 20, 5, 2),
+    ]
     r = run(jobs, prop_cluster(4, 4, 4), policy="k8s")
-    assert_events(r, [
-        (0, "A", "submit", ""), (0, "B", "submit", ""), (0, "C", "submit", ""),
-        (0, "A", "start", "n0"), (0, "B", "start", "n1"), (0, "C", "start", "n2"),
-        (10, "T", "submit", ""), (10, "A", "preempt", "n0"),
-        (20, "D", "submit", ""),
-        (40, "A", "release", "n0"), (40, "T", "start", "n2"), (40, "T", "start", "n0"),
-        (90, "T", "finish", "n2"), (90, "T", "finish", "n0"), (90, "A", "start", "n0"), (90, "D", "start", "n2"),
-        (95, "D", "finish", "n2"),
-        (1000, "B", "finish", "n1"), (1000, "C", "finish", "n2"),
-        (1140, "A", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "A", "submit", ""),
+            (0, "B", "submit", ""),
+            (0, "C", "submit", ""),
+            (0, "A", "start", "n0"),
+            (0, "B", "start", "n1"),
+            (0, "C", "start", "n2"),
+            (10, "T", "submit", ""),
+            (10, "A", "preempt", "n0"),
+            (20, "D", "submit", ""),
+            (40, "A", "release", "n0"),
+            (40, "T", "start", "n2"),
+            (40, "T", "start", "n0"),
+            (90, "T", "finish", "n2"),
+            (90, "T", "finish", "n0"),
+            (90, "A", "start", "n0"),
+            (90, "D", "start", "n2"),
+            (95, "D", "finish", "n2"),
+            (1000, "B", "finish", "n1"),
+            (1000, "C", "finish", "n2"),
+            (1140, "A", "finish", "n0"),
+        ],
+    )
 
 
 def test_te_gang_grace_zero_releases_follow_preempts():
@@ -250,13 +332,28 @@ def test_te_gang_grace_zero_releases_follow_preempts():
     # pass (preempts in signal order, then releases), T starts at 10 and A, B restart at 60.
     jobs = [job("A", 0, 1000, 4), job("B", 0, 1000, 4), gang("T", 10, 50, 3, 2, is_te=True)]
     r = run(jobs, prop_cluster(4, 4), policy="fitgpp", grace=0, restore=0)
-    assert_events(r, [
-        (0, "A", "submit", ""), (0, "B", "submit", ""), (0, "A", "start", "n0"), (0, "B", "start", "n1"),
-        (10, "T", "submit", ""), (10, "A", "preempt", "n0"), (10, "B", "preempt", "n1"),
-        (10, "A", "release", "n0"), (10, "B", "release", "n1"), (10, "T", "start", "n0"), (10, "T", "start", "n1"),
-        (60, "T", "finish", "n0"), (60, "T", "finish", "n1"), (60, "A", "start", "n0"), (60, "B", "start", "n1"),
-        (1050, "A", "finish", "n0"), (1050, "B", "finish", "n1"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "A", "submit", ""),
+            (0, "B", "submit", ""),
+            (0, "A", "start", "n0"),
+            (0, "B", "start", "n1"),
+            (10, "T", "submit", ""),
+            (10, "A", "preempt", "n0"),
+            (10, "B", "preempt", "n1"),
+            (10, "A", "release", "n0"),
+            (10, "B", "release", "n1"),
+            (10, "T", "start", "n0"),
+            (10, "T", "start", "n1"),
+            (60, "T", "finish", "n0"),
+            (60, "T", "finish", "n1"),
+            (60, "A", "start", "n0"),
+            (60, "B", "start", "n1"),
+            (1050, "A", "finish", "n0"),
+            (1050, "B", "finish", "n1"),
+        ],
+    )
 
 
 def test_lost_work_is_per_job_and_useful_utilisation_counts_workers():

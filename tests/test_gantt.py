@@ -207,8 +207,24 @@ def test_cli_writes_the_gantt_csv_escaped(tmp_path) -> None:
         "job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n=1+1,0,100,1,1,2,BE\nt,10,20,1,1,2,TE\nc,0,5,1,1,0,BE\n"
     )
     out = tmp_path / "g.csv"
-    rc = main(["run", str(wl), "--policy", "k8s", "--nodes", "1", "--node-cpu", "4", "--node-mem-gb", "4",
-               "--node-gpu", "2", "--gantt-out", str(out)])  # fmt: skip
+    rc = main(
+        [
+            "run",
+            str(wl),
+            "--policy",
+            "k8s",
+            "--nodes",
+            "1",
+            "--node-cpu",
+            "4",
+            "--node-mem-gb",
+            "4",
+            "--node-gpu",
+            "2",
+            "--gantt-out",
+            str(out),
+        ]
+    )
     assert rc == 0
     with out.open() as f:
         table = list(csv.reader(f))

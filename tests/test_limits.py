@@ -70,8 +70,9 @@ def wl(tmp_path):
     return p
 
 
-@pytest.mark.parametrize("knob", ["grace=1e308", "restore=1e308", "tau=1e308", "checkpoint_interval=1e-308",
-                                  "P=1e308", "s=nan", "grace=inf"])  # fmt: skip
+@pytest.mark.parametrize(
+    "knob", ["grace=1e308", "restore=1e308", "tau=1e308", "checkpoint_interval=1e-308", "P=1e308", "s=nan", "grace=inf"]
+)
 @pytest.mark.parametrize("command", ["run", "compare"])
 def test_extreme_knobs_are_refused_before_any_file_is_written(wl, tmp_path, capsys, knob, command):
     out = tmp_path / "out.json"
@@ -93,12 +94,33 @@ def test_json_at_the_top_of_every_range_is_finite(tmp_path):
     # times near 2^52 s (where the clock's resolution is 1 s), the longest grace and restore, the
     # shortest periodic checkpoint, the largest tau: every number of the summary stays finite
     wl = tmp_path / "edge.csv"
-    wl.write_text("job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n"
-                  "1,4503599627370496,100000,1,1,8,BE\n2,4503599627370500,2,1,1,8,TE\n")  # fmt: skip
+    wl.write_text(
+        "job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n"
+        "1,4503599627370496,100000,1,1,8,BE\n2,4503599627370500,2,1,1,8,TE\n"
+    )
     out = tmp_path / "s.json"
-    rc = main(["run", str(wl), "--policy", "k8s", "--nodes", "1", "--set", "grace=1e9", "--set", "restore=1e9",
-               "--set", "checkpoint=periodic", "--set", "checkpoint_interval=0.001", "--set", "tau=1e9",
-               "--summary-json", str(out)])  # fmt: skip
+    rc = main(
+        [
+            "run",
+            str(wl),
+            "--policy",
+            "k8s",
+            "--nodes",
+            "1",
+            "--set",
+            "grace=1e9",
+            "--set",
+            "restore=1e9",
+            "--set",
+            "checkpoint=periodic",
+            "--set",
+            "checkpoint_interval=0.001",
+            "--set",
+            "tau=1e9",
+            "--summary-json",
+            str(out),
+        ]
+    )
     assert rc == 0
     summary = json.loads(out.read_text(), parse_constant=lambda c: pytest.fail(f"non-finite {c} in the JSON"))
     assert summary["preemptions"] == 1 and summary["classes"]["BE"]["count"] == 1
@@ -117,9 +139,11 @@ def test_the_json_writer_names_a_non_finite_field_and_writes_nothing(tmp_path):
 
 @pytest.mark.parametrize(
     "value, message",
-    [("10000000", f"argument --nodes: '10000000' is above the limit of {MAX_NODES}"),
-     ("0", "argument --nodes: '0' must be > 0")],
-)  # fmt: skip
+    [
+        ("10000000", f"argument --nodes: '10000000' is above the limit of {MAX_NODES}"),
+        ("0", "argument --nodes: '0' must be > 0"),
+    ],
+)
 def test_nodes_shorthand_limit_before_any_allocation(wl, capsys, value, message):
     with allocation_peak() as peak, pytest.raises(SystemExit) as exit_:
         main(["run", str(wl), "--nodes", value])
@@ -178,8 +202,14 @@ def test_a_grid_too_large_to_run_is_refused_before_any_point_is_built():
     from simcore import sweep
 
     grid = {"load": [round(0.001 * i, 3) for i in range(1, 1001)], "te_share": [i / 100 for i in range(100)]}
-    with allocation_peak() as peak, pytest.raises(UserError, match=r"^grid: up to 100000 points x 2 seeds = 200000 "
-                                                                 r"tasks, above the limit of 100000 tasks$"):  # fmt: skip
+    with (
+        allocation_peak() as peak,
+        pytest.raises(
+            UserError,
+            match=r"^grid: up to 100000 points x 2 seeds = 200000 "
+            r"tasks, above the limit of 100000 tasks$",
+        ),
+    ):
         sweep.build_spec(preset="demo", grids=grid, seeds=2)
     assert peak.mb < REFUSED_MB  # 200,000 tasks built one by one would take about 80 MB
     assert len(sweep.build_spec(preset="demo", grids={"load": grid["load"][:50]}, seeds=2).tasks()) == 100

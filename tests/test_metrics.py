@@ -31,8 +31,20 @@ def test_summary_matches_recomputation_on_demo():
             for q in (50, 90, 95, 99):
                 assert got[f"p{q}"] == pytest.approx(np.percentile(frame[col], q))
     assert s["preemptions"] == int(jf.preemptions.sum()) and s["lost_work"] == pytest.approx(jf.lost_work.sum())
-    assert list(s) == ["policy", "classes", "preemptions", "lost_work", "accounting", "gpu_utilization", "gpu_useful_utilization",
-                       "cpu_utilization", "makespan", "unschedulable", "knobs", "wall_seconds"]  # fmt: skip
+    assert list(s) == [
+        "policy",
+        "classes",
+        "preemptions",
+        "lost_work",
+        "accounting",
+        "gpu_utilization",
+        "gpu_useful_utilization",
+        "cpu_utilization",
+        "makespan",
+        "unschedulable",
+        "knobs",
+        "wall_seconds",
+    ]
 
 
 def test_utilisation_counts_restore_and_grace_by_hand():
@@ -52,19 +64,31 @@ def test_time_series_by_hand():
     assert u[["time", "gpu_alloc"]].values.tolist() == [[0, 4], [40, 2], [60, 4], [210, 0]]
     q = metrics.queue_length_over_time(r)
     assert q[["time", "pending", "pending_TE", "pending_BE"]].values.tolist() == [
-        [0, 0, 0, 0], [10, 1, 1, 0], [40, 1, 0, 1], [60, 0, 0, 0]]  # fmt: skip
+        [0, 0, 0, 0],
+        [10, 1, 1, 0],
+        [40, 1, 0, 1],
+        [60, 0, 0, 0],
+    ]
     seg = gantt.segments(r)
     seg = seg[seg["lane"] == 0]  # A holds lanes 0-3, T lanes 0-1
     rows = seg[["job_id", "start", "end", "kind"]].values.tolist()
-    assert rows == [["A", 0, 10, "run"], ["A", 10, 40, "grace"], ["T", 40, 60, "run"],
-                    ["A", 60, 120, "restore"], ["A", 120, 210, "run"]]  # fmt: skip
+    assert rows == [
+        ["A", 0, 10, "run"],
+        ["A", 10, 40, "grace"],
+        ["T", 40, 60, "run"],
+        ["A", 60, 120, "restore"],
+        ["A", 120, 210, "run"],
+    ]
 
 
 def test_trio_and_nulls():
     base = {"classes": {"TE": {"slowdown": {"p95": 10.0}}, "BE": {"slowdown": {"p50": 2.0, "p95": 0.0}}}}
     pol = {"classes": {"TE": {"slowdown": {"p95": 1.0}}, "BE": {"slowdown": {"p50": 3.0, "p95": 5.0}}}}
-    assert metrics.trio(pol, base) == {"TE_p95_slowdown_pct": -90.0, "BE_p50_slowdown_pct": 50.0,
-                                       "BE_p95_slowdown_pct": None}  # fmt: skip
+    assert metrics.trio(pol, base) == {
+        "TE_p95_slowdown_pct": -90.0,
+        "BE_p50_slowdown_pct": 50.0,
+        "BE_p95_slowdown_pct": None,
+    }
     empty = metrics.describe(np.array([]))
     assert empty == dict.fromkeys(("mean", "p50", "p90", "p95", "p99"))
     with pytest.raises(ValueError, match="baseline 'x'"):
@@ -100,7 +124,7 @@ def test_the_trio_is_declared_once_and_every_layer_reads_it():
                     "policy": ["fifo"],
                     "TE_slowdown_p95": [2.0],
                     "TE_p95_slowdown_pct_vs_fifo": [0.0],
-                }  # fmt: skip
+                }
             )
         ),
         "fifo",

@@ -27,18 +27,26 @@ def test_te_waits_for_the_exemption_to_end_then_preempts(policy):
     # B keeps 300 + 240 = 540 s, restarts at 760, restores until 820 and ends 820 + 460 = 1280.
     jobs = [job("B", 0, 1000, 4), te("T", 100, 50, 2), te("T2", 500, 50, 2)]
     r = run(jobs, prop_cluster(4), policy=policy, min_runtime=300)
-    assert_events(r, [
-        (0, "B", "submit", ""), (0, "B", "start", "n0"),
-        (100, "T", "submit", ""),
-        (300, "B", "preempt", "n0"),
-        (330, "B", "release", "n0"), (330, "T", "start", "n0"),
-        (380, "T", "finish", "n0"), (380, "B", "start", "n0"),
-        (500, "T2", "submit", ""),
-        (680, "B", "preempt", "n0"),
-        (710, "B", "release", "n0"), (710, "T2", "start", "n0"),
-        (760, "T2", "finish", "n0"), (760, "B", "start", "n0"),
-        (1280, "B", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "B", "submit", ""),
+            (0, "B", "start", "n0"),
+            (100, "T", "submit", ""),
+            (300, "B", "preempt", "n0"),
+            (330, "B", "release", "n0"),
+            (330, "T", "start", "n0"),
+            (380, "T", "finish", "n0"),
+            (380, "B", "start", "n0"),
+            (500, "T2", "submit", ""),
+            (680, "B", "preempt", "n0"),
+            (710, "B", "release", "n0"),
+            (710, "T2", "start", "n0"),
+            (760, "T2", "finish", "n0"),
+            (760, "B", "start", "n0"),
+            (1280, "B", "finish", "n0"),
+        ],
+    )
     assert_jobs(r, {"B": (0, 1280, 2, 0, "n0"), "T": (330, 380, 0, 0, "n0"), "T2": (710, 760, 0, 0, "n0")})
 
 
@@ -61,16 +69,23 @@ def test_te_takes_the_other_node_when_the_young_job_is_exempt(policy):
     # min_runtime = 150: B2 has run 100 s (exempt), B1 300 s. Every policy's only candidate is B1:
     # T takes n0 at once (after the grace period), not n1 later. B1 restarts at 380, ends 440 + 700.
     r = run(_two_nodes(), prop_cluster(4, 4), policy=policy, min_runtime=150)
-    assert_events(r, [
-        (0, "B1", "submit", ""), (0, "B1", "start", "n0"),
-        (200, "B2", "submit", ""), (200, "B2", "start", "n1"),
-        (300, "T", "submit", ""),
-        (300, "B1", "preempt", "n0"),
-        (330, "B1", "release", "n0"), (330, "T", "start", "n0"),
-        (380, "T", "finish", "n0"), (380, "B1", "start", "n0"),
-        (1140, "B1", "finish", "n0"),
-        (1200, "B2", "finish", "n1"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "B1", "submit", ""),
+            (0, "B1", "start", "n0"),
+            (200, "B2", "submit", ""),
+            (200, "B2", "start", "n1"),
+            (300, "T", "submit", ""),
+            (300, "B1", "preempt", "n0"),
+            (330, "B1", "release", "n0"),
+            (330, "T", "start", "n0"),
+            (380, "T", "finish", "n0"),
+            (380, "B1", "start", "n0"),
+            (1140, "B1", "finish", "n0"),
+            (1200, "B2", "finish", "n1"),
+        ],
+    )
 
 
 _GRACE0_CLUSTER = ClusterSpec(tuple(Node(name, Resources(g, g, g)) for name, g in [("n-0", 2), ("n-1", 2), ("s-0", 1)]))
@@ -96,24 +111,42 @@ def test_victims_released_with_grace_0_rejoin_at_the_next_min_runtime_instant():
     # nowhere. t=6000: 4 ends, 2 restarts on n-0 (6000 + 60 + 9000 = 15060). Skipping t=1600
     # would hold 1 until 6000 as well.
     r = run(_GRACE0_JOBS, _GRACE0_CLUSTER, **_GRACE0_KNOBS)
-    assert_events(r, [
-        (0, "1", "submit", ""), (0, "2", "submit", ""), (0, "3", "submit", ""),
-        (0, "1", "start", "n-0"), (0, "2", "start", "n-0"), (0, "3", "start", "n-1"),
-        (100, "4", "submit", ""),
-        (600, "5", "submit", ""), (600, "5", "start", "n-1"),
-        (1000, "1", "preempt", "n-0"), (1000, "2", "preempt", "n-0"),
-        (1000, "1", "release", "n-0"), (1000, "2", "release", "n-0"), (1000, "4", "start", "n-0"),
-        (1600, "1", "start", "s-0"),
-        (6000, "4", "finish", "n-0"), (6000, "2", "start", "n-0"),
-        (10000, "3", "finish", "n-1"),
-        (10600, "5", "finish", "n-1"),
-        (10660, "1", "finish", "s-0"),
-        (15060, "2", "finish", "n-0"),
-    ])  # fmt: skip
-    assert_jobs(r, {
-        "1": (0, 10660, 1, 0, "s-0"), "2": (0, 15060, 1, 0, "n-0"), "3": (0, 10000, 0, 0, "n-1"),
-        "4": (1000, 6000, 0, 0, "n-0"), "5": (600, 10600, 0, 0, "n-1"),
-    })  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "1", "submit", ""),
+            (0, "2", "submit", ""),
+            (0, "3", "submit", ""),
+            (0, "1", "start", "n-0"),
+            (0, "2", "start", "n-0"),
+            (0, "3", "start", "n-1"),
+            (100, "4", "submit", ""),
+            (600, "5", "submit", ""),
+            (600, "5", "start", "n-1"),
+            (1000, "1", "preempt", "n-0"),
+            (1000, "2", "preempt", "n-0"),
+            (1000, "1", "release", "n-0"),
+            (1000, "2", "release", "n-0"),
+            (1000, "4", "start", "n-0"),
+            (1600, "1", "start", "s-0"),
+            (6000, "4", "finish", "n-0"),
+            (6000, "2", "start", "n-0"),
+            (10000, "3", "finish", "n-1"),
+            (10600, "5", "finish", "n-1"),
+            (10660, "1", "finish", "s-0"),
+            (15060, "2", "finish", "n-0"),
+        ],
+    )
+    assert_jobs(
+        r,
+        {
+            "1": (0, 10660, 1, 0, "s-0"),
+            "2": (0, 15060, 1, 0, "n-0"),
+            "3": (0, 10000, 0, 0, "n-1"),
+            "4": (1000, 6000, 0, 0, "n-0"),
+            "5": (600, 10600, 0, 0, "n-1"),
+        },
+    )
 
 
 def test_a_min_runtime_instant_is_skipped_only_when_its_pass_changes_nothing(monkeypatch):
@@ -186,8 +219,16 @@ class _Spy:
 
     def victims(self, view: PreemptionView) -> Preemption | None:
         c = view.candidates
-        self.seen += [(view.now, float(c.seg_start[i]), float(c.lost_now[i]), float(c.last_checkpoint[i]),
-                       float(c.restore_next[i])) for i in range(len(c))]  # fmt: skip
+        self.seen += [
+            (
+                view.now,
+                float(c.seg_start[i]),
+                float(c.lost_now[i]),
+                float(c.last_checkpoint[i]),
+                float(c.restore_next[i]),
+            )
+            for i in range(len(c))
+        ]
         return policies.K8S.victims(view)
 
 

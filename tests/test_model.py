@@ -44,8 +44,9 @@ def test_bad_knobs_say_which_and_why(knobs, words):
 
 
 def test_pool_and_uniform_node_names():
-    spec = ClusterSpec.from_pools([{"count": 2, "cpu": 8, "mem_gb": 32, "gpu": 1, "name": "a"},
-                                   {"count": 1, "cpu": 4, "mem_gb": 16, "gpu": 0}])  # fmt: skip
+    spec = ClusterSpec.from_pools(
+        [{"count": 2, "cpu": 8, "mem_gb": 32, "gpu": 1, "name": "a"}, {"count": 1, "cpu": 4, "mem_gb": 16, "gpu": 0}]
+    )
     assert spec.names == ["a-0", "a-1", "pool1-0"]
     assert spec.capacity_matrix().tolist() == [[8, 32, 1], [8, 32, 1], [4, 16, 0]]
     assert ClusterSpec.uniform(3, 1, 1, 1).names == ["n0", "n1", "n2"]
@@ -54,8 +55,18 @@ def test_pool_and_uniform_node_names():
 
 
 def test_job_table_frame_round_trip_keeps_class_case_insensitive():
-    df = pd.DataFrame({"job_id": [1, 2], "submit_time": [0, 5], "duration": [10, 20], "cpu": [1, 2],
-                       "mem_gb": [3, 4], "gpu": [0.5, 1], "job_class": ["te", "Be"], "user": ["u", "v"]})  # fmt: skip
+    df = pd.DataFrame(
+        {
+            "job_id": [1, 2],
+            "submit_time": [0, 5],
+            "duration": [10, 20],
+            "cpu": [1, 2],
+            "mem_gb": [3, 4],
+            "gpu": [0.5, 1],
+            "job_class": ["te", "Be"],
+            "user": ["u", "v"],
+        }
+    )
     t = JobTable.from_frame(df)
     assert t.is_te.tolist() == [True, False]
     assert t.request.tolist() == [[1, 3, 0.5], [2, 4, 1]]

@@ -33,8 +33,14 @@ from simcore.policy_spec import parse_policy
 NAMES = "abcdefgh"
 
 
-def view(nodes: list[int], te: int, cands: list[tuple], avail: list[int] | None = None, now: float = 100.0,
-         config: SimConfig | None = None) -> PreemptionView:  # fmt: skip
+def view(
+    nodes: list[int],
+    te: int,
+    cands: list[tuple],
+    avail: list[int] | None = None,
+    now: float = 100.0,
+    config: SimConfig | None = None,
+) -> PreemptionView:
     """`nodes`: capacity per node; `avail`: free room per node (default 0: full); `cands`: per running BE job
     in job order, (node, size, segment start, remaining work, work lost now, past preemptions)."""
     config = config or SimConfig()
@@ -199,7 +205,9 @@ def test_random_draws_the_node_then_shuffles(seed):
     v = view(TWO_NODES[0], 2, TWO_NODES[1], config=config)
     options = get_policy("random", config).explain(v).options
     assert [(o.node, names(v, o.victims), o.values) for o in options] == [
-        (d, "".join(sorted(taken)), (d,)), (1 - d, "", (1 - d,))]  # fmt: skip
+        (d, "".join(sorted(taken)), (d,)),
+        (1 - d, "", (1 - d,)),
+    ]
 
 
 def test_non_preemptive_policies_never_take_victims():

@@ -454,8 +454,9 @@ def check_s_cap(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, rp: Rep
 @st.composite
 def configs_beyond(draw, policy: str) -> SimConfig:
     base = draw(configs(policy))
-    return base.with_knobs({"min_runtime": draw(st.sampled_from([0, 5, 20, 60, 150])),
-                            "reentry": draw(st.sampled_from([0, 30, 1800]))})  # fmt: skip
+    return base.with_knobs(
+        {"min_runtime": draw(st.sampled_from([0, 5, 20, 60, 150])), "reentry": draw(st.sampled_from([0, 30, 1800]))}
+    )
 
 
 def _check_beyond(jobs, cluster, config):

@@ -26,7 +26,23 @@ def test_the_docstring_example_runs_and_matches_the_cli(tmp_path, monkeypatch) -
     scope: dict = {}
     exec(compile(code.replace("print(", "shown = ("), "example", "exec"), scope)  # the docstring's own code
     out = tmp_path / "s.json"
-    argv = ["run", "sample_workloads/demo.csv", "--policy", "fitgpp", "--set", "P=1", "--nodes", "4",
-            "--node-cpu", "64", "--node-mem-gb", "512", "--node-gpu", "8", "--summary-json", str(out)]  # fmt: skip
+    argv = [
+        "run",
+        "sample_workloads/demo.csv",
+        "--policy",
+        "fitgpp",
+        "--set",
+        "P=1",
+        "--nodes",
+        "4",
+        "--node-cpu",
+        "64",
+        "--node-mem-gb",
+        "512",
+        "--node-gpu",
+        "8",
+        "--summary-json",
+        str(out),
+    ]
     assert cli_main(argv) == 0
     assert scope["shown"] == json.loads(out.read_text())["classes"]["TE"]["slowdown"]["p95"]

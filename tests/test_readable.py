@@ -150,9 +150,19 @@ def test_the_jobs_table_names_a_unit_in_every_time_header() -> None:
     )
     table = views.jobs_table(jobs)
     assert list(table.columns) == [
-        "job", "class", "submit (h)", "run time (min)", "first start (h)", "finish (h)", "wait (min)",
-        "JCT (min)", "slowdown (x run time)", "preemptions", "lost work (min)", "node",
-    ]  # fmt: skip
+        "job",
+        "class",
+        "submit (h)",
+        "run time (min)",
+        "first start (h)",
+        "finish (h)",
+        "wait (min)",
+        "JCT (min)",
+        "slowdown (x run time)",
+        "preemptions",
+        "lost work (min)",
+        "node",
+    ]
     assert list(table["wait (min)"]) == [0.0, 30.0] and list(table["finish (h)"]) == [0.17, 2.75]
 
 

@@ -28,8 +28,16 @@ DEMO = ["sample_workloads/demo.csv", "--cluster", "sample_workloads/demo_cluster
 PLUGIN = EntryPoint("report", "dashboard.report.cli:register", cli_plugins.GROUP)
 #: the documented cap of the demo sample's report (docs/cli.md)
 REPORT_CAP_BYTES = 6_000_000
-SECTIONS = ("Scenario", "The trio", "Slowdown percentiles", "Slowdown CDFs", "GPU lanes (Gantt)",
-            "Preemption steps", "Decision log", "Preemption accounting")  # fmt: skip
+SECTIONS = (
+    "Scenario",
+    "The trio",
+    "Slowdown percentiles",
+    "Slowdown CDFs",
+    "GPU lanes (Gantt)",
+    "Preemption steps",
+    "Decision log",
+    "Preemption accounting",
+)
 HOSTILE = ('<a href="http://127.0.0.1:9/x">CLICK</a>', "<script>alert(1)</script>")
 
 
@@ -120,8 +128,10 @@ def hostile_scenario(tmp_path: Path) -> tuple[Path, Path]:
 def test_visitor_text_is_plain_text_only(tmp_path):
     workload, cluster = hostile_scenario(tmp_path)
     out = tmp_path / "r.html"
-    assert run(["report", str(workload), "--cluster", str(cluster), "--policies", "fifo,k8s,fitgpp",
-                "--out", str(out)]) == 0  # fmt: skip
+    assert (
+        run(["report", str(workload), "--cluster", str(cluster), "--policies", "fifo,k8s,fitgpp", "--out", str(out)])
+        == 0
+    )
     text = out.read_text(encoding="utf-8")
     for hostile in (*HOSTILE, "<b>te</b>", "<img src=x onerror=alert(2)>"):
         assert hostile not in text
@@ -156,8 +166,12 @@ def test_simcore_finds_the_report_through_its_entry_point(tmp_path):
     out = tmp_path / "r.html"
     done = subprocess.run(
         [sys.executable, "-m", "simcore", "report", *DEMO, "--policies", "fifo,fitgpp", "--out", str(out)],
-        cwd=ROOT, env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"wrote {out}")
     assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

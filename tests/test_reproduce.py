@@ -94,8 +94,10 @@ def test_numbers_equal_a_recomputation_from_the_rows(quick):
     fit = rows[rows["policy"] == "fitgpp"].set_index("seed")
     assert np.allclose(fit["TE_p95_slowdown_pct_vs_fifo"], (fit["TE_slowdown_p95"] - fifo) / fifo * 100)
     # a paired difference of section 4
-    diff = (rows[rows["policy"] == "fitgpp"].set_index("seed")["preemptions"]
-            - rows[rows["policy"] == "k8s"].set_index("seed")["preemptions"]).to_numpy(dtype=float)  # fmt: skip
+    diff = (
+        rows[rows["policy"] == "fitgpp"].set_index("seed")["preemptions"]
+        - rows[rows["policy"] == "k8s"].set_index("seed")["preemptions"]
+    ).to_numpy(dtype=float)
     assert fmt_val(Stat.of(diff)) in doc.split("## 4.")[1].split("## 5.")[0]
 
 
@@ -114,8 +116,22 @@ def test_trace_part(quick):
 
 
 def test_missing_trace_is_skipped_with_a_message(tmp_path, capsys):
-    code = run(["--quick", "--seeds", "2", "--jobs", "80", "--out-dir", str(tmp_path), "--workers", "1",
-                "--no-progress", "--trace", str(tmp_path / "no-trace")])  # fmt: skip
+    code = run(
+        [
+            "--quick",
+            "--seeds",
+            "2",
+            "--jobs",
+            "80",
+            "--out-dir",
+            str(tmp_path),
+            "--workers",
+            "1",
+            "--no-progress",
+            "--trace",
+            str(tmp_path / "no-trace"),
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     assert "was not found" in printed and "trio vs fifo, mean [95% CI] over 2 seeds of 80 jobs" in printed
@@ -138,11 +154,13 @@ def _frame(columns: dict[str, dict[str, list[float]]]) -> pd.DataFrame:
 def test_comparison_text_follows_the_paired_intervals():
     # fitgpp - k8s per seed: BE p50 -1.0, -1.1, -0.9 (CI -1 +- 4.303 * 0.1 / sqrt 3: below 0);
     # BE p95 -1, -2, -3 (-2 +- 2.48: spans 0); TE p95 +2.0, +2.2, +1.8 (above 0)
-    rows = _frame({
-        "BE_slowdown_p50": {"fitgpp": [2.0, 2.9, 3.1], "k8s": [3.0, 4.0, 4.0]},
-        "BE_slowdown_p95": {"fitgpp": [5.0, 5.0, 5.0], "k8s": [6.0, 7.0, 8.0]},
-        "TE_slowdown_p95": {"fitgpp": [3.0, 3.2, 2.8], "k8s": [1.0, 1.0, 1.0]},
-    })  # fmt: skip
+    rows = _frame(
+        {
+            "BE_slowdown_p50": {"fitgpp": [2.0, 2.9, 3.1], "k8s": [3.0, 4.0, 4.0]},
+            "BE_slowdown_p95": {"fitgpp": [5.0, 5.0, 5.0], "k8s": [6.0, 7.0, 8.0]},
+            "TE_slowdown_p95": {"fitgpp": [3.0, 3.2, 2.8], "k8s": [1.0, 1.0, 1.0]},
+        }
+    )
     assert prose.comparison_text(rows, ["k8s"]) == (
         "- against **k8s**, fitgpp's BE p50 slowdown is lower (better); BE p95 slowdown: no clear difference; "
         "TE p95 slowdown is higher (worse).\n"
@@ -153,12 +171,14 @@ def test_comparison_text_follows_the_paired_intervals():
 
 def test_headline_text_quotes_the_rows_and_the_paper():
     # fitgpp's trio vs fifo over 2 seeds: TE -90, -92 -> -91 +- 12.706 * sqrt(2) / sqrt(2) = [-103.7, -78.3]
-    rows = _frame({
-        "TE_p95_slowdown_pct_vs_fifo": {"fitgpp": [-90.0, -92.0]},
-        "BE_p50_slowdown_pct_vs_fifo": {"fitgpp": [10.0, 10.0]},
-        "BE_p95_slowdown_pct_vs_fifo": {"fitgpp": [20.0, 30.0]},
-        "TE_slowdown_p95": {"fitgpp": [1.5, 2.5], "priority": [40.0, 60.0]},
-    })  # fmt: skip
+    rows = _frame(
+        {
+            "TE_p95_slowdown_pct_vs_fifo": {"fitgpp": [-90.0, -92.0]},
+            "BE_p50_slowdown_pct_vs_fifo": {"fitgpp": [10.0, 10.0]},
+            "BE_p95_slowdown_pct_vs_fifo": {"fitgpp": [20.0, 30.0]},
+            "TE_slowdown_p95": {"fitgpp": [1.5, 2.5], "priority": [40.0, 60.0]},
+        }
+    )
     text = prose.headline_text(rows, 300, 2)
     assert text == (
         "On 300-job workloads (2 seeds), fitgpp changes the TE p95 slowdown by -91.0% [-103.7, -78.3] against FIFO "
@@ -179,7 +199,13 @@ def test_grids_of_the_quick_plan():
     # each curve leaves out the centre (grace 30, restore 60, on_preempt, greedy, load 1.0, TE share 0.3),
     # which the main sweep's rows provide
     curves = plan.curve_grid(study.QUICK)
-    assert curves["grid"] == [{"grace": [300]}, {"restore": [600]}, {"checkpoint": ["none"]},
-                              {"backfill": ["none"]}, {"load": [0.8]}, {"te_share": [0.5]}]  # fmt: skip
+    assert curves["grid"] == [
+        {"grace": [300]},
+        {"restore": [600]},
+        {"checkpoint": ["none"]},
+        {"backfill": ["none"]},
+        {"load": [0.8]},
+        {"te_share": [0.5]},
+    ]
     assert plan.fitgpp_label("s", float("inf")) == "fitgpp" and plan.fitgpp_label("P", 1000) == "fitgpp:P=1000"
     assert plan.same(1, 1.0) and plan.same("none", "none") and not plan.same(0.5, "0.5x")

@@ -35,17 +35,28 @@ def test_fifo_head_of_line_blocking_backfill_none():
     # t=100 A finishes; the pass places B (free 4 -> 2) then C (free 2 -> 1).
     # C ends at 110, B at 150.
     r = run(_hol_jobs(), prop_cluster(4), policy="fifo", backfill="none")
-    assert_events(r, [
-        (0, "A", "submit", ""), (0, "A", "start", "n0"),
-        (1, "B", "submit", ""),
-        (2, "C", "submit", ""),
-        (100, "A", "finish", "n0"), (100, "B", "start", "n0"), (100, "C", "start", "n0"),
-        (110, "C", "finish", "n0"),
-        (150, "B", "finish", "n0"),
-    ])  # fmt: skip
-    assert_jobs(r, {
-        "A": (0, 100, 0, 0, "n0"), "B": (100, 150, 0, 0, "n0"), "C": (100, 110, 0, 0, "n0"),
-    })  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "A", "submit", ""),
+            (0, "A", "start", "n0"),
+            (1, "B", "submit", ""),
+            (2, "C", "submit", ""),
+            (100, "A", "finish", "n0"),
+            (100, "B", "start", "n0"),
+            (100, "C", "start", "n0"),
+            (110, "C", "finish", "n0"),
+            (150, "B", "finish", "n0"),
+        ],
+    )
+    assert_jobs(
+        r,
+        {
+            "A": (0, 100, 0, 0, "n0"),
+            "B": (100, 150, 0, 0, "n0"),
+            "C": (100, 110, 0, 0, "n0"),
+        },
+    )
     assert list(r.unschedulable) == []
 
 
@@ -53,17 +64,28 @@ def test_fifo_greedy_backfill_same_workload():
     # Same workload, backfill=greedy: at t=2 the pass skips B (does not fit) and starts C,
     # which ends at 12, long before A frees the node at 100 for B.
     r = run(_hol_jobs(), prop_cluster(4), policy="fifo", backfill="greedy")
-    assert_events(r, [
-        (0, "A", "submit", ""), (0, "A", "start", "n0"),
-        (1, "B", "submit", ""),
-        (2, "C", "submit", ""), (2, "C", "start", "n0"),
-        (12, "C", "finish", "n0"),
-        (100, "A", "finish", "n0"), (100, "B", "start", "n0"),
-        (150, "B", "finish", "n0"),
-    ])  # fmt: skip
-    assert_jobs(r, {
-        "A": (0, 100, 0, 0, "n0"), "B": (100, 150, 0, 0, "n0"), "C": (2, 12, 0, 0, "n0"),
-    })  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "A", "submit", ""),
+            (0, "A", "start", "n0"),
+            (1, "B", "submit", ""),
+            (2, "C", "submit", ""),
+            (2, "C", "start", "n0"),
+            (12, "C", "finish", "n0"),
+            (100, "A", "finish", "n0"),
+            (100, "B", "start", "n0"),
+            (150, "B", "finish", "n0"),
+        ],
+    )
+    assert_jobs(
+        r,
+        {
+            "A": (0, 100, 0, 0, "n0"),
+            "B": (100, 150, 0, 0, "n0"),
+            "C": (2, 12, 0, 0, "n0"),
+        },
+    )
 
 
 def test_priority_puts_te_first_fifo_does_not():
@@ -95,32 +117,51 @@ def test_te_preempts_one_be_job_with_grace_and_takes_its_node(policy):
     #   T (TE first) fits on n1 -> start. B (4) does not fit (n1 has 3 free) -> waits.
     # t=180: T ends; B restarts on n1: restore 60, then the remaining 910 s -> ends 1150.
     r = run(_one_victim_jobs(), prop_cluster(4, 4), policy=policy)
-    assert_events(r, [
-        (0, "X", "submit", ""), (0, "X", "start", "n0"),
-        (10, "B", "submit", ""), (10, "B", "start", "n1"),
-        (100, "T", "submit", ""), (100, "B", "preempt", "n1"),
-        (130, "B", "release", "n1"), (130, "T", "start", "n1"),
-        (180, "T", "finish", "n1"), (180, "B", "start", "n1"),
-        (1150, "B", "finish", "n1"),
-        (5000, "X", "finish", "n0"),
-    ])  # fmt: skip
-    assert_jobs(r, {
-        "X": (0, 5000, 0, 0, "n0"), "B": (10, 1150, 1, 0, "n1"), "T": (130, 180, 0, 0, "n1"),
-    })  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "X", "submit", ""),
+            (0, "X", "start", "n0"),
+            (10, "B", "submit", ""),
+            (10, "B", "start", "n1"),
+            (100, "T", "submit", ""),
+            (100, "B", "preempt", "n1"),
+            (130, "B", "release", "n1"),
+            (130, "T", "start", "n1"),
+            (180, "T", "finish", "n1"),
+            (180, "B", "start", "n1"),
+            (1150, "B", "finish", "n1"),
+            (5000, "X", "finish", "n0"),
+        ],
+    )
+    assert_jobs(
+        r,
+        {
+            "X": (0, 5000, 0, 0, "n0"),
+            "B": (10, 1150, 1, 0, "n1"),
+            "T": (130, 180, 0, 0, "n1"),
+        },
+    )
 
 
 @pytest.mark.parametrize("policy", ["fifo", "priority"])
 def test_non_preemptive_policies_make_te_wait(policy):
     # Same workload: nobody is preempted; T waits until B ends at 1010 on n1.
     r = run(_one_victim_jobs(), prop_cluster(4, 4), policy=policy)
-    assert_events(r, [
-        (0, "X", "submit", ""), (0, "X", "start", "n0"),
-        (10, "B", "submit", ""), (10, "B", "start", "n1"),
-        (100, "T", "submit", ""),
-        (1010, "B", "finish", "n1"), (1010, "T", "start", "n1"),
-        (1060, "T", "finish", "n1"),
-        (5000, "X", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "X", "submit", ""),
+            (0, "X", "start", "n0"),
+            (10, "B", "submit", ""),
+            (10, "B", "start", "n1"),
+            (100, "T", "submit", ""),
+            (1010, "B", "finish", "n1"),
+            (1010, "T", "start", "n1"),
+            (1060, "T", "finish", "n1"),
+            (5000, "X", "finish", "n0"),
+        ],
+    )
 
 
 # --------------------------------------------------------------------------- reservation
@@ -137,18 +178,31 @@ def test_reservation_holds_free_space_for_nominated_te(policy):
     #   B3 ends at 190; B1 restores 60 and runs its remaining 900 -> 1140.
     jobs = [job("B1", 0, 1000, 3), te("T", 100, 50, 4), job("B3", 101, 10, 1)]
     r = run(jobs, prop_cluster(4), policy=policy)
-    assert_events(r, [
-        (0, "B1", "submit", ""), (0, "B1", "start", "n0"),
-        (100, "T", "submit", ""), (100, "B1", "preempt", "n0"),
-        (101, "B3", "submit", ""),
-        (130, "B1", "release", "n0"), (130, "T", "start", "n0"),
-        (180, "T", "finish", "n0"), (180, "B1", "start", "n0"), (180, "B3", "start", "n0"),
-        (190, "B3", "finish", "n0"),
-        (1140, "B1", "finish", "n0"),
-    ])  # fmt: skip
-    assert_jobs(r, {
-        "B1": (0, 1140, 1, 0, "n0"), "T": (130, 180, 0, 0, "n0"), "B3": (180, 190, 0, 0, "n0"),
-    })  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "B1", "submit", ""),
+            (0, "B1", "start", "n0"),
+            (100, "T", "submit", ""),
+            (100, "B1", "preempt", "n0"),
+            (101, "B3", "submit", ""),
+            (130, "B1", "release", "n0"),
+            (130, "T", "start", "n0"),
+            (180, "T", "finish", "n0"),
+            (180, "B1", "start", "n0"),
+            (180, "B3", "start", "n0"),
+            (190, "B3", "finish", "n0"),
+            (1140, "B1", "finish", "n0"),
+        ],
+    )
+    assert_jobs(
+        r,
+        {
+            "B1": (0, 1140, 1, 0, "n0"),
+            "T": (130, 180, 0, 0, "n0"),
+            "B3": (180, 190, 0, 0, "n0"),
+        },
+    )
 
 
 @pytest.mark.parametrize("policy", ["k8s", "fitgpp", "lrtp"])
@@ -164,17 +218,26 @@ def test_space_freed_by_a_non_victim_during_grace_is_not_reserved(policy):
     #   B1 (2) does not fit (1 free). t=180: T ends; B1 restarts: 180 + 60 + 900 = 1140.
     jobs = [job("B1", 0, 1000, 2), job("B2", 1, 114, 1), te("T", 100, 50, 3), job("B3", 101, 10, 1)]
     r = run(jobs, prop_cluster(4), policy=policy)
-    assert_events(r, [
-        (0, "B1", "submit", ""), (0, "B1", "start", "n0"),
-        (1, "B2", "submit", ""), (1, "B2", "start", "n0"),
-        (100, "T", "submit", ""), (100, "B1", "preempt", "n0"),
-        (101, "B3", "submit", ""),
-        (115, "B2", "finish", "n0"), (115, "B3", "start", "n0"),
-        (125, "B3", "finish", "n0"),
-        (130, "B1", "release", "n0"), (130, "T", "start", "n0"),
-        (180, "T", "finish", "n0"), (180, "B1", "start", "n0"),
-        (1140, "B1", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "B1", "submit", ""),
+            (0, "B1", "start", "n0"),
+            (1, "B2", "submit", ""),
+            (1, "B2", "start", "n0"),
+            (100, "T", "submit", ""),
+            (100, "B1", "preempt", "n0"),
+            (101, "B3", "submit", ""),
+            (115, "B2", "finish", "n0"),
+            (115, "B3", "start", "n0"),
+            (125, "B3", "finish", "n0"),
+            (130, "B1", "release", "n0"),
+            (130, "T", "start", "n0"),
+            (180, "T", "finish", "n0"),
+            (180, "B1", "start", "n0"),
+            (1140, "B1", "finish", "n0"),
+        ],
+    )
 
 
 @pytest.mark.parametrize("policy", ["k8s", "fitgpp"])
@@ -187,18 +250,31 @@ def test_nominated_job_placed_on_another_node_that_frees_first(policy):
     #   restarts at once: restore 60 + remaining 1000 - 99 = 901 -> ends 1091.
     jobs = [te("X", 0, 110, 4), job("B", 1, 1000, 4), te("T", 100, 50, 4)]
     r = run(jobs, prop_cluster(4, 4), policy=policy)
-    assert_events(r, [
-        (0, "X", "submit", ""), (0, "X", "start", "n0"),
-        (1, "B", "submit", ""), (1, "B", "start", "n1"),
-        (100, "T", "submit", ""), (100, "B", "preempt", "n1"),
-        (110, "X", "finish", "n0"), (110, "T", "start", "n0"),
-        (130, "B", "release", "n1"), (130, "B", "start", "n1"),
-        (160, "T", "finish", "n0"),
-        (1091, "B", "finish", "n1"),
-    ])  # fmt: skip
-    assert_jobs(r, {
-        "X": (0, 110, 0, 0, "n0"), "B": (1, 1091, 1, 0, "n1"), "T": (110, 160, 0, 0, "n0"),
-    })  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "X", "submit", ""),
+            (0, "X", "start", "n0"),
+            (1, "B", "submit", ""),
+            (1, "B", "start", "n1"),
+            (100, "T", "submit", ""),
+            (100, "B", "preempt", "n1"),
+            (110, "X", "finish", "n0"),
+            (110, "T", "start", "n0"),
+            (130, "B", "release", "n1"),
+            (130, "B", "start", "n1"),
+            (160, "T", "finish", "n0"),
+            (1091, "B", "finish", "n1"),
+        ],
+    )
+    assert_jobs(
+        r,
+        {
+            "X": (0, 110, 0, 0, "n0"),
+            "B": (1, 1091, 1, 0, "n1"),
+            "T": (110, 160, 0, 0, "n0"),
+        },
+    )
 
 
 @pytest.mark.parametrize("policy", ["k8s", "fitgpp"])
@@ -215,25 +291,40 @@ def test_backfill_none_nominated_te_does_not_block(policy):
     # t=130: B2 releases; T fits on n2 -> starts. B2 (3) fits nowhere -> pass stops.
     # t=180: T ends; B2 restarts on n2: 180 + 60 + (1000 - 98) = 1142.
     jobs = [
-        job("D", 0, 5000, 3), job("B1", 1, 5000, 4), job("B2", 2, 1000, 3),
-        te("T", 100, 50, 2), job("C", 100, 5, 1), job("F", 110, 5, 1),
-    ]  # fmt: skip
+        job("D", 0, 5000, 3),
+        job("B1", 1, 5000, 4),
+        job("B2", 2, 1000, 3),
+        te("T", 100, 50, 2),
+        job("C", 100, 5, 1),
+        job("F", 110, 5, 1),
+    ]
     r = run(jobs, prop_cluster(4, 4, 4), policy=policy, backfill="none")
-    assert_events(r, [
-        (0, "D", "submit", ""), (0, "D", "start", "n0"),
-        (1, "B1", "submit", ""), (1, "B1", "start", "n1"),
-        (2, "B2", "submit", ""), (2, "B2", "start", "n2"),
-        (100, "T", "submit", ""), (100, "C", "submit", ""),
-        (100, "B2", "preempt", "n2"), (100, "C", "start", "n0"),
-        (105, "C", "finish", "n0"),
-        (110, "F", "submit", ""), (110, "F", "start", "n0"),
-        (115, "F", "finish", "n0"),
-        (130, "B2", "release", "n2"), (130, "T", "start", "n2"),
-        (180, "T", "finish", "n2"), (180, "B2", "start", "n2"),
-        (1142, "B2", "finish", "n2"),
-        (5000, "D", "finish", "n0"),
-        (5001, "B1", "finish", "n1"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "D", "submit", ""),
+            (0, "D", "start", "n0"),
+            (1, "B1", "submit", ""),
+            (1, "B1", "start", "n1"),
+            (2, "B2", "submit", ""),
+            (2, "B2", "start", "n2"),
+            (100, "T", "submit", ""),
+            (100, "C", "submit", ""),
+            (100, "B2", "preempt", "n2"),
+            (100, "C", "start", "n0"),
+            (105, "C", "finish", "n0"),
+            (110, "F", "submit", ""),
+            (110, "F", "start", "n0"),
+            (115, "F", "finish", "n0"),
+            (130, "B2", "release", "n2"),
+            (130, "T", "start", "n2"),
+            (180, "T", "finish", "n2"),
+            (180, "B2", "start", "n2"),
+            (1142, "B2", "finish", "n2"),
+            (5000, "D", "finish", "n0"),
+            (5001, "B1", "finish", "n1"),
+        ],
+    )
 
 
 # --------------------------------------------------------------------------- grace = 0
@@ -257,18 +348,31 @@ def test_grace_zero_preempt_release_start_in_one_pass(policy):
         job("C", 120, 5, 0, cpu=1, mem=1),
     ]
     r = run(jobs, cl, policy=policy, grace=0, placement="first_fit")
-    assert_events(r, [
-        (0, "B", "submit", ""), (0, "B", "start", "n0"),
-        (100, "T", "submit", ""),
-        (100, "B", "preempt", "n0"), (100, "B", "release", "n0"), (100, "T", "start", "n0"),
-        (120, "C", "submit", ""), (120, "B", "start", "n1"), (120, "C", "start", "n0"),
-        (125, "C", "finish", "n0"),
-        (150, "T", "finish", "n0"),
-        (1080, "B", "finish", "n1"),
-    ])  # fmt: skip
-    assert_jobs(r, {
-        "B": (0, 1080, 1, 0, "n1"), "T": (100, 150, 0, 0, "n0"), "C": (120, 125, 0, 0, "n0"),
-    })  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "B", "submit", ""),
+            (0, "B", "start", "n0"),
+            (100, "T", "submit", ""),
+            (100, "B", "preempt", "n0"),
+            (100, "B", "release", "n0"),
+            (100, "T", "start", "n0"),
+            (120, "C", "submit", ""),
+            (120, "B", "start", "n1"),
+            (120, "C", "start", "n0"),
+            (125, "C", "finish", "n0"),
+            (150, "T", "finish", "n0"),
+            (1080, "B", "finish", "n1"),
+        ],
+    )
+    assert_jobs(
+        r,
+        {
+            "B": (0, 1080, 1, 0, "n1"),
+            "T": (100, 150, 0, 0, "n0"),
+            "C": (120, 125, 0, 0, "n0"),
+        },
+    )
 
 
 # --------------------------------------------------------------------------- P and s caps
@@ -280,12 +384,16 @@ def _two_te_jobs():
 
 
 _FIRST_PREEMPTION = [
-    (0, "B", "submit", ""), (0, "B", "start", "n0"),
-    (100, "T1", "submit", ""), (100, "B", "preempt", "n0"),
-    (130, "B", "release", "n0"), (130, "T1", "start", "n0"),
-    (180, "T1", "finish", "n0"), (180, "B", "start", "n0"),
+    (0, "B", "submit", ""),
+    (0, "B", "start", "n0"),
+    (100, "T1", "submit", ""),
+    (100, "B", "preempt", "n0"),
+    (130, "B", "release", "n0"),
+    (130, "T1", "start", "n0"),
+    (180, "T1", "finish", "n0"),
+    (180, "B", "start", "n0"),
     (300, "T2", "submit", ""),
-]  # fmt: skip
+]
 
 
 def test_fitgpp_P1_does_not_preempt_twice():
@@ -293,10 +401,15 @@ def test_fitgpp_P1_does_not_preempt_twice():
     # B restarts at 180 (restore until 240). t=300: B has 1 preemption = P -> not a candidate:
     # no victims, T2 waits. B ends 240 + 900 = 1140; T2 runs 1140..1190.
     r = run(_two_te_jobs(), prop_cluster(4), policy="fitgpp", P=1)
-    assert_events(r, _FIRST_PREEMPTION + [
-        (1140, "B", "finish", "n0"), (1140, "T2", "start", "n0"),
-        (1190, "T2", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        _FIRST_PREEMPTION
+        + [
+            (1140, "B", "finish", "n0"),
+            (1140, "T2", "start", "n0"),
+            (1190, "T2", "finish", "n0"),
+        ],
+    )
     assert_jobs(r, {"B": (0, 1140, 1, 0, "n0"), "T1": (130, 180, 0, 0, "n0"), "T2": (1140, 1190, 0, 0, "n0")})
 
 
@@ -306,12 +419,18 @@ def test_second_preemption_without_cap(policy, P):
     # again (restore ended at 240, progress 100 + 60 = 160) and is preempted again.
     # T2 runs 330..380; B restarts at 380, restores until 440, runs its remaining 840 -> 1280.
     r = run(_two_te_jobs(), prop_cluster(4), policy=policy, P=P)
-    assert_events(r, _FIRST_PREEMPTION + [
-        (300, "B", "preempt", "n0"),
-        (330, "B", "release", "n0"), (330, "T2", "start", "n0"),
-        (380, "T2", "finish", "n0"), (380, "B", "start", "n0"),
-        (1280, "B", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        _FIRST_PREEMPTION
+        + [
+            (300, "B", "preempt", "n0"),
+            (330, "B", "release", "n0"),
+            (330, "T2", "start", "n0"),
+            (380, "T2", "finish", "n0"),
+            (380, "B", "start", "n0"),
+            (1280, "B", "finish", "n0"),
+        ],
+    )
     assert_jobs(r, {"B": (0, 1280, 2, 0, "n0"), "T1": (130, 180, 0, 0, "n0"), "T2": (330, 380, 0, 0, "n0")})
 
 
@@ -334,25 +453,37 @@ def test_fitgpp_s_cap_allows(s):
     # s x 0.125 >= 1 for s = inf, 10 and 8 (the boundary: "at most s times") -> B is a
     # candidate: preempted at 100, T runs 130..180, B restarts 180 + 60 + 900 = 1140.
     r = run(_WHOLE_NODE, cluster_of((64, 512, 8)), policy="fitgpp", s=s)
-    assert_events(r, [
-        (0, "B", "submit", ""), (0, "B", "start", "n0"),
-        (100, "T", "submit", ""), (100, "B", "preempt", "n0"),
-        (130, "B", "release", "n0"), (130, "T", "start", "n0"),
-        (180, "T", "finish", "n0"), (180, "B", "start", "n0"),
-        (1140, "B", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "B", "submit", ""),
+            (0, "B", "start", "n0"),
+            (100, "T", "submit", ""),
+            (100, "B", "preempt", "n0"),
+            (130, "B", "release", "n0"),
+            (130, "T", "start", "n0"),
+            (180, "T", "finish", "n0"),
+            (180, "B", "start", "n0"),
+            (1140, "B", "finish", "n0"),
+        ],
+    )
 
 
 @pytest.mark.parametrize("s", [4.0, 7.9])
 def test_fitgpp_s_cap_protects_big_victim(s):
     # s x 0.125 < 1 -> B is protected; T waits until B ends at 1000.
     r = run(_WHOLE_NODE, cluster_of((64, 512, 8)), policy="fitgpp", s=s)
-    assert_events(r, [
-        (0, "B", "submit", ""), (0, "B", "start", "n0"),
-        (100, "T", "submit", ""),
-        (1000, "B", "finish", "n0"), (1000, "T", "start", "n0"),
-        (1050, "T", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "B", "submit", ""),
+            (0, "B", "start", "n0"),
+            (100, "T", "submit", ""),
+            (1000, "B", "finish", "n0"),
+            (1000, "T", "start", "n0"),
+            (1050, "T", "finish", "n0"),
+        ],
+    )
 
 
 def test_s_cap_belongs_to_fitgpp_only():
@@ -390,19 +521,34 @@ def test_checkpoint_modes_lose_exact_work(mode, finish, lost, policy):
     # t=500: T2 (4) -> B preempted again (fitgpp: 1 < P=2), release 530, T2 runs 530..580,
     #   B restarts at 580, restores until 640, then runs what it has left.
     r = run(_ckpt_jobs(), prop_cluster(4), policy=policy, checkpoint=mode, checkpoint_interval=100)
-    assert_events(r, [
-        (0, "B", "submit", ""), (0, "B", "start", "n0"),
-        (250, "T1", "submit", ""), (250, "B", "preempt", "n0"),
-        (280, "B", "release", "n0"), (280, "T1", "start", "n0"),
-        (330, "T1", "finish", "n0"), (330, "B", "start", "n0"),
-        (500, "T2", "submit", ""), (500, "B", "preempt", "n0"),
-        (530, "B", "release", "n0"), (530, "T2", "start", "n0"),
-        (580, "T2", "finish", "n0"), (580, "B", "start", "n0"),
-        (finish, "B", "finish", "n0"),
-    ])  # fmt: skip
-    assert_jobs(r, {
-        "B": (0, finish, 2, lost, "n0"), "T1": (280, 330, 0, 0, "n0"), "T2": (530, 580, 0, 0, "n0"),
-    })  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "B", "submit", ""),
+            (0, "B", "start", "n0"),
+            (250, "T1", "submit", ""),
+            (250, "B", "preempt", "n0"),
+            (280, "B", "release", "n0"),
+            (280, "T1", "start", "n0"),
+            (330, "T1", "finish", "n0"),
+            (330, "B", "start", "n0"),
+            (500, "T2", "submit", ""),
+            (500, "B", "preempt", "n0"),
+            (530, "B", "release", "n0"),
+            (530, "T2", "start", "n0"),
+            (580, "T2", "finish", "n0"),
+            (580, "B", "start", "n0"),
+            (finish, "B", "finish", "n0"),
+        ],
+    )
+    assert_jobs(
+        r,
+        {
+            "B": (0, finish, 2, lost, "n0"),
+            "T1": (280, 330, 0, 0, "n0"),
+            "T2": (530, 580, 0, 0, "n0"),
+        },
+    )
 
 
 # --------------------------------------------------------------------------- restore
@@ -431,19 +577,34 @@ def test_restore_paid_on_every_restart_and_again_after_preemption_during_restore
     # running, even if restoring; fitgpp: 1 < P=2); release 230; T2 230..280; B restarts 280.
     jobs = [job("B", 0, 1000, 4), te("T1", 100, 50, 4), te("T2", 200, 50, 4)]
     r = run(jobs, prop_cluster(4), policy=policy, restore=restore, checkpoint=checkpoint)
-    assert_events(r, [
-        (0, "B", "submit", ""), (0, "B", "start", "n0"),
-        (100, "T1", "submit", ""), (100, "B", "preempt", "n0"),
-        (130, "B", "release", "n0"), (130, "T1", "start", "n0"),
-        (180, "T1", "finish", "n0"), (180, "B", "start", "n0"),
-        (200, "T2", "submit", ""), (200, "B", "preempt", "n0"),
-        (230, "B", "release", "n0"), (230, "T2", "start", "n0"),
-        (280, "T2", "finish", "n0"), (280, "B", "start", "n0"),
-        (finish, "B", "finish", "n0"),
-    ])  # fmt: skip
-    assert_jobs(r, {
-        "B": (0, finish, 2, lost, "n0"), "T1": (130, 180, 0, 0, "n0"), "T2": (230, 280, 0, 0, "n0"),
-    })  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "B", "submit", ""),
+            (0, "B", "start", "n0"),
+            (100, "T1", "submit", ""),
+            (100, "B", "preempt", "n0"),
+            (130, "B", "release", "n0"),
+            (130, "T1", "start", "n0"),
+            (180, "T1", "finish", "n0"),
+            (180, "B", "start", "n0"),
+            (200, "T2", "submit", ""),
+            (200, "B", "preempt", "n0"),
+            (230, "B", "release", "n0"),
+            (230, "T2", "start", "n0"),
+            (280, "T2", "finish", "n0"),
+            (280, "B", "start", "n0"),
+            (finish, "B", "finish", "n0"),
+        ],
+    )
+    assert_jobs(
+        r,
+        {
+            "B": (0, finish, 2, lost, "n0"),
+            "T1": (130, 180, 0, 0, "n0"),
+            "T2": (230, 280, 0, 0, "n0"),
+        },
+    )
 
 
 # --------------------------------------------------------------------------- victim rules
@@ -453,19 +614,26 @@ def _three_rules_jobs():
     # Two nodes of 8. X (TE, 8, ends 5) holds n0 so that C (2, t=1) and D (6, t=2) go to n1;
     # A (8) takes n0 at t=10. At t=100 T (TE, 2) fits nowhere.
     return [
-        te("X", 0, 5, 8), job("C", 1, 2000, 2), job("D", 2, 3000, 6), job("A", 10, 1000, 8),
+        te("X", 0, 5, 8),
+        job("C", 1, 2000, 2),
+        job("D", 2, 3000, 6),
+        job("A", 10, 1000, 8),
         te("T", 100, 50, 2),
-    ]  # fmt: skip
+    ]
 
 
 _THREE_RULES_PREFIX = [
-    (0, "X", "submit", ""), (0, "X", "start", "n0"),
-    (1, "C", "submit", ""), (1, "C", "start", "n1"),
-    (2, "D", "submit", ""), (2, "D", "start", "n1"),
+    (0, "X", "submit", ""),
+    (0, "X", "start", "n0"),
+    (1, "C", "submit", ""),
+    (1, "C", "start", "n1"),
+    (2, "D", "submit", ""),
+    (2, "D", "start", "n1"),
     (5, "X", "finish", "n0"),
-    (10, "A", "submit", ""), (10, "A", "start", "n0"),
+    (10, "A", "submit", ""),
+    (10, "A", "start", "n0"),
     (100, "T", "submit", ""),
-]  # fmt: skip
+]
 
 
 def test_k8s_victim_latest_start_node():
@@ -474,14 +642,20 @@ def test_k8s_victim_latest_start_node():
     # Node choice: both 1 victim; latest earliest-victim-start: A (10) > D (2) -> n0, victim A.
     # A preempted after 90 s; release 130; T on n0 130..180; A restarts 180 + 60 + 910 = 1150.
     r = run(_three_rules_jobs(), prop_cluster(8, 8), policy="k8s")
-    assert_events(r, _THREE_RULES_PREFIX + [
-        (100, "A", "preempt", "n0"),
-        (130, "A", "release", "n0"), (130, "T", "start", "n0"),
-        (180, "T", "finish", "n0"), (180, "A", "start", "n0"),
-        (1150, "A", "finish", "n0"),
-        (2001, "C", "finish", "n1"),
-        (3002, "D", "finish", "n1"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        _THREE_RULES_PREFIX
+        + [
+            (100, "A", "preempt", "n0"),
+            (130, "A", "release", "n0"),
+            (130, "T", "start", "n0"),
+            (180, "T", "finish", "n0"),
+            (180, "A", "start", "n0"),
+            (1150, "A", "finish", "n0"),
+            (2001, "C", "finish", "n1"),
+            (3002, "D", "finish", "n1"),
+        ],
+    )
 
 
 def test_fitgpp_victim_tightest_fit():
@@ -491,14 +665,20 @@ def test_fitgpp_victim_tightest_fit():
     # C preempted after 99 s; release 130; T on n1 130..180; C restarts on n1 at 180
     # (n0 is full with A): 180 + 60 + 1901 = 2141. A ends 1010, D 3002.
     r = run(_three_rules_jobs(), prop_cluster(8, 8), policy="fitgpp")
-    assert_events(r, _THREE_RULES_PREFIX + [
-        (100, "C", "preempt", "n1"),
-        (130, "C", "release", "n1"), (130, "T", "start", "n1"),
-        (180, "T", "finish", "n1"), (180, "C", "start", "n1"),
-        (1010, "A", "finish", "n0"),
-        (2141, "C", "finish", "n1"),
-        (3002, "D", "finish", "n1"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        _THREE_RULES_PREFIX
+        + [
+            (100, "C", "preempt", "n1"),
+            (130, "C", "release", "n1"),
+            (130, "T", "start", "n1"),
+            (180, "T", "finish", "n1"),
+            (180, "C", "start", "n1"),
+            (1010, "A", "finish", "n0"),
+            (2141, "C", "finish", "n1"),
+            (3002, "D", "finish", "n1"),
+        ],
+    )
 
 
 def test_lrtp_victim_longest_remaining_node():
@@ -508,14 +688,20 @@ def test_lrtp_victim_longest_remaining_node():
     # D preempted at 100; release 130; T on n1 (6 free) 130..180; D (6) waits for T (4 free),
     # restarts 180: 180 + 60 + 2902 = 3142. A ends 1010, C 2001.
     r = run(_three_rules_jobs(), prop_cluster(8, 8), policy="lrtp")
-    assert_events(r, _THREE_RULES_PREFIX + [
-        (100, "D", "preempt", "n1"),
-        (130, "D", "release", "n1"), (130, "T", "start", "n1"),
-        (180, "T", "finish", "n1"), (180, "D", "start", "n1"),
-        (1010, "A", "finish", "n0"),
-        (2001, "C", "finish", "n1"),
-        (3142, "D", "finish", "n1"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        _THREE_RULES_PREFIX
+        + [
+            (100, "D", "preempt", "n1"),
+            (130, "D", "release", "n1"),
+            (130, "T", "start", "n1"),
+            (180, "T", "finish", "n1"),
+            (180, "D", "start", "n1"),
+            (1010, "A", "finish", "n0"),
+            (2001, "C", "finish", "n1"),
+            (3142, "D", "finish", "n1"),
+        ],
+    )
 
 
 def test_lrtp_reprieves_unneeded_candidates():
@@ -525,17 +711,26 @@ def test_lrtp_reprieves_unneeded_candidates():
     # E: release 130, T 130..180, E restarts 180 + 60 + 2901 = 3141.
     jobs = [job("F", 0, 5000, 2), job("E", 1, 3000, 4), job("G", 2, 1000, 2), te("T", 100, 50, 4)]
     r = run(jobs, prop_cluster(8), policy="lrtp")
-    assert_events(r, [
-        (0, "F", "submit", ""), (0, "F", "start", "n0"),
-        (1, "E", "submit", ""), (1, "E", "start", "n0"),
-        (2, "G", "submit", ""), (2, "G", "start", "n0"),
-        (100, "T", "submit", ""), (100, "E", "preempt", "n0"),
-        (130, "E", "release", "n0"), (130, "T", "start", "n0"),
-        (180, "T", "finish", "n0"), (180, "E", "start", "n0"),
-        (1002, "G", "finish", "n0"),
-        (3141, "E", "finish", "n0"),
-        (5000, "F", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "F", "submit", ""),
+            (0, "F", "start", "n0"),
+            (1, "E", "submit", ""),
+            (1, "E", "start", "n0"),
+            (2, "G", "submit", ""),
+            (2, "G", "start", "n0"),
+            (100, "T", "submit", ""),
+            (100, "E", "preempt", "n0"),
+            (130, "E", "release", "n0"),
+            (130, "T", "start", "n0"),
+            (180, "T", "finish", "n0"),
+            (180, "E", "start", "n0"),
+            (1002, "G", "finish", "n0"),
+            (3141, "E", "finish", "n0"),
+            (5000, "F", "finish", "n0"),
+        ],
+    )
 
 
 def test_k8s_reprieves_longest_running_first():
@@ -636,12 +831,17 @@ def test_unschedulable_jobs_listed_and_not_simulated(policy):
     ]
     r = run(jobs, cl, policy=policy)
     assert sorted(r.unschedulable) == ["U1", "U2"]
-    assert_events(r, [
-        (0, "A", "submit", ""), (0, "A", "start", "n1"),
-        (5, "Z", "submit", ""), (5, "Z", "start", "n0"),
-        (10, "A", "finish", "n1"),
-        (15, "Z", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "A", "submit", ""),
+            (0, "A", "start", "n1"),
+            (5, "Z", "submit", ""),
+            (5, "Z", "start", "n0"),
+            (10, "A", "finish", "n1"),
+            (15, "Z", "finish", "n0"),
+        ],
+    )
     assert_jobs(r, {"A": (0, 10, 0, 0, "n1"), "Z": (5, 15, 0, 0, "n0")})
 
 
@@ -658,27 +858,43 @@ def test_event_order_within_an_instant(policy):
     # t=180: T ends; S starts, ends 190.
     jobs = [job("B", 0, 1000, 4), te("F", 1, 129, 3), te("T", 100, 50, 4), job("S", 130, 10, 3)]
     r = run(jobs, prop_cluster(8), policy=policy)
-    assert_events(r, [
-        (0, "B", "submit", ""), (0, "B", "start", "n0"),
-        (1, "F", "submit", ""), (1, "F", "start", "n0"),
-        (100, "T", "submit", ""), (100, "B", "preempt", "n0"),
-        (130, "F", "finish", "n0"), (130, "B", "release", "n0"), (130, "S", "submit", ""),
-        (130, "T", "start", "n0"), (130, "B", "start", "n0"),
-        (180, "T", "finish", "n0"), (180, "S", "start", "n0"),
-        (190, "S", "finish", "n0"),
-        (1090, "B", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "B", "submit", ""),
+            (0, "B", "start", "n0"),
+            (1, "F", "submit", ""),
+            (1, "F", "start", "n0"),
+            (100, "T", "submit", ""),
+            (100, "B", "preempt", "n0"),
+            (130, "F", "finish", "n0"),
+            (130, "B", "release", "n0"),
+            (130, "S", "submit", ""),
+            (130, "T", "start", "n0"),
+            (130, "B", "start", "n0"),
+            (180, "T", "finish", "n0"),
+            (180, "S", "start", "n0"),
+            (190, "S", "finish", "n0"),
+            (1090, "B", "finish", "n0"),
+        ],
+    )
 
 
 def test_finish_processed_before_arrival_at_same_instant():
     # fifo, one node of 2, backfill none. A (2) runs 0..100. B (2) arrives exactly at 100:
     # the finish is processed first, so B starts at 100 with wait 0.
     r = run([job("A", 0, 100, 2), job("B", 100, 10, 2)], prop_cluster(2), policy="fifo", backfill="none")
-    assert_events(r, [
-        (0, "A", "submit", ""), (0, "A", "start", "n0"),
-        (100, "A", "finish", "n0"), (100, "B", "submit", ""), (100, "B", "start", "n0"),
-        (110, "B", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "A", "submit", ""),
+            (0, "A", "start", "n0"),
+            (100, "A", "finish", "n0"),
+            (100, "B", "submit", ""),
+            (100, "B", "start", "n0"),
+            (110, "B", "finish", "n0"),
+        ],
+    )
 
 
 # --------------------------------------------------------------------------- queue order
@@ -694,10 +910,15 @@ def test_queue_order_numeric_ids():
     jobs = [job(1, 0, 100, 1), job(10, 5, 10, 1), job(9, 5, 10, 1), job(100, 5, 10, 1)]
     r = run(jobs, prop_cluster(1), policy="fifo")
     assert _starts(r) == ["1", "9", "10", "100"]
-    assert_jobs(r, {
-        "1": (0, 100, 0, 0, "n0"), "9": (100, 110, 0, 0, "n0"),
-        "10": (110, 120, 0, 0, "n0"), "100": (120, 130, 0, 0, "n0"),
-    })  # fmt: skip
+    assert_jobs(
+        r,
+        {
+            "1": (0, 100, 0, 0, "n0"),
+            "9": (100, 110, 0, 0, "n0"),
+            "10": (110, 120, 0, 0, "n0"),
+            "100": (120, 130, 0, 0, "n0"),
+        },
+    )
 
 
 def test_queue_order_string_ids():
@@ -776,18 +997,29 @@ def test_two_te_jobs_in_one_pass_pick_distinct_victims(policy):
     #   180 + 60 + 900 = 1140. t=190 T2 ends: B2 restarts 190 + 60 + 901 = 1151.
     jobs = [job("B1", 0, 1000, 2), job("B2", 1, 1000, 2), te("T1", 100, 50, 2), te("T2", 100, 60, 2)]
     r = run(jobs, prop_cluster(4), policy=policy)
-    assert_events(r, [
-        (0, "B1", "submit", ""), (0, "B1", "start", "n0"),
-        (1, "B2", "submit", ""), (1, "B2", "start", "n0"),
-        (100, "T1", "submit", ""), (100, "T2", "submit", ""),
-        (100, "B2", "preempt", "n0"), (100, "B1", "preempt", "n0"),
-        (130, "B1", "release", "n0"), (130, "B2", "release", "n0"),
-        (130, "T1", "start", "n0"), (130, "T2", "start", "n0"),
-        (180, "T1", "finish", "n0"), (180, "B1", "start", "n0"),
-        (190, "T2", "finish", "n0"), (190, "B2", "start", "n0"),
-        (1140, "B1", "finish", "n0"),
-        (1151, "B2", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "B1", "submit", ""),
+            (0, "B1", "start", "n0"),
+            (1, "B2", "submit", ""),
+            (1, "B2", "start", "n0"),
+            (100, "T1", "submit", ""),
+            (100, "T2", "submit", ""),
+            (100, "B2", "preempt", "n0"),
+            (100, "B1", "preempt", "n0"),
+            (130, "B1", "release", "n0"),
+            (130, "B2", "release", "n0"),
+            (130, "T1", "start", "n0"),
+            (130, "T2", "start", "n0"),
+            (180, "T1", "finish", "n0"),
+            (180, "B1", "start", "n0"),
+            (190, "T2", "finish", "n0"),
+            (190, "B2", "start", "n0"),
+            (1140, "B1", "finish", "n0"),
+            (1151, "B2", "finish", "n0"),
+        ],
+    )
 
 
 @pytest.mark.parametrize("policy", ["k8s", "fitgpp", "lrtp", "random"])
@@ -799,14 +1031,23 @@ def test_preempting_job_is_not_a_candidate_for_a_second_te(policy):
     # 190 + 60 + 900 = 1150.
     jobs = [job("B", 0, 1000, 4), te("T1", 100, 50, 2), te("T2", 100, 60, 2)]
     r = run(jobs, prop_cluster(4), policy=policy)
-    assert_events(r, [
-        (0, "B", "submit", ""), (0, "B", "start", "n0"),
-        (100, "T1", "submit", ""), (100, "T2", "submit", ""), (100, "B", "preempt", "n0"),
-        (130, "B", "release", "n0"), (130, "T1", "start", "n0"), (130, "T2", "start", "n0"),
-        (180, "T1", "finish", "n0"),
-        (190, "T2", "finish", "n0"), (190, "B", "start", "n0"),
-        (1150, "B", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "B", "submit", ""),
+            (0, "B", "start", "n0"),
+            (100, "T1", "submit", ""),
+            (100, "T2", "submit", ""),
+            (100, "B", "preempt", "n0"),
+            (130, "B", "release", "n0"),
+            (130, "T1", "start", "n0"),
+            (130, "T2", "start", "n0"),
+            (180, "T1", "finish", "n0"),
+            (190, "T2", "finish", "n0"),
+            (190, "B", "start", "n0"),
+            (1150, "B", "finish", "n0"),
+        ],
+    )
 
 
 @pytest.mark.parametrize("policy", ["k8s", "fitgpp", "lrtp", "random"])
@@ -841,11 +1082,17 @@ def test_finish_at_arrival_instant_avoids_preemption(policy):
     # One node of 4: B (4) ends exactly at 100 when T (TE, 4) arrives. Finishes are processed
     # before arrivals, so the pass finds the node free: T starts at 100, nobody is preempted.
     r = run([job("B", 0, 100, 4), te("T", 100, 50, 4)], prop_cluster(4), policy=policy)
-    assert_events(r, [
-        (0, "B", "submit", ""), (0, "B", "start", "n0"),
-        (100, "B", "finish", "n0"), (100, "T", "submit", ""), (100, "T", "start", "n0"),
-        (150, "T", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "B", "submit", ""),
+            (0, "B", "start", "n0"),
+            (100, "B", "finish", "n0"),
+            (100, "T", "submit", ""),
+            (100, "T", "start", "n0"),
+            (150, "T", "finish", "n0"),
+        ],
+    )
 
 
 def _two_victim_jobs():
@@ -872,10 +1119,16 @@ def test_fitgpp_two_victim_set_tightest_then_latest_start():
     # J2 180 + 60 + 901 = 1141, J4 180 + 60 + 903 = 1143.
     r = run(_two_victim_jobs(), prop_cluster(8), policy="fitgpp")
     assert _preempted(r) == ["J2", "J4"]
-    assert_jobs(r, {
-        "J1": (0, 1000, 0, 0, "n0"), "J2": (1, 1141, 1, 0, "n0"), "J3": (2, 1002, 0, 0, "n0"),
-        "J4": (3, 1143, 1, 0, "n0"), "T": (130, 180, 0, 0, "n0"),
-    })  # fmt: skip
+    assert_jobs(
+        r,
+        {
+            "J1": (0, 1000, 0, 0, "n0"),
+            "J2": (1, 1141, 1, 0, "n0"),
+            "J3": (2, 1002, 0, 0, "n0"),
+            "J4": (3, 1143, 1, 0, "n0"),
+            "T": (130, 180, 0, 0, "n0"),
+        },
+    )
 
 
 def test_k8s_two_victims_by_reprieve_order():
@@ -884,10 +1137,16 @@ def test_k8s_two_victims_by_reprieve_order():
     # 180 (180 + 60 + 902 = 1142), then J4 (2) fits too (1143).
     r = run(_two_victim_jobs(), prop_cluster(8), policy="k8s")
     assert _preempted(r) == ["J3", "J4"]
-    assert_jobs(r, {
-        "J1": (0, 1000, 0, 0, "n0"), "J2": (1, 1001, 0, 0, "n0"), "J3": (2, 1142, 1, 0, "n0"),
-        "J4": (3, 1143, 1, 0, "n0"), "T": (130, 180, 0, 0, "n0"),
-    })  # fmt: skip
+    assert_jobs(
+        r,
+        {
+            "J1": (0, 1000, 0, 0, "n0"),
+            "J2": (1, 1001, 0, 0, "n0"),
+            "J3": (2, 1142, 1, 0, "n0"),
+            "J4": (3, 1143, 1, 0, "n0"),
+            "T": (130, 180, 0, 0, "n0"),
+        },
+    )
 
 
 def test_fitgpp_more_than_two_victims_greedy():
@@ -958,20 +1217,35 @@ def test_fitgpp_greedy_tie_takes_the_latest_started():
     # 991, 992, 993 s left (they ran 9, 8, 7 s). Job 1 is untouched and ends at 1000.
     jobs = [job(i, i - 1, 1000, 1, cpu=1, mem=1) for i in (1, 2, 3, 4)] + [te(5, 10, 100, 3, cpu=1, mem=1)]
     r = run(jobs, cluster_of((100, 100, 4)), policy="fitgpp")
-    assert_events(r, [
-        (0, "1", "submit", ""), (0, "1", "start", "n0"),
-        (1, "2", "submit", ""), (1, "2", "start", "n0"),
-        (2, "3", "submit", ""), (2, "3", "start", "n0"),
-        (3, "4", "submit", ""), (3, "4", "start", "n0"),
-        (10, "5", "submit", ""),
-        (10, "2", "preempt", "n0"), (10, "3", "preempt", "n0"), (10, "4", "preempt", "n0"),
-        (40, "2", "release", "n0"), (40, "3", "release", "n0"), (40, "4", "release", "n0"),
-        (40, "5", "start", "n0"),
-        (140, "5", "finish", "n0"),
-        (140, "2", "start", "n0"), (140, "3", "start", "n0"), (140, "4", "start", "n0"),
-        (1000, "1", "finish", "n0"),
-        (1191, "2", "finish", "n0"), (1192, "3", "finish", "n0"), (1193, "4", "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "1", "submit", ""),
+            (0, "1", "start", "n0"),
+            (1, "2", "submit", ""),
+            (1, "2", "start", "n0"),
+            (2, "3", "submit", ""),
+            (2, "3", "start", "n0"),
+            (3, "4", "submit", ""),
+            (3, "4", "start", "n0"),
+            (10, "5", "submit", ""),
+            (10, "2", "preempt", "n0"),
+            (10, "3", "preempt", "n0"),
+            (10, "4", "preempt", "n0"),
+            (40, "2", "release", "n0"),
+            (40, "3", "release", "n0"),
+            (40, "4", "release", "n0"),
+            (40, "5", "start", "n0"),
+            (140, "5", "finish", "n0"),
+            (140, "2", "start", "n0"),
+            (140, "3", "start", "n0"),
+            (140, "4", "start", "n0"),
+            (1000, "1", "finish", "n0"),
+            (1191, "2", "finish", "n0"),
+            (1192, "3", "finish", "n0"),
+            (1193, "4", "finish", "n0"),
+        ],
+    )
 
 
 def test_fitgpp_greedy_tie_least_lost_work_before_latest_start():
@@ -980,8 +1254,9 @@ def test_fitgpp_greedy_tie_least_lost_work_before_latest_start():
     # 95, 45. No 1- or 2-set frees 3 GPUs; greedy (equal cover) by least lost work: b1, y, b0.
     # (Job order alone would take b0, b1, x; latest start alone y, x, b1.)
     jobs = [job("b0", 0, 1000, 1), job("b1", 10, 1000, 1), job("x", 155, 1000, 1), job("y", 205, 1000, 1)]
-    r = run([*jobs, te("T", 250, 50, 3)], prop_cluster(4), policy="fitgpp", checkpoint="periodic",
-            checkpoint_interval=100)  # fmt: skip
+    r = run(
+        [*jobs, te("T", 250, 50, 3)], prop_cluster(4), policy="fitgpp", checkpoint="periodic", checkpoint_interval=100
+    )
     assert _preempted(r) == ["b0", "b1", "y"]
 
 
@@ -994,8 +1269,11 @@ def test_fitgpp_greedy_tie_fewer_past_preemptions_before_latest_start():
     jobs = [job("w", 0, 5, 4)] + [job(f"b{i}", i + 1, 1000, 1) for i in range(4)]
     r = run([*jobs, te("t1", 10, 10, 1), te("T", 100, 50, 3)], prop_cluster(4), policy="fitgpp")
     assert [(t, j) for t, j, e, _ in events_of(r) if e == "preempt"] == [
-        (10, "b0"), (100, "b1"), (100, "b2"), (100, "b3"),
-    ]  # fmt: skip
+        (10, "b0"),
+        (100, "b1"),
+        (100, "b2"),
+        (100, "b3"),
+    ]
 
 
 def test_queue_order_ids_beyond_int64_are_numeric():
@@ -1004,13 +1282,20 @@ def test_queue_order_ids_beyond_int64_are_numeric():
     # 1000... id would come first). Each runs 10 s in turn.
     big, bigger = "99999999999999999999", "100000000000000000000"
     r = run([job(bigger, 0, 10, 1), job(big, 0, 10, 1), job(5, 0, 10, 1)], prop_cluster(1), policy="fifo")
-    assert_events(r, [
-        (0, bigger, "submit", ""), (0, big, "submit", ""), (0, "5", "submit", ""),
-        (0, "5", "start", "n0"),
-        (10, "5", "finish", "n0"), (10, big, "start", "n0"),
-        (20, big, "finish", "n0"), (20, bigger, "start", "n0"),
-        (30, bigger, "finish", "n0"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, bigger, "submit", ""),
+            (0, big, "submit", ""),
+            (0, "5", "submit", ""),
+            (0, "5", "start", "n0"),
+            (10, "5", "finish", "n0"),
+            (10, big, "start", "n0"),
+            (20, big, "finish", "n0"),
+            (20, bigger, "start", "n0"),
+            (30, bigger, "finish", "n0"),
+        ],
+    )
 
 
 @pytest.mark.parametrize(
@@ -1036,17 +1321,29 @@ def test_best_fit_true_tie_is_not_broken_by_float_drift():
     # lowest index, n0. In float arithmetic 128 - 0.1 - 0.3 and 128 - 0.4 differ by an ulp,
     # the slack 0.001/128 (7812.5e-9) sits on a rounding half-point, and n1 used to win.
     jobs = [
-        job("a", 0, 100, 8, cpu=0.1, mem=1024), job("b", 0, 100, 0, cpu=0.3, mem=0),
-        job("c", 0, 100, 8, cpu=0.4, mem=1024), job("d", 1, 10, 0, cpu=127.599, mem=0),
-    ]  # fmt: skip
+        job("a", 0, 100, 8, cpu=0.1, mem=1024),
+        job("b", 0, 100, 0, cpu=0.3, mem=0),
+        job("c", 0, 100, 8, cpu=0.4, mem=1024),
+        job("d", 1, 10, 0, cpu=127.599, mem=0),
+    ]
     r = run(jobs, cluster_of((128, 1024, 8), (128, 1024, 8)), policy="fifo")
-    assert_events(r, [
-        (0, "a", "submit", ""), (0, "b", "submit", ""), (0, "c", "submit", ""),
-        (0, "a", "start", "n0"), (0, "b", "start", "n0"), (0, "c", "start", "n1"),
-        (1, "d", "submit", ""), (1, "d", "start", "n0"),
-        (11, "d", "finish", "n0"),
-        (100, "a", "finish", "n0"), (100, "b", "finish", "n0"), (100, "c", "finish", "n1"),
-    ])  # fmt: skip
+    assert_events(
+        r,
+        [
+            (0, "a", "submit", ""),
+            (0, "b", "submit", ""),
+            (0, "c", "submit", ""),
+            (0, "a", "start", "n0"),
+            (0, "b", "start", "n0"),
+            (0, "c", "start", "n1"),
+            (1, "d", "submit", ""),
+            (1, "d", "start", "n0"),
+            (11, "d", "finish", "n0"),
+            (100, "a", "finish", "n0"),
+            (100, "b", "finish", "n0"),
+            (100, "c", "finish", "n1"),
+        ],
+    )
 
 
 @pytest.mark.parametrize(
@@ -1054,11 +1351,15 @@ def test_best_fit_true_tie_is_not_broken_by_float_drift():
     [
         ["10", "9", "-1", "0"],  # integers: numeric
         ["5\n6", "10", "9"],  # an id holding a newline is text
-        ["-", "10", "9"], ["5-", "10", "9"], ["--5", "10", "9"], ["", "10", "9"], [" 5", "10", "9"],
+        ["-", "10", "9"],
+        ["5-", "10", "9"],
+        ["--5", "10", "9"],
+        ["", "10", "9"],
+        [" 5", "10", "9"],
         ["٣", "10", "9"],  # a non-ASCII digit is text
         ["100000000000000000000", "-99999999999999999999", "7", "07"],  # any size, then text
     ],
-)  # fmt: skip
+)
 def test_job_order_matches_rule_2(ids):
     import re
 

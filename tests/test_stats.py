@@ -14,8 +14,16 @@ from simcore import stats
 
 def test_t_quantiles_match_tables():
     # two-sided 95% and 99% critical values from standard t tables
-    table = {(0.975, 1): 12.7062, (0.975, 2): 4.3027, (0.975, 4): 2.7764, (0.975, 9): 2.2622,
-             (0.975, 19): 2.0930, (0.975, 30): 2.0423, (0.995, 5): 4.0321, (0.995, 10): 3.1693}  # fmt: skip
+    table = {
+        (0.975, 1): 12.7062,
+        (0.975, 2): 4.3027,
+        (0.975, 4): 2.7764,
+        (0.975, 9): 2.2622,
+        (0.975, 19): 2.0930,
+        (0.975, 30): 2.0423,
+        (0.995, 5): 4.0321,
+        (0.995, 10): 3.1693,
+    }
     for (p, df), value in table.items():
         assert stats.t_quantile(p, df) == pytest.approx(value, abs=5e-5)
     with pytest.raises(ValueError):
@@ -88,7 +96,7 @@ def test_the_cli_summary_names_its_spread():
             "sd": [1.0],
             "ci_low": [0.5],
             "ci_high": [3.5],
-        }  # fmt: skip
+        }
     )
     assert (
         format_summary(agg, "fifo").splitlines()[0]

@@ -268,9 +268,20 @@ def test_cli_sweep_with_grid_file_and_outputs(tmp_path, capsys):
     )
     out = tmp_path / "rows.parquet"
     args = parser().parse_args(
-        ["sweep", str(grid), "--out", str(out), "--workers", "1", "--no-progress",
-         "--summary-csv", str(tmp_path / "s.csv"), "--paired-csv", str(tmp_path / "p.csv")]
-    )  # fmt: skip
+        [
+            "sweep",
+            str(grid),
+            "--out",
+            str(out),
+            "--workers",
+            "1",
+            "--no-progress",
+            "--summary-csv",
+            str(tmp_path / "s.csv"),
+            "--paired-csv",
+            str(tmp_path / "p.csv"),
+        ]
+    )
     assert args.func(args) == 0
     text = capsys.readouterr().out
     assert "2 point(s) x 2 seed(s) = 4 task(s)" in text and "16 simulations" in text
@@ -284,8 +295,11 @@ def test_cli_sweep_with_grid_file_and_outputs(tmp_path, capsys):
     rows = pd.read_parquet(out)
     # the printed mean is the mean of the stored rows
     mean = rows.loc[(rows["policy"] == "fitgpp") & (rows["load"] == 1.0), "TE_p95_slowdown_pct_vs_fifo"].mean()
-    got = summary[(summary["policy"] == "fitgpp") & (summary["load"] == 1.0)
-                  & (summary["metric"] == "TE_p95_slowdown_pct_vs_fifo")]["mean"].item()  # fmt: skip
+    got = summary[
+        (summary["policy"] == "fitgpp")
+        & (summary["load"] == 1.0)
+        & (summary["metric"] == "TE_p95_slowdown_pct_vs_fifo")
+    ]["mean"].item()
     assert got == pytest.approx(mean)
 
     # the same command again runs nothing; --grid on the command line adds an axis
@@ -300,10 +314,31 @@ def test_cli_sweep_with_grid_file_and_outputs(tmp_path, capsys):
 def test_cli_sweep_grid_options(tmp_path, capsys):
     out = tmp_path / "rows.parquet"
     args = parser().parse_args(
-        ["sweep", "--preset", "demo", "--set", "jobs=40", "--set", "nodes=2", "--grid", "grace=0,120",
-         "--grid", "te_share=0.2,0.4", "--seeds", "3-4", "--policies", "fifo,k8s", "--out", str(out),
-         "--workers", "1", "--no-progress", "--csv", str(tmp_path / "rows.csv")]
-    )  # fmt: skip
+        [
+            "sweep",
+            "--preset",
+            "demo",
+            "--set",
+            "jobs=40",
+            "--set",
+            "nodes=2",
+            "--grid",
+            "grace=0,120",
+            "--grid",
+            "te_share=0.2,0.4",
+            "--seeds",
+            "3-4",
+            "--policies",
+            "fifo,k8s",
+            "--out",
+            str(out),
+            "--workers",
+            "1",
+            "--no-progress",
+            "--csv",
+            str(tmp_path / "rows.csv"),
+        ]
+    )
     assert args.func(args) == 0
     rows = pd.read_csv(tmp_path / "rows.csv")
     assert len(rows) == 4 * 2 * 2
@@ -348,8 +383,11 @@ def test_a_bad_part_is_set_aside_by_name_and_its_task_runs_again(tmp_path, refer
     notes = []
     report = sweep.run_sweep(small_spec(), out, workers=1, log=notes.append)
     # reported by name, renamed to NAME.bad next to it, and its task simply ran again
-    why = {"garbage": "is not a readable Parquet file", "wrong-schema": "has the wrong columns (missing point_id, seed",
-           "other-task": "holds rows of another task than its name says"}[damage]  # fmt: skip
+    why = {
+        "garbage": "is not a readable Parquet file",
+        "wrong-schema": "has the wrong columns (missing point_id, seed",
+        "other-task": "holds rows of another task than its name says",
+    }[damage]
     assert notes == report.notes and len(notes) == 1
     assert notes[0].startswith(f"part file {victim} {why}") and f"set aside as {victim.name}.bad" in notes[0]
     assert (report.skipped_tasks, report.ran_tasks) == (2, 2)
@@ -364,9 +402,30 @@ def test_cli_warns_about_a_set_aside_part(tmp_path, capsys):
     out = tmp_path / "rows.parquet"
     parts = _interrupted_after_three(out)
     parts[0].write_bytes(b"garbage")
-    args = parser().parse_args(["sweep", "--preset", "demo", "--set", "jobs=60", "--set", "nodes=2", "--grid",
-                                "load=0.8,1.0", "--seeds", "2", "--policies", "fifo,priority,fitgpp,fitgpp:P=1",
-                                "--baseline", "fifo,priority", "--out", str(out), "--workers", "1", "--no-progress"])  # fmt: skip
+    args = parser().parse_args(
+        [
+            "sweep",
+            "--preset",
+            "demo",
+            "--set",
+            "jobs=60",
+            "--set",
+            "nodes=2",
+            "--grid",
+            "load=0.8,1.0",
+            "--seeds",
+            "2",
+            "--policies",
+            "fifo,priority,fitgpp,fitgpp:P=1",
+            "--baseline",
+            "fifo,priority",
+            "--out",
+            str(out),
+            "--workers",
+            "1",
+            "--no-progress",
+        ]
+    )
     assert args.func(args) == 0
     err = capsys.readouterr().err
     assert f"warning: part file {parts[0]} is not a readable Parquet file" in err and "Traceback" not in err
@@ -425,8 +484,25 @@ def _running(pids: set[int]) -> set[int]:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_pool_workers_die_when_the_sweep_is_killed(tmp_path):
     # tasks of 100,000 jobs x 2 policies run for many seconds, so the workers are busy when killed
-    sweep_cmd = [sys.executable, "-m", "simcore", "sweep", "--preset", "paper", "--set", "jobs=100000", "--seeds", "4",
-                 "--workers", "2", "--policies", "fifo,priority", "--out", str(tmp_path / "k.parquet"), "--no-progress"]  # fmt: skip
+    sweep_cmd = [
+        sys.executable,
+        "-m",
+        "simcore",
+        "sweep",
+        "--preset",
+        "paper",
+        "--set",
+        "jobs=100000",
+        "--seeds",
+        "4",
+        "--workers",
+        "2",
+        "--policies",
+        "fifo,priority",
+        "--out",
+        str(tmp_path / "k.parquet"),
+        "--no-progress",
+    ]
     proc = subprocess.Popen(sweep_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
     try:
         # wait (on a condition, however loaded the machine) until the pool's processes have done
@@ -459,8 +535,16 @@ def _compare_json(tmp_path, policies: str, name: str) -> dict:
     from simcore.cli import main as cli_main
 
     out = tmp_path / f"{name}.json"
-    argv = ["compare", str(SAMPLES / "demo.csv"), "--cluster", str(SAMPLES / "demo_cluster.yaml"),
-            "--policies", policies, "--json", str(out)]  # fmt: skip
+    argv = [
+        "compare",
+        str(SAMPLES / "demo.csv"),
+        "--cluster",
+        str(SAMPLES / "demo_cluster.yaml"),
+        "--policies",
+        policies,
+        "--json",
+        str(out),
+    ]
     assert cli_main(argv) == 0
     data = json.loads(out.read_text())
     for summary in data["policies"].values():
@@ -477,8 +561,9 @@ def test_spaced_and_compact_specs_are_one_policy_in_compare_and_sweep(tmp_path, 
     assert list(spaced["policies"]) == ["fifo", "fitgpp:P=1"] and spaced == compact
     assert spaced["policies"]["fitgpp:P=1"]["knobs"]["P"] == 1
     rows, _, _ = reference  # policies fifo,priority,fitgpp,fitgpp:P=1
-    spaced_rows = sweep.run_sweep(small_spec(policies="fifo, priority ,fitgpp,fitgpp: P=1"), tmp_path / "s.parquet",
-                                  workers=1).rows  # fmt: skip
+    spaced_rows = sweep.run_sweep(
+        small_spec(policies="fifo, priority ,fitgpp,fitgpp: P=1"), tmp_path / "s.parquet", workers=1
+    ).rows
     pd.testing.assert_frame_equal(spaced_rows, rows)
 
 

@@ -42,8 +42,14 @@ def test_grid_file_mapping_to_build_spec_arguments():
             "baseline": "fifo",
         }
     )
-    assert kw == {"preset": "demo", "seeds": 2, "policies": ["fifo"], "baseline": "fifo", "fixed": {"jobs": 60},
-                  "grids": [{"load": [1]}]}  # fmt: skip
+    assert kw == {
+        "preset": "demo",
+        "seeds": 2,
+        "policies": ["fifo"],
+        "baseline": "fifo",
+        "fixed": {"jobs": 60},
+        "grids": [{"load": [1]}],
+    }
 
 
 @pytest.mark.parametrize(

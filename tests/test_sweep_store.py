@@ -67,8 +67,10 @@ def test_a_part_with_another_name_is_set_aside(tmp_path):
     out = tmp_path / "rows.parquet"
     path = write_part(out, rows(), name="copy of part.parquet")
     _, notes = store.load_store(out, REQUIRED)
-    assert notes == [f"part file {path} is not named <point_id>-<seed>.parquet: set aside as {path.name}.bad; "
-                     "its task will run again"]  # fmt: skip
+    assert notes == [
+        f"part file {path} is not named <point_id>-<seed>.parquet: set aside as {path.name}.bad; "
+        "its task will run again"
+    ]
 
 
 def test_a_damaged_merged_file_is_refused_not_set_aside(tmp_path):
@@ -104,7 +106,11 @@ def test_resume_trusts_hand_made_parts_and_runs_only_the_rest(tmp_path):
     assert (report.skipped_tasks, report.ran_tasks) == (1, 1) and [t.key for t in ran] == [second.key]
     stored = pd.read_parquet(out)
     assert list(zip(stored["seed"], stored["policy"], strict=True)) == [
-        (0, "fifo"), (0, "priority"), (1, "fifo"), (1, "priority")]  # fmt: skip
+        (0, "fifo"),
+        (0, "priority"),
+        (1, "fifo"),
+        (1, "priority"),
+    ]
     assert stored.loc[1, "TE_slowdown_p95"] == 12345.0
     assert not store.parts_dir(out).exists()
     # a part missing one of the spec's policies does not count as done

@@ -16,9 +16,12 @@ from simcore.presets import generate
 
 def test_a_task_row_is_the_compare_json_of_the_same_workload():
     spec = sweep.build_spec(
-        preset="demo", fixed={"jobs": 80, "nodes": 2, "grace": 0}, seeds="5", policies="fifo,k8s,fitgpp:P=1",
+        preset="demo",
+        fixed={"jobs": 80, "nodes": 2, "grace": 0},
+        seeds="5",
+        policies="fifo,k8s,fitgpp:P=1",
         baseline="fifo,k8s",
-    )  # fmt: skip
+    )
     task = spec.tasks()[0]
     rows = sweep.run_task(task)
     # the same workload and knobs through `simcore compare`'s routine

@@ -58,12 +58,22 @@ def toy():
 # ends at 30 and finishes at 120; A at 100, C at 105.
 JOBS = [job("A", 0, 100, 1), job("B", 0, 100, 1), job("C", 5, 100, 2), te("T", 10, 20, 1)]
 EVENTS = [
-    (0.0, "A", "submit", ""), (0.0, "B", "submit", ""), (0.0, "A", "start", "n0"), (0.0, "B", "start", "n0"),
-    (5.0, "C", "submit", ""), (5.0, "C", "start", "n1"),
-    (10.0, "T", "submit", ""), (10.0, "B", "preempt", "n0"), (10.0, "B", "release", "n0"), (10.0, "T", "start", "n0"),
-    (30.0, "T", "finish", "n0"), (30.0, "B", "start", "n0"),
-    (100.0, "A", "finish", "n0"), (105.0, "C", "finish", "n1"), (120.0, "B", "finish", "n0"),
-]  # fmt: skip
+    (0.0, "A", "submit", ""),
+    (0.0, "B", "submit", ""),
+    (0.0, "A", "start", "n0"),
+    (0.0, "B", "start", "n0"),
+    (5.0, "C", "submit", ""),
+    (5.0, "C", "start", "n1"),
+    (10.0, "T", "submit", ""),
+    (10.0, "B", "preempt", "n0"),
+    (10.0, "B", "release", "n0"),
+    (10.0, "T", "start", "n0"),
+    (30.0, "T", "finish", "n0"),
+    (30.0, "B", "start", "n0"),
+    (100.0, "A", "finish", "n0"),
+    (105.0, "C", "finish", "n1"),
+    (120.0, "B", "finish", "n0"),
+]
 
 
 def test_the_engine_runs_a_registered_policy(toy):
@@ -71,25 +81,57 @@ def test_the_engine_runs_a_registered_policy(toy):
     r = simulate(JobTable.from_jobs(JOBS), prop_cluster(2, 2), config, record_decisions=True)
     assert events_of(r) == EVENTS
     # decision records come from the evaluator: each node's set with the toy's named key, best first
-    assert r.decisions == ({
-        "time": 10.0, "te_job": "T", "policy": "toy", "node": "n0", "victims": ["B"], "key": [["victims", "min"]],
-        "candidates": [{"node": "n0", "job_id": ["B"], "victims": 1, "chosen": True},
-                       {"node": "n1", "job_id": ["C"], "victims": 1, "chosen": False}],
-        "deciding": "tie_break",  # one victim on either node: the node index decides
-        "reason": None,
-    },)  # fmt: skip
+    assert r.decisions == (
+        {
+            "time": 10.0,
+            "te_job": "T",
+            "policy": "toy",
+            "node": "n0",
+            "victims": ["B"],
+            "key": [["victims", "min"]],
+            "candidates": [
+                {"node": "n0", "job_id": ["B"], "victims": 1, "chosen": True},
+                {"node": "n1", "job_id": ["C"], "victims": 1, "chosen": False},
+            ],
+            "deciding": "tie_break",  # one victim on either node: the node index decides
+            "reason": None,
+        },
+    )
     k8s = simulate(JobTable.from_jobs(JOBS), prop_cluster(2, 2), SimConfig(policy="k8s", grace=0, restore=0))
     assert [e for e in events_of(k8s) if e[2] == "preempt"] == [(10.0, "C", "preempt", "n1")]
 
 
 def test_the_cli_runs_a_registered_policy(toy, tmp_path, capsys):
     wl = tmp_path / "w.csv"
-    wl.write_text("job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n" + "".join(
-        f"{j.job_id},{j.submit_time},{j.duration},{j.request.cpu},{j.request.mem_gb},{j.request.gpu},"
-        f"{j.job_class.value}\n" for j in JOBS))  # fmt: skip
+    wl.write_text(
+        "job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n"
+        + "".join(
+            f"{j.job_id},{j.submit_time},{j.duration},{j.request.cpu},{j.request.mem_gb},{j.request.gpu},"
+            f"{j.job_class.value}\n"
+            for j in JOBS
+        )
+    )
     events = tmp_path / "e.csv"
-    argv = ["run", str(wl), "--policy", "toy", "--nodes", "2", "--node-cpu", "2", "--node-mem-gb", "2",
-            "--node-gpu", "2", "--set", "grace=0", "--set", "restore=0", "--events-out", str(events)]  # fmt: skip
+    argv = [
+        "run",
+        str(wl),
+        "--policy",
+        "toy",
+        "--nodes",
+        "2",
+        "--node-cpu",
+        "2",
+        "--node-mem-gb",
+        "2",
+        "--node-gpu",
+        "2",
+        "--set",
+        "grace=0",
+        "--set",
+        "restore=0",
+        "--events-out",
+        str(events),
+    ]
     assert cli_main(argv) == 0
     with events.open(newline="") as f:
         rows = [(float(r["time"]), r["job_id"], r["event"], r["node"]) for r in csv.DictReader(f)]

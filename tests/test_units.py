@@ -23,15 +23,28 @@ from simcore.metrics import summarize
     ("value", "dim", "expected"),
     [
         # ties go to the even unit
-        (0.0005, 0, 0), (0.0015, 0, 2), (0.0025, 0, 2), (0.0035, 0, 4),
-        (0.5 / 1024, 1, 0), (1.5 / 1024, 1, 2), (2.5 / 1024, 1, 2),
-        (0.0005, 2, 0), (0.0015, 2, 2),
+        (0.0005, 0, 0),
+        (0.0015, 0, 2),
+        (0.0025, 0, 2),
+        (0.0035, 0, 4),
+        (0.5 / 1024, 1, 0),
+        (1.5 / 1024, 1, 2),
+        (2.5 / 1024, 1, 2),
+        (0.0005, 2, 0),
+        (0.0015, 2, 2),
         # ordinary rounding to the nearest unit
-        (0.0004, 0, 0), (0.0006, 0, 1), (127.599, 0, 127599), (0.1, 1, 102), (0.333, 2, 333),
+        (0.0004, 0, 0),
+        (0.0006, 0, 1),
+        (127.599, 0, 127599),
+        (0.1, 1, 102),
+        (0.333, 2, 333),
         # whole values are exact
-        (64.0, 0, 64000), (512.0, 1, 524288), (8.0, 2, 8000), (0.25, 2, 250),
+        (64.0, 0, 64000),
+        (512.0, 1, 524288),
+        (8.0, 2, 8000),
+        (0.25, 2, 250),
     ],
-)  # fmt: skip
+)
 def test_requests_round_to_nearest_unit_ties_to_even(value, dim, expected):
     v = np.zeros((1, 3))
     v[0, dim] = value
@@ -102,8 +115,22 @@ def test_cli_prints_the_rounding_note_on_stderr(tmp_path, capsys):
         "3,0,10,1,1,1,BE\n"
     )
     out = tmp_path / "s.json"
-    args = ["run", str(wl), "--policy", "fifo", "--nodes", "1", "--node-cpu", "8.0001", "--node-mem-gb", "64",
-            "--node-gpu", "8", "--summary-json", str(out)]  # fmt: skip
+    args = [
+        "run",
+        str(wl),
+        "--policy",
+        "fifo",
+        "--nodes",
+        "1",
+        "--node-cpu",
+        "8.0001",
+        "--node-mem-gb",
+        "64",
+        "--node-gpu",
+        "8",
+        "--summary-json",
+        str(out),
+    ]
     assert cli_main(args) == 0
     err = capsys.readouterr().err
     assert "note: 3 job request values and 1 node capacity value rounded to whole units" in err

@@ -386,8 +386,13 @@ def test_alibaba_header_in_csv_mode_gets_a_hint() -> None:
 
 def test_format_numbers_is_canonical() -> None:
     assert format_numbers(np.array([0.0, 30.0, 1.5, 0.1, 1e20, 1 / 3])) == [
-        "0", "30", "1.5", "0.1", "100000000000000000000", "0.3333333333333333",
-    ]  # fmt: skip
+        "0",
+        "30",
+        "1.5",
+        "0.1",
+        "100000000000000000000",
+        "0.3333333333333333",
+    ]
 
 
 def test_writer_round_trips_and_quotes(tmp_path: Path) -> None:
@@ -587,28 +592,43 @@ def test_cli_convert_canonical(tmp_path: Path, capsys: pytest.CaptureFixture[str
     [
         # 2^53 s = 9007199254740992: the last time float64 holds to the second
         ("x,9007199254740000,991,1,1,1,BE", None, None),  # control: ends one second before 2^53
-        ("x,9007199254740000,992,1,1,1,BE", "duration",
-         "submit_time + duration = 9007199254740992 s reaches 2^53 s = 9007199254740992, "
-         "where float64 times stop being exact"),
-        ("x,9007199254740000,993,1,1,1,BE", "duration",  # the sum rounds to 2^53: still refused
-         "submit_time + duration = 9007199254740992 s reaches 2^53 s = 9007199254740992, "
-         "where float64 times stop being exact"),
-        ("x,1e16,1,1,1,1,BE", "submit_time",
-         "must be at most 2^53 s = 9007199254740992, where float64 times stop being exact (got '1e16')"),
+        (
+            "x,9007199254740000,992,1,1,1,BE",
+            "duration",
+            "submit_time + duration = 9007199254740992 s reaches 2^53 s = 9007199254740992, "
+            "where float64 times stop being exact",
+        ),
+        (
+            "x,9007199254740000,993,1,1,1,BE",
+            "duration",  # the sum rounds to 2^53: still refused
+            "submit_time + duration = 9007199254740992 s reaches 2^53 s = 9007199254740992, "
+            "where float64 times stop being exact",
+        ),
+        (
+            "x,1e16,1,1,1,1,BE",
+            "submit_time",
+            "must be at most 2^53 s = 9007199254740992, where float64 times stop being exact (got '1e16')",
+        ),
         # at 1e12 s the clock ticks in 0.000122 s: a shorter job would take no time at all
         ("x,1e12,0.001,1,1,1,TE", None, None),  # control: one tick and more
-        ("x,1e12,0.00001,1,1,1,TE", "duration",
-         "duration 1e-05 s is below the clock's resolution at this submit time (submit_time + duration == "
-         "submit_time in float64; the resolution at 1e+12 s is 0.000122 s)"),
-        ("x,0,1e-300,1,1,1,TE", "duration",
-         "duration 1e-300 s is below the clock's resolution at this submit time (submit_time + duration == "
-         "submit_time in float64; the resolution at 1 s, used below 1 s, is 2.22e-16 s)"),
+        (
+            "x,1e12,0.00001,1,1,1,TE",
+            "duration",
+            "duration 1e-05 s is below the clock's resolution at this submit time (submit_time + duration == "
+            "submit_time in float64; the resolution at 1e+12 s is 0.000122 s)",
+        ),
+        (
+            "x,0,1e-300,1,1,1,TE",
+            "duration",
+            "duration 1e-300 s is below the clock's resolution at this submit time (submit_time + duration == "
+            "submit_time in float64; the resolution at 1 s, used below 1 s, is 2.22e-16 s)",
+        ),
         ("x,0,100,1e9,1e9,1e9,BE", None, None),  # control: the largest request
         ("x,0,100,1000000001,1,1,BE", "cpu", "must be <= 1e9 (got '1000000001')"),
         ("x,0,100,1,1e300,1,BE", "mem_gb", "must be <= 1e9 (got '1e300')"),
         ("x,0,100,1,1,2e9,BE", "gpu", "must be <= 1e9 (got '2e9')"),
     ],
-)  # fmt: skip
+)
 def test_values_float64_cannot_hold_are_refused_with_row_and_column(
     row: str, column: str | None, reason: str | None
 ) -> None:
@@ -626,8 +646,9 @@ def test_clock_problems_are_dropped_like_any_bad_row_and_json_rows_are_numbered_
     loaded = load_workload(data, name="w.csv", drop_invalid=True)
     assert list(loaded.table.job_id) == ["a"]
     assert [(p.row, p.column) for p in loaded.dropped] == [("row 3", "duration"), ("row 4", "duration")]
-    records = json.dumps([{"job_id": "a", "submit_time": 1e15, "duration": 0.01, "cpu": 1, "mem_gb": 1, "gpu": 1,
-                           "job_class": "TE"}]).encode()  # fmt: skip
+    records = json.dumps(
+        [{"job_id": "a", "submit_time": 1e15, "duration": 0.01, "cpu": 1, "mem_gb": 1, "gpu": 1, "job_class": "TE"}]
+    ).encode()
     err = refuse(records, name="w.json")
     assert [(p.row, p.column) for p in err.problems] == [("record 1", "duration")]
 

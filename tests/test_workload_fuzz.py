@@ -17,9 +17,32 @@ VALID = (
     b"3,7,30,1,1,0.5,BE,\n"
 )
 NASTY = [
-    b"", b",", b";", b"\t", b'"', b'""', b"\n", b"\r\n", b"\r", b"\x00", b"\xff", b"\xc3", b"nan", b"-inf",
-    b"1e999", b"-0", b"1_0", b"\xe2\x80\xae", b"TE", b"be", b"x" * 200, b"[", b"{", b"PAR1", b"\xef\xbb\xbf",
-]  # fmt: skip
+    b"",
+    b",",
+    b";",
+    b"\t",
+    b'"',
+    b'""',
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b"\x00",
+    b"\xff",
+    b"\xc3",
+    b"nan",
+    b"-inf",
+    b"1e999",
+    b"-0",
+    b"1_0",
+    b"\xe2\x80\xae",
+    b"TE",
+    b"be",
+    b"x" * 200,
+    b"[",
+    b"{",
+    b"PAR1",
+    b"\xef\xbb\xbf",
+]
 NAMES = ["w.csv", "w.json", "w.jsonl", "w.parquet", "upload", "w.txt"]
 FUZZ = settings(max_examples=1200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -13,8 +13,13 @@ from simcore import accounting
 
 
 def _summary(te_wait: float, lost: float, grace: float, restore: float, excess: float, wasted: int) -> dict:
-    acc = {"gpu_seconds_lost": lost, "gpu_seconds_grace": grace, "gpu_seconds_restore": restore,
-           "excess_gpus": excess, "wasted_preemptions": {"count": wasted}}  # fmt: skip
+    acc = {
+        "gpu_seconds_lost": lost,
+        "gpu_seconds_grace": grace,
+        "gpu_seconds_restore": restore,
+        "excess_gpus": excess,
+        "wasted_preemptions": {"count": wasted},
+    }
     return {"classes": {"TE": {"wait": {"mean": te_wait}}}, "accounting": acc}
 
 
@@ -37,9 +42,19 @@ def test_worst_decisions_rank_wasted_then_excess_then_cost():
         return pd.DataFrame.from_records(rows, columns=list(accounting.DECISION_COLUMNS))
 
     def row(t, excess, grace, wasted):
-        return {"time": t, "te_job": f"T{t}", "node": "n0", "victims": "A", "first_victim": "A", "victim_node": "n0",
-                "excess_gpus": excess, "gpu_seconds_lost": 0.0, "gpu_seconds_grace": grace,
-                "gpu_seconds_restore": 0.0, "wasted": wasted}  # fmt: skip
+        return {
+            "time": t,
+            "te_job": f"T{t}",
+            "node": "n0",
+            "victims": "A",
+            "first_victim": "A",
+            "victim_node": "n0",
+            "excess_gpus": excess,
+            "gpu_seconds_lost": 0.0,
+            "gpu_seconds_grace": grace,
+            "gpu_seconds_restore": 0.0,
+            "wasted": wasted,
+        }
 
     worst = worth_views.worst_decisions(
         {"k8s": table([row(1, 7, 3600, False), row(2, 0, 7200, True)]), "fitgpp": table([row(3, 7, 7200, False)])},
@@ -53,8 +68,9 @@ def test_worst_decisions_rank_wasted_then_excess_then_cost():
 def test_bound_lines_on_the_percentile_and_cdf_figures():
     r = run([job("A", 0, 100, 1), te("T", 0, 10, 1)], prop_cluster(2), policy="fifo")
     summaries = [{"fifo": {"classes": {c: {"slowdown": s} for c, s in (("TE", _stats(2.0)), ("BE", _stats(1.0)))}}}]
-    bound = views.percentile_frame([{"bound": {"classes": {"TE": {"slowdown": _stats(1.0)},
-                                                            "BE": {"slowdown": _stats(1.0)}}}}])  # fmt: skip
+    bound = views.percentile_frame(
+        [{"bound": {"classes": {"TE": {"slowdown": _stats(1.0)}, "BE": {"slowdown": _stats(1.0)}}}}]
+    )
     fig = charts.percentile_figure(views.percentile_frame(summaries), bound=bound)
     dashed = [t for t in fig.data if t.name.startswith(charts.BOUND_NAME)]
     assert len(dashed) == 6 and all(t.line.dash == "dash" and list(t.y) == [1.0] for t in dashed)
@@ -69,8 +85,16 @@ def _stats(v: float) -> dict:
 
 
 def test_worth_figure_keeps_a_margin_around_its_points():
-    frame = pd.DataFrame({"policy": ["fifo", "k8s"], "te_wait_saved_s": [0.0, 60.0], "be_gpu_hours": [0.0, 10.0],
-                          "excess_gpus": [0.0, 3.0], "wasted": [0.0, 1.0], "n": [1, 1]})  # fmt: skip
+    frame = pd.DataFrame(
+        {
+            "policy": ["fifo", "k8s"],
+            "te_wait_saved_s": [0.0, 60.0],
+            "be_gpu_hours": [0.0, 10.0],
+            "excess_gpus": [0.0, 3.0],
+            "wasted": [0.0, 1.0],
+            "n": [1, 1],
+        }
+    )
     assert list(charts.worth_figure(frame).layout.xaxis.range) == pytest.approx([-0.8, 11.2])
     assert list(charts.worth_figure(frame.assign(be_gpu_hours=0.0)).layout.xaxis.range) == pytest.approx([-0.08, 1.12])
 

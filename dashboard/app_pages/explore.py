@@ -220,8 +220,12 @@ if details.open:  # drawn only when opened: the first render stays fast
 
 # --- the trio and the charts -------------------------------------------------------------------
 bound = None
-if st.toggle("Pooled bound", key=keys.BOUND.name, help="draw the pooled bound 'ideal' (the same jobs on one node with the "
-             "cluster's resources, k8s, no grace or restore: the limit TE waits can approach) as dashed lines"):  # fmt: skip
+if st.toggle(
+    "Pooled bound",
+    key=keys.BOUND.name,
+    help="draw the pooled bound 'ideal' (the same jobs on one node with the "
+    "cluster's resources, k8s, no grace or restore: the limit TE waits can approach) as dashed lines",
+):
     try:
         budget.check_bound(scenario, len(table), lim, workload_file)
         with notices.progress("Simulating the pooled bound...") as heartbeat:

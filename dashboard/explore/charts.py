@@ -166,8 +166,9 @@ def worth_figure(worth: pd.DataFrame) -> go.Figure:
         )
     top = float(worth["be_gpu_hours"].max()) if len(worth) and worth["be_gpu_hours"].max() > 0 else 1.0
     # a margin on both sides, so a label over a point at either end is not cut by the frame
-    fig.update_xaxes(title_text="BE GPU-hours its preemptions cost (lost work + grace + restore)",
-                     range=[-0.08 * top, 1.12 * top])  # fmt: skip
+    fig.update_xaxes(
+        title_text="BE GPU-hours its preemptions cost (lost work + grace + restore)", range=[-0.08 * top, 1.12 * top]
+    )
     fig.update_yaxes(title_text="mean TE wait saved vs baseline (min)")
     return finish_layout(fig, 360, showlegend=False)
 

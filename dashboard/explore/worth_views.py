@@ -19,9 +19,15 @@ HOUR = 3600.0
 WORTH_COLUMNS = ["policy", "te_wait_saved_s", "be_gpu_hours", "excess_gpus", "wasted", "n"]
 #: the worst-decisions table: its columns and their headers
 WORST_COLUMNS = {
-    "policy": "policy", "time": "time (s)", "te_job": "TE job", "node": "nominated to", "victims": "victims",
-    "excess_gpus": "excess GPUs", "wasted": "wasted", "gpu_hours": "BE GPU-hours",
-}  # fmt: skip
+    "policy": "policy",
+    "time": "time (s)",
+    "te_job": "TE job",
+    "node": "nominated to",
+    "victims": "victims",
+    "excess_gpus": "excess GPUs",
+    "wasted": "wasted",
+    "gpu_hours": "BE GPU-hours",
+}
 
 
 def be_cost_seconds(accounting: Mapping[str, Any]) -> float:
@@ -46,10 +52,16 @@ def worth_frame(seed_summaries: Sequence[Mapping[str, Mapping[str, Any]]], basel
             cost.append(be_cost_seconds(acc) / HOUR)
             excess.append(acc["excess_gpus"])
             wasted.append(acc["wasted_preemptions"]["count"])
-        rows.append({
-            "policy": policy, "te_wait_saved_s": _mean(saved), "be_gpu_hours": _mean(cost),
-            "excess_gpus": _mean(excess), "wasted": _mean(wasted), "n": len(cost),
-        })  # fmt: skip
+        rows.append(
+            {
+                "policy": policy,
+                "te_wait_saved_s": _mean(saved),
+                "be_gpu_hours": _mean(cost),
+                "excess_gpus": _mean(excess),
+                "wasted": _mean(wasted),
+                "n": len(cost),
+            }
+        )
     return pd.DataFrame.from_records(rows, columns=WORTH_COLUMNS)
 
 
@@ -70,6 +82,7 @@ def worst_decisions(decisions: Mapping[str, pd.DataFrame], limit: int = 10) -> p
         return pd.DataFrame(columns=columns)
     every = pd.concat(parts, ignore_index=True)
     every["gpu_hours"] = every[list(COSTS)].sum(axis=1) / HOUR
-    ranked = every.sort_values(["wasted", "excess_gpus", "gpu_hours", "time"], ascending=[False, False, False, True],
-                               kind="stable")  # fmt: skip
+    ranked = every.sort_values(
+        ["wasted", "excess_gpus", "gpu_hours", "time"], ascending=[False, False, False, True], kind="stable"
+    )
     return ranked.head(limit)[columns].reset_index(drop=True)

@@ -110,7 +110,7 @@ def regime_facts(n: LearnNumbers) -> tuple[RegimeFact, ...]:
                 seeds=3,
                 policies=("fifo", "k8s", "fitgpp", "fitdelay"),
                 knobs=SimConfig(checkpoint="none"),
-            ),  # fmt: skip
+            ),
         ),
         RegimeFact(
             "**Under strict head-of-line blocking the picture changes**: with `backfill = none` (classic "

@@ -77,11 +77,16 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
         # (key suffix, label, icon, callback, its arguments)
         ("first", "First", ":material/first_page:", move, (session, key, last, 0)),
         ("prev", "Previous", ":material/chevron_left:", move, (session, key, last, None, -1)),
-        ("play", "Pause" if playing else "Play", ":material/pause:" if playing else ":material/play_arrow:",
-         state.lesson_toggle_play, (session, who)),
+        (
+            "play",
+            "Pause" if playing else "Play",
+            ":material/pause:" if playing else ":material/play_arrow:",
+            state.lesson_toggle_play,
+            (session, who),
+        ),
         ("next", "Next", ":material/chevron_right:", move, (session, key, last, None, 1)),
         ("last", "Last", ":material/last_page:", move, (session, key, last, last)),
-    )  # fmt: skip
+    )
     for col, (name, text, icon, callback, args) in zip(cols, buttons, strict=False):
         col.button(text, icon=icon, key=f"{key.name}_{name}", on_click=callback, args=args, width="stretch")
     index = cols[5].select_slider(

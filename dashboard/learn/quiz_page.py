@@ -19,12 +19,14 @@ def ask(questions: tuple[exercises.Question, ...], scope: str) -> None:
         answer, checked = state.quiz_keys(scope, q.key)
         with st.container(border=True):
             if q.kind == "choice":
-                st.radio(q.prompt, q.options, index=None, horizontal=True, key=answer.name,
-                         format_func=lambda j: f"job {j}")  # fmt: skip
+                st.radio(
+                    q.prompt, q.options, index=None, horizontal=True, key=answer.name, format_func=lambda j: f"job {j}"
+                )
             else:
                 st.number_input(q.prompt, min_value=0.0, value=None, step=0.5, key=answer.name)
-            st.button("Check", key=f"check_{answer.name}", on_click=state.quiz_check,
-                      args=(st.session_state, scope, q.key))  # fmt: skip
+            st.button(
+                "Check", key=f"check_{answer.name}", on_click=state.quiz_check, args=(st.session_state, scope, q.key)
+            )
             given = checked.maybe(st.session_state)
             if given is None:
                 continue
@@ -44,10 +46,17 @@ def show_exercise() -> None:
     except UserError as exc:
         notices.error(exc)
     left, right = st.columns([1, 2])
-    left.button("New exercise", icon=":material/casino:", on_click=state.new_exercise,
-                args=(session, exercises.SEED_MAX))  # fmt: skip
-    seed = right.number_input("Exercise seed (in the link)", min_value=0, max_value=exercises.SEED_MAX,
-                              value=None, step=1, key=keys.EXERCISE_SEED.name)  # fmt: skip
+    left.button(
+        "New exercise", icon=":material/casino:", on_click=state.new_exercise, args=(session, exercises.SEED_MAX)
+    )
+    seed = right.number_input(
+        "Exercise seed (in the link)",
+        min_value=0,
+        max_value=exercises.SEED_MAX,
+        value=None,
+        step=1,
+        key=keys.EXERCISE_SEED.name,
+    )
     if seed is None:
         st.caption("Press **New exercise** (or type a seed) to draw a small scenario to practise on.")
         return

@@ -155,19 +155,31 @@ def build_report(inp: ReportInput) -> str:
     percentiles = views.percentile_table(inp.seed_summaries).reset_index()
     body = [
         f"<h1>simcore report: {text(inp.title)}</h1>",
-        "<h2>Scenario</h2>", _scenario(inp),
-        "<h2>The trio</h2>", _trio(inp),
-        "<h2>Slowdown percentiles</h2>", sections.table(percentiles),
+        "<h2>Scenario</h2>",
+        _scenario(inp),
+        "<h2>The trio</h2>",
+        _trio(inp),
+        "<h2>Slowdown percentiles</h2>",
+        sections.table(percentiles),
         _figure(charts.percentile_figure(views.percentile_frame(inp.seed_summaries)), "percentiles"),
-        "<h2>Slowdown CDFs</h2>", _figure(charts.cdf_figure(views.cdf_frame(jobs)), "cdf"),
-        "<h2>GPU lanes (Gantt)</h2>", gantt,
-        "<h2>Preemption steps</h2>", steps or "<p>No preemptions.</p>",
-        "<h2>Decision log</h2>", log,
-        "<h2>Preemption accounting</h2>", _accounting(inp),
+        "<h2>Slowdown CDFs</h2>",
+        _figure(charts.cdf_figure(views.cdf_frame(jobs)), "cdf"),
+        "<h2>GPU lanes (Gantt)</h2>",
+        gantt,
+        "<h2>Preemption steps</h2>",
+        steps or "<p>No preemptions.</p>",
+        "<h2>Decision log</h2>",
+        log,
+        "<h2>Preemption accounting</h2>",
+        _accounting(inp),
         f"<p class='note'>{text(FITGPP_NOTE)}</p>" if any(c.policy == "fitgpp" for c in inp.configs.values()) else "",
-    ]  # fmt: skip
-    data = {"command": inp.command, "sha256": inp.checksum, "baseline": inp.baseline,
-            "trio": {p: trio(s, inp.seed_summaries[0][inp.baseline]) for p, s in inp.seed_summaries[0].items()}}  # fmt: skip
+    ]
+    data = {
+        "command": inp.command,
+        "sha256": inp.checksum,
+        "baseline": inp.baseline,
+        "trio": {p: trio(s, inp.seed_summaries[0][inp.baseline]) for p, s in inp.seed_summaries[0].items()},
+    }
     head = (
         f"<meta charset='utf-8'><title>simcore report: {text(inp.title)}</title><style>{STYLE}</style>"
         f"<script>{plotly.offline.get_plotlyjs()}</script>"

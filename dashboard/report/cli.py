@@ -32,8 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     cli_workload.add_workload_options(p)
-    p.add_argument("--policies", default=DEFAULT_POLICIES,
-                   help="comma-separated policies, each optionally with knobs (fitgpp:P=1:s=4)")  # fmt: skip
+    p.add_argument(
+        "--policies",
+        default=DEFAULT_POLICIES,
+        help="comma-separated policies, each optionally with knobs (fitgpp:P=1:s=4)",
+    )
     p.add_argument("--baseline", default="fifo", help="the policy the trio is measured against (default fifo)")
     cli_workload.add_cluster_options(p)
     cli.add_set_option(p)

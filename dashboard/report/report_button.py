@@ -55,8 +55,16 @@ def cluster_options(scenario: Scenario, cluster: ClusterSpec, cluster_file: str 
     if len(shapes) > 1:
         return []
     cap = shapes.pop()
-    return ["--nodes", str(len(cluster.nodes)), "--node-cpu", f"{cap.cpu:g}", "--node-mem-gb", f"{cap.mem_gb:g}",
-            "--node-gpu", f"{cap.gpu:g}"]  # fmt: skip
+    return [
+        "--nodes",
+        str(len(cluster.nodes)),
+        "--node-cpu",
+        f"{cap.cpu:g}",
+        "--node-mem-gb",
+        f"{cap.mem_gb:g}",
+        "--node-gpu",
+        f"{cap.gpu:g}",
+    ]
 
 
 def report_bytes(

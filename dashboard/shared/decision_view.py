@@ -40,9 +40,13 @@ def _lost(run: Any, scenario: Scenario, policy: str, chosen: Mapping[str, Any]) 
 
 
 def show(
-    workload: data.Workload, cluster: ClusterSpec, scenario: Scenario, results: Mapping[str, Any], policy: str,
+    workload: data.Workload,
+    cluster: ClusterSpec,
+    scenario: Scenario,
+    results: Mapping[str, Any],
+    policy: str,
     chosen: Mapping[str, Any],
-) -> None:  # fmt: skip
+) -> None:
     """The chosen preemption's decision in words, the other policy's choice and the candidate table."""
     st.markdown("**Why this victim?**")
     others = [p for p in scenario.policies if p != policy and POLICIES[p].preemptive]
@@ -53,9 +57,11 @@ def show(
         )
         state.keep_choice(st.session_state, keys.DECISION_OTHER, others, ordered[0])
         other = st.selectbox(
-            "Compared with", others, key=keys.DECISION_OTHER.name,
+            "Compared with",
+            others,
+            key=keys.DECISION_OTHER.name,
             help="its victim search on this very state, and its record for the same TE job in its own run",
-        )  # fmt: skip
+        )
     runs = ((scenario.config(policy), other), *(((scenario.config(other), None),) if other else ()))
     try:
         with notices.progress("Recording the decisions...") as heartbeat:

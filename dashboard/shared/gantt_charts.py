@@ -183,16 +183,32 @@ def gantt_figure(view: GanttView) -> go.Figure:
         )
         axis = "" if row == 1 else str(row)
         separators += [  # a thin line under each node's lanes (one layout update: add_hline is slow)
-            {"type": "line", "xref": f"x{axis} domain", "yref": f"y{axis}", "x0": 0, "x1": 1, "y0": y, "y1": y,
-             "line": {"width": 0.5, "color": "#bbb"}}
+            {
+                "type": "line",
+                "xref": f"x{axis} domain",
+                "yref": f"y{axis}",
+                "x0": 0,
+                "x1": 1,
+                "y0": y,
+                "y1": y,
+                "line": {"width": 0.5, "color": "#bbb"},
+            }
             for y in (layout.groupby("node", sort=False)["y"].max() + 0.5 + GANTT_GAP / 2)
-        ]  # fmt: skip
+        ]
     if view.selected is not None:
         at = _gantt_time(float(view.selected["time"]))
         separators.append(
-            {"type": "line", "xref": "x", "yref": "paper", "x0": at, "x1": at, "y0": 0, "y1": 1,
-             "line": {"width": 1.5, "color": "#111", "dash": "dot"}}
-        )  # fmt: skip
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": at,
+                "x1": at,
+                "y0": 0,
+                "y1": 1,
+                "line": {"width": 1.5, "color": "#111", "dash": "dot"},
+            }
+        )
     fig.update_layout(shapes=separators)
     fig.update_xaxes(
         type="date",

@@ -39,9 +39,17 @@ from simcore.model import ClusterSpec, JobTable, Node, Resources
 DAY = 86400.0
 
 POD_COLUMNS: tuple[str, ...] = (
-    "name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli",
-    "qos", "pod_phase", "creation_time", "deletion_time", "scheduled_time",
-)  # fmt: skip
+    "name",
+    "cpu_milli",
+    "memory_mib",
+    "num_gpu",
+    "gpu_milli",
+    "qos",
+    "pod_phase",
+    "creation_time",
+    "deletion_time",
+    "scheduled_time",
+)
 NODE_COLUMNS: tuple[str, ...] = ("sn", "cpu_milli", "memory_mib", "gpu")
 
 

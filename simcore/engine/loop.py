@@ -50,9 +50,13 @@ class _Run(GangRun):
     branches: :class:`~simcore.engine.gang.GangRun`)."""
 
     def __init__(
-        self, jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_decisions: bool = False,
+        self,
+        jobs: JobTable,
+        cluster: ClusterSpec,
+        config: SimConfig,
+        record_decisions: bool = False,
         same_state: str | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.cfg = config
         self.policy = get_policy(config.policy, config)
         # the policy asked, on every recorded view, what it would take there (never acted on)
@@ -353,9 +357,12 @@ class _Run(GangRun):
 
 
 def simulate(
-    jobs: JobTable, cluster: ClusterSpec, config: SimConfig, record_decisions: bool = False,
+    jobs: JobTable,
+    cluster: ClusterSpec,
+    config: SimConfig,
+    record_decisions: bool = False,
     same_state: str | None = None,
-) -> SimResult:  # fmt: skip
+) -> SimResult:
     """Run one simulation. Jobs that fit on no node are left out and listed. With
     `record_decisions`, every ask for victims is kept as a decision record (``result.decisions``);
     with `same_state` (a policy name) too, each record holds under ``same_state`` the record that

@@ -62,6 +62,18 @@ def get_policy(name: str, config: SimConfig | None = None) -> Policy:
 
 
 __all__ = [
-    "POLICIES", "decision", "POLICY_HELP", "POLICY_KNOBS", "Candidates", "Policy", "Preemption", "PreemptionView",
-    "PreemptivePolicy", "VictimSet", "VictimSets", "get_policy", "register", "unregister",
-]  # fmt: skip
+    "POLICIES",
+    "decision",
+    "POLICY_HELP",
+    "POLICY_KNOBS",
+    "Candidates",
+    "Policy",
+    "Preemption",
+    "PreemptionView",
+    "PreemptivePolicy",
+    "VictimSet",
+    "VictimSets",
+    "get_policy",
+    "register",
+    "unregister",
+]

@@ -33,9 +33,15 @@ BUDGET_SPENT = "preemption budget spent"  # preempt_budget: the policy is not as
 #: a TE gang's worker found neither room nor victims once earlier workers had chosen theirs (DESIGN-gangs point 9)
 GANG_UNSATISFIED = "a later worker of the gang gets neither room nor victims"
 REASONS = (
-    BUDGET_SPENT, NO_RUNNING_BE, WITHIN_MIN_RUNTIME, CAPPED_BY_P, FREES_WITHIN_GRACE, LARGER_THAN_S, NO_NODE_FEASIBLE,
+    BUDGET_SPENT,
+    NO_RUNNING_BE,
+    WITHIN_MIN_RUNTIME,
+    CAPPED_BY_P,
+    FREES_WITHIN_GRACE,
+    LARGER_THAN_S,
+    NO_NODE_FEASIBLE,
     GANG_UNSATISFIED,
-)  # fmt: skip
+)
 
 
 def reason(policy: Policy, view: PreemptionView, running_be: int) -> str:

@@ -65,8 +65,12 @@ class FitDelay(FitSearch):
         "certain), no P cap, and no preemption while a BE job frees the room within the grace period."
     )
     key: ClassVar[tuple[tuple[str, str], ...]] = (
-        ("victims", "min"), ("delay", "min"), ("slack", "min"), ("past_preemptions", "min"), ("earliest_start", "max"),
-    )  # fmt: skip
+        ("victims", "min"),
+        ("delay", "min"),
+        ("slack", "min"),
+        ("past_preemptions", "min"),
+        ("earliest_start", "max"),
+    )
 
     def caps(self, view: PreemptionView) -> tuple[Cap, ...]:
         """Lossless (``on_preempt``, saves never fail): fitgpp's caps. Else: none while a BE job frees the room

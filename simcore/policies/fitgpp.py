@@ -142,8 +142,12 @@ class FitGpp(FitSearch):
         "the TE job). Preempted jobs then get their place back as soon as the short TE job ends."
     )
     key: ClassVar[tuple[tuple[str, str], ...]] = (
-        ("victims", "min"), ("slack", "min"), ("lost_work", "min"), ("past_preemptions", "min"), ("earliest_start", "max"),
-    )  # fmt: skip
+        ("victims", "min"),
+        ("slack", "min"),
+        ("lost_work", "min"),
+        ("past_preemptions", "min"),
+        ("earliest_start", "max"),
+    )
 
     def caps(self, view: PreemptionView) -> tuple[Cap, ...]:
         return fitgpp_caps(view, self.P, self.s)

@@ -25,5 +25,16 @@ from simcore.study.plan import DEFAULT_TRACE, DESCRIPTION, FULL, NAIVE, PAPER_TR
 from simcore.study.run import reproduce
 from simcore.study.tables import Stat, paired, stat
 
-__all__ = ["DEFAULT_TRACE", "DESCRIPTION", "FULL", "NAIVE", "PAPER_TRIO", "QUICK", "Plan", "Stat", "paired",
-           "reproduce", "stat"]  # fmt: skip
+__all__ = [
+    "DEFAULT_TRACE",
+    "DESCRIPTION",
+    "FULL",
+    "NAIVE",
+    "PAPER_TRIO",
+    "QUICK",
+    "Plan",
+    "Stat",
+    "paired",
+    "reproduce",
+    "stat",
+]

@@ -66,8 +66,17 @@ def render(rows: pd.DataFrame) -> str:
         "started elsewhere first (wasted), and the preemptions within an hour of run after the last restore. "
         f"`{BOUND_LABEL}` is the [pooled bound](policies.md#the-pooled-bound-ideal), a reference, not a policy.\n"
     )
-    header = ["policy", "decisions", "lost GPU-h", "grace GPU-h", "restore GPU-h", "evicted share", "excess GPUs",
-              "wasted", "repreempted"]  # fmt: skip
+    header = [
+        "policy",
+        "decisions",
+        "lost GPU-h",
+        "grace GPU-h",
+        "restore GPU-h",
+        "evicted share",
+        "excess GPUs",
+        "wasted",
+        "repreempted",
+    ]
     body = []
     for p in [*shown, BOUND_LABEL]:
         cells = [_est(stat(rows, p, "preemption_decisions"))]

@@ -50,15 +50,26 @@ MUST_WIN = ("checkpoint = none", "checkpoint = periodic")  # where BE must be be
 
 def regime_grid(plan: Plan) -> dict[str, Any]:
     grid = [{k: [v]} for _, where in REGIMES if isinstance(where, dict) for k, v in where.items()]
-    return {"preset": "paper", "set": {"jobs": plan.jobs, "nodes": plan.nodes}, "grid": grid,
-            "seeds": plan.main_seeds, "policies": list(REGIME_POLICIES), "baseline": "fifo"}  # fmt: skip
+    return {
+        "preset": "paper",
+        "set": {"jobs": plan.jobs, "nodes": plan.nodes},
+        "grid": grid,
+        "seeds": plan.main_seeds,
+        "policies": list(REGIME_POLICIES),
+        "baseline": "fifo",
+    }
 
 
 def min_runtime_grid(plan: Plan) -> dict[str, Any]:
     values = [v for v in MIN_RUNTIMES if v > 0]
-    return {"preset": "paper", "set": {"jobs": plan.jobs, "nodes": plan.nodes},
-            "grid": {"min_runtime": values, "checkpoint": list(MIN_RUNTIME_MODES)},
-            "seeds": plan.main_seeds, "policies": ["fifo", *PREEMPTIVE], "baseline": "fifo"}  # fmt: skip
+    return {
+        "preset": "paper",
+        "set": {"jobs": plan.jobs, "nodes": plan.nodes},
+        "grid": {"min_runtime": values, "checkpoint": list(MIN_RUNTIME_MODES)},
+        "seeds": plan.main_seeds,
+        "policies": ["fifo", *PREEMPTIVE],
+        "baseline": "fifo",
+    }
 
 
 @dataclass(frozen=True)
@@ -156,8 +167,17 @@ def criteria_rows(checks: list[Check]) -> list[list[str]]:
         must = c.regime in MUST_WIN
         better = _yes(c.be_better) if must else (_yes(c.be_better) if c.be_better else "-")
         lost = rp.fmt_val(c.lost) + (f" ({_yes(c.lost_ok, 'at most k8s')})" if c.regime == LOSS_REGIME else "")
-        rows.append([c.regime, f"{rp.fmt_val(c.te)}% ({_yes(c.te_ok, 'within 1%')})", rp.fmt_val(c.be50),
-                     rp.fmt_val(c.be95), _yes(c.be_not_worse), better + (" (required)" if must else ""), lost])  # fmt: skip
+        rows.append(
+            [
+                c.regime,
+                f"{rp.fmt_val(c.te)}% ({_yes(c.te_ok, 'within 1%')})",
+                rp.fmt_val(c.be50),
+                rp.fmt_val(c.be95),
+                _yes(c.be_not_worse),
+                better + (" (required)" if must else ""),
+                lost,
+            ]
+        )
     return rows
 
 
@@ -169,8 +189,10 @@ def verdict_text(checks: list[Check], frames: Mapping[str, pd.DataFrame]) -> str
         lines.append(f"- TE within 1% of fitgpp and BE not worse (better where required): {', '.join(met)}.")
     for c in checks:
         rows = frames[c.regime]
-        caps = (f"most preemptions of one job: fitdelay {rp.fmt_val(rp.stat(rows, OURS, 'max_preemptions_per_job'))}, "
-                f"fitgpp {rp.fmt_val(rp.stat(rows, REF, 'max_preemptions_per_job'))}")  # fmt: skip
+        caps = (
+            f"most preemptions of one job: fitdelay {rp.fmt_val(rp.stat(rows, OURS, 'max_preemptions_per_job'))}, "
+            f"fitgpp {rp.fmt_val(rp.stat(rows, REF, 'max_preemptions_per_job'))}"
+        )
         if not c.te_ok:
             lines.append(
                 f"- *{c.regime}*: TE p95 slowdown differs from fitgpp's by {rp.fmt_val(c.te)}% (not shown within "
@@ -258,17 +280,37 @@ def section(plan: Plan, study: Study, main: pd.DataFrame, trace_a: pd.DataFrame 
         "(negative = fitdelay better); *not worse* = the CI does not lie above 0, *better* = it lies below 0. "
         "Lost work: fitdelay minus k8s, seconds per workload.\n"
     )
-    out.append(rp.table(["regime", "TE p95, fitdelay - fitgpp", "BE p50, fitdelay - fitgpp",
-                          "BE p95, fitdelay - fitgpp", "BE not worse", "BE better", "lost work, fitdelay - k8s (s)"],
-                         criteria_rows(checks)))  # fmt: skip
+    out.append(
+        rp.table(
+            [
+                "regime",
+                "TE p95, fitdelay - fitgpp",
+                "BE p50, fitdelay - fitgpp",
+                "BE p95, fitdelay - fitgpp",
+                "BE not worse",
+                "BE better",
+                "lost work, fitdelay - k8s (s)",
+            ],
+            criteria_rows(checks),
+        )
+    )
     out.append("")
     out.append(verdict_text(checks, frames))
     out.append("### Absolute values per regime\n")
-    cols = [("TE_slowdown_p95", "TE p95 slowdown"), ("BE_slowdown_p50", "BE p50 slowdown"),
-            ("BE_slowdown_p95", "BE p95 slowdown"), ("lost_work", "lost work (s)"), ("preemptions", "preemptions"),
-            ("max_preemptions_per_job", "most preemptions of one job")]  # fmt: skip
-    rows = [[label, p, *(rp.fmt_val(rp.stat(at, p, m)) for m, _ in cols)]
-            for label, at in frames.items() for p in SHOWN if p in set(at["policy"])]  # fmt: skip
+    cols = [
+        ("TE_slowdown_p95", "TE p95 slowdown"),
+        ("BE_slowdown_p50", "BE p50 slowdown"),
+        ("BE_slowdown_p95", "BE p95 slowdown"),
+        ("lost_work", "lost work (s)"),
+        ("preemptions", "preemptions"),
+        ("max_preemptions_per_job", "most preemptions of one job"),
+    ]
+    rows = [
+        [label, p, *(rp.fmt_val(rp.stat(at, p, m)) for m, _ in cols)]
+        for label, at in frames.items()
+        for p in SHOWN
+        if p in set(at["policy"])
+    ]
     out.append(rp.table(["regime", "policy", *(name for _, name in cols)], rows))
     out.append("")
     out.append(min_runtime_section(study, main, figs))
@@ -282,10 +324,15 @@ def min_runtime_section(study: Study, main: pd.DataFrame, figs: Figures) -> str:
         "point, same workloads as above. A running BE job is a victim candidate only once its current segment has "
         f"lasted min_runtime; a TE job that finds no candidate waits. Mean [{SPREAD_NAME}].\n"
     )
-    cols = [("TE_slowdown_p95", "TE p95 slowdown", ""), ("TE_wait_max", "TE max wait", "s"),
-            ("BE_slowdown_p50", "BE p50 slowdown", ""), ("BE_slowdown_p95", "BE p95 slowdown", ""),
-            ("preemptions", "preemptions", ""), ("max_preemptions_per_job", "most preemptions of one job", ""),
-            ("lost_work", "lost work (s)", "")]  # fmt: skip
+    cols = [
+        ("TE_slowdown_p95", "TE p95 slowdown", ""),
+        ("TE_wait_max", "TE max wait", "s"),
+        ("BE_slowdown_p50", "BE p50 slowdown", ""),
+        ("BE_slowdown_p95", "BE p95 slowdown", ""),
+        ("preemptions", "preemptions", ""),
+        ("max_preemptions_per_job", "most preemptions of one job", ""),
+        ("lost_work", "lost work (s)", ""),
+    ]
     for mode in MIN_RUNTIME_MODES:
         frame = min_runtime_frame(study, main, mode)
         rows = []
@@ -295,8 +342,10 @@ def min_runtime_section(study: Study, main: pd.DataFrame, figs: Figures) -> str:
                 rows.append([p, str(v), *(rp.fmt_val(rp.stat(at, p, m), u) for m, _, u in cols)])
         out.append(f"checkpoint = {mode}:\n")
         out.append(rp.table(["policy", "min_runtime (s)", *(name for _, name, _ in cols)], rows))
-        series = {p: (list(MIN_RUNTIMES), [_where(frame[frame["policy"] == p], {"min_runtime": v})
-                                           for v in MIN_RUNTIMES]) for p in PREEMPTIVE}  # fmt: skip
+        series = {
+            p: (list(MIN_RUNTIMES), [_where(frame[frame["policy"] == p], {"min_runtime": v}) for v in MIN_RUNTIMES])
+            for p in PREEMPTIVE
+        }
         key = "min_runtime" if mode == "on_preempt" else f"min_runtime_checkpoint_{mode}"
         out.append(f"\n![min_runtime, checkpoint {mode}]({figs.curve(key, series, None)})\n")
         out.append(min_runtime_text(frame, mode))

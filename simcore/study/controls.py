@@ -90,9 +90,11 @@ def pays(rows: pd.DataFrame, axis: str, values: Sequence[float], other: str, met
     below = [fmt.setting(v) for v, s in zip(values, stats, strict=True) if s.hi < 0]
     above = [fmt.setting(v) for v, s in zip(values, stats, strict=True) if s.lo > 0]
     neither = [fmt.setting(v) for v, s in zip(values, stats, strict=True) if not (s.hi < 0 or s.lo > 0)]
-    return (f"below {other} at {', '.join(below) if below else 'no value'}, "
-            f"above at {', '.join(above) if above else 'no value'}, "
-            f"not told apart (CI holds 0) at {', '.join(neither) if neither else 'no value'}")  # fmt: skip
+    return (
+        f"below {other} at {', '.join(below) if below else 'no value'}, "
+        f"above at {', '.join(above) if above else 'no value'}, "
+        f"not told apart (CI holds 0) at {', '.join(neither) if neither else 'no value'}"
+    )
 
 
 def te_moves(rows: pd.DataFrame, axis: str, values: Sequence[float]) -> str:

@@ -73,8 +73,10 @@ def render(
 
     # -- headline
     add("## 1. The headline: trio against FIFO\n")
-    add(f"`paper` preset, {cfg}. Percent change of each policy's value against FIFO on the same workload, "
-        "then the mean over seeds.\n")  # fmt: skip
+    add(
+        f"`paper` preset, {cfg}. Percent change of each policy's value against FIFO on the same workload, "
+        "then the mean over seeds.\n"
+    )
     add(table(["policy", *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO)], headline_rows(main, policies)))
     add(f"\n![trio vs fifo]({figs.trio(main, policies, 'fifo')})\n")
     add(headline_text(main, n_jobs, seeds))
@@ -91,21 +93,33 @@ def render(
     add(
         f"Absolute values, mean [{SPREAD_NAME}] over seeds ({cfg}). Slowdown = JCT / run time; waits in wall-clock units.\n"
     )
-    cols = [("TE_slowdown_p95", "TE p95 slowdown", ""), ("TE_slowdown_p99", "TE p99 slowdown", ""),
-            ("TE_wait_max", "TE max wait", "s"), ("BE_slowdown_p50", "BE p50 slowdown", ""),
-            ("BE_slowdown_p95", "BE p95 slowdown", ""), ("preemptions", "preemptions", ""),
-            ("preempted_jobs", "BE jobs preempted", ""), ("max_preemptions_per_job", "most preemptions of one job", ""),
-            ("lost_work", "lost work (s)", ""),
-            ("gpu_utilization", "GPU util.", "")]  # fmt: skip
+    cols = [
+        ("TE_slowdown_p95", "TE p95 slowdown", ""),
+        ("TE_slowdown_p99", "TE p99 slowdown", ""),
+        ("TE_wait_max", "TE max wait", "s"),
+        ("BE_slowdown_p50", "BE p50 slowdown", ""),
+        ("BE_slowdown_p95", "BE p95 slowdown", ""),
+        ("preemptions", "preemptions", ""),
+        ("preempted_jobs", "BE jobs preempted", ""),
+        ("max_preemptions_per_job", "most preemptions of one job", ""),
+        ("lost_work", "lost work (s)", ""),
+        ("gpu_utilization", "GPU util.", ""),
+    ]
     rows = [[p, *(fmt_val(stat(main, p, m), u) for m, _, u in cols)] for p in policies]
     add(table(["policy", *(label for _, label, _ in cols)], rows))
     add("")
 
     add("## 4. FitGpp against the other preemptive policies (paired)\n")
-    add(f"fitgpp minus the other policy on the same workloads, mean [{SPREAD_NAME}] ({cfg}). "
-        "Negative = fitgpp lower; slowdowns are better lower.\n")  # fmt: skip
-    pair_cols = [("TE_slowdown_p95", "TE p95 slowdown"), ("BE_slowdown_p50", "BE p50 slowdown"),
-                 ("BE_slowdown_p95", "BE p95 slowdown"), ("preemptions", "preemptions")]  # fmt: skip
+    add(
+        f"fitgpp minus the other policy on the same workloads, mean [{SPREAD_NAME}] ({cfg}). "
+        "Negative = fitgpp lower; slowdowns are better lower.\n"
+    )
+    pair_cols = [
+        ("TE_slowdown_p95", "TE p95 slowdown"),
+        ("BE_slowdown_p50", "BE p50 slowdown"),
+        ("BE_slowdown_p95", "BE p95 slowdown"),
+        ("preemptions", "preemptions"),
+    ]
     others = [p for p in policies if p not in ("fitgpp", "fifo")]
     rows = [[f"fitgpp - {o}", *(fmt_val(paired(main, "fitgpp", o, m)) for m, _ in pair_cols)] for o in others]
     add(table(["difference", *(label for _, label in pair_cols)], rows))
@@ -199,10 +213,18 @@ def sensitivity_section(plan: Plan, main: pd.DataFrame, curves: pd.DataFrame, fi
         out.append(f"### fitgpp `{key}` ({KNOB_DOC[key]})\n")
         rows = []
         for v, label in zip(values, labels, strict=True):
-            rows.append([fmt.setting(v), *(fmt_pct(stat(main, label, versus(k, "fifo"))) for k in PAPER_TRIO),
-                         fmt_val(stat(main, label, "preemptions"))])  # fmt: skip
-        prio = ["priority (no preemption)", *(fmt_pct(stat(main, "priority", versus(k, "fifo"))) for k in PAPER_TRIO),
-                fmt_val(stat(main, "priority", "preemptions"))]  # fmt: skip
+            rows.append(
+                [
+                    fmt.setting(v),
+                    *(fmt_pct(stat(main, label, versus(k, "fifo"))) for k in PAPER_TRIO),
+                    fmt_val(stat(main, label, "preemptions")),
+                ]
+            )
+        prio = [
+            "priority (no preemption)",
+            *(fmt_pct(stat(main, "priority", versus(k, "fifo"))) for k in PAPER_TRIO),
+            fmt_val(stat(main, "priority", "preemptions")),
+        ]
         out.append(table([key, *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO), "preemptions"], [*rows, prio]))
         series = {"fitgpp": (list(values), [main[main["policy"] == lab] for lab in labels])}
         out.append(f"\n![{key}]({figs.curve(key, series, main[main['policy'] == 'priority'])})\n")
@@ -216,11 +238,31 @@ def sensitivity_section(plan: Plan, main: pd.DataFrame, curves: pd.DataFrame, fi
             for p in plan.curve_policies:
                 if p == "fifo":
                     continue
-                rows.append([fmt.setting(v), p, *(fmt_pct(stat(at, p, versus(k, "fifo"))) for k in PAPER_TRIO),
-                             fmt_val(stat(at, p, "TE_slowdown_p95")), fmt_val(stat(at, p, "BE_slowdown_p50")),
-                             fmt_val(stat(at, p, "lost_work")), str(n_jobs)])  # fmt: skip
-        out.append(table([key, "policy", *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO), "TE p95 slowdown",
-                           "BE p50 slowdown", "lost work (s)", "jobs"], rows))  # fmt: skip
+                rows.append(
+                    [
+                        fmt.setting(v),
+                        p,
+                        *(fmt_pct(stat(at, p, versus(k, "fifo"))) for k in PAPER_TRIO),
+                        fmt_val(stat(at, p, "TE_slowdown_p95")),
+                        fmt_val(stat(at, p, "BE_slowdown_p50")),
+                        fmt_val(stat(at, p, "lost_work")),
+                        str(n_jobs),
+                    ]
+                )
+        out.append(
+            table(
+                [
+                    key,
+                    "policy",
+                    *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO),
+                    "TE p95 slowdown",
+                    "BE p50 slowdown",
+                    "lost work (s)",
+                    "jobs",
+                ],
+                rows,
+            )
+        )
         series = {
             p: (
                 list(values),
@@ -255,23 +297,56 @@ def trace_section(trace_rows: Mapping[str, pd.DataFrame], figs: Figures, plan: P
         windows = rows["point_id"].nunique()
         out.append(f"### Recipe {recipe}: {alibaba.RECIPE_DOC[recipe]}\n")
         if windows > 1:
-            out.append(f"{windows} windows (the replicates; intervals are over windows), "
-                       f"{rows.groupby('point_id')['jobs_simulated'].first().min()}-"
-                       f"{rows.groupby('point_id')['jobs_simulated'].first().max()} jobs each.\n")  # fmt: skip
+            out.append(
+                f"{windows} windows (the replicates; intervals are over windows), "
+                f"{rows.groupby('point_id')['jobs_simulated'].first().min()}-"
+                f"{rows.groupby('point_id')['jobs_simulated'].first().max()} jobs each.\n"
+            )
         else:
-            out.append(f"One workload of **{n_jobs} jobs**: a real trace has no seeds, so these are single "
-                       "measurements without intervals.\n")  # fmt: skip
+            out.append(
+                f"One workload of **{n_jobs} jobs**: a real trace has no seeds, so these are single "
+                "measurements without intervals.\n"
+            )
         cells = []
         for p in (p for p in policies if p != "fifo"):
-            cells.append([p, *(fmt_pct(stat(rows, p, versus(k, "fifo"))) for k in PAPER_TRIO),
-                          fmt_pct(stat(rows, p, versus(TE_P95, "priority"))),
-                          fmt_val(stat(rows, p, "TE_slowdown_p95")), fmt_val(stat(rows, p, "TE_wait_max"), "s"),
-                          fmt_val(stat(rows, p, "BE_slowdown_p95")), fmt_val(stat(rows, p, "preemptions")),
-                          fmt_val(stat(rows, p, "max_preemptions_per_job"))])  # fmt: skip
-        fifo = ["fifo", "", "", "", "", fmt_val(stat(rows, "fifo", "TE_slowdown_p95")),
-                fmt_val(stat(rows, "fifo", "TE_wait_max"), "s"), fmt_val(stat(rows, "fifo", "BE_slowdown_p95")), "0", "0"]  # fmt: skip
-        out.append(table(["policy", *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO), "TE p95 slowdown vs priority",
-                           "TE p95 slowdown", "TE max wait", "BE p95 slowdown", "preemptions",
-                           "most preemptions of one job"], [fifo, *cells]))  # fmt: skip
+            cells.append(
+                [
+                    p,
+                    *(fmt_pct(stat(rows, p, versus(k, "fifo"))) for k in PAPER_TRIO),
+                    fmt_pct(stat(rows, p, versus(TE_P95, "priority"))),
+                    fmt_val(stat(rows, p, "TE_slowdown_p95")),
+                    fmt_val(stat(rows, p, "TE_wait_max"), "s"),
+                    fmt_val(stat(rows, p, "BE_slowdown_p95")),
+                    fmt_val(stat(rows, p, "preemptions")),
+                    fmt_val(stat(rows, p, "max_preemptions_per_job")),
+                ]
+            )
+        fifo = [
+            "fifo",
+            "",
+            "",
+            "",
+            "",
+            fmt_val(stat(rows, "fifo", "TE_slowdown_p95")),
+            fmt_val(stat(rows, "fifo", "TE_wait_max"), "s"),
+            fmt_val(stat(rows, "fifo", "BE_slowdown_p95")),
+            "0",
+            "0",
+        ]
+        out.append(
+            table(
+                [
+                    "policy",
+                    *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO),
+                    "TE p95 slowdown vs priority",
+                    "TE p95 slowdown",
+                    "TE max wait",
+                    "BE p95 slowdown",
+                    "preemptions",
+                    "most preemptions of one job",
+                ],
+                [fifo, *cells],
+            )
+        )
         out.append(f"\n![recipe {recipe}]({figs.trio(rows, policies, 'fifo', f'trace_{recipe}')})\n")
     return "\n".join(out)

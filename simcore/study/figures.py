@@ -41,12 +41,21 @@ class Figures:
         for ax, key in zip(axes, PAPER_TRIO, strict=True):
             stats = [stat(rows, p, versus(key, baseline)) for p in shown]
             means = [s.mean for s in stats]
-            err = [[s.mean - s.lo if math.isfinite(s.lo) else 0 for s in stats],
-                   [s.hi - s.mean if math.isfinite(s.hi) else 0 for s in stats]]  # fmt: skip
+            err = [
+                [s.mean - s.lo if math.isfinite(s.lo) else 0 for s in stats],
+                [s.hi - s.mean if math.isfinite(s.hi) else 0 for s in stats],
+            ]
             ax.bar(shown, means, yerr=err, capsize=3, color="#4c72b0")
             if baseline == "fifo" and "fitgpp" in shown:
-                ax.scatter([shown.index("fitgpp")], [PAPER_TRIO[key]], marker="*", s=120, color="#dd8452",
-                           zorder=3, label="paper")  # fmt: skip
+                ax.scatter(
+                    [shown.index("fitgpp")],
+                    [PAPER_TRIO[key]],
+                    marker="*",
+                    s=120,
+                    color="#dd8452",
+                    zorder=3,
+                    label="paper",
+                )
                 ax.legend(loc="best", fontsize=8)
             ax.axhline(0, color="black", linewidth=0.6)
             ax.set_title(f"{TRIO_LABELS[key]}, % vs {baseline}", fontsize=10)

@@ -54,9 +54,16 @@ def _num(columns: Mapping[str, np.ndarray], name: str) -> np.ndarray:
 # --- Alibaba spot-GPU trace 2026 ---------------------------------------------------------------
 
 SPOT_HEADER = (
-    "job_name", "organization", "gpu_model", "cpu_request", "gpu_request",
-    "worker_num", "submit_time", "duration", "job_type",
-)  # fmt: skip
+    "job_name",
+    "organization",
+    "gpu_model",
+    "cpu_request",
+    "gpu_request",
+    "worker_num",
+    "submit_time",
+    "duration",
+    "job_type",
+)
 SPOT_SCHEMA: dict[str, Any] = {
     "job_name": Text,
     "organization": OptionalText,
@@ -99,17 +106,53 @@ SPOT2026 = TraceFormat(
 # --- SenseTime Helios and Shanghai AI Lab Acme -------------------------------------------------
 
 HELIOS_HEADER = (
-    "job_id", "user", "vc", "gpu_num", "cpu_num", "node_num", "state",
-    "submit_time", "start_time", "end_time", "duration", "queue",
-)  # fmt: skip
+    "job_id",
+    "user",
+    "vc",
+    "gpu_num",
+    "cpu_num",
+    "node_num",
+    "state",
+    "submit_time",
+    "start_time",
+    "end_time",
+    "duration",
+    "queue",
+)
 SEREN_HEADER = (
-    "job_id", "user", "node_num", "gpu_num", "cpu_num", "type", "state",
-    "submit_time", "start_time", "end_time", "duration", "queue", "gpu_time",
-)  # fmt: skip
+    "job_id",
+    "user",
+    "node_num",
+    "gpu_num",
+    "cpu_num",
+    "type",
+    "state",
+    "submit_time",
+    "start_time",
+    "end_time",
+    "duration",
+    "queue",
+    "gpu_time",
+)
 KALOS_HEADER = (
-    "job_id", "user", "node_num", "gpu_num", "cpu_num", "mem_per_pod_gb", "shared_mem_per_pod", "type", "state",
-    "submit_time", "start_time", "end_time", "fail_time", "stop_time", "duration", "queue", "gpu_time",
-)  # fmt: skip
+    "job_id",
+    "user",
+    "node_num",
+    "gpu_num",
+    "cpu_num",
+    "mem_per_pod_gb",
+    "shared_mem_per_pod",
+    "type",
+    "state",
+    "submit_time",
+    "start_time",
+    "end_time",
+    "fail_time",
+    "stop_time",
+    "duration",
+    "queue",
+    "gpu_time",
+)
 SLURM_SCHEMA: dict[str, Any] = {
     "job_id": Text,
     "user": OptionalText,
@@ -174,9 +217,17 @@ ACME = TraceFormat(
 # --- Alibaba PAI 2020 ----------------------------------------------------------------------------
 
 PAI_HEADER = (
-    "job_name", "task_name", "inst_num", "status", "start_time", "end_time",
-    "plan_cpu", "plan_mem", "plan_gpu", "gpu_type",
-)  # fmt: skip
+    "job_name",
+    "task_name",
+    "inst_num",
+    "status",
+    "start_time",
+    "end_time",
+    "plan_cpu",
+    "plan_mem",
+    "plan_gpu",
+    "gpu_type",
+)
 PAI_SCHEMA: dict[str, Any] = {
     "job_name": Text,
     "task_name": Text,

@@ -40,11 +40,19 @@ def spot2026(rng: np.random.Generator, n: int = 40) -> str:
         workers = int(rng.choice([1, 2, 4, 8, 16])) if spot else int(rng.choice([1, 1, 2]))
         gpus = int(rng.choice([1, 2, 8])) if not spot else 1
         duration = 0 if i == 7 else int(rng.integers(600, 86400))
-        rows.append([
-            230000 + 17 * i, int(rng.integers(1, 120)), str(rng.choice(["A10", "A100-SXM4-80GB", "GPU-series-1"])),
-            int(rng.integers(2, 24)) * gpus, 0 if i == 11 else gpus, workers, int(submit[i]), duration,
-            "Spot" if spot else "HP",
-        ])  # fmt: skip
+        rows.append(
+            [
+                230000 + 17 * i,
+                int(rng.integers(1, 120)),
+                str(rng.choice(["A10", "A100-SXM4-80GB", "GPU-series-1"])),
+                int(rng.integers(2, 24)) * gpus,
+                0 if i == 11 else gpus,
+                workers,
+                int(submit[i]),
+                duration,
+                "Spot" if spot else "HP",
+            ]
+        )
     return _csv(SPOT_HEADER, rows)
 
 
@@ -91,8 +99,22 @@ def helios(rng: np.random.Generator, n: int = 40) -> str:
     rows: list[list[object]] = []
     for j in _slurm_jobs(rng, n, datetime(2020, 6, 9, 18, 0)):
         vc = "vc" + "".join(rng.choice(list("ABCDhjkpqs"), size=3))
-        rows.append([1425511 + j.index, j.user, vc, j.gpus, j.cpus, j.nodes, j.state, j.submit.strftime(fmt),
-                     j.started().strftime(fmt), j.ended().strftime(fmt), j.duration, j.queue])  # fmt: skip
+        rows.append(
+            [
+                1425511 + j.index,
+                j.user,
+                vc,
+                j.gpus,
+                j.cpus,
+                j.nodes,
+                j.state,
+                j.submit.strftime(fmt),
+                j.started().strftime(fmt),
+                j.ended().strftime(fmt),
+                j.duration,
+                j.queue,
+            ]
+        )
     return _csv(HELIOS_HEADER, rows)
 
 
@@ -102,9 +124,23 @@ def acme_seren(rng: np.random.Generator, n: int = 40) -> str:
     rows: list[list[object]] = []
     for j in _slurm_jobs(rng, n, datetime(2023, 3, 1, tzinfo=tz)):
         kind = str(rng.choice(["Other", "Evaluation", "Pretrain", "SFT", "Debug"]))
-        rows.append([5778432 + 37 * j.index, j.user, j.nodes, j.gpus, j.cpus, kind, j.state, j.submit.isoformat(" "),
-                     j.started().isoformat(" "), j.ended().isoformat(" "), j.duration, j.queue,
-                     float(j.duration * j.gpus)])  # fmt: skip
+        rows.append(
+            [
+                5778432 + 37 * j.index,
+                j.user,
+                j.nodes,
+                j.gpus,
+                j.cpus,
+                kind,
+                j.state,
+                j.submit.isoformat(" "),
+                j.started().isoformat(" "),
+                j.ended().isoformat(" "),
+                j.duration,
+                j.queue,
+                float(j.duration * j.gpus),
+            ]
+        )
     return _csv(SEREN_HEADER, rows)
 
 
@@ -121,8 +157,20 @@ def pai2020(rng: np.random.Generator, n: int = 40) -> str:
         gpu = "" if task == "ps" else float(rng.choice([25, 50, 100, 200]))
         end: object = "" if i == 5 else start + float(np.rint(np.exp(rng.uniform(np.log(30), np.log(20000)))))
         status = "Running" if i == 5 else str(rng.choice(["Terminated", "Failed"]))
-        rows.append([job, task, insts, status, start, end, float(rng.choice([400, 600, 1200])),
-                     float(rng.choice([29.296875, 58.59375, 9.765625])), gpu, str(rng.choice(["MISC", "T4", "V100", "P100"]))])  # fmt: skip
+        rows.append(
+            [
+                job,
+                task,
+                insts,
+                status,
+                start,
+                end,
+                float(rng.choice([400, 600, 1200])),
+                float(rng.choice([29.296875, 58.59375, 9.765625])),
+                gpu,
+                str(rng.choice(["MISC", "T4", "V100", "P100"])),
+            ]
+        )
     return _csv(None, rows)
 
 

@@ -55,13 +55,26 @@ def serve(
     log_path = ARTIFACTS / log_name
     log = log_path.open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", script, "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            script,
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
         cwd=ROOT,
         stdout=log,
         stderr=subprocess.STDOUT,
         env={**os.environ, **(env or {})},
-    )  # fmt: skip
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + STARTUP_SECONDS
