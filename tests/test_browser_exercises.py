@@ -11,6 +11,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,10 +60,26 @@ def test_an_exercise_answered_wrong_then_right_in_chromium() -> None:
     wrong = next(j for j in options if j != right)
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "dashboard/streamlit_app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "SIMCORE_DEMO": "0"},
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "dashboard/streamlit_app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "SIMCORE_DEMO": "0"},
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(url, proc)
@@ -72,13 +89,21 @@ def test_an_exercise_answered_wrong_then_right_in_chromium() -> None:
             page.goto(f"{url}/learn?{exercises.SEED_PARAM}={SEED}")
             radio = page.locator(f".st-key-quiz_answer_ex{SEED}_k8s_victim")
             check = page.locator(f".st-key-check_quiz_answer_ex{SEED}_k8s_victim button")
-            radio.get_by_text(f"job {wrong}", exact=True).click(timeout=TIMEOUT_MS)
-            check.click(timeout=TIMEOUT_MS)
+
+            def one(locator: Any) -> Any:  # a rerun briefly shows the quiz twice (its stale copy): wait for one
+                sync_api.expect(locator).to_have_count(1, timeout=TIMEOUT_MS)
+                return locator
+
+            def option(name: str) -> Any:  # the option's label, found by its radio input
+                return one(radio.locator("label").filter(has=page.get_by_role("radio", name=name, exact=True)))
+
+            option(f"job {wrong}").click(timeout=TIMEOUT_MS)
+            one(check).click(timeout=TIMEOUT_MS)
             page.get_by_text(f"Not quite: you said job {wrong}; the simulation says job {right}.").wait_for(
                 timeout=TIMEOUT_MS
             )
-            radio.get_by_text(f"job {right}", exact=True).click(timeout=TIMEOUT_MS)
-            check.click(timeout=TIMEOUT_MS)
+            option(f"job {right}").click(timeout=TIMEOUT_MS)
+            one(check).click(timeout=TIMEOUT_MS)
             page.get_by_text(f"Right: job {right}.", exact=True).wait_for(timeout=TIMEOUT_MS)
             assert page.get_by_text("Not quite").count() == 0
             assert f"{exercises.SEED_PARAM}={SEED}" in page.url  # the link still reproduces the exercise

@@ -35,11 +35,22 @@ def test_lesson_a_questions_come_from_the_run() -> None:
     assert float(fitgpp["te_wait"].accepted[0]) == lessons.lesson("hol").variant("fitgpp").config.grace / 60
 
 
-def test_lesson_b_asks_which_of_the_four_and_the_policies_differ() -> None:
+def test_lesson_b_asks_which_of_the_six_and_the_policies_differ() -> None:
+    # which_victim.csv on two_nodes.yaml (2 nodes of 32 CPU, 256 GiB, 4 GPUs): node-0 holds job 1
+    # (16 CPU, 128 GiB, 2 GPUs, started at 0 s) and jobs 2, 3 (8, 64, 1 each; 20 s, 40 s), full;
+    # node-1 holds job 4 (16, 128, 2; 60 s) and jobs 5, 6 (4, 32, 1 each; 80 s, 100 s), leaving
+    # 8 CPU and 64 GiB free. All six BE jobs run 7200 s, so all six run when TE job 7 (16, 128, 2)
+    # arrives at 600 s: the options are jobs 1 to 6.
+    # k8s reprieves the oldest job of each node while the TE job still fits: that leaves the two
+    # 1-GPU jobs on either node, and it takes node-1's (started 80 s against 20 s): jobs 5 and 6,
+    # signalled at once, so either one counts as "preempted first".
+    # fitgpp wants one victim: job 1 or job 4 alone makes room; job 1 frees exactly 16, 128, 2
+    # (slack 0), job 4 leaves node-1's 8 CPU and 64 GiB over: job 1.
     k8s, fitgpp = lesson_questions("victim", "k8s")["victim"], lesson_questions("victim", "fitgpp")["victim"]
-    assert k8s.options == fitgpp.options == ("1", "2", "3", "4")
-    assert k8s.accepted == ("4",) and fitgpp.accepted == ("2",)
-    assert exercises.is_right(k8s, "4") and not exercises.is_right(k8s, "2")
+    assert k8s.options == fitgpp.options == ("1", "2", "3", "4", "5", "6")
+    assert k8s.accepted == ("5", "6") and fitgpp.accepted == ("1",)
+    assert exercises.is_right(k8s, "5") and exercises.is_right(k8s, "6") and not exercises.is_right(k8s, "1")
+    assert exercises.is_right(fitgpp, "1") and not exercises.is_right(fitgpp, "5")
 
 
 def test_a_wait_is_right_within_a_minute_or_five_percent() -> None:
@@ -104,8 +115,15 @@ def test_policies_doc_holds_the_knob_map_of_the_module() -> None:
     assert len(body) == 1 + len(knob_map.ROWS)
     assert all(line.count(" | ") == 1 + len(knob_map.PRODUCTS) for line in body)
     names = knob_map.markdown()
-    for verified in ("GraceTime", "PreemptExemptTime", "PreemptMode", "terminationGracePeriodSeconds",
-                     "PriorityClass", "withinClusterQueue", "preempt-min-runtime"):  # fmt: skip
+    for verified in (
+        "GraceTime",
+        "PreemptExemptTime",
+        "PreemptMode",
+        "terminationGracePeriodSeconds",
+        "PriorityClass",
+        "withinClusterQueue",
+        "preempt-min-runtime",
+    ):
         assert f"`{verified}" in names
 
 
@@ -134,14 +152,16 @@ def test_a_lesson_question_answered_wrong_then_right() -> None:
     at.selectbox(key="lesson").set_value("victim").run()
     at.radio(key="lesson_variant_victim").set_value("k8s").run()
     assert feedback(at) == ([], [])  # nothing revealed before an answer
-    at.radio(key="quiz_answer_victim_k8s_victim").set_value("2").run()
+    # k8s signals jobs 5 and 6 (see the derivation above); job 1 is fitgpp's victim, not k8s's
+    at.radio(key="quiz_answer_victim_k8s_victim").set_value("1").run()
     assert feedback(at) == ([], [])  # choosing is not checking
     check(at, "victim_k8s", "victim")
-    assert feedback(at) == ([], ["Not quite: you said job 2; the simulation says job 4."])
-    assert any("k8s signals job 4" in m.value for m in at.markdown)
-    at.radio(key="quiz_answer_victim_k8s_victim").set_value("4").run()
+    answer = "job 5 and job 6 (any one of them counts)"
+    assert feedback(at) == ([], [f"Not quite: you said job 1; the simulation says {answer}."])
+    assert any("k8s signals job 5, job 6" in m.value for m in at.markdown)
+    at.radio(key="quiz_answer_victim_k8s_victim").set_value("6").run()
     check(at, "victim_k8s", "victim")
-    assert feedback(at) == (["Right: job 4."], [])
+    assert feedback(at) == ([f"Right: {answer}."], [])
 
 
 def test_an_exercise_from_the_link_answered_right_and_wrong() -> None:

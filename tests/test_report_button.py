@@ -3,19 +3,21 @@ uploaded workload (which no link can carry) holds the upload's checksum and resu
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import html
 import re
 import shlex
 
 import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard.report.cli import report_command
 from dashboard.report.report_button import cluster_options, report_bytes
 from dashboard.shared import budget, compute, data, uploads, views
 from dashboard.shared.scenario import Scenario
-from simcore import metrics
+from simcore import cli_workload, metrics
 from tests.test_dashboard import APP, DEMO, assert_clean
 from tests.test_report import HOSTILE, ROOT, SECTIONS, report_data, run
 
@@ -30,15 +32,27 @@ def test_the_button_is_beside_the_trio_for_an_upload():
 
 
 def test_the_report_of_an_uploaded_workload_carries_it_as_plain_text():
-    content = pd.DataFrame(
-        {"job_id": [HOSTILE[0], HOSTILE[1], "te"], "submit_time": [0, 0, 100], "duration": [1000, 1000, 50],
-         "cpu": [1, 1, 1], "mem_gb": [1, 1, 1], "gpu": [1, 1, 1], "job_class": ["BE", "BE", "TE"]}
-    ).to_csv(index=False).encode()  # fmt: skip
+    content = (
+        pd.DataFrame(
+            {
+                "job_id": [HOSTILE[0], HOSTILE[1], "te"],
+                "submit_time": [0, 0, 100],
+                "duration": [1000, 1000, 50],
+                "cpu": [1, 1, 1],
+                "mem_gb": [1, 1, 1],
+                "gpu": [1, 1, 1],
+                "job_class": ["BE", "BE", "TE"],
+            }
+        )
+        .to_csv(index=False)
+        .encode()
+    )
     name = "<b>mine</b>.csv"
     table, _ = uploads.parse_workload_upload(name, content, {})
     workload = data.Workload(table, None, f"upload {name}", (), views.workload_key(table))
-    scenario = Scenario(source="upload", cluster="custom", nodes=2, node_cpu=4, node_mem_gb=8, node_gpu=1,
-                        policies=("fifo", "fitgpp"))  # fmt: skip
+    scenario = Scenario(
+        source="upload", cluster="custom", nodes=2, node_cpu=4, node_mem_gb=8, node_gpu=1, policies=("fifo", "fitgpp")
+    )
     cluster = data.resolve_cluster(scenario, workload, None)
     configs = [scenario.config(p) for p in scenario.policies]
     runs = dict(zip(scenario.policies, compute.comparison(table, cluster, configs, (), lambda _: None), strict=True))
@@ -67,20 +81,36 @@ def test_the_report_command_of_the_explore_command():
 
 
 def test_the_report_command_of_a_sample_reproduces_the_page_trio(tmp_path, monkeypatch):
-    """The page's command leaves the sample's cluster out; the report's names its file, and
-    running it gives the trio the page shows."""
-    scenario = Scenario(policies=("fifo", "fitgpp"))
-    workload = data.sample_workload("demo")
+    """The page's command names the sample's own cluster file (without it the CLI would take its
+    default cluster); so does the report's, and running it gives the trio the page shows."""
+    scenario = Scenario(policies=("fifo", "fitgpp"))  # the default sample, demo_seed1
+    workload = data.sample_workload(scenario.sample)
     cluster = data.resolve_cluster(scenario, workload, None)
     configs = [scenario.config(p) for p in scenario.policies]
     runs = dict(
         zip(scenario.policies, compute.comparison(workload.table, cluster, configs, (), lambda _: None), strict=True)
     )
-    command = report_command(budget.explore_command(scenario), cluster_options(scenario, cluster, None))
-    assert "--cluster sample_workloads/demo_cluster.yaml" in command
+    page_command = budget.explore_command(scenario)
+    assert "--cluster sample_workloads/demo_cluster.yaml" in page_command
+    command = report_command(page_command, cluster_options(scenario, None))
+    assert command.count("--cluster") == 1
     words = shlex.split(command)
     words[words.index("--out") + 1] = str(tmp_path / "r.html")
     monkeypatch.chdir(ROOT)
     assert run(words[1:]) == 0
     page = {p: metrics.trio(r.summary, runs["fifo"].summary) for p, r in runs.items()}
     assert report_data((tmp_path / "r.html").read_text(encoding="utf-8"))["trio"] == page
+
+
+def test_the_command_of_every_sample_names_the_cluster_the_page_runs_it_on():
+    for name in data.sample_names():
+        scenario = Scenario(sample=name, policies=("fifo",))
+        cluster = data.resolve_cluster(scenario, data.sample_workload(name), None)
+        words = shlex.split(budget.explore_command(scenario))
+        parser = argparse.ArgumentParser()
+        cli_workload.add_cluster_options(parser)
+        args, _ = parser.parse_known_args(words)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.chdir(ROOT)
+            named = cli_workload.cluster_from_args(args, [])
+        assert [n.capacity for n in named.nodes] == [n.capacity for n in cluster.nodes], name

@@ -108,7 +108,7 @@ def cmd_report(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int
 def report_command(local: str, cluster: Sequence[str] = ()) -> str:
     """The ``simcore report`` command for the Explore page's local command(s) (its last line is
     a ``simcore compare``; a ``simcore sweep`` over several seeds is kept as it is). ``cluster``:
-    the cluster options to add when that line names no cluster (a sample's own cluster)."""
+    the cluster options to add when that line names no cluster (an uploaded cluster file)."""
     *steps, last = local.split("\n")
     words = shlex.split(last)
     if words[:2] != ["simcore", "compare"]:

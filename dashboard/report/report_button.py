@@ -22,7 +22,6 @@ from dashboard.shared import data
 from dashboard.shared.scenario import Scenario
 from simcore import samples
 from simcore.errors import UserError
-from simcore.model import ClusterSpec
 from simcore.policies import POLICIES
 from simcore.workload import write_workload
 
@@ -40,31 +39,13 @@ def _checksum(scenario: Scenario, comparison: data.Comparison, upload: tuple[str
         return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def cluster_options(scenario: Scenario, cluster: ClusterSpec, cluster_file: str | None) -> list[str]:
+def cluster_options(scenario: Scenario, cluster_file: str | None) -> list[str]:
     """The CLI's cluster options for a cluster the page's command leaves out: an uploaded cluster
-    file (by its name), a sample's shipped cluster file, else a uniform cluster's shorthand."""
+    file (by its name). A sample's own cluster is in the page's command already
+    (:func:`dashboard.shared.budget.explore_command`)."""
     if scenario.cluster == "upload" and cluster_file:
         return ["--cluster", cluster_file]
-    if scenario.cluster != "workload" or scenario.source != "sample":
-        return []
-    preset = next(p for f, p, *_ in samples.SAMPLES if Path(f).stem == scenario.sample)
-    shipped = data.SAMPLE_DIR / f"{preset}_cluster.yaml"
-    if shipped.is_file():
-        return ["--cluster", f"{data.SAMPLE_DIR.name}/{shipped.name}"]
-    shapes = {node.capacity for node in cluster.nodes}
-    if len(shapes) > 1:
-        return []
-    cap = shapes.pop()
-    return [
-        "--nodes",
-        str(len(cluster.nodes)),
-        "--node-cpu",
-        f"{cap.cpu:g}",
-        "--node-mem-gb",
-        f"{cap.mem_gb:g}",
-        "--node-gpu",
-        f"{cap.gpu:g}",
-    ]
+    return []
 
 
 def report_bytes(
@@ -86,7 +67,7 @@ def report_bytes(
         recorded, note = [], f"The decision log is not in this report: {exc}"
     report = ReportInput(
         title=comparison.workload.label,
-        command=report_command(command, cluster_options(scenario, comparison.cluster, cluster_file)),
+        command=report_command(command, cluster_options(scenario, cluster_file)),
         checksum=_checksum(scenario, comparison, upload),
         jobs=comparison.workload.table,
         cluster=comparison.cluster,

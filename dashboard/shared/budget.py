@@ -9,18 +9,22 @@ on the visitor's own machine, where no such limit applies.
 
 from __future__ import annotations
 
+import functools
 import math
 import shlex
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from dashboard.shared.demo import Limits
 from dashboard.shared.scenario import Scenario
+from simcore import presets, samples
 from simcore.errors import UserError
 from simcore.presets import mean_workers, resolve_params
 from simcore.sweep import SweepSpec
 
 WORKLOAD_FILE = "workload.csv"
 CLUSTER_FILE = "cluster.csv"
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_workloads"
 
 
 class Refused(UserError):
@@ -68,6 +72,27 @@ def _cluster_args(scenario: Scenario) -> list[str]:
     ]
 
 
+@functools.cache
+def sample_cluster_args(sample: str) -> tuple[str, ...]:
+    """The CLI's options for the cluster a bundled sample runs on in the dashboard (the one
+    ``data.sample_workload`` gives it): its preset's shipped cluster file, else the preset's uniform
+    cluster as the ``--nodes``/``--node-*`` shorthand (without them the CLI would take its default)."""
+    entry = next((e for e in samples.SAMPLES if Path(e[0]).stem == sample), None)
+    if entry is None:
+        return ()
+    _, preset, seed, overrides = entry
+    shipped = SAMPLE_DIR / f"{preset}_cluster.yaml"
+    if shipped.is_file():
+        return ("--cluster", f"{SAMPLE_DIR.name}/{shipped.name}")
+    nodes = presets.generate(preset, seed, overrides).cluster.nodes
+    shapes = {node.capacity for node in nodes}
+    if len(shapes) != 1:
+        return ()
+    cap = shapes.pop()
+    return ("--nodes", str(len(nodes)), "--node-cpu", f"{cap.cpu:g}", "--node-mem-gb", f"{cap.mem_gb:g}",
+            "--node-gpu", f"{cap.gpu:g}")  # fmt: skip
+
+
 def explore_command(scenario: Scenario, workload_file: str = WORKLOAD_FILE) -> str:
     """The ``simcore`` command(s) that compute this Explore scenario locally."""
     policies = ["--policies", ",".join(scenario.policies), "--baseline", scenario.baseline]
@@ -87,6 +112,8 @@ def explore_command(scenario: Scenario, workload_file: str = WORKLOAD_FILE) -> s
         steps.append(shlex.join(gen))
     elif scenario.source == "sample":
         workload_file = f"sample_workloads/{scenario.sample}.csv"
+        if scenario.cluster == "workload":  # the sample's own cluster, named so the command reproduces the page
+            cluster = list(sample_cluster_args(scenario.sample))
     compare = ["simcore", "compare", workload_file, *policies, *cluster, *_knob_sets(scenario)]
     steps.append(shlex.join(compare))
     return "\n".join(steps)

@@ -28,6 +28,7 @@ from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dashboard.shared import budget, compute, decisions, notices, slots, uploads, views, worker
+from dashboard.shared.budget import SAMPLE_DIR
 from dashboard.shared.compute import Run
 from dashboard.shared.demo import Limits, limits
 from dashboard.shared.results import Bound, Comparison, Workload
@@ -40,8 +41,6 @@ from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.sweep import SweepSpec
 from simcore.workload import load_cluster
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE_DIR = ROOT / "sample_workloads"
 # The cluster a user gets for an uploaded workload unless they choose one: the CLI's default.
 DEFAULT_CLUSTER = ClusterSpec.uniform(16, 64, 512, 8)
 
