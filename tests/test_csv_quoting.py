@@ -45,7 +45,7 @@ def test_run_quotes_an_id_and_a_node_name_holding_a_semicolon(
     args = ["run", str(wl), "--policy", "fifo", "--cluster", str(cluster), "--jobs-out", str(jobs)]
     assert main([*args, "--events-out", str(events), "--gantt-out", str(gantt)]) == 0
     capsys.readouterr()
-    assert jobs.read_text().splitlines()[1] == f'"{SEMI}",BE,0.0,100.0,0.0,100.0,0.0,100.0,1.0,0,0.0,"p;=x-0"'
+    assert jobs.read_text().splitlines()[1] == f'"{SEMI}",BE,0.0,100.0,0.0,100.0,0.0,100.0,1.0,0,0.0,"p;=x-0",1'
     assert jobs.read_text().splitlines()[2].startswith("plain,TE,")  # nothing else is quoted
     assert events.read_text().splitlines()[1:3] == [f'0.0,"{SEMI}",submit,', f'0.0,"{SEMI}",start,"p;=x-0"']
     for path in (jobs, events, gantt):
