@@ -15,7 +15,7 @@ import pandas as pd
 from simcore import alibaba, fmt
 from simcore.metrics import TRIO_LABELS, versus
 from simcore.stats import SPREAD_NAME
-from simcore.study import beyond
+from simcore.study import beyond, controls
 from simcore.study.figures import Figures
 from simcore.study.plan import NAIVE, PAPER_TRIO, TE_P95, Plan, centre, fitgpp_label, shown_path
 from simcore.study.prose import comparison_text, headline_text, mechanism_text
@@ -157,6 +157,8 @@ def render(
     kept = results / SECTION_NAME  # section 9, rendered from its own rows (simcore.study.accounting_doc)
     if kept.exists():
         add(kept.read_text())
+    if all((results / f"rows_controls_{n}.parquet").exists() for n in controls.SWEEPS):
+        add(controls.section(*controls.load(results)) + "\n")  # saves and budget, from their own rows
 
     add("## Reproduce\n")
     total = sum(timings.values())
