@@ -9,11 +9,20 @@ headless Chromium (Debian's /usr/bin/chromium, or ``$CHROMIUM``):
 3. ``--scenarios`` distinct generated scenarios (``--parallel`` pages at a time, each closed
    once its trio cards show), after which the server's resident memory is read.
 
+With ``--visitors N`` it runs instead (after the warm-up visit) the crowd of issue 16: N visitors
+each opening a distinct generated scenario (``--jobs`` jobs, seed 2000 + i, ``--policies``) at
+once. For each it records when the page first showed its trio cards ("served"), its place in line
+(the notice of dashboard/shared/slots.py: "told"), a refusal naming a limit ("told") or the
+progress bar of a computation that started without waiting ("computing"), and
+whether it was served before ``--deadline``; the peak RSS of the server plus all its descendant
+(worker) processes, sampled every 0.1 s, and the 1-minute load average are reported with them.
+
 Reports the time from opening a page to its first chart (median and max), the server
 process's peak RSS (sampled every 0.1 s) and its RSS after the distinct scenarios. Every count
 is bounded and the whole run stops after ``--deadline`` seconds, the server with it.
 
     .venv/bin/python bench/load_dashboard.py [--sessions 10] [--scenarios 100] [--jobs 3000]
+    .venv/bin/python bench/load_dashboard.py --visitors 30 --jobs 2000 [--policies fifo,k8s]
 """
 
 from __future__ import annotations
@@ -30,22 +39,28 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Awaitable
 from pathlib import Path
 
-import psutil
+import psutil  # type: ignore[import-untyped]
+from playwright.async_api import Browser, async_playwright
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import async_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from dashboard.shared.demo import DEMO  # noqa: E402  (the project root, as for `streamlit run`)
 
+T0 = time.perf_counter()
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 SWEEP_LINK = "/sweep?knob=grace&values=0,600&seeds=2&policies=fifo,fitgpp&run=1"
 CHART = ".js-plotly-plot"
 CARDS = '[data-testid="stMetric"]'
 PAGE_TIMEOUT_MS = 600_000
+IN_LINE = "you are number"  # dashboard/shared/notices.py line_text
+REFUSED = '[data-testid="stAlertContentError"]'  # budget.busy, budget.timed_out: each names its limit
+COMPUTING = '[data-testid="stProgress"]'  # dashboard/shared/notices.py progress
+POLL_S = 0.2
 
 
 def free_port() -> int:
@@ -61,6 +76,7 @@ class RssSampler:
         self.proc = psutil.Process(pid)
         self.peak = 0
         self.peak_with_workers = 0
+        self.load_max = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -77,13 +93,14 @@ class RssSampler:
                 continue
             self.peak = max(self.peak, own)
             self.peak_with_workers = max(self.peak_with_workers, own + workers)
+            self.load_max = max(self.load_max, os.getloadavg()[0])
 
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
 
 
-async def first_chart(browser: object, url: str, click_run: bool = False, until: str = CHART) -> float | None:
+async def first_chart(browser: Browser, url: str, click_run: bool = False, until: str = CHART) -> float | None:
     """Seconds from opening ``url`` in a new page to its first drawn chart, or to the first
     element matching ``until`` (None: not in time)."""
     page = await browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -105,10 +122,98 @@ async def first_chart(browser: object, url: str, click_run: bool = False, until:
         await page.close()
 
 
+async def visitor(browser: Browser, url: str, stop_at: float) -> dict[str, object]:
+    """One visitor of the crowd: seconds to the first sign of service or of being told (its
+    place in line or a refusal), what that was, and the seconds to its trio cards (None: not
+    served before ``stop_at``, a ``time.perf_counter`` value)."""
+    page = await browser.new_page(viewport={"width": 1400, "height": 1000})
+    start = time.perf_counter()
+    row: dict[str, object] = {"first": None, "first_s": None, "served_s": None, "refused": None}
+    try:
+        await page.goto(url, wait_until="commit", timeout=PAGE_TIMEOUT_MS)
+        while time.perf_counter() < stop_at:
+            now = round(time.perf_counter() - start, 1)
+            if await page.locator(CARDS).count():
+                row["served_s"] = now
+                seen = "served"
+            elif await page.get_by_text(IN_LINE).count():
+                seen = "in line"
+            elif await page.locator(COMPUTING).count():
+                seen = "computing"  # its computation started at once: a progress bar, no line
+            elif await page.locator(REFUSED).count():
+                text = await page.locator(REFUSED).first.inner_text()  # the icon's name, then the text
+                row["refused"] = next((line for line in text.splitlines() if "limit" in line), text)[:200]
+                seen = "refused"
+            else:
+                seen = ""
+            if seen and row["first"] is None:
+                row["first"], row["first_s"] = seen, now
+            if seen in ("served", "refused"):
+                break
+            await asyncio.sleep(POLL_S)
+    except PlaywrightError as exc:
+        row["error"] = str(exc).splitlines()[0]
+    finally:
+        await page.close()
+    return row
+
+
+def crowd_table(rows: list[dict[str, object]]) -> str:
+    lines = [f"{'visitor':>7}  {'first shown':<11} {'at s':>6}  {'served at s':>11}  refusal"]
+    for i, r in enumerate(rows):
+        first_s = "-" if r["first_s"] is None else f"{r['first_s']:.1f}"
+        served = "-" if r["served_s"] is None else f"{r['served_s']:.1f}"
+        lines.append(
+            f"{i:>7}  {r['first'] or 'nothing':<11} {first_s:>6}  {served:>11}  {r['refused'] or r.get('error') or ''}"
+        )
+    return "\n".join(lines)
+
+
+async def crowd(url: str, rss: RssSampler, args: argparse.Namespace, out: Results) -> None:
+    """N visitors, each a distinct generated scenario, all opened at once."""
+    out["rss_idle_mb"] = round(rss.now() / 1e6)
+    out["load_avg_before"] = [round(x, 1) for x in os.getloadavg()]
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        out["warm_up"] = summary([await first_chart(browser, url)])
+        rss.peak = rss.peak_with_workers = 0
+        rss.load_max = 0.0
+        policies = f"&policies={args.policies}" if args.policies else ""
+        links = [f"{url}/?source=generate&g.jobs={args.jobs}&seed={2000 + i}{policies}" for i in range(args.visitors)]
+        start = time.perf_counter()
+        stop_at = start + args.deadline - (time.perf_counter() - T0) - 20  # leave time to report
+        rows = await asyncio.gather(*(visitor(browser, link, stop_at) for link in links))
+        wall = round(time.perf_counter() - start, 1)
+        await browser.close()
+    told = [float(str(r["first_s"])) for r in rows if r["first"] in ("in line", "refused")]
+    first = [float(str(r["first_s"])) for r in rows if r["first_s"] is not None]
+    served = [float(str(r["served_s"])) for r in rows if r["served_s"] is not None]
+    print(crowd_table(rows), file=sys.stderr)
+    out["crowd"] = {
+        "visitors": args.visitors,
+        "jobs": args.jobs,
+        "policies": args.policies or "fifo,priority,k8s,fitgpp (default)",
+        "served_or_told": len(first),
+        "max_s_to_served_or_told": max(first, default=None),
+        "told_first": len(told),
+        "computing_first": sum(r["first"] == "computing" for r in rows),
+        "max_s_to_told": max(told, default=None),
+        "refused": sum(r["first"] == "refused" or r["refused"] is not None for r in rows),
+        "served_by_end": len(served),
+        "last_served_s": max(served, default=None),
+        "never_anything": sum(r["first"] is None for r in rows),
+        "wall_s": wall,
+        "load_avg_max_1min": round(rss.load_max, 1),
+        "load_avg_after": [round(x, 1) for x in os.getloadavg()],
+        "rss_peak_server_mb": round(rss.peak / 1e6),
+        "rss_peak_server_and_workers_mb": round(rss.peak_with_workers / 1e6),
+    }
+
+
 async def bounded(coros: list, parallel: int) -> list:
     gate = asyncio.Semaphore(parallel)
 
-    async def one(coro: object) -> object:
+    async def one(coro: Awaitable[object]) -> object:
         async with gate:
             return await coro
 
@@ -166,8 +271,12 @@ def main() -> int:
     parser.add_argument("--parallel", type=int, default=3, help="pages at a time for the distinct scenarios")
     parser.add_argument("--jobs", type=int, default=3000, help="jobs of each distinct scenario (default 3000)")
     parser.add_argument("--deadline", type=float, default=1800, help="stop everything after this many seconds")
+    parser.add_argument("--visitors", type=int, help="run only the crowd: this many distinct scenarios at once")
+    parser.add_argument("--policies", help="the crowd's policies, comma-separated (default: the page's four)")
     parser.add_argument("--out", type=Path, help="also write the results as JSON")
     args = parser.parse_args()
+    if args.visitors is not None and not 1 <= args.visitors <= 60:
+        parser.error("--visitors must be between 1 and 60")
     for name, most in (("sessions", 50), ("scenarios", 1000), ("parallel", 10), ("jobs", DEMO.max_jobs)):
         if not 1 <= getattr(args, name) <= most:
             parser.error(f"--{name} must be between 1 and {most}")
@@ -208,7 +317,8 @@ def main() -> int:
                 time.sleep(0.3)
         rss = RssSampler(server.pid)
         try:
-            asyncio.run(asyncio.wait_for(drive(url, rss, args, results), args.deadline))
+            run = crowd if args.visitors else drive
+            asyncio.run(asyncio.wait_for(run(url, rss, args, results), args.deadline))
         except TimeoutError:
             results["stopped"] = f"deadline of {args.deadline:g} s reached"
     finally:
@@ -219,7 +329,8 @@ def main() -> int:
             server.wait(timeout=15)
         except subprocess.TimeoutExpired:
             server.kill()
-    results["settings"] = {k: getattr(args, k) for k in ("sessions", "scenarios", "parallel", "jobs")}
+    names = ("visitors", "jobs", "policies") if args.visitors else ("sessions", "scenarios", "parallel", "jobs")
+    results["settings"] = {k: getattr(args, k) for k in names}
     text = json.dumps(results, indent=2)
     print(text)
     if args.out:
