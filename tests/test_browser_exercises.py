@@ -4,16 +4,11 @@ k8s victim question wrong, then right, and read both feedbacks (self-contained: 
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.browser import serve
 
 from dashboard.learn import exercises
 from dashboard.shared import compute
@@ -31,26 +26,6 @@ pytestmark = [
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 120  # against a hang only
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            pytest.fail("streamlit did not start")
-        time.sleep(0.2)
-
-
 def test_an_exercise_answered_wrong_then_right_in_chromium() -> None:
     ex = exercises.generate(SEED)
     # the victim computed here, independently of the page's questions: k8s's first preemption
@@ -58,31 +33,7 @@ def test_an_exercise_answered_wrong_then_right_in_chromium() -> None:
     right = str(events.loc[events["event"] == "preempt", "job_id"].iloc[0])
     options = next(q for q in exercises.questions(ex.runs["k8s"].jobs, events, "k8s") if q.key == "victim").options
     wrong = next(j for j in options if j != right)
-    port = _free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "dashboard/streamlit_app.py",
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--browser.gatherUsageStats",
-            "false",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, "SIMCORE_DEMO": "0"},
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc)
+    with serve(env={"SIMCORE_DEMO": "0"}, log_name="streamlit-exercises.log") as url:
         with sync_api.sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
             page = browser.new_page(viewport={"width": 1400, "height": 900})
@@ -108,9 +59,3 @@ def test_an_exercise_answered_wrong_then_right_in_chromium() -> None:
             assert page.get_by_text("Not quite").count() == 0
             assert f"{exercises.SEED_PARAM}={SEED}" in page.url  # the link still reproduces the exercise
             browser.close()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()

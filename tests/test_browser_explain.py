@@ -7,15 +7,10 @@ scenario's fitgpp run with k8s asked on every view (``simulate(..., same_state="
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from helpers.browser import serve
 
 from dashboard.shared import gantt_views
 from dashboard.shared.decision_text import decision_for
@@ -35,12 +30,6 @@ pytestmark = [
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
 ]
 sync_api = pytest.importorskip("playwright.sync_api")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _first_steps(n: int) -> list[dict]:
@@ -75,74 +64,30 @@ def test_why_this_victim_names_defines_and_compares_on_the_same_state() -> None:
     record = records[step]
     deciding, alt = record["deciding"], record["same_state"]
     label = deciding.replace("_", " ")
-    port = _free_port()
-    log = (ROOT / "test-artifacts").resolve()
-    log.mkdir(exist_ok=True)
-    with (log / "streamlit-explain.log").open("w") as out:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "dashboard/streamlit_app.py",
-                "--server.headless",
-                "true",
-                "--server.port",
-                str(port),
-                "--server.address",
-                "127.0.0.1",
-                "--browser.gatherUsageStats",
-                "false",
-            ],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "SIMCORE_DEMO": "0"},
-        )
-        try:
-            url = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 60
-            while True:  # wait on the server's health, not on a fixed sleep
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                        if r.status == 200:
-                            break
-                except OSError:
-                    pass
-                assert proc.poll() is None and time.monotonic() < deadline, "streamlit did not start"
-                time.sleep(0.3)
-            with sync_api.sync_playwright() as pw:
-                browser = pw.chromium.launch(
-                    executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
-                )
-                page = browser.new_page(viewport={"width": 1400, "height": 2400})
-                page.goto(f"{url}/?tab=Gantt")
+    with serve(env={"SIMCORE_DEMO": "0"}, log_name="streamlit-explain.log") as url:
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+            page = browser.new_page(viewport={"width": 1400, "height": 2400})
+            page.goto(f"{url}/?tab=Gantt")
+            _wait_idle(page)
+            page.get_by_role("button", name="Next preemption").wait_for(timeout=TIMEOUT_MS)
+            for _ in range(step + 1):
+                page.get_by_role("button", name="Next preemption").click()
                 _wait_idle(page)
-                page.get_by_role("button", name="Next preemption").wait_for(timeout=TIMEOUT_MS)
-                for _ in range(step + 1):
-                    page.get_by_role("button", name="Next preemption").click()
-                    _wait_idle(page)
-                words = page.get_by_text("chosen because").first
-                words.wait_for(timeout=TIMEOUT_MS)
-                page.get_by_text(f"TE job {record['te_job']} needed").first.wait_for(timeout=TIMEOUT_MS)
-                text = words.inner_text()
-                # the deciding criterion is named, defined and its principle given
-                assert f"{label} decided:" in text
-                assert f"{label.capitalize()} is {TERMS[deciding].meaning}." in text
-                assert f"Principle: {TERMS[deciding].principle}." in text
-                # what k8s would take on this very state, beside the chosen set
-                taken = ("BE job " if len(alt["victims"]) == 1 else "BE jobs ") + ", ".join(alt["victims"])
-                assert (
-                    f"On the same state (this instant's cluster), k8s would take {taken} on node {alt['node']}: a different choice"
-                    in text
-                )
-                assert "In k8s's own run on the same jobs (a second view" in text
-                assert not page.locator('[data-testid="stException"]').count()
-                browser.close()
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            words = page.get_by_text("chosen because").first
+            words.wait_for(timeout=TIMEOUT_MS)
+            page.get_by_text(f"TE job {record['te_job']} needed").first.wait_for(timeout=TIMEOUT_MS)
+            text = words.inner_text()
+            # the deciding criterion is named, defined and its principle given
+            assert f"{label} decided:" in text
+            assert f"{label.capitalize()} is {TERMS[deciding].meaning}." in text
+            assert f"Principle: {TERMS[deciding].principle}." in text
+            # what k8s would take on this very state, beside the chosen set
+            taken = ("BE job " if len(alt["victims"]) == 1 else "BE jobs ") + ", ".join(alt["victims"])
+            assert (
+                f"On the same state (this instant's cluster), k8s would take {taken} on node {alt['node']}: a different choice"
+                in text
+            )
+            assert "In k8s's own run on the same jobs (a second view" in text
+            assert not page.locator('[data-testid="stException"]').count()
+            browser.close()

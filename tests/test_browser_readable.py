@@ -7,15 +7,11 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.browser import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -34,50 +30,8 @@ sync_api = pytest.importorskip("playwright.sync_api")
 @contextlib.contextmanager
 def _serve() -> Iterator[str]:
     """The dashboard on a free port of 127.0.0.1, outside demo mode; yields its URL once healthy."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log = (ARTIFACTS / "streamlit-readable.log").open("w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "dashboard/streamlit_app.py",
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-            "--browser.gatherUsageStats",
-            "false",
-        ],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env={**os.environ, "SIMCORE_DEMO": "0"},
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            with contextlib.suppress(OSError), urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail("streamlit did not start; see streamlit-readable.log")
-            time.sleep(0.3)
+    with serve(env={"SIMCORE_DEMO": "0"}, log_name="streamlit-readable.log") as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 def _idle(page: object, selector: str) -> None:

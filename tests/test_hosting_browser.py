@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import csv
 import io
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
 
 import psutil
 import pytest
+from helpers import wait_until
 from test_browser import ARGS, CHROMIUM, TIMEOUT_MS, _assert_no_exception, _wait_idle, serve, sync_api
 from test_hosting import Listener
 from test_hosting_worker import live_workers
@@ -149,12 +149,6 @@ def test_a_visitor_who_leaves_stops_the_computation(demo_server: str, browser: o
     page = browser.new_page()
     page.goto(f"{demo_server}/?source=generate&g.jobs=20000&seed=31337&tau=7")  # about 80,000 job-runs
     page.get_by_text("Simulating", exact=False).first.wait_for(timeout=TIMEOUT_MS)
-    deadline = time.monotonic() + HANG_MS / 1000
-    while not _workers_of(demo_server):  # the worker process is running
-        assert time.monotonic() < deadline, "no worker process was started"
-        time.sleep(0.2)
+    wait_until(lambda: bool(_workers_of(demo_server)), "a worker process to start", HANG_MS / 1000)
     page.close()  # the visitor leaves
-    deadline = time.monotonic() + HANG_MS / 1000
-    while _workers_of(demo_server):
-        assert time.monotonic() < deadline, "the worker kept running after the visitor left"
-        time.sleep(0.2)
+    wait_until(lambda: not _workers_of(demo_server), "the worker to stop after the visitor left", HANG_MS / 1000)

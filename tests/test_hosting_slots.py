@@ -23,21 +23,14 @@ import numpy as np
 import pandas as pd
 import psutil
 import pytest
+from helpers import HANG_SECONDS, wait_until
 from streamlit.testing.v1 import AppTest
 
 from dashboard.shared import budget, compute, data, demo, notices, worker
 from dashboard.shared.slots import ComputeSlots, Full, turn
 from dashboard.shared.store import deep_size
 
-HANG_SECONDS = 300  # only a hang takes this long
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "streamlit_app.py")
-
-
-def wait_until(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + HANG_SECONDS
-    while not condition():
-        assert time.monotonic() < deadline, f"still waiting for {what}"
-        time.sleep(0.02)
 
 
 # --- functions the worker runs (importable by the child process) ------------------------------

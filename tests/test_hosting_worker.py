@@ -10,12 +10,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import psutil
 import pytest
+from helpers import HANG_SECONDS, wait_until
 
 from dashboard.shared import budget, demo, worker
 from dashboard.shared.plain import md
@@ -83,29 +83,19 @@ def _gone(pid: int) -> bool:
         return True
 
 
-HANG_SECONDS = 300  # a deadline that only bounds a hang, never the machine's speed
-
-
-def _wait_until(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + HANG_SECONDS
-    while not condition():
-        assert time.monotonic() < deadline, f"still waiting for {what}"
-        time.sleep(0.02)
-
-
 def test_worker_past_the_time_limit_is_killed_with_everything_it_started(tmp_path: Path) -> None:
     pid_file = tmp_path / "grandchild.pid"
 
     def started(_: float | None) -> None:
         # under CPU load the child may take longer than the limit to start its grandchild: the
         # wait holds the limit's check back until there is a grandchild to kill
-        _wait_until(pid_file.exists, "the worker to start its grandchild")
+        wait_until(pid_file.exists, "the worker to start its grandchild")
 
     with pytest.raises(worker.TimedOut):
         worker.run(sleep_with_grandchild, (600, str(pid_file)), timeout=1.0, heartbeat=started)
     grandchild = int(pid_file.read_text())
-    _wait_until(lambda: not _descendants(), "the worker to be gone")
-    _wait_until(lambda: _gone(grandchild), "the grandchild to be gone")  # killed with the child's group
+    wait_until(lambda: not _descendants(), "the worker to be gone")
+    wait_until(lambda: _gone(grandchild), "the grandchild to be gone")  # killed with the child's group
 
 
 def test_worker_is_killed_when_the_page_stops_waiting(tmp_path: Path) -> None:
@@ -120,8 +110,8 @@ def test_worker_is_killed_when_the_page_stops_waiting(tmp_path: Path) -> None:
     with pytest.raises(worker.Cancelled):
         worker.run(sleep_with_grandchild, (600, str(pid_file)), timeout=HANG_SECONDS, heartbeat=beat)
     grandchild = int(pid_file.read_text())
-    _wait_until(lambda: not _descendants(), "the worker to be gone")
-    _wait_until(lambda: _gone(grandchild), "the grandchild to be gone")
+    wait_until(lambda: not _descendants(), "the worker to be gone")
+    wait_until(lambda: _gone(grandchild), "the grandchild to be gone")
 
 
 def test_worker_errors_reach_the_page_as_messages_without_tracebacks() -> None:

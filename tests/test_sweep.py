@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import wait_until
 
 from simcore import cli_sweep, sweep
 from simcore.errors import UserError
@@ -507,13 +508,11 @@ def test_pool_workers_die_when_the_sweep_is_killed(tmp_path):
     try:
         # wait (on a condition, however loaded the machine) until the pool's processes have done
         # 3 CPU seconds between them: past their initializer (imports) and computing
-        deadline = time.monotonic() + 300
-        while (
-            len(_descendants(proc.pid)) < 3 or _cpu_seconds(_descendants(proc.pid)) < 3
-        ) and time.monotonic() < deadline:
-            time.sleep(0.1)  # polling interval
+        wait_until(
+            lambda: len(_descendants(proc.pid)) >= 3 and _cpu_seconds(_descendants(proc.pid)) >= 3,
+            "the sweep's pool to start and compute",
+        )
         family = _descendants(proc.pid)
-        assert len(family) >= 3, "the sweep did not start its pool"
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()

@@ -11,8 +11,10 @@ from .logs import Event, assert_events, assert_jobs, canonical, cluster_of, even
 from .reference import Ambiguous, canonical_decisions, place, reference_nonpreemptive, reference_simulate
 from .replay import Replay, Segment, expected_lost_work, progress, queue_key, replay, save_failures
 from .strategies import POLICIES, clusters, configs, contended, workloads
+from .waiting import HANG_SECONDS, wait_until
 
 __all__ = [
+    "HANG_SECONDS",
     "POLICIES",
     "Ambiguous",
     "Event",
@@ -39,5 +41,6 @@ __all__ = [
     "run",
     "save_failures",
     "te",
+    "wait_until",
     "workloads",
 ]
