@@ -232,10 +232,10 @@ def test_walk_each_lesson_to_its_end(dashboard_server: str, new_page: Callable[.
         page.get_by_role("radiogroup", name="Run it with").get_by_text(variant.label, exact=True).first.click()
         wait_idle(page, charts=2)
         n = len(lesson_views.instants(compute.full_run(*lessons.load(item), variant.config).events))
-        page.get_by_text(f"(instant 1 of {n})").wait_for(timeout=TIMEOUT_MS)
+        page.get_by_text(f"(instant 1 of {n})").first.wait_for(timeout=TIMEOUT_MS)
         for i in range(2, n + 1):  # step by step, as a class would
             page.get_by_role("button", name="Next").click()
-            page.get_by_text(f"(instant {i} of {n})").wait_for(timeout=TIMEOUT_MS)
+            page.get_by_text(f"(instant {i} of {n})").first.wait_for(timeout=TIMEOUT_MS)
             wait_idle(page, charts=2)
             assert_no_exception(page)
             if i == 3:  # mid-lesson: the preemption (or the blocked queue) is on screen
@@ -246,11 +246,11 @@ def test_walk_each_lesson_to_its_end(dashboard_server: str, new_page: Callable[.
         assert page.get_by_text("finishes on").count() >= 1
         if item.key == "hol":  # play from the start: it reaches the end and stops by itself
             page.get_by_role("button", name="First").click()
-            page.get_by_text(f"(instant 1 of {n})").wait_for(timeout=TIMEOUT_MS)
+            page.get_by_text(f"(instant 1 of {n})").first.wait_for(timeout=TIMEOUT_MS)
             wait_idle(page, charts=2)
             page.get_by_role("button", name="Play").click()
             page.get_by_role("button", name="Pause").wait_for(timeout=TIMEOUT_MS)
-            page.get_by_text(f"(instant {n} of {n})").wait_for(timeout=TIMEOUT_MS)
+            page.get_by_text(f"(instant {n} of {n})").first.wait_for(timeout=TIMEOUT_MS)
             page.get_by_role("button", name="Play").wait_for(timeout=TIMEOUT_MS)
             assert_no_exception(page)
         page.get_by_text("Step through it: lessons").scroll_into_view_if_needed()
@@ -261,7 +261,7 @@ def test_walk_each_lesson_to_its_end(dashboard_server: str, new_page: Callable[.
             wait_idle(page, charts=2)
             for i in range(2, 8):  # to instant 7: the TE job arrives and fitgpp preempts
                 page.get_by_role("button", name="Next").click()
-                page.get_by_text(f"(instant {i} of ").wait_for(timeout=TIMEOUT_MS)
+                page.get_by_text(f"(instant {i} of ").first.wait_for(timeout=TIMEOUT_MS)
                 wait_idle(page, charts=2)
             page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
             page.get_by_text("Run it with").scroll_into_view_if_needed()
