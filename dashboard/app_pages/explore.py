@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from dashboard.explore import charts, explore_gantt, explore_results, explore_worth
+from dashboard.explore import charts, explore_gantt, explore_job, explore_results, explore_worth
 from dashboard.report import report_button
 from dashboard.shared import budget, data, keys, knob_widgets, notices, sizing, state, uploads, views, worker
 from dashboard.shared.chart_style import PLOT_CONFIG
@@ -29,7 +29,15 @@ from simcore.workload import offered_load
 
 SOURCE_LABELS = {"sample": "bundled sample", "generate": "synthetic generator", "upload": "upload a file"}
 CLUSTER_LABELS = {"workload": "the workload's own", "custom": "uniform nodes", "upload": "upload a node list"}
-TABS = ("Slowdown", "Gantt", "Utilisation and queue", "Preemptions", "Was it worth it?", "Jobs and downloads")
+TABS = (
+    "Slowdown",
+    "Gantt",
+    "Utilisation and queue",
+    "Preemptions",
+    "Was it worth it?",
+    "One job",
+    "Jobs and downloads",
+)
 
 lim = limits()
 link_warnings = state.restore("explore", keys.SOURCE.name, Scenario.from_query, state.explore_widget_values)
@@ -238,7 +246,7 @@ explore_results.trio(scenario, comparison, bound)
 report_button.show(scenario, comparison, upload, command, cluster_upload[0] if cluster_upload else None)
 state.keep_choice(st.session_state, keys.TAB, TABS, TABS[0])
 # only the open tab is computed and drawn ("rerun" on switch): five charts at once are slow to draw
-tab_sd, tab_gantt, tab_time, tab_pre, tab_worth, tab_jobs = st.tabs(TABS, key=keys.TAB.name, on_change="rerun")
+tab_sd, tab_gantt, tab_time, tab_pre, tab_worth, tab_job, tab_jobs = st.tabs(TABS, key=keys.TAB.name, on_change="rerun")
 if tab_sd.open:
     with tab_sd:
         explore_results.slowdown(comparison, bound)
@@ -254,6 +262,9 @@ if tab_pre.open:
 if tab_worth.open:
     with tab_worth:
         explore_worth.show(scenario, comparison, TABS[1])
+if tab_job.open:
+    with tab_job:
+        explore_job.show(scenario, comparison)
 if tab_jobs.open:
     with tab_jobs:
         explore_results.jobs(scenario, comparison)

@@ -51,7 +51,7 @@ def focus_labels(bars: pd.DataFrame, focus: tuple[float, float], window: tuple[f
     )
 
 
-def _gantt_time(seconds: pd.Series | np.ndarray | float) -> pd.Series | pd.DatetimeIndex | pd.Timestamp:
+def gantt_time(seconds: pd.Series | np.ndarray | float) -> pd.Series | pd.DatetimeIndex | pd.Timestamp:
     """Seconds from the start of the run on the Gantt's date axis (which labels any zoom,
     from days down to seconds)."""
     return GANTT_EPOCH + pd.to_timedelta(seconds, unit="s")
@@ -90,7 +90,7 @@ def gantt_figure(view: GanttView) -> go.Figure:
                 fig.add_trace(
                     go.Bar(
                         orientation="h",
-                        base=_gantt_time(part["start"].to_numpy(float)),
+                        base=gantt_time(part["start"].to_numpy(float)),
                         x=(part["end"] - part["start"]).to_numpy(float) * 1000.0,  # ms on a date axis
                         y=part["y"],
                         width=part["height"],
@@ -135,7 +135,7 @@ def gantt_figure(view: GanttView) -> go.Figure:
         if not labels.empty:  # zoomed in: a job's id in the visible part of its bar
             fig.add_trace(
                 go.Scatter(
-                    x=_gantt_time(labels["x"].to_numpy(float)),
+                    x=gantt_time(labels["x"].to_numpy(float)),
                     y=labels["y"],
                     mode="text",
                     text=chart_texts(labels["job_id"]),
@@ -149,7 +149,7 @@ def gantt_figure(view: GanttView) -> go.Figure:
         if not panel.preempts.empty:
             fig.add_trace(
                 go.Scatter(
-                    x=_gantt_time(panel.preempts["time"].to_numpy(float)),
+                    x=gantt_time(panel.preempts["time"].to_numpy(float)),
                     y=panel.preempts["y"],
                     mode="markers",
                     name="preemption signal",
@@ -196,7 +196,7 @@ def gantt_figure(view: GanttView) -> go.Figure:
             for y in (layout.groupby("node", sort=False)["y"].max() + 0.5 + GANTT_GAP / 2)
         ]
     if view.selected is not None:
-        at = _gantt_time(float(view.selected["time"]))
+        at = gantt_time(float(view.selected["time"]))
         separators.append(
             {
                 "type": "line",
@@ -212,7 +212,7 @@ def gantt_figure(view: GanttView) -> go.Figure:
     fig.update_layout(shapes=separators)
     fig.update_xaxes(
         type="date",
-        range=[_gantt_time(view.focus[0]), _gantt_time(view.focus[1])],
+        range=[gantt_time(view.focus[0]), gantt_time(view.focus[1])],
         tickformatstops=GANTT_TICKS,
         showgrid=True,
     )

@@ -101,6 +101,18 @@ GANTT_FOR: Key[tuple[str, str]] = Key("_gantt_for")  # the (workload, cluster) t
 GANTT_NOTE: Key[str] = Key("_gantt_note")  # a note shown once ("No preemption after this one.")
 DECISION_OTHER: Key[str] = Key("decision_other")  # the policy whose record the decision view compares
 
+# --- Explore: the One job tab (dashboard.explore.explore_job) --------------------------------------
+JOB_POLICY: Key[str] = Key("one_policy")  # the run the job is picked from
+JOB_FILTER: Key[str] = Key("one_filter")  # text the job ids must contain
+JOB_ID: Key[str | None] = Key("one_job")  # the job shown
+JOB_CHANGE: Key[str] = Key("one_change")  # the counterfactual's kind (simcore.whatif.CHANGE_KINDS)
+JOB_SUBMIT_AT: Key[float] = Key("one_submit_at")  # seconds: "had it been submitted at t"
+JOB_GPUS: Key[int] = Key("one_gpus")  # "had it asked for fewer GPUs"
+JOB_OTHER_POLICY: Key[str] = Key("one_other_policy")  # "under policy Y"
+JOB_ASKED: Key[tuple[Any, ...] | None] = Key("_one_asked")  # the counterfactual last asked: (policy, job, change)
+FORECAST_FIELD: Family[Any] = Family("one_forecast_")  # the "When would my job start?" form's fields
+FORECAST_ASKED: Key[tuple[Any, ...] | None] = Key("_one_forecast_asked")  # (policy, job fields, at) last asked
+
 # --- Learn ------------------------------------------------------------------------------------------
 LESSON: Key[str] = Key("lesson")
 LESSON_VARIANT: Family[str] = Family("lesson_variant_")  # per lesson: the variant shown
