@@ -33,6 +33,7 @@ SIMCORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("policies", ("policies", "policy_spec")),
     ("engine", ("engine",)),
     ("metrics", ("metrics", "accounting", "gantt", "compare", "bound")),
+    ("what-if", ("whatif",)),
     ("sweep and study", ("sweep", "study")),
     ("front end", ("cli", "cli_sweep", "cli_workload", "cli_plugins", "knobs_doc", "__main__", "__init__")),
 )

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import math
 import time as wallclock
+from collections.abc import Callable, Collection
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import simpy
@@ -42,6 +44,9 @@ from simcore.workload.fit import fits_empty_cluster
 
 __all__ = ["job_order", "simulate"]
 
+#: an observer of the run, called after each pass (:mod:`simcore.engine.watch`)
+Watch = Callable[[Any], None]
+
 _UNBOUNDED = (UNBOUNDED, UNBOUNDED, UNBOUNDED)
 
 
@@ -56,8 +61,13 @@ class _Run(GangRun):
         config: SimConfig,
         record_decisions: bool = False,
         same_state: str | None = None,
+        watch: Watch | None = None,
+        exempt: Collection[str] = (),
     ) -> None:
         self.cfg = config
+        self.watch = watch  # called after each pass with the run (read-only facts: simcore.engine.watch)
+        # jobs never offered as victims (a what-if: "had it not been preempted"); None: nobody, no work
+        self.exempt = np.flatnonzero(np.isin(jobs.job_id, list(exempt))) if exempt else None
         self.policy = get_policy(config.policy, config)
         # the policy asked, on every recorded view, what it would take there (never acted on)
         self.other = None if same_state is None else get_policy(same_state, replace(config, policy=same_state))
@@ -107,6 +117,8 @@ class _Run(GangRun):
             freed = self._pass(joining)
             if freed:  # released within the pass (grace 0): they join after it
                 waiting.add(freed)
+            if self.watch is not None:
+                self.watch(self)
 
     def _pass_may_act(self) -> bool:
         """May a pass run now, with nothing new since the last instant, change anything (a
@@ -316,7 +328,8 @@ class _Run(GangRun):
         """The victim candidates now, and every running BE job when ``min_runtime`` exempts some
         (for what their finishes free: fitdelay), else None."""
         running = self.running.jobs()
-        cands = self.js.candidates(running, self.now, self.min_runtime)
+        offered = running if self.exempt is None else running[~np.isin(running, self.exempt)]
+        cands = self.js.candidates(offered, self.now, self.min_runtime)
         shown = len(cands) if not self.js.gang_nodes else len(set(cands.job.tolist()))  # a gang: an entry per node
         return cands, self.js.candidates(running, self.now, 0.0) if shown < len(running) else None
 
@@ -362,16 +375,20 @@ def simulate(
     config: SimConfig,
     record_decisions: bool = False,
     same_state: str | None = None,
+    watch: Watch | None = None,
+    exempt: Collection[str] = (),
 ) -> SimResult:
     """Run one simulation. Jobs that fit on no node are left out and listed. With
     `record_decisions`, every ask for victims is kept as a decision record (``result.decisions``);
     with `same_state` (a policy name) too, each record holds under ``same_state`` the record that
-    policy, with the run's knobs, would make on the very same view (it changes nothing in the run)."""
+    policy, with the run's knobs, would make on the very same view (it changes nothing in the run).
+    `watch` is called after every pass with the run, to be read only (:mod:`simcore.engine.watch`
+    turns it into facts); `exempt` job ids are never victim candidates (a what-if's change)."""
     t0 = wallclock.perf_counter()
     fits_somewhere = fits_empty_cluster(jobs, cluster)  # a gang: all its workers at once
     unschedulable = tuple(str(x) for x in jobs.job_id[~fits_somewhere])
     sim_jobs = _subset(jobs, fits_somewhere) if len(unschedulable) else jobs
-    run = _Run(sim_jobs, cluster, config, record_decisions or same_state is not None, same_state)
+    run = _Run(sim_jobs, cluster, config, record_decisions or same_state is not None, same_state, watch, exempt)
     env = simpy.Environment()
     env.process(run.process(env))
     env.run()

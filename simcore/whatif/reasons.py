@@ -1,0 +1,119 @@
+"""Why a job waits: one dominant reason per waiting stretch, from the engine's own state.
+
+:func:`blocking_reasons` re-runs the simulation with its decision records kept and a
+:class:`~simcore.engine.watch.JobWatch` observer, which notes after every pass, while the job is
+pending, what held it back there; the state holds until the next instant, so each pass's reason
+covers the time up to the next pass. Consecutive passes with the same reason (and blocker) make
+one :class:`Wait`. The reasons are checked in the order of :data:`WAIT_REASONS`' comment below.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from simcore import fmt
+from simcore.engine import simulate
+from simcore.engine.watch import JobFacts, JobWatch
+from simcore.model import ClusterSpec, JobTable, SimConfig
+from simcore.policies import decision
+
+#: every reason code -> its one-line definition (docs/cli.md shows this table). Checked in this
+#: order: a nominated TE job waits for grace; under backfill none a job behind the head waits for
+#: it; room free for the job means it joins at the next pass; then room reserved for another job;
+#: then, for a TE job the policy was asked for, the reason its decision record gives; else no room.
+WAIT_REASONS: dict[str, str] = {
+    "waiting_for_grace": "a TE job with victims chosen waits for them to checkpoint and release (the grace period)",
+    "behind_te": "backfill none with TE first: a BE job waits behind a waiting TE job at the head of the queue",
+    "head_of_line": "backfill none: a job ahead of it in the queue does not fit yet, and nothing behind it may start",
+    "next_pass": "room is free for it, but it rejoined the queue within this pass (grace 0): it starts at the next",
+    "reserved_for_other": "it would fit, but the room is reserved for a nominated TE job waiting for its victims",
+    "preempt_budget": "a TE job: the preemption budget (preempt_budget per rolling hour) is spent",
+    "min_runtime": "a TE job: every running BE job is still within min_runtime of its current segment",
+    "capped_by_P": "a TE job: every candidate BE job has been preempted P times already (fitgpp, fitdelay)",
+    "capped_by_s": "a TE job: every candidate is larger than s times its dominant share (fitgpp, fitdelay)",
+    "frees_soon": "a TE job: fitdelay waits, since a BE job frees the room within the grace period",
+    "no_victims": "a TE job: the policy found no set of victims whose removal makes room on one node",
+    "no_room": "no node (no set of nodes, for a gang) has free room for its request, and there is no victim to take",
+}
+
+#: a decision record's reason for no victims -> the reason code
+_FROM_DECISION = {
+    decision.BUDGET_SPENT: "preempt_budget",
+    decision.NO_RUNNING_BE: "no_room",
+    decision.WITHIN_MIN_RUNTIME: "min_runtime",
+    decision.CAPPED_BY_P: "capped_by_P",
+    decision.LARGER_THAN_S: "capped_by_s",
+    decision.FREES_WITHIN_GRACE: "frees_soon",
+    decision.NO_NODE_FEASIBLE: "no_victims",
+    decision.GANG_UNSATISFIED: "no_victims",
+}
+
+
+@dataclass(frozen=True)
+class Wait:
+    """One stretch of waiting with one dominant reason."""
+
+    start: float
+    end: float  # the instant the reason changed or the job started (inf: it never started)
+    reason: str  # a code of WAIT_REASONS
+    text: str  # plain language, naming the blocker
+    blocker: str | None  # the job that blocks it, when there is one
+
+
+def blocking_reasons(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, job_id: str) -> tuple[Wait, ...]:
+    """Every waiting stretch of `job_id` in the run of `jobs` on `cluster` under `config`, in time order."""
+    from simcore.whatif.story import job_index  # the one check of a job id
+
+    watch = JobWatch(job_id)
+    result = simulate(jobs, cluster, config, record_decisions=True, watch=watch)
+    job_index(result, job_id)
+    return _waits(watch, [str(x) for x in result.jobs.job_id])
+
+
+def reason_at(waits: tuple[Wait, ...], t: float) -> Wait | None:
+    """The wait holding at instant `t` (start <= t < end), or None when the job was not waiting then."""
+    return next((w for w in waits if w.start <= t < w.end), None)
+
+
+def _waits(watch: JobWatch, ids: list[str]) -> tuple[Wait, ...]:
+    """Consecutive passes with the same reason and blocker merged; each ends at the next pass that differs."""
+    ends = {}  # pass instant -> the next pass instant
+    times = [t for t, _ in watch.passes]
+    for a, b in zip(times, [*times[1:], math.inf], strict=True):
+        ends[a] = b
+    out: list[Wait] = []
+    for f in watch.facts:
+        code, blocker, text = _reason(f, ids)
+        end = ends[f.time]
+        if out and out[-1].reason == code and out[-1].blocker == blocker and out[-1].end == f.time:
+            last = out[-1]
+            out[-1] = Wait(last.start, end, code, last.text, blocker)
+        else:
+            out.append(Wait(f.time, end, code, text, blocker))
+    return tuple(out)
+
+
+def _reason(f: JobFacts, ids: list[str]) -> tuple[str, str | None, str]:
+    """(code, blocker, text) for one pass's facts."""
+    if f.nominated:
+        who = ", ".join(ids[v] for v in f.victims)
+        first = ids[f.victims[0]] if f.victims else None
+        return "waiting_for_grace", first, f"its victims ({who or 'released'}) are checkpointing in their grace period"
+    if f.ahead is not None:
+        x = ids[f.ahead]
+        if f.te_first and f.ahead_is_te and not f.is_te:
+            return "behind_te", x, f"backfill none: TE job {x} waits at the head of the queue, ahead of it"
+        return "head_of_line", x, f"head-of-line: job {x} is ahead and does not fit yet"
+    if f.fits:
+        return "next_pass", None, "it rejoined the queue within the last pass and starts at the next"
+    if f.reserved_by is not None:
+        x = ids[f.reserved_by]
+        return "reserved_for_other", x, f"the room it fits in is reserved for TE job {x}, waiting for its victims"
+    room = f"no node has room for its request (most GPUs free on one node: {fmt.setting(f.free_gpu)})"
+    if f.decision is not None and f.decision.get("reason"):
+        code = _FROM_DECISION.get(f.decision["reason"], "no_victims")
+        if code != "no_room":
+            return code, None, f"{room}, and {f.decision['policy']} found no victims: {f.decision['reason']}"
+        return code, None, f"{room}, and no running BE job to preempt"
+    return "no_room", None, f"{room}; it fits on the empty cluster"
