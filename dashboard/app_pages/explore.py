@@ -264,7 +264,7 @@ if tab_worth.open:
         explore_worth.show(scenario, comparison, TABS[1])
 if tab_job.open:
     with tab_job:
-        explore_job.show(scenario, comparison)
+        explore_job.show(scenario, comparison, workload_file)
 if tab_jobs.open:
     with tab_jobs:
         explore_results.jobs(scenario, comparison)

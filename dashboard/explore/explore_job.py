@@ -10,18 +10,23 @@ as plain text (``st.text``, table cells, :func:`~dashboard.shared.plain.md`), ne
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
+from typing import Any
+
 import streamlit as st
 
 from dashboard.explore import job_charts, job_views
-from dashboard.shared import data, gantt_views, keys, state
+from dashboard.shared import budget, compute, data, gantt_views, keys, notices, state, worker
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.compute import Run
+from dashboard.shared.demo import limits
 from dashboard.shared.scenario import Scenario
+from simcore.errors import UserError
 from simcore.policies import POLICIES
 
 
-def show(scenario: Scenario, comparison: data.Comparison) -> None:
-    """Draw the tab for the scenario's runs."""
+def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) -> None:
+    """Draw the tab for the scenario's runs (``workload_file``: the workload's name in a refusal's command)."""
     runs = comparison.runs
     session = st.session_state
     preemptive = {p: POLICIES[p].preemptive for p in POLICIES}
@@ -44,18 +49,67 @@ def show(scenario: Scenario, comparison: data.Comparison) -> None:
         format_func=lambda j: job_views.job_label(run.jobs, j),
         help=f"the first {job_views.MAX_OPTIONS} ids that match the filter; the tab opens on the run's first preempted job",
     )
-    view = job_views.job_gantt(run.segments, run.events, run.jobs, comparison.cluster, policy, job_id)
-    if view is None:
-        st.text(f"Job {job_id} never ran in this run.")
-    else:
-        st.plotly_chart(job_charts.job_gantt_figure(view, job_id, []), config=PLOT_CONFIG, key="job_gantt")
-        st.caption(
-            "The nodes the job held, over its life: its own pieces outlined in black (a gang on every node it "
-            "holds), every other job faded."
-        )
+    config = scenario.config(policy)
+    explain = budget.explore_command(scenario, workload_file, ("explain", job_id, "--policy", policy))
+    panel = ask(
+        comparison,
+        config,
+        ("story", job_id),
+        (compute.job_panel, (comparison.workload.table, comparison.cluster, config, job_id)),
+        compute.JOB_PANEL_RUNS,
+        explain,
+        "Reading the job's story...",
+    )
+    if panel is None:
+        return
+    st.dataframe(job_views.job_row(run.jobs, job_id, panel.waits), hide_index=True, width="stretch")
+    left, right = st.columns([2, 3])
+    with left:
+        st.markdown("**Its story**")
+        st.text("\n".join(job_views.story_lines(panel.story)))  # ids and node names may be an upload's: plain
+    with right:
+        view = job_views.job_gantt(run.segments, run.events, run.jobs, comparison.cluster, policy, job_id)
+        if view is None:
+            st.text(f"Job {job_id} never ran in this run.")
+        else:
+            waits = job_views.wait_stretches(panel.waits, view.window)
+            st.plotly_chart(job_charts.job_gantt_figure(view, job_id, waits), config=PLOT_CONFIG, key="job_gantt")
+            st.caption(
+                "The nodes the job held, over its life: its own pieces outlined in black (a gang on every node it "
+                "holds), every other job faded; the top row is when it waited (hover: why)."
+            )
+    if panel.waits:
+        st.markdown("**Why it waited**: one dominant reason per stretch, from the engine's own state")
+        st.dataframe(job_views.waits_frame(panel.waits), hide_index=True, width="stretch")
 
 
 def _opening_job(run: Run, options: list[str]) -> str:
     """The run's first preempted job when the filter lets it through, else the first option."""
     first = job_views.default_job(run.jobs, run.events)
     return first if first in options else options[0]
+
+
+def ask(
+    comparison: data.Comparison,
+    config: Any,
+    question: tuple[Hashable, ...],
+    call: tuple[Callable[..., Any], tuple[Any, ...]],
+    simulations: int,
+    command: str,
+    waiting: str,
+) -> Any:
+    """A what-if's answer through the budget and the line of computations, or None after showing why not."""
+    lim = limits()
+    table = comparison.workload.table
+    workers = len(table) if table.workers is None else int(table.workers.sum())  # a gang counts once per worker
+    try:
+        budget.check_whatif(workers, simulations, lim, command)
+        with notices.progress(waiting) as heartbeat:
+            return data.what_if(comparison, config, question, call, heartbeat, command)
+    except worker.TimedOut:
+        notices.error(budget.timed_out("This what-if", lim, command))
+    except UserError as exc:
+        notices.error(exc)
+    except worker.Cancelled:
+        st.stop()
+    return None

@@ -8,16 +8,18 @@ frames and those answers into what the page shows. Numbers become text through :
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
-from dashboard.shared import gantt_views
+from dashboard.shared import gantt_views, views
 from dashboard.shared.gantt_views import GanttView
 from dashboard.shared.views import HOUR
 from simcore import fmt
 from simcore.model import ClusterSpec
+from simcore.whatif import WAIT_REASONS, StoryStep, Wait
 
 MAX_OPTIONS = 500  # jobs listed in the picker at once: type in the filter to reach the others
 MARGIN = 0.1  # the job's Gantt window reaches this share of its life before its submit and after its finish
@@ -115,3 +117,46 @@ def wait_rows(stretches: Sequence[tuple[float, float, str]], window: tuple[float
             when = f"{fmt.clock(start)} to {fmt.clock(end)} ({fmt.duration(end - start)})"
             rows.append(WaitRow(lo, hi, f"waited {when}: {why}"))
     return rows
+
+
+def story_lines(story: Sequence[StoryStep]) -> list[str]:
+    """The job's story, one line per step: ``day 1 00:10:00  started on node-2``."""
+    return [f"{fmt.clock(step.time)}  {step.text}" for step in story]
+
+
+def reason_words(wait: Wait) -> str:
+    """A wait's reason in words with the reason's code and definition (:data:`simcore.whatif.WAIT_REASONS`)."""
+    return f"{wait.text} [{wait.reason}: {WAIT_REASONS[wait.reason]}]"
+
+
+def waits_frame(waits: Sequence[Wait]) -> pd.DataFrame:
+    """One row per waiting stretch: when, how long, the reason in words, its code and what the code means."""
+    return pd.DataFrame(
+        {
+            "from": [fmt.clock(w.start) for w in waits],
+            "to": ["never started" if math.isinf(w.end) else fmt.clock(w.end) for w in waits],
+            "length": [fmt.duration(w.end - w.start) for w in waits],
+            "why": [w.text for w in waits],
+            "reason": [w.reason for w in waits],
+            "what the reason means": [WAIT_REASONS[w.reason] for w in waits],
+        },
+        columns=["from", "to", "length", "why", "reason", "what the reason means"],
+    )
+
+
+def longest_wait(waits: Sequence[Wait]) -> Wait | None:
+    """The longest waiting stretch (the first of equal ones), or None when the job never waited."""
+    return max(waits, key=lambda w: w.end - w.start, default=None)
+
+
+def job_row(jobs: pd.DataFrame, job_id: str, waits: Sequence[Wait]) -> pd.DataFrame:
+    """The job's row of the jobs table (:func:`dashboard.shared.views.jobs_table`) with ``why it waited``:
+    the longest wait's reason, in words."""
+    row = views.jobs_table(jobs[jobs["job_id"].astype(str) == job_id])
+    longest = longest_wait(waits)
+    return row.assign(**{"why it waited": "" if longest is None else longest.text})
+
+
+def wait_stretches(waits: Sequence[Wait], window: tuple[float, float]) -> list[WaitRow]:
+    """The waits as the job's Gantt draws them (:func:`wait_rows`; one that never ends runs to the window's end)."""
+    return wait_rows([(w.start, min(w.end, window[1]), reason_words(w)) for w in waits], window)

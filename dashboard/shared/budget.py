@@ -93,10 +93,12 @@ def sample_cluster_args(sample: str) -> tuple[str, ...]:
             "--node-gpu", f"{cap.gpu:g}")  # fmt: skip
 
 
-def explore_command(scenario: Scenario, workload_file: str = WORKLOAD_FILE) -> str:
-    """The ``simcore`` command(s) that compute this Explore scenario locally."""
+def explore_command(scenario: Scenario, workload_file: str = WORKLOAD_FILE, what: Sequence[str] = ()) -> str:
+    """The ``simcore`` command(s) that compute this Explore scenario locally; with ``what`` (a command and
+    its arguments before the knobs: ``("explain", "17", "--policy", "fitgpp")``), that command on the
+    first seed's workload instead of the comparison."""
     policies = ["--policies", ",".join(scenario.policies), "--baseline", scenario.baseline]
-    if scenario.source == "generate" and scenario.seeds > 1:
+    if scenario.source == "generate" and scenario.seeds > 1 and not what:
         cluster = [] if scenario.cluster == "workload" else _sets(_cluster_params(scenario))
         args = ["simcore", "sweep", "--preset", scenario.preset, *_sets(scenario.gen), *cluster, *_knob_sets(scenario)]
         seeds = f"{scenario.knobs.seed}-{scenario.knobs.seed + scenario.seeds - 1}"
@@ -114,8 +116,10 @@ def explore_command(scenario: Scenario, workload_file: str = WORKLOAD_FILE) -> s
         workload_file = f"sample_workloads/{scenario.sample}.csv"
         if scenario.cluster == "workload":  # the sample's own cluster, named so the command reproduces the page
             cluster = list(sample_cluster_args(scenario.sample))
-    compare = ["simcore", "compare", workload_file, *policies, *cluster, *_knob_sets(scenario)]
-    steps.append(shlex.join(compare))
+    command = (
+        ["simcore", what[0], workload_file, *what[1:]] if what else ["simcore", "compare", workload_file, *policies]
+    )
+    steps.append(shlex.join([*command, *cluster, *_knob_sets(scenario)]))
     return "\n".join(steps)
 
 
@@ -181,6 +185,13 @@ def check_bound(scenario: Scenario, jobs: int, lim: Limits, workload_file: str =
     runs = jobs * (len(scenario.policies) + 1) * seeds
     checks = [("job-runs with the pooled bound (jobs x (policies + 1) x seeds)", runs, "budget", lim.budget)]
     _check_counts(checks, lim, explore_command(scenario, workload_file))
+
+
+def check_whatif(workers: int, simulations: int, lim: Limits, command: str) -> None:
+    """Refuse a what-if on one job (:mod:`simcore.whatif`) whose re-simulations would be over the budget:
+    each simulates the whole workload again, so it counts its workers once per simulation."""
+    what = "job-runs of this what-if (jobs x simulations)"
+    _check_counts([(what, workers * simulations, "budget", lim.budget)], lim, command)
 
 
 def sweep_command(spec: SweepSpec, fixed: Sequence[tuple[str, object]], knob: str, values: str) -> str:

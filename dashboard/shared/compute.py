@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from simcore import accounting, gantt, metrics, presets
+from simcore import accounting, gantt, metrics, presets, whatif
 from simcore.bound import run_bound
 from simcore.compare import Configured, run_policies
 from simcore.engine import simulate
@@ -141,3 +141,21 @@ def sweep(spec: SweepSpec, workers: int, dask: str | None, progress: Progress) -
         progress(len(done) / total)
 
     return [run_sweep(spec, workers=workers, dask=dask or None, on_task=advance).rows]
+
+
+@dataclass(frozen=True)
+class JobPanel:
+    """One job of a run in words (:mod:`simcore.whatif`): its story and why it waited."""
+
+    story: tuple[whatif.StoryStep, ...]
+    waits: tuple[whatif.Wait, ...]
+
+
+#: simulations :func:`job_panel` runs (the budget counts them): the run itself and the run that watches the job
+JOB_PANEL_RUNS = 2
+
+
+def job_panel(table: JobTable, cluster: ClusterSpec, config: SimConfig, job_id: str) -> JobPanel:
+    """The story of ``job_id`` in the run of ``config``, each waiting stretch with its dominant reason."""
+    waits = whatif.blocking_reasons(table, cluster, config, job_id)
+    return JobPanel(whatif.job_story(simulate(table, cluster, config), job_id, waits), waits)

@@ -385,3 +385,16 @@ def decision_records(
         return decisions.records, (workload.table, cluster, tuple(runs[i] for i in missing))
 
     return _fetch(keys, work, heartbeat)
+
+
+def what_if(
+    comparison: Comparison,
+    config: SimConfig,
+    question: tuple[Hashable, ...],
+    call: tuple[Callable[..., Any], tuple[Any, ...]],
+    heartbeat: Callable[[float | None], None],
+    command: str,
+) -> Any:
+    """``call``'s ``fn(*args)``, a what-if on the run of ``config`` keyed by ``question``: computed and shared as any run."""
+    key = ("whatif", comparison.workload.key, _cluster_hash(comparison.cluster), config_json(config), *question)
+    return _fetch([key], lambda _missing: (_alone, call), heartbeat, command)[0]
