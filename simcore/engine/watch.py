@@ -55,8 +55,11 @@ class JobWatch:
         decisions = run.decisions or []
         new, self._seen = decisions[self._seen :], len(decisions)
         if self._j is None:
-            self._j = run.names[0].index(self.job_id)
+            ids = run.names[0]
+            self._j = ids.index(self.job_id) if self.job_id in ids else -1  # -1: not simulated
         j = self._j
+        if j < 0:
+            return
         waiting = run.waiting
         queue, r = waiting.queue, waiting.rank[j]
         pending = r in queue.short if queue.short is not None else bool(queue.mask[r])

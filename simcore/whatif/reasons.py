@@ -12,11 +12,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from simcore import fmt
 from simcore.engine import simulate
 from simcore.engine.watch import JobFacts, JobWatch
+from simcore.errors import UserError
 from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.policies import decision
+from simcore.result import SimResult
 
 #: every reason code -> its one-line definition (docs/cli.md shows this table). Checked in this
 #: order: a nominated TE job waits for grace; under backfill none a job behind the head waits for
@@ -63,12 +67,28 @@ class Wait:
 
 def blocking_reasons(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, job_id: str) -> tuple[Wait, ...]:
     """Every waiting stretch of `job_id` in the run of `jobs` on `cluster` under `config`, in time order."""
-    from simcore.whatif.story import job_index  # the one check of a job id
+    result, waits = watched_run(jobs, cluster, config, job_id)
+    job_index(result, job_id)
+    return waits
 
+
+def watched_run(
+    jobs: JobTable, cluster: ClusterSpec, config: SimConfig, job_id: str
+) -> tuple[SimResult, tuple[Wait, ...]]:
+    """The run with its decision records, and the waits of `job_id` in it (none if unschedulable)."""
     watch = JobWatch(job_id)
     result = simulate(jobs, cluster, config, record_decisions=True, watch=watch)
-    job_index(result, job_id)
-    return _waits(watch, [str(x) for x in result.jobs.job_id])
+    return result, _waits(watch, [str(x) for x in result.jobs.job_id])
+
+
+def job_index(result: SimResult, job_id: str) -> int:
+    """The job's row in the run, or a clear error (unknown, or left out as unschedulable)."""
+    if job_id in result.unschedulable:
+        raise UserError(f"job {job_id!r} fits on no node of the cluster and was not simulated")
+    hits = np.flatnonzero(result.jobs.job_id == job_id)
+    if not len(hits):
+        raise UserError(f"no job {job_id!r} in the workload")
+    return int(hits[0])
 
 
 def reason_at(waits: tuple[Wait, ...], t: float) -> Wait | None:
@@ -78,10 +98,8 @@ def reason_at(waits: tuple[Wait, ...], t: float) -> Wait | None:
 
 def _waits(watch: JobWatch, ids: list[str]) -> tuple[Wait, ...]:
     """Consecutive passes with the same reason and blocker merged; each ends at the next pass that differs."""
-    ends = {}  # pass instant -> the next pass instant
     times = [t for t, _ in watch.passes]
-    for a, b in zip(times, [*times[1:], math.inf], strict=True):
-        ends[a] = b
+    ends = dict(zip(times, [*times[1:], math.inf], strict=False))  # pass instant -> the next one
     out: list[Wait] = []
     for f in watch.facts:
         code, blocker, text = _reason(f, ids)

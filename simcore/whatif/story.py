@@ -15,10 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from simcore import fmt
-from simcore.errors import UserError
 from simcore.policies.glossary import TIE_BREAK, term
 from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
-from simcore.whatif.reasons import Wait
+from simcore.whatif.reasons import Wait, job_index
 
 #: the kinds of a step, in the order a life goes through them
 STEP_KINDS = ("submitted", "waited", "started", "signalled", "preempted", "resumed", "finished")
@@ -33,16 +32,6 @@ class StoryStep:
     text: str  # plain words, human units
     nodes: tuple[str, ...]  # nodes involved (a gang: every node it holds), may be ()
     other: str | None  # the other job involved (the TE job that preempted it, the blocker), or None
-
-
-def job_index(result: SimResult, job_id: str) -> int:
-    """The job's row in the run, or a clear error (unknown, or left out as unschedulable)."""
-    if job_id in result.unschedulable:
-        raise UserError(f"job {job_id!r} fits on no node of the cluster and was not simulated")
-    hits = np.flatnonzero(result.jobs.job_id == job_id)
-    if not len(hits):
-        raise UserError(f"no job {job_id!r} in the workload")
-    return int(hits[0])
 
 
 def job_story(result: SimResult, job_id: str, waits: tuple[Wait, ...] = ()) -> tuple[StoryStep, ...]:
