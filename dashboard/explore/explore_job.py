@@ -13,14 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
+import numpy as np
 import streamlit as st
 
-from dashboard.explore import job_charts, job_views
+from dashboard.explore import job_charts, job_state, job_views
 from dashboard.shared import budget, compute, data, gantt_views, keys, notices, state, worker
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.compute import Run
 from dashboard.shared.demo import limits
 from dashboard.shared.scenario import Scenario
+from dashboard.shared.views import HOUR
 from simcore.errors import UserError
 from simcore.policies import POLICIES
 
@@ -81,6 +83,104 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
     if panel.waits:
         st.markdown("**Why it waited**: one dominant reason per stretch, from the engine's own state")
         st.dataframe(job_views.waits_frame(panel.waits), hide_index=True, width="stretch")
+    _counterfactual(scenario, comparison, policy, job_id, workload_file)
+    _forecast(scenario, comparison, policy, workload_file)
+
+
+def _counterfactual(
+    scenario: Scenario, comparison: data.Comparison, policy: str, job_id: str, workload_file: str
+) -> None:
+    """One change to the job (or the policy), re-simulated: the job's delta, the trio's, the jobs it moved."""
+    session = st.session_state
+    run, table = comparison.runs[policy], comparison.workload.table
+    gpu = float(table.request[int(np.flatnonzero(table.job_id == job_id)[0]), 2])
+    st.markdown("**What if?** One change, the run simulated again")
+    choices = job_views.change_choices(run.jobs, job_id, gpu)
+    state.keep_choice(session, keys.JOB_CHANGE, choices, choices[0])
+    others = [p for p in POLICIES if p != policy]
+    state.keep_choice(session, keys.JOB_OTHER_POLICY, others, others[0])
+    span_h = max(float(np.ceil(run.segments["end"].max() / HOUR)), 1.0) if len(run.segments) else 1.0
+    submit_h = float(run.jobs.loc[run.jobs["job_id"].astype(str) == job_id, "submit_time"].iloc[0]) / HOUR
+    job_state.keep_in_range(session, keys.JOB_SUBMIT_AT, 0.0, span_h, round(min(submit_h, span_h), 2))
+    most = job_views.max_fewer_gpus(gpu)
+    job_state.keep_in_range(session, keys.JOB_GPUS, 1, most, max(most // 2, 1))
+    c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+    kind = c1.radio("Change", choices, format_func=job_views.CHANGE_LABELS.get, key=keys.JOB_CHANGE.name)
+    if kind == "submit_at":
+        c2.number_input("submitted at t (h)", 0.0, span_h, step=0.25, key=keys.JOB_SUBMIT_AT.name)
+    elif kind == "gpus":
+        c2.number_input(f"GPUs per worker (1 to {most})", 1, most, step=1, key=keys.JOB_GPUS.name)
+    elif kind == "policy":
+        c2.selectbox("Policy", others, key=keys.JOB_OTHER_POLICY.name, help="the whole run under it, same knobs")
+    c3.button("Simulate", on_click=job_state.ask_change, args=(session, policy, job_id), key="job_whatif")
+    change = job_state.asked_change(session, policy, job_id)
+    if change is None:
+        return
+    config = scenario.config(policy)
+    what = ("whatif", job_id, "--policy", policy, *job_views.change_args(change))
+    answer = ask(
+        comparison,
+        config,
+        ("change", job_id, change),
+        (compute.counterfactual, (table, comparison.cluster, config, job_id, change)),
+        compute.COUNTERFACTUAL_RUNS,
+        budget.explore_command(scenario, workload_file, what),
+        "Simulating the change...",
+    )
+    if answer is None:
+        return
+    st.text(f"Job {job_id} {job_views.change_words(answer.change)}:")
+    left, right = st.columns(2)
+    left.dataframe(job_views.delta_frame(answer.job), hide_index=True, width="stretch")
+    right.dataframe(job_views.trio_frame(answer.trio_before, answer.trio_after), hide_index=True, width="stretch")
+    st.caption(
+        f"{len(answer.touched):,} other jobs moved (start or finish); the {job_views.TOUCHED_SHOWN} that moved most:"
+    )
+    if answer.touched:
+        st.dataframe(job_views.touched_frame(answer.touched), hide_index=True, width="stretch")
+
+
+def _forecast(scenario: Scenario, comparison: data.Comparison, policy: str, workload_file: str) -> None:
+    """ "When would my job start?": a job described in a form, added to the run at a time, simulated forward."""
+    session = st.session_state
+    cluster, run = comparison.cluster, comparison.runs[policy]
+    top = job_views.node_maxima(cluster)
+    span_h = max(float(np.ceil(run.segments["end"].max() / HOUR)), 1.0) if len(run.segments) else 1.0
+    state.fill_defaults(session, job_views.form_defaults(top, span_h, keys.FORECAST_FIELD.prefix))
+    st.markdown(f"**When would my job start?** Added to the {policy} run at a time of your choice")
+    with st.form("job_forecast", border=True):
+        f = keys.FORECAST_FIELD
+        c = st.columns(7)
+        c[0].number_input("duration (min)", 1.0, job_views.MAX_MINUTES, step=10.0, key=f("duration_min").name)
+        c[1].number_input("CPU cores", 0.0, top["cpu"], step=1.0, key=f("cpu").name)
+        c[2].number_input("memory (GiB)", 0.0, top["mem_gb"], step=8.0, key=f("mem_gb").name)
+        c[3].number_input("GPUs", 0.0, top["gpu"], step=1.0, key=f("gpu").name)
+        c[4].selectbox("class", ("TE", "BE"), key=f("job_class").name)
+        c[5].number_input("workers", 1, job_views.MAX_WORKERS, step=1, key=f("workers").name)
+        c[6].number_input("submitted at (h)", 0.0, span_h, step=0.25, key=f("submit_h").name)
+        st.form_submit_button("When would it start?", on_click=job_state.ask_forecast, args=(session, policy))
+    fields = job_state.asked_forecast(session, policy)
+    if fields is None:
+        return
+    job, at = job_views.forecast_job(fields)
+    config = scenario.config(policy)
+    what = ("whatif", "--policy", policy, "--add", job_views.add_spec(job, at))
+    answer = ask(
+        comparison,
+        config,
+        ("forecast", tuple(job.items()), at),
+        (compute.forecast, (comparison.workload.table, cluster, config, job, at)),
+        compute.FORECAST_RUNS,
+        budget.explore_command(scenario, workload_file, what),
+        "Simulating with your job...",
+    )
+    if answer is None:
+        return
+    st.text(
+        "\n".join(job_views.forecast_lines(answer.start, answer.submit, answer.nodes, answer.victims, answer.caveat))
+    )
+    if answer.waits:
+        st.dataframe(job_views.waits_frame(answer.waits), hide_index=True, width="stretch")
 
 
 def _opening_job(run: Run, options: list[str]) -> str:

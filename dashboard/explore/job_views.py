@@ -11,15 +11,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from dashboard.shared import gantt_views, views
 from dashboard.shared.gantt_views import GanttView
 from dashboard.shared.views import HOUR
-from simcore import fmt
+from simcore import fmt, metrics
 from simcore.model import ClusterSpec
-from simcore.whatif import WAIT_REASONS, StoryStep, Wait
+from simcore.whatif import BASELINE, WAIT_REASONS, Change, JobDelta, StoryStep, Wait
 
 MAX_OPTIONS = 500  # jobs listed in the picker at once: type in the filter to reach the others
 MARGIN = 0.1  # the job's Gantt window reaches this share of its life before its submit and after its finish
@@ -160,3 +162,179 @@ def job_row(jobs: pd.DataFrame, job_id: str, waits: Sequence[Wait]) -> pd.DataFr
 def wait_stretches(waits: Sequence[Wait], window: tuple[float, float]) -> list[WaitRow]:
     """The waits as the job's Gantt draws them (:func:`wait_rows`; one that never ends runs to the window's end)."""
     return wait_rows([(w.start, min(w.end, window[1]), reason_words(w)) for w in waits], window)
+
+
+# --- counterfactuals -------------------------------------------------------------------------------
+
+#: the counterfactuals the tab offers (kinds of :data:`simcore.whatif.CHANGE_KINDS`), as the radio names them
+CHANGE_LABELS = {
+    "not_preempted": "had it not been preempted",
+    "submit_at": "had it been submitted at t",
+    "gpus": "had it asked for fewer GPUs",
+    "policy": "under another policy",
+}
+TOUCHED_SHOWN = 10  # the jobs a change moved most, listed under its answer
+
+
+def change_choices(jobs: pd.DataFrame, job_id: str, gpu: float) -> list[str]:
+    """The counterfactuals that make sense for the job: not preempted only if it was, fewer GPUs only
+    if it asks for more than one per worker (``gpu``)."""
+    row = jobs[jobs["job_id"].astype(str) == job_id].iloc[0]
+    return [
+        kind
+        for kind in CHANGE_LABELS
+        if (kind != "not_preempted" or int(row["preemptions"]) > 0) and (kind != "gpus" or gpu > 1)
+    ]
+
+
+def max_fewer_gpus(gpu: float) -> int:
+    """The most GPUs per worker a "fewer GPUs" change may ask for (fewer than ``gpu``, at least 1)."""
+    return max(math.ceil(gpu) - 1, 1)
+
+
+def change_of(kind: str, submit_h: float, gpus: int, policy: str) -> Change:
+    """The :class:`simcore.whatif.Change` the widgets describe (the submit time is given in hours)."""
+    values: dict[str, float | str] = {"submit_at": float(submit_h) * HOUR, "gpus": float(gpus), "policy": policy}
+    return Change(kind, values.get(kind))
+
+
+def change_words(change: Change) -> str:
+    """The change as a sentence part: ``had it been submitted at day 1 02:00:00``."""
+    if change.kind == "submit_at":
+        return f"had it been submitted at {fmt.clock(float(change.value or 0.0))}"
+    if change.kind == "gpus":
+        return f"had it asked for {fmt.setting(change.value)} GPUs per worker"
+    if change.kind == "policy":
+        return f"under policy {change.value}"
+    return CHANGE_LABELS.get(change.kind, change.kind)
+
+
+def change_args(change: Change) -> list[str]:
+    """The change as ``simcore whatif``'s options (the command a refusal names)."""
+    value = fmt.setting(change.value)
+    return {
+        "not_preempted": ["--not-preempted"],
+        "submit_at": ["--submit-at", value],
+        "gpus": ["--gpus", value],
+        "policy": ["--under", value],
+    }.get(change.kind, ["--no-change"])
+
+
+def delta_frame(delta: JobDelta) -> pd.DataFrame:
+    """The job's completion time (JCT) and start before and after the change, in one unit named in the row."""
+    moves = [delta.jct_after - delta.jct_before, delta.start_after - delta.start_before]
+    # the unit the moves read best in (a small move of a long job stays visible), else the values'
+    values = [delta.jct_before, delta.jct_after, delta.start_before, delta.start_after]
+    unit, size = fmt.duration_unit(moves if any(m != 0 for m in moves) else values)
+    rows = [
+        (f"completion time, JCT ({unit})", delta.jct_before, delta.jct_after),
+        (f"start, from the run's t = 0 ({unit})", delta.start_before, delta.start_after),
+    ]
+    return pd.DataFrame(
+        [(what, fmt.tenths(b / size), fmt.tenths(a / size), fmt.signed((a - b) / size)) for what, b, a in rows],
+        columns=["", "before", "after", "change"],
+    )
+
+
+def trio_frame(before: dict[str, float], after: dict[str, float]) -> pd.DataFrame:
+    """The cluster's trio before and after (each the % change of a slowdown against :data:`BASELINE`)."""
+    return pd.DataFrame(
+        [
+            (label, fmt.signed(before[k]), fmt.signed(after[k]), fmt.signed(after[k] - before[k]))
+            for k, label in metrics.TRIO_LABELS.items()
+        ],
+        columns=["", f"before (% vs {BASELINE})", f"after (% vs {BASELINE})", "change (points)"],
+    )
+
+
+def touched_frame(touched: Sequence[JobDelta], limit: int = TOUCHED_SHOWN) -> pd.DataFrame:
+    """The jobs the change moved most: their start and JCT before and after, one unit named in the headers."""
+    shown = list(touched[:limit])
+    unit, size = fmt.duration_unit([x for d in shown for x in (d.jct_before, d.jct_after)])
+    return pd.DataFrame(
+        [
+            (
+                d.job_id,
+                fmt.clock(d.start_before),
+                fmt.MISSING if math.isnan(d.start_after) else fmt.clock(d.start_after),
+                fmt.tenths(d.jct_before / size),
+                fmt.tenths(d.jct_after / size),
+                fmt.signed((d.jct_after - d.jct_before) / size),
+            )
+            for d in shown
+        ],
+        columns=[
+            "job",
+            "start before",
+            "start after",
+            f"JCT before ({unit})",
+            f"JCT after ({unit})",
+            f"JCT change ({unit})",
+        ],
+    )
+
+
+# --- "When would my job start?" --------------------------------------------------------------------
+
+MAX_MINUTES = 525_600.0  # a described job runs at most a year
+MAX_WORKERS = 1_000  # workers of a described gang
+
+
+def node_maxima(cluster: ClusterSpec) -> dict[str, float]:
+    """The largest node's CPU cores, memory (GiB) and GPUs: the form's ranges (a worker fits on one node)."""
+    caps = [n.capacity for n in cluster.nodes]
+    return {"cpu": max(c.cpu for c in caps), "mem_gb": max(c.mem_gb for c in caps), "gpu": max(c.gpu for c in caps)}
+
+
+def form_defaults(top: dict[str, float], span_h: float, prefix: str) -> dict[str, Any]:
+    """The form's first values, under widget keys ``prefix + field``: a one-hour TE job of one GPU (on a
+    GPU cluster) with its node's share of CPU and memory, submitted an hour in."""
+    gpu = 1.0 if top["gpu"] >= 1 else 0.0
+    share = gpu / top["gpu"] if gpu else 0.125
+    values: dict[str, Any] = {
+        "duration_min": 60.0,
+        "cpu": float(np.floor(top["cpu"] * share)),
+        "mem_gb": float(np.floor(top["mem_gb"] * share)),
+    }
+    values |= {"gpu": gpu, "job_class": "TE", "workers": 1, "submit_h": min(1.0, span_h)}
+    return {prefix + k: v for k, v in values.items()}
+
+
+#: the form's fields: the workload columns of :data:`simcore.whatif.JOB_FIELDS` (duration in minutes) and
+#: the submit time in hours
+FORM_FIELDS = ("duration_min", "cpu", "mem_gb", "gpu", "job_class", "workers", "submit_h")
+
+
+def forecast_job(fields: dict[str, Any]) -> tuple[dict[str, object], float]:
+    """The job :func:`simcore.whatif.when_would_it_start` takes, and its submit time (s), from the form."""
+    job: dict[str, object] = {
+        "duration": float(fields["duration_min"]) * 60.0,
+        "cpu": float(fields["cpu"]),
+        "mem_gb": float(fields["mem_gb"]),
+        "gpu": float(fields["gpu"]),
+        "job_class": str(fields["job_class"]),
+        "workers": int(fields["workers"]),
+    }
+    return job, float(fields["submit_h"]) * HOUR
+
+
+def forecast_lines(
+    start: float | None, submit: float, nodes: Sequence[str], victims: Sequence[str], caveat: str
+) -> list[str]:
+    """The forecast in words: when it starts, after how long, where, and whom it preempts."""
+    if start is None or math.isinf(start):
+        return [f"Submitted at {fmt.clock(submit)}, it would never start in this run.", f"Caveat: {caveat}."]
+    lines = [
+        f"Submitted at {fmt.clock(submit)}, it would start at {fmt.clock(start)}, "
+        f"after waiting {fmt.duration(start - submit)}, on {', '.join(nodes)}."
+    ]
+    if victims:
+        lines.append(f"To start, it would preempt BE job{'s' if len(victims) > 1 else ''} {', '.join(victims)}.")
+    lines.append(f"Caveat: {caveat}.")
+    return lines
+
+
+def add_spec(job: dict[str, object], at: float) -> str:
+    """The described job as ``simcore whatif --add``'s value."""
+    named = {"submit": at, **job, "class": job["job_class"]}
+    return ",".join(f"{k}={fmt.setting(v)}" for k, v in named.items() if k != "job_class")

@@ -20,6 +20,7 @@ from simcore.engine import simulate
 from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.result import SimResult
 from simcore.sweep import SweepSpec, run_sweep
+from simcore.whatif.reasons import watched_run
 
 Progress = Callable[[float], None]
 
@@ -151,11 +152,50 @@ class JobPanel:
     waits: tuple[whatif.Wait, ...]
 
 
-#: simulations :func:`job_panel` runs (the budget counts them): the run itself and the run that watches the job
-JOB_PANEL_RUNS = 2
+# Simulations each what-if runs, which the budget counts: the story one (the run that watches the job);
+# a counterfactual at most four (the run, the changed run, and fifo on each for the trio); a forecast one.
+JOB_PANEL_RUNS, COUNTERFACTUAL_RUNS, FORECAST_RUNS = 1, 4, 1
 
 
 def job_panel(table: JobTable, cluster: ClusterSpec, config: SimConfig, job_id: str) -> JobPanel:
     """The story of ``job_id`` in the run of ``config``, each waiting stretch with its dominant reason."""
-    waits = whatif.blocking_reasons(table, cluster, config, job_id)
-    return JobPanel(whatif.job_story(simulate(table, cluster, config), job_id, waits), waits)
+    result, waits = watched_run(table, cluster, config, job_id)
+    return JobPanel(whatif.job_story(result, job_id, waits), waits)
+
+
+@dataclass(frozen=True)
+class Counterfactual:
+    """A :class:`simcore.whatif.WhatIf` as the page keeps it: the deltas, without its two runs."""
+
+    change: whatif.Change
+    job: whatif.JobDelta
+    touched: tuple[whatif.JobDelta, ...]
+    trio_before: dict[str, float]
+    trio_after: dict[str, float]
+
+
+def counterfactual(
+    table: JobTable, cluster: ClusterSpec, config: SimConfig, job_id: str, change: whatif.Change
+) -> Counterfactual:
+    """:func:`simcore.whatif.counterfactual`, less the runs the store would keep for nothing."""
+    w = whatif.counterfactual(table, cluster, config, job_id, change)
+    return Counterfactual(w.change, w.job, w.touched, w.trio_before, w.trio_after)
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """A :class:`simcore.whatif.Forecast` as the page keeps it: without its run."""
+
+    job_id: str
+    submit: float
+    start: float | None
+    nodes: tuple[str, ...]
+    victims: tuple[str, ...]
+    waits: tuple[whatif.Wait, ...]
+    caveat: str
+
+
+def forecast(table: JobTable, cluster: ClusterSpec, config: SimConfig, job: dict[str, object], at: float) -> Forecast:
+    """:func:`simcore.whatif.when_would_it_start`, less its run."""
+    f = whatif.when_would_it_start(table, cluster, config, job, at)
+    return Forecast(f.job_id, f.submit, f.start, f.nodes, f.victims, f.waits, f.caveat)
