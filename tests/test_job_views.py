@@ -1,17 +1,21 @@
-"""The One job tab's pure parts (dashboard.explore.job_views, job_charts) on hand-made runs: which job
-opens, the picker's filter, the job's Gantt (its nodes, its window) and the highlight trace, whose bars
-are exactly the job's Gantt segments."""
+"""The One job tab's pure parts (dashboard.explore.job_views, job_charts, job_state) on hand-made runs:
+which job opens, the picker's filter, the job's Gantt (its nodes, its window) and the highlight trace,
+whose bars are exactly the job's Gantt segments; the counterfactuals' values and tables, the form, the
+questions the session keeps and the budget a what-if counts."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 import pandas as pd
+import pytest
 from helpers import job, prop_cluster, run, te
 
-from dashboard.explore import job_charts, job_views
+from dashboard.explore import job_charts, job_state, job_views
+from dashboard.shared import budget, demo, keys
 from dashboard.shared.gantt_charts import GANTT_EPOCH
-from simcore import gantt
+from dashboard.shared.scenario import Scenario
+from simcore import gantt, whatif
 
 
 def _frames(result):
@@ -93,3 +97,87 @@ def test_a_job_that_never_ran_has_no_gantt() -> None:
     # a stretch outside the window is left out, one across its edge cut to it
     rows = job_views.wait_rows([(0.0, 5.0, "a"), (8.0, 30.0, "b")], (10.0, 20.0))
     assert [(r.start, r.end) for r in rows] == [(10.0, 20.0)] and rows[0].text.startswith("waited day 1 00:00:08")
+
+
+def test_counterfactual_choices_values_and_tables() -> None:
+    result = _preempted_run()
+    jobs = result.jobs_frame
+    assert job_views.change_choices(jobs, "A", 4.0) == ["not_preempted", "submit_at", "gpus", "policy"]
+    assert job_views.change_choices(jobs, "T", 2.0) == ["submit_at", "gpus", "policy"]  # never preempted
+    assert job_views.change_choices(jobs, "B", 1.0) == ["submit_at", "policy"]  # one GPU: none fewer
+    assert [job_views.max_fewer_gpus(g) for g in (1.5, 2.0, 8.0)] == [1, 1, 7]
+    assert job_views.change_of("submit_at", 2.5, 3, "k8s") == whatif.Change("submit_at", 9000.0)
+    assert job_views.change_of("gpus", 2.5, 3, "k8s") == whatif.Change("gpus", 3.0)
+    assert job_views.change_of("policy", 2.5, 3, "k8s") == whatif.Change("policy", "k8s")
+    assert job_views.change_of("not_preempted", 2.5, 3, "k8s") == whatif.Change("not_preempted")
+    assert job_views.change_args(whatif.Change("submit_at", 9000.0)) == ["--submit-at", "9000"]
+    assert job_views.change_args(whatif.Change("policy", "k8s")) == ["--under", "k8s"]
+    # A not preempted: it runs 0..100 (JCT 210 -> 100 s); in minutes, as its move (110 s) reads
+    delta = whatif.JobDelta("A", 210.0, 100.0, 0.0, 0.0)
+    frame = job_views.delta_frame(delta)
+    assert frame.values.tolist() == [
+        ["completion time, JCT (s)", "210.0", "100.0", "-110.0"],
+        ["start, from the run's t = 0 (s)", "0.0", "0.0", "+0.0"],
+    ]
+    trio = job_views.trio_frame(
+        {"TE_p95_slowdown_pct": -50.0, "BE_p50_slowdown_pct": 10.0, "BE_p95_slowdown_pct": float("nan")},
+        {"TE_p95_slowdown_pct": -40.0, "BE_p50_slowdown_pct": 10.0, "BE_p95_slowdown_pct": 5.0},
+    )
+    assert trio.values.tolist() == [
+        ["TE p95 slowdown", "-50.0", "-40.0", "+10.0"],
+        ["BE p50 slowdown", "+10.0", "+10.0", "+0.0"],
+        ["BE p95 slowdown", "n/a", "+5.0", "n/a"],
+    ]
+    touched = job_views.touched_frame([whatif.JobDelta("T", 50.0, 20.0, 40.0, 10.0)])
+    assert touched.values.tolist() == [["T", "day 1 00:00:40", "day 1 00:00:10", "50.0", "20.0", "-30.0"]]
+    assert list(touched.columns)[3:] == ["JCT before (s)", "JCT after (s)", "JCT change (s)"]
+
+
+def test_the_forecast_form_and_its_words() -> None:
+    fields = {"duration_min": 90.0, "cpu": 16.0, "mem_gb": 128.0, "gpu": 2.0, "job_class": "TE", "workers": 2}
+    job, at = job_views.forecast_job({**fields, "submit_h": 1.5})
+    assert job == {"duration": 5400.0, "cpu": 16.0, "mem_gb": 128.0, "gpu": 2.0, "job_class": "TE", "workers": 2}
+    assert at == 5400.0
+    assert job_views.add_spec(job, at) == "submit=5400,duration=5400,cpu=16,mem_gb=128,gpu=2,workers=2,class=TE"
+    lines = job_views.forecast_lines(6000.0, 5400.0, ("n0", "n1"), ("7",), "a forecast")
+    assert lines == [
+        "Submitted at day 1 01:30:00, it would start at day 1 01:40:00, after waiting 10.0 min, on n0, n1.",
+        "To start, it would preempt BE job 7.",
+        "Caveat: a forecast.",
+    ]
+    defaults = job_views.form_defaults({"cpu": 64.0, "mem_gb": 512.0, "gpu": 8.0}, 0.5, "p_")
+    assert defaults == {
+        "p_duration_min": 60.0,
+        "p_cpu": 8.0,
+        "p_mem_gb": 64.0,
+        "p_gpu": 1.0,
+        "p_job_class": "TE",
+        "p_workers": 1,
+        "p_submit_h": 0.5,
+    }
+
+
+def test_the_tab_keeps_the_question_asked_for_its_job_and_run() -> None:
+    session: dict = {keys.JOB_CHANGE.name: "gpus", keys.JOB_GPUS.name: 2}
+    job_state.ask_change(session, "fitgpp", "A")
+    assert job_state.asked_change(session, "fitgpp", "A") == whatif.Change("gpus", 2.0)
+    assert (
+        job_state.asked_change(session, "k8s", "A") is None and job_state.asked_change(session, "fitgpp", "B") is None
+    )
+    job_state.keep_in_range(session, keys.JOB_GPUS, 1, 1, 1)  # the next job asks for 2 GPUs: 1 at most
+    assert keys.JOB_GPUS.read(session) == 1
+    session.update({keys.FORECAST_FIELD(name).name: i for i, name in enumerate(job_views.FORM_FIELDS)})
+    job_state.ask_forecast(session, "fitgpp")
+    assert job_state.asked_forecast(session, "fitgpp") == {name: i for i, name in enumerate(job_views.FORM_FIELDS)}
+    assert job_state.asked_forecast(session, "k8s") is None
+
+
+def test_a_what_if_counts_every_simulation_in_the_budget() -> None:
+    lim = replace(demo.limits(), budget=1_000)
+    budget.check_whatif(250, 4, lim, "simcore whatif ...")  # exactly the budget
+    with pytest.raises(budget.Refused, match=r"1,004 job-runs of this what-if \(jobs x simulations\)"):
+        budget.check_whatif(251, 4, lim, "simcore whatif ...")
+    scenario = Scenario()
+    assert budget.explore_command(scenario, what=("explain", "4", "--policy", "fitgpp")).startswith(
+        f"simcore explain sample_workloads/{scenario.sample}.csv 4 --policy fitgpp"
+    )
