@@ -174,3 +174,12 @@ def test_a_te_gang_waits_for_the_grace_of_its_one_victim():
     a, b = job("A", 0, 1000, 8), job("B", 0, 1000, 8)
     g = Job("G", 100.0, 50.0, job("x", 0, 1, 4).request, te("x", 0, 1, 4).job_class, workers=2)
     assert _waits([a, b, g], prop_cluster(8, 8), "G", policy="fitgpp") == [(100, 130, "waiting_for_grace", "A")]
+
+
+def test_docs_cli_shows_every_reason_with_its_definition():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = doc.split("#### Wait reasons", 1)[1].split("###", 1)[0]
+    rows = [r for r in section.splitlines() if r.startswith("| `")]
+    assert rows == [f"| `{k}` | {v} |" for k, v in WAIT_REASONS.items()]
