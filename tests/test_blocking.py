@@ -174,3 +174,34 @@ def test_a_te_gang_waits_for_the_grace_of_its_one_victim():
     a, b = job("A", 0, 1000, 8), job("B", 0, 1000, 8)
     g = Job("G", 100.0, 50.0, job("x", 0, 1, 4).request, te("x", 0, 1, 4).job_class, workers=2)
     assert _waits([a, b, g], prop_cluster(8, 8), "G", policy="fitgpp") == [(100, 130, "waiting_for_grace", "A")]
+
+
+def test_docs_cli_shows_every_reason_with_its_definition():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = doc.split("#### Wait reasons", 1)[1].split("###", 1)[0]
+    rows = [r for r in section.splitlines() if r.startswith("| `")]
+    assert rows == [f"| `{k}` | {v} |" for k, v in WAIT_REASONS.items()]
+
+
+@pytest.mark.parametrize("policy", ["fifo", "priority", "k8s", "lrtp", "random", "fitgpp", "fitdelay"])
+@pytest.mark.parametrize("backfill", ["greedy", "none"])
+def test_watching_a_job_changes_nothing_in_the_run(policy, backfill):
+    # the waits are read from a run with decision records and the observer: it must be the run itself
+    # (grace 0 with backfill none, so that releases within a pass are watched too)
+    from pathlib import Path
+
+    from simcore.engine import simulate
+    from simcore.model import ClusterSpec
+    from simcore.whatif.reasons import watched_run
+    from simcore.workload import load_workload
+
+    jobs = load_workload(Path(__file__).resolve().parents[1] / "sample_workloads" / "demo.csv").table
+    cluster, config = (
+        ClusterSpec.uniform(4, 64, 512, 8),
+        SimConfig(policy=policy, backfill=backfill, grace=0 if backfill == "none" else 30),
+    )
+    plain = simulate(jobs, cluster, config)
+    watched, waits = watched_run(jobs, cluster, config, "9")
+    assert watched.events_frame.equals(plain.events_frame) and watched.jobs_frame.equals(plain.jobs_frame)
