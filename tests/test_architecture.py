@@ -35,7 +35,10 @@ SIMCORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("metrics", ("metrics", "accounting", "gantt", "compare", "bound")),
     ("what-if", ("whatif",)),
     ("sweep and study", ("sweep", "study")),
-    ("front end", ("cli", "cli_sweep", "cli_whatif", "cli_workload", "cli_plugins", "knobs_doc", "__main__", "__init__")),
+    (
+        "front end",
+        ("cli", "cli_sweep", "cli_whatif", "cli_workload", "cli_plugins", "knobs_doc", "__main__", "__init__"),
+    ),
 )
 
 #: the dashboard's tiers, lowest first: (name, packages under dashboard/, what each may import).

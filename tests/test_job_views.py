@@ -53,6 +53,10 @@ def test_the_highlight_trace_draws_exactly_the_jobs_gantt_segments() -> None:
     assert view is not None
     # its window: 10% of its life (0..210 s) or 5 min before and after, whichever is longer
     assert view.window == (0.0, 510.0)
+    # first shown around its preemption: 10 min before the signal (10 s) to 10 min after it ran again (60 s)
+    assert job_views.first_preemption(segments, events, "A") == (0.0, 660.0)
+    assert view.focus == (0.0, 510.0)  # cut to the window
+    assert job_views.first_preemption(segments, events, "T") is None
     rows = view.panels[0].layout.set_index("lane")["y"]
     mine = segments[segments["job_id"] == "A"]
     expected = sorted(
@@ -114,6 +118,10 @@ def test_counterfactual_choices_values_and_tables() -> None:
     assert job_views.change_args(whatif.Change("policy", "k8s")) == ["--under", "k8s"]
     # A not preempted: it runs 0..100 (JCT 210 -> 100 s); in minutes, as its move (110 s) reads
     delta = whatif.JobDelta("A", 210.0, 100.0, 0.0, 0.0)
+    assert job_views.delta_words(delta) == (
+        "its completion time would be 100 s instead of 3.5 min (-110 s), its first start day 1 00:00:00 instead of "
+        "day 1 00:00:00"
+    )
     frame = job_views.delta_frame(delta)
     assert frame.values.tolist() == [
         ["completion time, JCT (s)", "210.0", "100.0", "-110.0"],

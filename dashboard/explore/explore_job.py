@@ -78,7 +78,8 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
             st.plotly_chart(job_charts.job_gantt_figure(view, job_id, waits), config=PLOT_CONFIG, key="job_gantt")
             st.caption(
                 "The nodes the job held, over its life: its own pieces outlined in black (a gang on every node it "
-                "holds), every other job faded; the top row is when it waited (hover: why)."
+                "holds), every other job faded; the top row is when it waited (hover: why). A preempted job is "
+                "shown around its first preemption: double-click the chart for its whole life."
             )
     if panel.waits:
         st.markdown("**Why it waited**: one dominant reason per stretch, from the engine's own state")
@@ -129,13 +130,13 @@ def _counterfactual(
     )
     if answer is None:
         return
-    st.text(f"Job {job_id} {job_views.change_words(answer.change)}:")
+    st.text(f"Job {job_id} {job_views.change_words(answer.change)}: {job_views.delta_words(answer.job)}.")
     left, right = st.columns(2)
     left.dataframe(job_views.delta_frame(answer.job), hide_index=True, width="stretch")
     right.dataframe(job_views.trio_frame(answer.trio_before, answer.trio_after), hide_index=True, width="stretch")
-    st.caption(
-        f"{len(answer.touched):,} other jobs moved (start or finish); the {job_views.TOUCHED_SHOWN} that moved most:"
-    )
+    n = len(answer.touched)
+    most = f"the {job_views.TOUCHED_SHOWN} that moved most" if n > job_views.TOUCHED_SHOWN else "largest move first"
+    st.caption(f"{n:,} other jobs moved (start or finish)" + (f"; {most}:" if n else "."))
     if answer.touched:
         st.dataframe(job_views.touched_frame(answer.touched), hide_index=True, width="stretch")
 

@@ -26,6 +26,7 @@ from simcore.whatif import BASELINE, WAIT_REASONS, Change, JobDelta, StoryStep, 
 MAX_OPTIONS = 500  # jobs listed in the picker at once: type in the filter to reach the others
 MARGIN = 0.1  # the job's Gantt window reaches this share of its life before its submit and after its finish
 MIN_MARGIN = 300.0  # seconds: a short job still shows what ran around it
+ZOOM = 600.0  # seconds shown before a preempted job's first signal and after it runs again
 
 
 @dataclass(frozen=True)
@@ -95,12 +96,29 @@ def job_gantt(
     policy: str,
     job_id: str,
 ) -> GanttView | None:
-    """The Gantt of one run on the nodes the job held, over its life; None when it never ran."""
+    """The Gantt of one run on the nodes the job held, over its life (first shown around its first preemption,
+    if any); None when it never ran."""
     nodes = job_nodes(segments, cluster, job_id)
     if not nodes:
         return None
     t0, t1 = job_window(jobs, segments, job_id)
-    return gantt_views.gantt_view({policy: (segments, events)}, cluster, nodes, (t0 / HOUR, t1 / HOUR))
+    around = first_preemption(segments, events, job_id)
+    focus = None if around is None else (max(around[0], t0), min(around[1], t1))
+    return gantt_views.gantt_view({policy: (segments, events)}, cluster, nodes, (t0 / HOUR, t1 / HOUR), focus)
+
+
+def first_preemption(segments: pd.DataFrame, events: pd.DataFrame, job_id: str) -> tuple[float, float] | None:
+    """Seconds around the job's first preemption, from :data:`ZOOM` before its signal to :data:`ZOOM` after it
+    ran again (grace, wait and restore in sight: on a long job's whole life they are slivers); None if never
+    preempted."""
+    signals = gantt_views.preemption_list(events)
+    mine = signals.loc[signals["job_id"].astype(str) == job_id, "time"]
+    if mine.empty:
+        return None
+    signal = float(mine.iloc[0])
+    later = segments[(segments["job_id"].astype(str) == job_id) & (segments["start"] > signal)]
+    back = float(later["start"].min()) if len(later) else signal
+    return max(signal - ZOOM, 0.0), back + ZOOM
 
 
 def job_bars(view: GanttView, job_id: str) -> pd.DataFrame:
@@ -218,6 +236,19 @@ def change_args(change: Change) -> list[str]:
         "gpus": ["--gpus", value],
         "policy": ["--under", value],
     }.get(change.kind, ["--no-change"])
+
+
+def delta_words(delta: JobDelta) -> str:
+    """The job's own delta in a sentence: ``its completion time would be 12.3 h instead of 12.4 h (-10.2 min)``."""
+    if math.isnan(delta.jct_after):
+        return "it would not be simulated"
+    move = delta.jct_after - delta.jct_before
+    sign = "+" if move > 0 else ""
+    return (
+        f"its completion time would be {fmt.duration(delta.jct_after)} instead of {fmt.duration(delta.jct_before)} "
+        f"({sign}{fmt.duration(move)}), its first start {fmt.clock(delta.start_after)} instead of "
+        f"{fmt.clock(delta.start_before)}"
+    )
 
 
 def delta_frame(delta: JobDelta) -> pd.DataFrame:
