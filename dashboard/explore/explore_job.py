@@ -135,8 +135,8 @@ def _counterfactual(
     left.dataframe(job_views.delta_frame(answer.job), hide_index=True, width="stretch")
     right.dataframe(job_views.trio_frame(answer.trio_before, answer.trio_after), hide_index=True, width="stretch")
     n = len(answer.touched)
-    most = f"the {job_views.TOUCHED_SHOWN} that moved most" if n > job_views.TOUCHED_SHOWN else "largest move first"
-    st.caption(f"{n:,} other jobs moved (start or finish)" + (f"; {most}:" if n else "."))
+    order = f"the {job_views.TOUCHED_SHOWN} that moved most" if n > job_views.TOUCHED_SHOWN else "largest move first"
+    st.caption(f"{n:,} other jobs moved (start or finish)" + (f"; {order}:" if n else "."))
     if answer.touched:
         st.dataframe(job_views.touched_frame(answer.touched), hide_index=True, width="stretch")
 
