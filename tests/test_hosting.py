@@ -22,7 +22,7 @@ from dashboard.shared import data, demo, worker
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "dashboard" / "streamlit_app.py")
-TABS = ("Slowdown", "Gantt", "Utilisation and queue", "Preemptions", "Jobs and downloads")
+TABS = ("Slowdown", "Gantt", "Utilisation and queue", "Preemptions", "One job", "Jobs and downloads")
 MARKDOWN_KINDS = ("markdown", "caption", "warning", "error", "info", "success", "toast", "title", "subheader")
 
 
