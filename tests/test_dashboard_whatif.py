@@ -133,3 +133,19 @@ def test_a_hostile_job_id_is_shown_as_plain_text(monkeypatch: pytest.MonkeyPatch
         for element in at.get(kind):
             bare = re.sub(r"(`+).+?\1", "", str(element.value))
             assert "<a href" not in bare and "](" not in bare, element.value
+
+
+def test_a_row_of_the_jobs_table_opens_its_job_in_the_one_job_tab(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(demo.ENV_VAR, raising=False)
+    at = _tab(tab="Jobs and downloads")
+    _clean(at)
+    assert at.caption[-1].value == "Select a row to open its job in the One job tab."
+    at.session_state["jobs_table"] = {"selection": {"rows": [3], "columns": [], "cells": []}}  # the 4th row
+    at.run()
+    assert [t.value for t in at.text] == ["Selected: job 3 of the fifo run."]
+    next(b for b in at.button if b.label == "Open in One job").click().run()
+    _clean(at)
+    assert at.selectbox(key=keys.JOB_POLICY.name).value == "fifo"
+    assert at.selectbox(key=keys.JOB_ID.name).value == "3"
+    assert at.text_input(key=keys.JOB_FILTER.name).value == "3"
+    assert [c.key for c in at.get("plotly_chart")][-1] == "job_gantt"

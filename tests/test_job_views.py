@@ -39,6 +39,9 @@ def test_the_tab_opens_on_the_first_preempted_job_and_filters_ids() -> None:
     assert job_views.job_options(jobs, "") == ["A", "T", "B"]
     assert job_views.job_options(jobs, " t ") == ["T"]  # any case, spaces trimmed
     assert job_views.job_options(jobs, "zz") == []
+    ids = pd.DataFrame({"job_id": ["11", "1", "21", "2"]})
+    assert job_views.job_options(ids, "1") == ["1", "11", "21"]  # the exact id first
+    assert job_views.job_options(ids, "1", limit=1) == ["1"]
     assert job_views.job_label(jobs, "A") == "A (BE, preempted 1 time, waited 0 s)"
     assert job_views.job_label(jobs, "T") == "T (TE, waited 30 s)"
     # without preemptions: the longest wait (c waits 10 s for a)
@@ -178,6 +181,13 @@ def test_the_tab_keeps_the_question_asked_for_its_job_and_run() -> None:
     job_state.ask_forecast(session, "fitgpp")
     assert job_state.asked_forecast(session, "fitgpp") == {name: i for i, name in enumerate(job_views.FORM_FIELDS)}
     assert job_state.asked_forecast(session, "k8s") is None
+    job_state.open_job(session, "k8s", "T", "One job")
+    assert [keys.JOB_POLICY.read(session), keys.JOB_FILTER.read(session), keys.JOB_ID.read(session)] == [
+        "k8s",
+        "T",
+        "T",
+    ]
+    assert keys.TAB.read(session) == "One job"
 
 
 def test_a_what_if_counts_every_simulation_in_the_budget() -> None:

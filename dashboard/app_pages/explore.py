@@ -29,13 +29,14 @@ from simcore.workload import offered_load
 
 SOURCE_LABELS = {"sample": "bundled sample", "generate": "synthetic generator", "upload": "upload a file"}
 CLUSTER_LABELS = {"workload": "the workload's own", "custom": "uniform nodes", "upload": "upload a node list"}
+JOB_TAB = "One job"  # the tab a row of the jobs table opens
 TABS = (
     "Slowdown",
     "Gantt",
     "Utilisation and queue",
     "Preemptions",
     "Was it worth it?",
-    "One job",
+    JOB_TAB,
     "Jobs and downloads",
 )
 
@@ -267,4 +268,4 @@ if tab_job.open:
         explore_job.show(scenario, comparison, workload_file)
 if tab_jobs.open:
     with tab_jobs:
-        explore_results.jobs(scenario, comparison)
+        explore_results.jobs(scenario, comparison, JOB_TAB)

@@ -14,7 +14,7 @@ from typing import cast
 
 import streamlit as st
 
-from dashboard.explore import charts
+from dashboard.explore import charts, job_state
 from dashboard.shared import data, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.scenario import Scenario
@@ -146,12 +146,35 @@ def preemptions(comparison: data.Comparison) -> None:
     )
 
 
-def jobs(scenario: Scenario, comparison: data.Comparison) -> None:
+def jobs(scenario: Scenario, comparison: data.Comparison, job_tab: str) -> None:
+    """The jobs table of one run (a row opens its job on the ``job_tab`` tab) and the downloads."""
     runs = comparison.runs
     shown = st.selectbox("Policy", scenario.policies, key="jobs_policy")
     if len(comparison.seeds) > 1:
         st.caption(views.seed_note(comparison.seeds))
-    st.dataframe(views.jobs_table(runs[shown].jobs), hide_index=True, width="stretch", height=320)
+    table = st.dataframe(
+        views.jobs_table(runs[shown].jobs),
+        hide_index=True,
+        width="stretch",
+        height=320,
+        on_select="rerun",
+        selection_mode="single-row",
+        key="jobs_table",
+    )
+    picked = table.selection.rows
+    if picked:  # a row's position in the run's frame, however the visitor sorted the table
+        job_id = str(runs[shown].jobs["job_id"].iloc[picked[0]])
+        left, right = st.columns([3, 1], vertical_alignment="center")
+        left.text(f"Selected: job {job_id} of the {shown} run.")  # an upload's id: plain text
+        right.button(
+            f"Open in {job_tab}",
+            on_click=job_state.open_job,
+            args=(st.session_state, shown, job_id, job_tab),
+            key="jobs_open",
+            help="its story, why it waited, its Gantt and what-ifs",
+        )
+    else:
+        st.caption(f"Select a row to open its job in the {job_tab} tab.")
     d1, d2, d3 = st.columns(3)
     d1.download_button(
         "Jobs CSV", lambda: to_csv_text(runs[shown].jobs), f"jobs_{shown}.csv", "text/csv", on_click="ignore"

@@ -50,3 +50,11 @@ def asked_forecast(session: Session, policy: str) -> dict[str, Any] | None:
     """The form's fields last asked for this run, if any."""
     asked = keys.FORECAST_ASKED.maybe(session)
     return dict(asked[1]) if asked is not None and asked[0] == policy else None
+
+
+def open_job(session: Session, policy: str, job_id: str, tab: str) -> None:
+    """Open a job picked in the jobs table on the One job tab (``tab``): its run, its id as the filter."""
+    keys.JOB_POLICY.set(session, policy)
+    keys.JOB_FILTER.set(session, job_id)
+    keys.JOB_ID.set(session, job_id)
+    keys.TAB.set(session, tab)

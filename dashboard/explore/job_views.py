@@ -39,11 +39,14 @@ class WaitRow:
 
 
 def job_options(jobs: pd.DataFrame, text: str, limit: int = MAX_OPTIONS) -> list[str]:
-    """The ids of the run's jobs whose id contains ``text`` (any case), in the run's order, at most ``limit``."""
+    """The ids of the run's jobs whose id contains ``text`` (any case), at most ``limit``: the id equal to
+    it first (a job opened from the jobs table is always listed), then the run's order."""
     ids = jobs["job_id"].astype(str)
     wanted = text.strip().lower()
     if wanted:
         ids = ids[ids.str.lower().str.contains(wanted, regex=False)]
+        exact = ids.str.lower() == wanted
+        ids = pd.concat([ids[exact], ids[~exact]])
     return ids.head(limit).tolist()
 
 
