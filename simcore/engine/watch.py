@@ -10,6 +10,7 @@ It reads the engine's parts and never writes to them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,9 @@ from simcore.engine.gang import fits
 
 if TYPE_CHECKING:  # the run itself: only read
     from simcore.engine.loop import _Run
+
+#: an observer of a run, called with the run after each pass (to be read, never written)
+Watch = Callable[[Any], None]
 
 
 @dataclass(frozen=True)
