@@ -100,7 +100,7 @@ def _submitted_text(result: SimResult, j: int, t: float) -> str:
     cls = "TE" if jobs.is_te[j] else "BE"
     return (
         f"submitted at {fmt.clock(t)}: a {cls} job of {fmt.duration(float(jobs.duration[j]))}{gang}, asking for "
-        f"{fmt.setting(gpu)} GPU, {fmt.setting(cpu)} CPU, {fmt.setting(mem)} GiB{each}"
+        f"{fmt.setting(gpu)} GPU{'' if gpu == 1 else 's'}, {fmt.setting(cpu)} CPU, {fmt.setting(mem)} GiB{each}"
     )
 
 
