@@ -115,9 +115,10 @@ def _waits(watch: JobWatch, ids: list[str]) -> tuple[Wait, ...]:
 def _reason(f: JobFacts, ids: list[str]) -> tuple[str, str | None, str]:
     """(code, blocker, text) for one pass's facts."""
     if f.nominated:
+        if not f.victims:  # every victim released: it starts once its reserved room is whole
+            return "waiting_for_grace", None, "its victims have released; it waits on the room reserved for it"
         who = ", ".join(ids[v] for v in f.victims)
-        first = ids[f.victims[0]] if f.victims else None
-        return "waiting_for_grace", first, f"its victims ({who or 'released'}) are checkpointing in their grace period"
+        return "waiting_for_grace", ids[f.victims[0]], f"its victims ({who}) are checkpointing in their grace period"
     if f.ahead is not None:
         x = ids[f.ahead]
         if f.te_first and f.ahead_is_te and not f.is_te:
