@@ -129,7 +129,12 @@ def _reason(f: JobFacts, ids: list[str]) -> tuple[str, str | None, str]:
     if f.reserved_by is not None:
         x = ids[f.reserved_by]
         return "reserved_for_other", x, f"the room it fits in is reserved for TE job {x}, waiting for its victims"
-    room = f"no node has room for its request (most GPUs free on one node: {fmt.setting(f.free_gpu)})"
+    where = (
+        "no node has room for its request"
+        if f.workers == 1
+        else f"no set of nodes has room for its {f.workers} workers"
+    )
+    room = f"{where} (most GPUs free on one node: {fmt.setting(f.free_gpu)})"
     if f.decision is not None and f.decision.get("reason"):
         code = _FROM_DECISION.get(f.decision["reason"], "no_victims")
         if code != "no_room":
