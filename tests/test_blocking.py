@@ -176,6 +176,16 @@ def test_a_te_gang_waits_for_the_grace_of_its_one_victim():
     assert _waits([a, b, g], prop_cluster(8, 8), "G", policy="fitgpp") == [(100, 130, "waiting_for_grace", "A")]
 
 
+def test_a_be_gang_without_room_says_so():
+    # fifo, two 8-GPU nodes; A (8) holds n0 until 100; gang G (2 x 8 GPUs, at 10) waits for it
+    from simcore.model import Job
+
+    g = Job("G", 10.0, 50.0, job("x", 0, 1, 8).request, job("x", 0, 1, 8).job_class, workers=2)
+    waits = _raw([job("A", 0, 100, 8), g], prop_cluster(8, 8), "G")
+    assert [(w.start, w.end, w.reason) for w in waits] == [(10, 100, "no_room")]
+    assert waits[0].text.startswith("no set of nodes has room for its 2 workers (most GPUs free on one node: 8)")
+
+
 def test_docs_cli_shows_every_reason_with_its_definition():
     from pathlib import Path
 

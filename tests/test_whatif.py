@@ -82,7 +82,10 @@ def test_a_gang_has_one_step_per_instant_naming_every_node():
         (0, "started", ("n0", "n1")),
         (100, "finished", ("n0", "n1")),
     ]
-    assert "as 2 workers" in story[0].text and "n0, n1 (2 workers)" in story[1].text
+    assert story[0].text == (
+        "submitted at day 1 00:00:00: a BE job of 100 s as 2 workers, asking for 4 GPUs, 4 CPU, 4 GiB per worker"
+    )
+    assert "n0, n1 (2 workers)" in story[1].text
 
 
 def test_an_unknown_job_is_a_clear_error():

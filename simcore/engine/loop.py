@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import math
 import time as wallclock
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 import simpy
@@ -35,6 +34,7 @@ from simcore.engine.queue_order import job_order
 from simcore.engine.reservations import ReservationBook
 from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
+from simcore.engine.watch import Watch
 from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.policies import Candidates, Preemption, PreemptionView, decision, get_policy
 from simcore.policies.base import Explained
@@ -43,9 +43,6 @@ from simcore.saves import SaveDraws
 from simcore.workload.fit import fits_empty_cluster
 
 __all__ = ["job_order", "simulate"]
-
-#: an observer of the run, called after each pass (:mod:`simcore.engine.watch`)
-Watch = Callable[[Any], None]
 
 _UNBOUNDED = (UNBOUNDED, UNBOUNDED, UNBOUNDED)
 
@@ -65,8 +62,8 @@ class _Run(GangRun):
         exempt: Collection[str] = (),
     ) -> None:
         self.cfg = config
-        self.watch = watch  # called after each pass with the run (read-only facts: simcore.engine.watch)
-        # jobs never offered as victims (a what-if: "had it not been preempted"); None: nobody, no work
+        self.watch = watch
+        # never offered as victims (a what-if: "had it not been preempted"); None: nobody, no work
         self.exempt = np.flatnonzero(np.isin(jobs.job_id, list(exempt))) if exempt else None
         self.policy = get_policy(config.policy, config)
         # the policy asked, on every recorded view, what it would take there (never acted on)

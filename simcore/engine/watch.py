@@ -10,6 +10,7 @@ It reads the engine's parts and never writes to them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,9 @@ from simcore.engine.gang import fits
 
 if TYPE_CHECKING:  # the run itself: only read
     from simcore.engine.loop import _Run
+
+#: an observer of a run, called with the run after each pass (to be read, never written)
+Watch = Callable[[Any], None]
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,7 @@ class JobFacts:
     ahead: int | None  # backfill none: the first pending job ahead of it that waits without a nomination
     ahead_is_te: bool  # that job is a TE job
     is_te: bool  # the job itself is a TE job
+    workers: int  # its workers (a gang: more than 1)
     fits: bool  # there is room for it now (then it starts at the next pass)
     reserved_by: int | None  # it would fit but for this nominated TE job's reservation
     decision: dict[str, Any] | None  # the decision record this pass made for it (TE, decisions kept)
@@ -99,6 +104,7 @@ def _facts(run: _Run, j: int, r: int, new: list[dict[str, Any]]) -> JobFacts:
         ahead=ahead,
         ahead_is_te=ahead is not None and js.is_te_list[ahead],
         is_te=js.is_te_list[j],
+        workers=w,
         fits=here,
         reserved_by=reserved_by,
         decision=mine,

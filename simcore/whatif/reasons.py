@@ -115,9 +115,10 @@ def _waits(watch: JobWatch, ids: list[str]) -> tuple[Wait, ...]:
 def _reason(f: JobFacts, ids: list[str]) -> tuple[str, str | None, str]:
     """(code, blocker, text) for one pass's facts."""
     if f.nominated:
+        if not f.victims:  # every victim released: it starts once its reserved room is whole
+            return "waiting_for_grace", None, "its victims have released; it waits on the room reserved for it"
         who = ", ".join(ids[v] for v in f.victims)
-        first = ids[f.victims[0]] if f.victims else None
-        return "waiting_for_grace", first, f"its victims ({who or 'released'}) are checkpointing in their grace period"
+        return "waiting_for_grace", ids[f.victims[0]], f"its victims ({who}) are checkpointing in their grace period"
     if f.ahead is not None:
         x = ids[f.ahead]
         if f.te_first and f.ahead_is_te and not f.is_te:
@@ -128,7 +129,12 @@ def _reason(f: JobFacts, ids: list[str]) -> tuple[str, str | None, str]:
     if f.reserved_by is not None:
         x = ids[f.reserved_by]
         return "reserved_for_other", x, f"the room it fits in is reserved for TE job {x}, waiting for its victims"
-    room = f"no node has room for its request (most GPUs free on one node: {fmt.setting(f.free_gpu)})"
+    where = (
+        "no node has room for its request"
+        if f.workers == 1
+        else f"no set of nodes has room for its {f.workers} workers"
+    )
+    room = f"{where} (most GPUs free on one node: {fmt.setting(f.free_gpu)})"
     if f.decision is not None and f.decision.get("reason"):
         code = _FROM_DECISION.get(f.decision["reason"], "no_victims")
         if code != "no_room":

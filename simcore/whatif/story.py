@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simcore import fmt
-from simcore.policies.glossary import TIE_BREAK, term
+from simcore.policies.glossary import term
 from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
 from simcore.whatif.reasons import Wait, job_index
 
@@ -100,7 +100,7 @@ def _submitted_text(result: SimResult, j: int, t: float) -> str:
     cls = "TE" if jobs.is_te[j] else "BE"
     return (
         f"submitted at {fmt.clock(t)}: a {cls} job of {fmt.duration(float(jobs.duration[j]))}{gang}, asking for "
-        f"{fmt.setting(gpu)} GPU, {fmt.setting(cpu)} CPU, {fmt.setting(mem)} GiB{each}"
+        f"{fmt.setting(gpu)} GPU{'' if gpu == 1 else 's'}, {fmt.setting(cpu)} CPU, {fmt.setting(mem)} GiB{each}"
     )
 
 
@@ -142,8 +142,6 @@ def _signalled_text(result: SimResult, j: int, row: int, t: float, where: str) -
         chose = f"{record['policy']} chose it"
         if deciding is None:
             text += f" ({chose}: the only victim set it weighed)"
-        elif deciding == TIE_BREAK:
-            text += f" ({chose}: a tie on every criterion, broken by job order)"
         else:
             text += f" ({chose}, decided by {deciding}: {term(deciding).meaning})"
     return te, text
