@@ -17,7 +17,7 @@ import numpy as np
 import streamlit as st
 
 from dashboard.explore import job_charts, job_state, job_views
-from dashboard.shared import budget, compute, data, gantt_views, keys, notices, state, worker
+from dashboard.shared import budget, compute, data, gantt_views, keys, notices, state, views, worker
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.compute import Run
 from dashboard.shared.demo import limits
@@ -51,6 +51,8 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
         format_func=lambda j: job_views.job_label(run.jobs, j),
         help=f"the first {job_views.MAX_OPTIONS} ids that match the filter; the tab opens on the run's first preempted job",
     )
+    if len(comparison.seeds) > 1:
+        st.caption(views.seed_note(comparison.seeds))  # the what-ifs re-simulate the shown seed's workload
     config = scenario.config(policy)
     explain = budget.explore_command(scenario, workload_file, ("explain", job_id, "--policy", policy))
     panel = ask(
