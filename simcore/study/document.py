@@ -15,7 +15,7 @@ import pandas as pd
 from simcore import alibaba, fmt
 from simcore.metrics import TRIO_LABELS, versus
 from simcore.stats import SPREAD_NAME
-from simcore.study import beyond, controls
+from simcore.study import beyond, controls, gangs
 from simcore.study.figures import Figures
 from simcore.study.plan import NAIVE, PAPER_TRIO, TE_P95, Plan, centre, fitgpp_label, shown_path
 from simcore.study.prose import comparison_text, headline_text, mechanism_text
@@ -159,6 +159,8 @@ def render(
         add(kept.read_text())
     if all((results / f"rows_controls_{n}.parquet").exists() for n in controls.SWEEPS):
         add(controls.section(*controls.load(results)) + "\n")  # saves and budget, from their own rows
+    if (results / gangs.ROWS).exists():
+        add(gangs.section(pd.read_parquet(results / gangs.ROWS)) + "\n")  # gang jobs, from their own rows
 
     add("## Reproduce\n")
     total = sum(timings.values())
