@@ -117,6 +117,7 @@ def test_gang_part_from_its_rows(quick):
     assert f"| fitgpp | {' | '.join(cells)} |" in section
     per_preemption = (fit["workers_stopped"] / fit["preemptions"]).to_numpy(dtype=float)
     assert fmt_val(Stat.of(per_preemption)) in section.split("| fitgpp |")[2]  # the cost table's row
+    assert "results/grid_gangs.yaml --out " in doc.split("## Reproduce")[1]  # its command, with the others
 
 
 def test_trace_part(quick):

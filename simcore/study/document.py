@@ -15,7 +15,7 @@ import pandas as pd
 from simcore import alibaba, fmt
 from simcore.metrics import TRIO_LABELS, versus
 from simcore.stats import SPREAD_NAME
-from simcore.study import beyond, controls, gangs
+from simcore.study import beyond, controls
 from simcore.study.figures import Figures
 from simcore.study.plan import NAIVE, PAPER_TRIO, TE_P95, Plan, centre, fitgpp_label, shown_path
 from simcore.study.prose import comparison_text, headline_text, mechanism_text
@@ -152,7 +152,8 @@ def render(
     if study is not None:
         add(beyond.section(plan, study, main, trace_rows.get("A"), figs))
 
-    from simcore.study.accounting_doc import SECTION_NAME  # here: that module also runs as a script
+    from simcore.study import gangs  # here: these modules also run as scripts
+    from simcore.study.accounting_doc import SECTION_NAME
 
     kept = results / SECTION_NAME  # section 9, rendered from its own rows (simcore.study.accounting_doc)
     if kept.exists():
@@ -174,7 +175,8 @@ def render(
     )
     add("```")
     where = shown_path(results)
-    for name in ("main", "curves", *(f"alibaba_{r}" for r in trace_rows), *(study.grids if study else ())):
+    gang = [gangs.NAME] if (results / gangs.ROWS).exists() else []
+    for name in ("main", "curves", *(f"alibaba_{r}" for r in trace_rows), *(study.grids if study else ()), *gang):
         add(f"simcore sweep {where}/grid_{name}.yaml --out {where}/rows_{name}.parquet --workers 2")
     add("```\n")
     add(

@@ -20,7 +20,7 @@ import pandas as pd
 from simcore import sweep
 from simcore.metrics import TRIO_LABELS
 from simcore.stats import SPREAD_NAME
-from simcore.study import beyond, gangs
+from simcore.study import beyond
 from simcore.study.document import render
 from simcore.study.plan import DEFAULT_TRACE, PAPER_TRIO, Plan, curve_grid, main_grid, trace_grids, trace_present
 from simcore.study.tables import headline_rows
@@ -107,6 +107,8 @@ def reproduce(
         log(trace_note)
     study = run_beyond(plan, results, log, kw)
     timings.update(study.timings)
+    from simcore.study import gangs  # here: that module also runs as a script
+
     log(f"gang jobs: {gangs.PRESET} preset, {plan.main_seeds} seeds")
     _, timings["gangs"] = run_grid(gangs.grid(plan), gangs.NAME, results, **kw)  # document.render reads the rows
     doc = out_dir / "RESULTS.md"
