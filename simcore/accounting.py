@@ -148,6 +148,22 @@ def summary(result: SimResult, acc: Accounting | None = None) -> dict[str, Any]:
     return out
 
 
+#: the columns a run with gangs adds to its flat record (a workload without gangs keeps its columns)
+GANG_FIELDS = ("workers_stopped", "gang_preemptions", "te_served_by_preemption")
+
+
+def gang_flat(result: SimResult, acc: Accounting | None = None) -> dict[str, int]:
+    """:data:`GANG_FIELDS`: the workers stopped summed over preemptions, the preemptions that stopped
+    a gang of more than one worker, and the TE jobs nominated with victims (each counted once)."""
+    acc = account(result) if acc is None else acc
+    stopped = np.asarray(result.jobs.workers)[acc.victim]
+    return {
+        "workers_stopped": int(stopped.sum()),
+        "gang_preemptions": int((stopped > 1).sum()),
+        "te_served_by_preemption": len(np.unique(result.nominations[:, 1])),
+    }
+
+
 def flat(block: Mapping[str, Any]) -> dict[str, Any]:
     """The ``accounting`` block as :data:`FLAT_ACCOUNTING` fields (NaN for null)."""
     w = block["wasted_preemptions"]

@@ -149,7 +149,8 @@ def summarize(result: SimResult) -> dict[str, Any]:
 
 def flat_summary(result: SimResult, summary: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The flat per-run summary record (:data:`FLAT_FIELDS`, in order; NaN where the summary
-    has null), from the run and its :func:`summarize` (computed when not given)."""
+    has null; then :data:`simcore.accounting.GANG_FIELDS` when the workload has gangs), from the
+    run and its :func:`summarize` (computed when not given)."""
     summary = summarize(result) if summary is None else summary
     out: dict[str, Any] = {"jobs_simulated": len(result.jobs)}
     classes = summary["classes"]
@@ -178,6 +179,8 @@ def flat_summary(result: SimResult, summary: Mapping[str, Any] | None = None) ->
         out[k] = _num(summary[k])
     out["unschedulable"] = len(summary["unschedulable"])
     out.update(accounting.flat(summary["accounting"]))
+    if result.jobs.has_gangs:  # only there: rows of workloads without gangs keep their columns and bytes
+        out.update(accounting.gang_flat(result))
     return out
 
 

@@ -59,6 +59,7 @@ def test_document_sections_and_figures(quick):
         "### Across regimes",
         "## 6. The real trace",
         "## 7. Where FitGpp wins, where it does not, and why",
+        "## 10. Gang jobs: what preempting a gang costs",
         "## Reproduce",
     ]:
         assert heading in doc, heading
@@ -99,6 +100,24 @@ def test_numbers_equal_a_recomputation_from_the_rows(quick):
         - rows[rows["policy"] == "k8s"].set_index("seed")["preemptions"]
     ).to_numpy(dtype=float)
     assert fmt_val(Stat.of(diff)) in doc.split("## 4.")[1].split("## 5.")[0]
+
+
+def test_gang_part_from_its_rows(quick):
+    """Section 10 runs paper-gang for every policy; its cells are the rows' (recomputed here)."""
+    from simcore.policies import POLICIES
+
+    doc = (quick / "RESULTS.md").read_text()
+    section = doc.split("## 10. Gang jobs")[1].split("## Reproduce")[0]
+    rows = pd.read_parquet(quick / "results" / "rows_gangs.parquet")
+    assert (
+        set(rows["policy"]) == set(POLICIES) and rows["seed"].nunique() == 3 and (rows["be_workers"] == "1,2,4").all()
+    )
+    fit = rows[rows["policy"] == "fitgpp"]
+    cells = [mean_ci_text(fit[f"{k}_vs_fifo"].to_numpy()) for k in study.PAPER_TRIO]
+    assert f"| fitgpp | {' | '.join(cells)} |" in section
+    per_preemption = (fit["workers_stopped"] / fit["preemptions"]).to_numpy(dtype=float)
+    assert fmt_val(Stat.of(per_preemption)) in section.split("| fitgpp |")[2]  # the cost table's row
+    assert "results/grid_gangs.yaml --out " in doc.split("## Reproduce")[1]  # its command, with the others
 
 
 def test_trace_part(quick):

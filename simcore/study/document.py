@@ -152,13 +152,16 @@ def render(
     if study is not None:
         add(beyond.section(plan, study, main, trace_rows.get("A"), figs))
 
-    from simcore.study.accounting_doc import SECTION_NAME  # here: that module also runs as a script
+    from simcore.study import gangs  # here: these modules also run as scripts
+    from simcore.study.accounting_doc import SECTION_NAME
 
     kept = results / SECTION_NAME  # section 9, rendered from its own rows (simcore.study.accounting_doc)
     if kept.exists():
         add(kept.read_text())
     if all((results / f"rows_controls_{n}.parquet").exists() for n in controls.SWEEPS):
         add(controls.section(*controls.load(results)) + "\n")  # saves and budget, from their own rows
+    if (results / gangs.ROWS).exists():
+        add(gangs.section(pd.read_parquet(results / gangs.ROWS)) + "\n")  # gang jobs, from their own rows
 
     add("## Reproduce\n")
     total = sum(timings.values())
@@ -172,7 +175,8 @@ def render(
     )
     add("```")
     where = shown_path(results)
-    for name in ("main", "curves", *(f"alibaba_{r}" for r in trace_rows), *(study.grids if study else ())):
+    gang = [gangs.NAME] if (results / gangs.ROWS).exists() else []
+    for name in ("main", "curves", *(f"alibaba_{r}" for r in trace_rows), *(study.grids if study else ()), *gang):
         add(f"simcore sweep {where}/grid_{name}.yaml --out {where}/rows_{name}.parquet --workers 2")
     add("```\n")
     add(

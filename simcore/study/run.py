@@ -107,6 +107,10 @@ def reproduce(
         log(trace_note)
     study = run_beyond(plan, results, log, kw)
     timings.update(study.timings)
+    from simcore.study import gangs  # here: that module also runs as a script
+
+    log(f"gang jobs: {gangs.PRESET} preset, {plan.main_seeds} seeds")
+    _, timings["gangs"] = run_grid(gangs.grid(plan), gangs.NAME, results, **kw)  # document.render reads the rows
     doc = out_dir / "RESULTS.md"
     text = render(plan, main, curves, trace_rows, results, timings, command, workers, dask, trace_note, study)
     doc.write_text(text, encoding="utf-8")
