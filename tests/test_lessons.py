@@ -128,7 +128,24 @@ def test_lesson_e_k8s_stops_the_single_job_fitgpp_the_gang_fitdelay_nobody() -> 
     waits = {label: float(run.jobs.set_index("job_id").loc["7", "wait"]) for label, run in runs.items()}
     assert waits == {"k8s": 30.0, "fitgpp (s = 1)": 20.0, "fitdelay": 20.0}
     intro = lessons.lesson("gang").intro
-    for said in ("49.7 min", "3.3 h", "39.7 min", "2.6 h", "waits 20 s", "49 min 40 s", "4 workers on 4"):
+    # BE delay: job 5 ends at 6670 instead of 3000 (61.2 min), the gang at 10270 instead of 7800 (41.2 min)
+    delay = {
+        label: run.jobs.query("job_class == 'BE'").eval("finish - submit_time - duration").sum()
+        for label, run in runs.items()
+    }
+    assert delay == {"k8s": 3670.0, "fitgpp (s = 1)": 2470.0, "fitdelay": 0.0}
+    quoted = (
+        "49.7 min",
+        "3.3 h",
+        "39.7 min",
+        "2.6 h",
+        "waits 20 s",
+        "49 min 40 s",
+        "4 workers on 4",
+        "61.2 min",
+        "41.2 min",
+    )
+    for said in quoted:
         assert said in intro
 
 

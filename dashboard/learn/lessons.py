@@ -131,11 +131,11 @@ LESSONS: tuple[Lesson, ...] = (
             "one of its workers is the only BE job; BE job 5 fills node-4 alone and ends at 50 min. "
             "At 49 min 40 s TE job 7 wants 1 GPU. **k8s** counts a victim set in workers, 1 against "
             "4: it stops job 5 twenty seconds before its end, throwing away 49.7 min of work on 4 "
-            "GPUs (3.3 h of GPU time) that job 5 redoes after the TE job. **fitgpp** with the size "
+            "GPUs (3.3 h of GPU time) that job 5 redoes after the TE job: it ends 61.2 min late. **fitgpp** with the size "
             "cap `s = 1` may only stop jobs no larger per worker than the TE job: job 5 (4 GPUs) is "
             "out, each 1-GPU worker of the gang passes, so it stops the whole gang, 4 workers on 4 "
             "nodes losing 39.7 min each (2.6 h of GPU time); 20 s later job 5 ends and the TE job "
-            "takes its node anyway, so the gang was stopped for nothing. **fitdelay** sees that job 5 "
+            "takes its node anyway, so the gang was stopped for nothing; it ends 41.2 min late. **fitdelay** sees that job 5 "
             "frees the room within the grace period and stops nobody: the TE job waits 20 s and "
             "nothing is lost."
         ),
