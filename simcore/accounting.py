@@ -45,6 +45,12 @@ FLAT_ACCOUNTING: tuple[str, ...] = (
 )
 
 
+def gpu_seconds(seconds: Any, gpu_units: Any, workers: Any) -> Any:
+    """GPU-seconds of `seconds` of run time on every worker of a job: seconds x gpu x workers, the
+    per-worker GPU request given in :mod:`simcore.units` (thousandths, exact). Scalars or arrays."""
+    return seconds * (gpu_units * workers / units.SCALE[2])
+
+
 @dataclass(frozen=True)
 class Accounting:
     """Per preemption (a signalled job, in signal order) and per decision (in nomination order)."""
@@ -94,12 +100,11 @@ def account(result: SimResult) -> Accounting:
     # back to signal order (the log's order), which the lost work and the nominations follow
     order = np.argsort(by_job[pre], kind="stable")
     victim = sj[pre][order]
-    scale = gpu_w[victim] / units.SCALE[2]
     lost = np.asarray(result.signal_lost, dtype=float)
+    workers = np.asarray(jobs.workers)[victim]
     cost = {
-        "gpu_seconds_lost": lost * scale,
-        "gpu_seconds_grace": grace_s[order] * scale,
-        "gpu_seconds_restore": restore_s[order] * scale,
+        name: gpu_seconds(seconds, gpu[victim], workers)
+        for name, seconds in zip(COSTS, (lost, grace_s[order], restore_s[order]), strict=True)
     }
     repre = (restarted & (run_s < REPREEMPT_WINDOW))[order]
     decision_of, excess, wasted = _decisions(result, rows[by_job[pre]][order], gpu_w)

@@ -4,9 +4,14 @@ which_victim.csv: fitgpp takes job 1 on node-0, k8s jobs 5 and 6 on node-1), and
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
 from dashboard.learn import lessons
 from dashboard.shared import decision_text, gantt_views
 from dashboard.shared.decisions import records
+from simcore import accounting
 from simcore.engine import simulate
 from simcore.model import SimConfig
 from simcore.policies.glossary import TERMS, TIE_BREAK
@@ -14,6 +19,7 @@ from simcore.presets import generate
 
 ITEM = lessons.lesson("victim")
 TABLE, CLUSTER = lessons.load(ITEM)
+APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "streamlit_app.py")
 K8S, FITGPP = records(
     TABLE, CLUSTER, [(ITEM.variant("k8s").config, "fitgpp"), (ITEM.variant("fitgpp").config, "k8s")], lambda _: None
 )
@@ -102,3 +108,102 @@ def test_every_preemption_of_a_demo_run_finds_its_record() -> None:
             record = decision_text.decision_for(result.decisions, row)
             assert record is not None and record["node"] == row["node"]
             assert decision_text.candidate_table(record)["chosen"].iloc[0]
+
+
+# --- what each choice costs when a gang is among the options ---------------------------------------
+
+#: a hand-built k8s decision on the gang lesson's state (sample_workloads/lessons/gang_victim.csv at 2980 s,
+#: checkpoint none): BE job 5 (1 worker of 4 GPUs, running since 0) on node-4, BE gang 6 (4 workers of
+#: 1 GPU, since 600) on node-0..3; fitgpp on the same state also takes job 5
+GANG = {
+    "time": 2980.0,
+    "te_job": "7",
+    "policy": "k8s",
+    "node": "node-4",
+    "victims": ["5"],
+    "key": [["victims", "min"], ["earliest_victim_start", "max"]],
+    "candidates": [
+        {"node": "node-4", "job_id": ["5"], "victims": 1, "earliest_victim_start": 0.0, "chosen": True,
+         "workers": 1, "holds": ["node-4"], "lost_now": [2980.0]},
+        {"node": "node-0", "job_id": ["6"], "victims": 4, "earliest_victim_start": 600.0, "chosen": False,
+         "workers": 4, "holds": ["node-0", "node-1", "node-2", "node-3"], "lost_now": [2380.0]},
+    ],
+    "deciding": "victims",
+    "reason": None,
+    "same_state": {
+        "node": "node-4", "victims": ["5"], "deciding": "victims",
+        "candidates": [{"node": "node-4", "job_id": ["5"], "workers": 1, "holds": ["node-4"], "lost_now": [2980.0]}],
+    },
+}  # fmt: skip
+GANG_JOBS = {"5": (4000.0, 1), "6": (1000.0, 4), "7": (1000.0, 1)}  # GPU units (thousandths) per worker, workers
+
+
+def test_gang_costs_are_workers_nodes_and_gpu_seconds_derived_by_hand() -> None:
+    costs = decision_text.option_costs(GANG, GANG_JOBS, "fitgpp")
+    # job 5: 2980 s lost x 4 GPUs x 1 worker = 11920 GPU-s; gang 6: 2380 s x 1 GPU x 4 workers = 9520 GPU-s
+    assert [(c.label, c.node, c.jobs, c.workers, c.holds, c.gpu_seconds) for c in costs] == [
+        ("chosen by k8s", "node-4", ("5",), 1, ("node-4",), 11920.0),
+        ("runner-up", "node-0", ("6",), 4, ("node-0", "node-1", "node-2", "node-3"), 9520.0),
+        ("fitgpp on the same state", "node-4", ("5",), 1, ("node-4",), 11920.0),
+    ]
+    words = decision_text.cost_words(costs)
+    assert words[0] == (
+        "Chosen by k8s: BE job 5 via node node-4 stops 1 worker on 1 node (node-4) and throws away 3.3 h of GPU time."
+    )
+    assert words[1] == (
+        "Runner-up: BE job 6 via node node-0 stops 4 workers on 4 nodes (node-0, node-1, node-2, node-3) and "
+        "throws away 2.6 h of GPU time."
+    )
+    table = decision_text.cost_table(costs)
+    assert table["workers stopped"].tolist() == [1, 4, 1] and table["nodes touched"].tolist() == [1, 4, 1]
+    assert table["GPU time lost"].tolist() == ["3.3 h", "2.6 h", "3.3 h"]
+    glossary = decision_text.cost_glossary()
+    assert glossary["value"].tolist() == [c for c in table.columns if c not in ("option", "node", "would take")]
+
+
+def test_gang_costs_only_when_a_gang_is_among_the_options() -> None:
+    # no gang field at all (a workload without gangs: the records are unchanged)
+    assert (
+        decision_text.option_costs(decision_text.decision_for(FITGPP, {"time": 600.0, "job_id": "1"}), {}, "k8s") == []
+    )
+    # a state with a gang whose shown options are all single jobs
+    single = {**GANG, "candidates": GANG["candidates"][:1]}
+    assert decision_text.option_costs(single, GANG_JOBS, "fitgpp") == []
+
+
+def test_gang_costs_of_the_engine_records_match_the_runs_accounting() -> None:
+    item = lessons.lesson("gang")
+    table, cluster = lessons.load(item)
+    config = item.variant("k8s").config
+    (mine,) = records(table, cluster, [(config, "fitgpp")], lambda _: None)
+    record = decision_text.decision_for(mine, {"time": 2980.0, "job_id": "5"})
+    assert record is not None
+    costs = decision_text.option_costs(record, decision_text.job_gpus(table), "fitgpp")
+    run = simulate(table, cluster, config)
+    # the chosen set's figure is the run's own accounting of that preemption (one definition)
+    assert costs[0].gpu_seconds == accounting.summary(run)["gpu_seconds_lost"] == 11920.0
+    assert [c.workers for c in costs] == [1, 4, 1] and costs[1].holds == ("node-0", "node-1", "node-2", "node-3")
+
+
+def test_explore_shows_the_gang_costs_in_words_and_a_table() -> None:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(source="upload", cluster="upload", policies="k8s,fitgpp", checkpoint="none", tab="Gantt")
+    at.run()
+    files = lessons.LESSON_DIR
+    at.file_uploader(key="upload_cluster").set_value(
+        ("five_nodes.yaml", (files / "five_nodes.yaml").read_bytes(), "text/yaml")
+    ).run()
+    at.file_uploader(key="upload_workload").set_value(
+        ("gang_victim.csv", (files / "gang_victim.csv").read_bytes(), "text/csv")
+    ).run()
+    at.selectbox(key="x_gantt_policy").set_value("k8s").run()
+    next(b for b in at.button if b.label == "Next preemption").click().run()
+    assert not at.exception and not at.error
+    text = "\n".join(t.value for t in at.text)
+    # k8s stops job 5 (3.3 h of GPU time); its runner-up is the gang; fitgpp (s = inf) also takes job 5
+    assert "Chosen by k8s: BE job 5 via node node-4 stops 1 worker on 1 node (node-4)" in text
+    assert "Runner-up: BE job 6 via node node-0 stops 4 workers on 4 nodes" in text
+    assert "Fitgpp on the same state: BE job 5 via node node-4" in text
+    assert "What each choice costs" in " ".join(m.value for m in at.markdown)
+    costs = next(d.value for d in at.dataframe if "workers stopped" in d.value.columns)
+    assert costs["GPU time lost"].tolist() == ["3.3 h", "2.6 h", "3.3 h"]

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.learn import lesson_views, lessons
+from dashboard.learn import exercises, lesson_views, lessons
 from dashboard.learn.learn_content import regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
 from dashboard.shared import compute, gantt_views
@@ -84,10 +84,90 @@ def test_lesson_d_fitdelay_spares_the_old_job() -> None:
     )
 
 
+def _rows(run: compute.Run, event: str) -> list[tuple[float, str, str]]:
+    at = run.events[run.events["event"] == event]
+    return list(zip(at["time"], at["job_id"].astype(str), at["node"], strict=True))
+
+
+GANG_NODES = ["node-0", "node-1", "node-2", "node-3"]
+
+
+def test_lesson_e_k8s_stops_the_single_job_fitgpp_the_gang_fitdelay_nobody() -> None:
+    # TE 1-4 (3 GPUs) fill node-0..3 at 0; BE 5 (4 GPUs, 3000 s) node-4 at 0; BE gang 6 (4 x 1 GPU, 7200 s)
+    # takes the last GPU of node-0..3 at 600 (best fit: each worker on the lowest node left with exactly 1 GPU);
+    # TE 7 (1 GPU, 600 s) at 2980 fits nowhere. checkpoint none, grace 30, restore 60.
+    runs = {v.label: RUNS["gang", v.label][2] for v in lessons.lesson("gang").variants}
+    for run in runs.values():
+        assert _rows(run, "start")[:9] == [
+            *((0.0, str(j), f"node-{j - 1}") for j in range(1, 5)),
+            (0.0, "5", "node-4"),
+            *((600.0, "6", n) for n in GANG_NODES),
+        ]
+    # k8s: job 5 is 1 worker against the gang's 4; released at 3010, TE 7 runs 3010-3610, job 5 redoes
+    # its 3000 s from 3610 after a 60 s restore: 3610 + 60 + 3000 = 6670
+    k8s = runs["k8s"]
+    assert _rows(k8s, "preempt") == [(2980.0, "5", "node-4")]
+    assert _rows(k8s, "start")[9:] == [(3010.0, "7", "node-4"), (3610.0, "5", "node-4")]
+    assert k8s.jobs.set_index("job_id").loc[["5", "6"], "finish"].tolist() == [6670.0, 7800.0]
+    # fitgpp (s = 1): job 5's share 1.0 > 1 x 0.25 is capped; each gang worker (0.25) passes; all four
+    # nodes tie (slack 0, lost 2380 x 4) and node-0 wins on index. Job 5 ends at 3000, so TE 7 starts
+    # there before the gang releases at 3010; the gang restarts at 3010: 3010 + 60 + 7200 = 10270
+    fit = runs["fitgpp (s = 1)"]
+    assert _rows(fit, "preempt") == [(2980.0, "6", n) for n in GANG_NODES]
+    assert _rows(fit, "release") == [(3010.0, "6", n) for n in GANG_NODES]
+    assert _rows(fit, "start")[9:] == [(3000.0, "7", "node-4"), *((3010.0, "6", n) for n in GANG_NODES)]
+    assert fit.jobs.set_index("job_id").loc[["5", "6"], "finish"].tolist() == [3000.0, 10270.0]
+    # fitdelay: job 5 ends at 3000, within the 30 s grace of 2980: it waits, TE 7 starts at 3000
+    fd = runs["fitdelay"]
+    assert _rows(fd, "preempt") == []
+    assert _rows(fd, "start")[9:] == [(3000.0, "7", "node-4")]
+    assert fd.jobs.set_index("job_id").loc[["5", "6"], "finish"].tolist() == [3000.0, 7800.0]
+    # what it costs: lost work 2980 s x 4 GPUs = 11920 GPU-s (3.3 h); 2380 s x 1 GPU x 4 workers = 9520 (2.6 h)
+    lost = {label: float(run.summary["accounting"]["gpu_seconds_lost"]) for label, run in runs.items()}
+    assert lost == {"k8s": 11920.0, "fitgpp (s = 1)": 9520.0, "fitdelay": 0.0}
+    waits = {label: float(run.jobs.set_index("job_id").loc["7", "wait"]) for label, run in runs.items()}
+    assert waits == {"k8s": 30.0, "fitgpp (s = 1)": 20.0, "fitdelay": 20.0}
+    intro = lessons.lesson("gang").intro
+    # BE delay: job 5 ends at 6670 instead of 3000 (61.2 min), the gang at 10270 instead of 7800 (41.2 min)
+    delay = {
+        label: run.jobs.query("job_class == 'BE'").eval("finish - submit_time - duration").sum()
+        for label, run in runs.items()
+    }
+    assert delay == {"k8s": 3670.0, "fitgpp (s = 1)": 2470.0, "fitdelay": 0.0}
+    quoted = (
+        "49.7 min",
+        "3.3 h",
+        "39.7 min",
+        "2.6 h",
+        "waits 20 s",
+        "49 min 40 s",
+        "4 workers on 4",
+        "61.2 min",
+        "41.2 min",
+    )
+    for said in quoted:
+        assert said in intro
+
+
+def test_gang_lesson_asks_how_many_workers_each_variant_stops() -> None:
+    # BE job 5 has 1 worker, gang 6 has 4: the options are 0, 1, 4 and both (5)
+    for label, stopped in {"k8s": "1", "fitgpp (s = 1)": "4", "fitdelay": "0"}.items():
+        run = RUNS["gang", label][2]
+        asked = {q.key: q for q in exercises.questions(run.jobs, run.events, label)}
+        assert asked["workers"].options == ("0", "1", "4", "5") and asked["workers"].accepted == (stopped,)
+    run = RUNS["gang", "fitgpp (s = 1)"][2]
+    victim = next(q for q in exercises.questions(run.jobs, run.events, "fitgpp") if q.key == "victim")
+    assert victim.accepted == ("6",) and victim.answer == "job 6"  # four preempt rows, one job
+    assert (
+        "on 4 nodes"
+        in next(q for q in exercises.questions(run.jobs, run.events, "f") if q.key == "workers").explanation
+    )
+
+
 def test_lessons_stay_tiny() -> None:
     for item in lessons.LESSONS:
         table, cluster = lessons.load(item)
-        assert len(table) <= 7 and len(cluster.nodes) <= 2
+        assert len(table) <= 7 and len(cluster.nodes) <= 5
         assert (lessons.LESSON_DIR / item.workload).name in (lessons.LESSON_DIR / "README.md").read_text()
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
-from simcore import sweep
+from simcore import accounting, sweep
 from simcore.compare import compare_results, configure, run_policies
+from simcore.engine import simulate
 from simcore.metrics import TRIO_KEYS
 from simcore.model import SimConfig
 from simcore.policy_spec import parse_policies
@@ -52,3 +54,27 @@ def test_run_policies_reports_each_result_in_order():
     )
     assert seen == list(results) == ["priority", "fifo"]
     assert [r.config.policy for r in results.values()] == ["priority", "fifo"]
+
+
+def test_a_gang_task_row_holds_the_single_runs_accounting_exactly():
+    # paper-gang (DESIGN section 7): gangs of several workers; periodic checkpoints so preemptions lose work
+    fixed = {"jobs": 200, "nodes": 8, "checkpoint": "periodic"}
+    spec = sweep.build_spec(preset="paper-gang", fixed=fixed, seeds="1", policies="fifo,k8s,fitgpp,fitdelay")
+    task = spec.tasks()[0]
+    rows = sweep.run_task(task)
+    gen = generate("paper-gang", task.seed, {"jobs": 200, "nodes": 8})
+    assert gen.table.has_gangs
+    gangs_stopped = 0
+    for row in rows:
+        config = SimConfig(policy=row["policy"], checkpoint="periodic", seed=task.seed)
+        result = simulate(gen.table, gen.cluster, config)
+        gangs_stopped += int(np.asarray(result.preemptions)[np.asarray(result.jobs.workers) > 1].sum())
+        single = accounting.flat(accounting.summary(result))
+        got = {k: row[k] for k in accounting.FLAT_ACCOUNTING}
+        assert got.keys() == single.keys()
+        for key, want in single.items():  # exact, NaN (no BE job preempted) included
+            assert got[key] == want or (math.isnan(got[key]) and math.isnan(want)), (row["policy"], key)
+    preempting = [r for r in rows if r["policy"] != "fifo"]
+    # the case in point: a gang victim's costs count every worker (fitgpp stops one gang here)
+    assert gangs_stopped > 0
+    assert all(r["preemption_decisions"] > 0 for r in preempting) and any(r["gpu_seconds_lost"] > 0 for r in preempting)

@@ -54,7 +54,7 @@ st.markdown(MECHANICS)
 
 st.header("Step through it: lessons")
 st.markdown(
-    "Each lesson is a handful of jobs on one or two nodes (files in `sample_workloads/lessons/`), run "
+    "Each lesson is a handful of jobs on one to five nodes (files in `sample_workloads/lessons/`), run "
     "under a few policies or settings. Step from event to event (or press play): on the left the "
     "cluster at that instant, one square per GPU coloured by the job holding it, the queue and what "
     "just happened; on the right the Gantt of every variant, the dotted line at the instant."

@@ -57,12 +57,13 @@ def is_right(question: Question, given: str | float) -> bool:
 
 def questions(jobs: pd.DataFrame, events: pd.DataFrame, label: str) -> tuple[Question, ...]:
     """The questions about one run (``label`` names it): which job is preempted first, when the
-    run preempts, and how long its first TE job waits."""
+    run preempts, how many BE workers it stops when it holds a gang, and how long its first TE job waits."""
     found = []
     preempts = events[events["event"] == "preempt"]
     if len(preempts):
         t = float(preempts["time"].iloc[0])
-        victims = tuple(str(j) for j in preempts.loc[preempts["time"] == t, "job_id"])
+        # a gang writes one row per worker: each job once
+        victims = tuple(dict.fromkeys(str(j) for j in preempts.loc[preempts["time"] == t, "job_id"]))
         running = _running_be(jobs, events[events["time"] <= t], t)
         several = " (any one of them counts)" if len(victims) > 1 else ""
         found.append(
@@ -80,6 +81,8 @@ def questions(jobs: pd.DataFrame, events: pd.DataFrame, label: str) -> tuple[Que
                 ),
             )
         )
+    if "workers" in jobs and (jobs["workers"] > 1).any():
+        found.append(_workers_question(jobs, preempts, label))
     te = jobs[jobs["job_class"] == "TE"]
     if len(te):
         row = te.iloc[0]
@@ -101,6 +104,30 @@ def questions(jobs: pd.DataFrame, events: pd.DataFrame, label: str) -> tuple[Que
             )
         )
     return tuple(found)
+
+
+def _workers_question(jobs: pd.DataFrame, preempts: pd.DataFrame, label: str) -> Question:
+    """How many BE workers the run stops in all (a run with a gang: one signal stops every worker)."""
+    stopped = len(preempts)  # one preempt row per worker
+    be = jobs.loc[jobs["job_class"] == "BE", "workers"].astype(int)
+    options = sorted({0, stopped, int(be.sum()), *be.tolist()})
+    return Question(
+        key="workers",
+        prompt=f"Under **{label}**, how many BE workers are stopped in all?",
+        kind="choice",
+        options=tuple(map(str, options)),
+        accepted=(str(stopped),),
+        answer=_count(stopped, "worker"),
+        explanation=(
+            f"{label} signals {_count(preempts['job_id'].nunique(), 'job')} on "
+            f"{_count(preempts['node'].nunique(), 'node')}, one preempt row per worker. A gang is stopped "
+            "whole, so a victim set costs all the workers of every job in it, on every node they hold."
+        ),
+    )
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def _running_be(jobs: pd.DataFrame, past: pd.DataFrame, t: float) -> tuple[str, ...]:

@@ -2,8 +2,8 @@
 
 A lesson is one workload and one cluster from ``sample_workloads/lessons/`` and a few
 *variants* (a policy, or one knob changed) run on the same jobs, so a class can step through
-the same instants under each and see what changes. The files are a handful of jobs on one or
-two nodes of 4 GPUs, far inside every limit of :mod:`dashboard.shared.demo`.
+the same instants under each and see what changes. The files are a handful of jobs on one to
+five nodes of 4 GPUs, far inside every limit of :mod:`dashboard.shared.demo`.
 """
 
 from __future__ import annotations
@@ -111,6 +111,33 @@ LESSONS: tuple[Lesson, ...] = (
             "has run for almost 3 hours, BE job 2 (3 GPUs) started a minute ago; TE job 3 wants 1 "
             "GPU. **fitgpp** ranks the tightest fit first and takes job 1, throwing its hours away; "
             "**fitdelay** counts the lost work in seconds and takes job 2."
+        ),
+    ),
+    Lesson(
+        key="gang",
+        title="(e) Stopping a gang: one GPU's room costs every worker",
+        workload="gang_victim.csv",
+        cluster="five_nodes.yaml",
+        variants=(
+            Variant("k8s", SimConfig(policy="k8s", checkpoint="none")),
+            Variant("fitgpp (s = 1)", SimConfig(policy="fitgpp", checkpoint="none", s=1.0)),
+            Variant("fitdelay", SimConfig(policy="fitdelay", checkpoint="none")),
+        ),
+        intro=(
+            "A *gang* is a job whose workers start, run and stop together (distributed training): "
+            "stopping one worker stops them all, on every node, and with `checkpoint = none` all of "
+            "them redo their work. Five nodes with 4 GPUs. TE services 1-4 hold 3 GPUs on node-0 to "
+            "node-3; BE gang 6 (4 workers of 1 GPU) took the last GPU of each at 10 min, so on node-0 "
+            "one of its workers is the only BE job; BE job 5 fills node-4 alone and ends at 50 min. "
+            "At 49 min 40 s TE job 7 wants 1 GPU. **k8s** counts a victim set in workers, 1 against "
+            "4: it stops job 5 twenty seconds before its end, throwing away 49.7 min of work on 4 "
+            "GPUs (3.3 h of GPU time) that job 5 redoes after the TE job: it ends 61.2 min late. **fitgpp** with the size "
+            "cap `s = 1` may only stop jobs no larger per worker than the TE job: job 5 (4 GPUs) is "
+            "out, each 1-GPU worker of the gang passes, so it stops the whole gang, 4 workers on 4 "
+            "nodes losing 39.7 min each (2.6 h of GPU time); 20 s later job 5 ends and the TE job "
+            "takes its node anyway, so the gang was stopped for nothing; it ends 41.2 min late. **fitdelay** sees that job 5 "
+            "frees the room within the grace period and stops nobody: the TE job waits 20 s and "
+            "nothing is lost."
         ),
     ),
 )

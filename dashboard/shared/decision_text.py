@@ -3,6 +3,8 @@
 The words name the value that decided (the record's ``deciding``), define it and give its
 principle from the one glossary (:mod:`simcore.policies.glossary`); what another policy would take
 is asked on the very same state (the record's ``same_state``), its own run being a second view.
+When a gang is among the options, what each one costs (workers stopped, nodes touched, GPU time
+lost by :func:`simcore.accounting.gpu_seconds`) is set side by side (:func:`option_costs`).
 
 Drawn by :mod:`dashboard.shared.decision_view` from the records of :func:`dashboard.shared.data.decision_records`.
 """
@@ -10,11 +12,14 @@ Drawn by :mod:`dashboard.shared.decision_view` from the records of :func:`dashbo
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from simcore import fmt
+from simcore import accounting, fmt, units
+from simcore.model import JobTable
 from simcore.policies.glossary import TIE_BREAK, term
 
 
@@ -166,3 +171,88 @@ def accounting_words(decisions: pd.DataFrame, record: Mapping[str, Any]) -> str 
         else "Not wasted: the TE job started where it was nominated."
     )
     return f"This decision freed {fmt.number(row['excess_gpus'])} GPUs more than the TE job lacked; BE GPU-seconds: {cost}. {wasted}"
+
+
+#: the figures of "What each choice costs" (a decision with a gang among its options), each defined
+COST_TERMS: dict[str, str] = {
+    "workers stopped": "the BE workers the set signals: a single-node job is one, a gang counts all its workers",
+    "nodes touched": "the nodes the set's jobs hold, where the signal stops work: a gang's every node",
+    "GPU time lost": (
+        "the work a signal at this instant throws away (by the checkpoint mode) x the GPUs per worker x "
+        "the workers, summed over the set: GPU-seconds, shown in the unit that reads best"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class OptionCost:
+    """What one victim set costs: a chosen, runner-up or other policy's set of a decision record."""
+
+    label: str
+    node: str
+    jobs: tuple[str, ...]
+    workers: int
+    holds: tuple[str, ...]
+    gpu_seconds: float
+
+
+def job_gpus(table: JobTable) -> dict[str, tuple[float, int]]:
+    """Per job id, its per-worker GPU request (in :mod:`simcore.units`) and its workers."""
+    gpu = units.requests(table.request)[:, 2]
+    return {
+        str(j): (float(g), int(w))
+        for j, g, w in zip(table.job_id, gpu, np.asarray(table.workers), strict=True)  # type: ignore[arg-type]
+    }
+
+
+def _option(label: str, cand: Mapping[str, Any], jobs: Mapping[str, tuple[float, int]]) -> OptionCost:
+    lost = sum(
+        accounting.gpu_seconds(s, jobs[j][0], jobs[j][1]) for j, s in zip(cand["job_id"], cand["lost_now"], strict=True)
+    )
+    return OptionCost(label, cand["node"], tuple(cand["job_id"]), cand["workers"], tuple(cand["holds"]), float(lost))
+
+
+def option_costs(record: Mapping[str, Any], jobs: Mapping[str, tuple[float, int]], other: str) -> list[OptionCost]:
+    """The chosen set, the runner-up and `other`'s choice on the same state, each with its cost
+    (the record's :data:`simcore.policies.decision.GANG_COSTS`); empty unless one of them stops a gang."""
+    cands = record["candidates"]
+    if not record["victims"] or "workers" not in cands[0]:
+        return []
+    out = [_option(f"chosen by {record['policy']}", cands[0], jobs)]
+    if len(cands) > 1:
+        out.append(_option("runner-up", cands[1], jobs))
+    alt = record.get("same_state")
+    if alt is not None and alt["victims"]:
+        out.append(_option(f"{other} on the same state", alt["candidates"][0], jobs))
+    return out if any(jobs[j][1] > 1 for o in out for j in o.jobs) else []
+
+
+def cost_words(costs: Sequence[OptionCost]) -> list[str]:
+    """One sentence per option: what it stops and what it throws away."""
+    return [
+        f"{c.label.capitalize()}: {_jobs(list(c.jobs))} via node {c.node} stops {_plural(c.workers, 'worker')} on "
+        f"{_plural(len(c.holds), 'node')} ({', '.join(c.holds)}) and throws away {fmt.duration(c.gpu_seconds)} "
+        "of GPU time."
+        for c in costs
+    ]
+
+
+def cost_table(costs: Sequence[OptionCost]) -> pd.DataFrame:
+    """The options side by side, headed as :data:`COST_TERMS` names them."""
+    rows = [
+        {
+            "option": c.label,
+            "node": c.node,
+            "would take": ", ".join(c.jobs),
+            "workers stopped": c.workers,
+            "nodes touched": len(c.holds),
+            "GPU time lost": fmt.duration(c.gpu_seconds),
+        }
+        for c in costs
+    ]
+    return pd.DataFrame(rows, columns=["option", "node", "would take", *COST_TERMS])
+
+
+def cost_glossary() -> pd.DataFrame:
+    """Each figure of :func:`cost_table` and its definition."""
+    return pd.DataFrame({"value": list(COST_TERMS), "meaning": list(COST_TERMS.values())})

@@ -4,8 +4,9 @@ The words, the candidate table and the glossary are built by :mod:`dashboard.sha
 the decision records (:func:`dashboard.shared.data.decision_records`). What another policy would take
 is its victim search run on this very instant's view (the chosen policy's run recorded again with
 ``same_state``); its record for the same TE job in its own run is a second, labelled view (the runs
-may have diverged by then, and the sentence says so). Job ids and node names may come from an
-upload: plain text.
+may have diverged by then, and the sentence says so). When a gang is among the chosen set,
+the runner-up and the other policy's choice, a second table sets their costs side by side. Job ids
+and node names may come from an upload: plain text.
 """
 
 from __future__ import annotations
@@ -95,3 +96,9 @@ def show(
         "each is defined below."
     )
     st.dataframe(decision_text.glossary(record), hide_index=True, width="stretch")
+    costs = decision_text.option_costs(record, decision_text.job_gpus(workload.table), other or "")
+    if costs:
+        st.markdown("**What each choice costs** (a gang is among them)")
+        st.text("\n".join(decision_text.cost_words(costs)))
+        st.dataframe(decision_text.cost_table(costs), hide_index=True, width="stretch")
+        st.dataframe(decision_text.cost_glossary(), hide_index=True, width="stretch")

@@ -8,7 +8,9 @@ victims. The engine's preemption budget (``preempt_budget``) comes first: while 
 policy is not asked. Then reasons are checked in this order, each about the jobs left by the one before:
 running BE jobs at all, ``min_runtime``, then the policy's caps (fitgpp: ``P``, then ``s``; fitdelay may wait first),
 then whether removing every job left on some node makes room. A record whose victims hold
-more nodes than the one searched (a gang victim) lists them all under ``nodes``.
+more nodes than the one searched (a gang victim) lists them all under ``nodes``. When a gang is
+among the candidates, each candidate set also carries what stopping it costs (:data:`GANG_COSTS`),
+so a reader can weigh the gang against the alternatives; records without gangs are unchanged.
 """
 
 from __future__ import annotations
@@ -42,6 +44,11 @@ REASONS = (
     NO_NODE_FEASIBLE,
     GANG_UNSATISFIED,
 )
+
+
+#: per candidate set, on a state with a gang candidate: the workers it stops, every node its jobs hold
+#: and, per job in ``job_id`` order, the work (seconds of run time, per worker) a signal now would lose
+GANG_COSTS = ("workers", "holds", "lost_now")
 
 
 def reason(policy: Policy, view: PreemptionView, running_be: int) -> str:
@@ -92,6 +99,9 @@ def record(
         }
         for i, o in enumerate(explained.options)
     ]
+    if (view.candidates.workers > 1).any():
+        for cand, o in zip(candidates, explained.options, strict=True):
+            cand.update(_costs(view, o.victims, node_names))
     out = {
         "time": view.now,
         "te_job": te_job,
@@ -108,6 +118,16 @@ def record(
         if held != [pre.node]:  # a gang victim frees more than the node searched
             out["nodes"] = [node_names[k] for k in held]
     return out
+
+
+def _costs(view: PreemptionView, victims: Sequence[int], node_names: Sequence[str]) -> dict[str, Any]:
+    """The :data:`GANG_COSTS` of the candidate entries `victims` (one entry per job)."""
+    c = view.candidates
+    return {
+        "workers": c.size(victims),
+        "holds": [node_names[k] for k in held_nodes(view, victims)],
+        "lost_now": [float(c.lost_now[p]) for p in victims],
+    }
 
 
 def held_nodes(view: PreemptionView, victims: Sequence[int]) -> list[int]:

@@ -24,7 +24,7 @@ TIE_BREAK = "tie_break"
 
 TERMS: dict[str, Term] = {
     "victims": Term(
-        "how many BE jobs the set stops",
+        "how many BE workers the set stops (one per single-node job, all the workers of a gang)",
         "fewest preemptions: every stopped job pays a grace period, a restore and maybe lost work",
         "count",
     ),

@@ -1,0 +1,145 @@
+"""In headless Chromium: gangs on the Explore Gantt and the gang lesson (issue 17).
+
+Explore generates a small ``paper-gang`` workload; the Gantt's figure is read from the page (the
+Plotly div's ``data``), so the checks are on what the visitor's browser draws: a gang's bars on
+every node it holds, in one colour with its own label, the hover naming its worker count, and a
+preempted gang stopped on every node at the same instant. Then lesson (e) is walked to its end.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+from helpers.browser import ARTIFACTS, CHROMIUM, TIMEOUT_MS, assert_no_exception, wait_idle  # noqa: E402
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.xdist_group("browser"),
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
+]
+
+#: a paper-gang workload small enough for a quick run that still stops a gang under fitgpp in its first day
+EXPLORE = "/?source=generate&preset=paper-gang&g.jobs=100&g.nodes=4&policies=fifo,fitgpp&tab=Gantt"
+
+#: every bar and preemption marker of the Gantt figure, as the browser holds them
+_GANTT = """() => {
+    const plot = [...document.querySelectorAll('.js-plotly-plot')]
+        .find(p => (p.data || []).some(t => t.name === 'preemption signal'));
+    if (!plot) return null;
+    const ms = v => typeof v === 'number' ? v : Date.parse(v);
+    // numeric arrays may travel as base64 typed arrays ({dtype, bdata})
+    const kinds = {f8: Float64Array, f4: Float32Array, i4: Int32Array, u4: Uint32Array, i2: Int16Array,
+                   u2: Uint16Array, i1: Int8Array, u1: Uint8Array};
+    const arr = v => {
+        if (!v || !v.bdata) return v;
+        const bytes = Uint8Array.from(atob(v.bdata), c => c.charCodeAt(0));
+        return Array.from(new kinds[v.dtype](bytes.buffer));
+    };
+    const bars = [], signals = [];
+    for (const t of plot.data) {
+        if (t.type === 'bar') {
+            const base = arr(t.base), x = arr(t.x);
+            for (let i = 0; i < t.customdata.length; i++) {
+                const c = t.customdata[i];
+                bars.push({trace: t.name, color: t.marker.color, job: c[0], node: c[1], note: c[6],
+                           text: t.text ? t.text[i] : null, start: ms(base[i]), end: ms(base[i]) + x[i],
+                           hover: t.hovertemplate});
+            }
+        } else if (t.name === 'preemption signal') {
+            for (let i = 0; i < t.customdata.length; i++) {
+                signals.push({job: t.customdata[i][0], node: t.customdata[i][1], time: ms(arr(t.x)[i])});
+            }
+        }
+    }
+    return {bars, signals};
+}"""
+
+
+@pytest.fixture
+def new_page(chromium: Any) -> Iterator[Callable[..., Any]]:
+    """A page of the shared Chromium in its own context, closed after the test."""
+    contexts: list[Any] = []
+
+    def make(width: int, height: int) -> Any:
+        ctx = chromium.new_context(viewport={"width": width, "height": height})
+        contexts.append(ctx)
+        return ctx.new_page()
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+
+
+def test_a_gang_on_the_explore_gantt(dashboard_server: str, new_page: Callable[..., Any]) -> None:
+    page = new_page(1400, 1500)
+    page.goto(dashboard_server + EXPLORE)
+    wait_idle(page, charts=1)
+    assert_no_exception(page)
+    page.wait_for_function(f"() => ({_GANTT})() !== null", timeout=TIMEOUT_MS)
+    drawn = page.evaluate(_GANTT)
+    bars, signals = drawn["bars"], drawn["signals"]
+    gangs = {b["job"]: int(b["note"].split("gang of ")[1].split(" ")[0]) for b in bars if b["note"]}
+    assert gangs, "the paper-gang workload shows no gang"
+    for job, workers in gangs.items():
+        mine = [b for b in bars if b["job"] == job]
+        runs = [b for b in mine if b["trace"].endswith(" run")]
+        # one colour (the trace's class colour) and the job's own label on every bar it draws
+        assert len({b["color"] for b in runs}) == 1 and {b["text"] for b in runs} <= {job, ""}
+        assert all("customdata[6]" in b["hover"] for b in mine)  # the hover shows the worker count
+        assert all(b["note"] == f" (gang of {workers} workers, on every node it holds)" for b in mine)
+    # a preempted gang: one signal per worker, all at one instant, each on a node where its run stops then
+    by_stop: dict[tuple[str, float], list[dict[str, Any]]] = defaultdict(list)
+    for s in signals:
+        by_stop[(s["job"], s["time"])].append(s)
+    stopped = {key: rows for key, rows in by_stop.items() if key[0] in gangs}
+    assert stopped, "no gang preempted in the Gantt's window"
+    for (job, at), rows in stopped.items():
+        assert len(rows) == gangs[job]  # every worker signalled at the same instant
+        ending = {b["node"] for b in bars if b["job"] == job and b["trace"].endswith(" run") and b["end"] == at}
+        assert ending == {s["node"] for s in rows} and len(ending) > 1  # stopped everywhere at once
+    page.screenshot(path=str(ARTIFACTS / "explore-gang-gantt.png"))
+
+
+def test_walk_the_gang_lesson_to_its_end(dashboard_server: str, new_page: Callable[..., Any]) -> None:
+    from dashboard.learn import lesson_views, lessons
+    from dashboard.shared import compute
+
+    item = lessons.lesson("gang")
+    variant = item.variant("fitgpp (s = 1)")  # the variant that stops the gang
+    run = compute.full_run(*lessons.load(item), variant.config)
+    n = len(lesson_views.instants(run.events))
+    page = new_page(1400, 1300)
+    page.goto(f"{dashboard_server}/learn")
+    wait_idle(page, charts=2)
+    box = page.get_by_role("combobox", name="Lesson")
+    for attempt in range(3):  # a rerun may close the list
+        box.scroll_into_view_if_needed()
+        box.click()
+        try:
+            page.get_by_role("option", name=item.title, exact=True).click(timeout=15_000)
+            break
+        except sync_api.TimeoutError:
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")
+    wait_idle(page, charts=2)
+    page.get_by_role("radiogroup", name="Run it with").get_by_text(variant.label, exact=True).first.click()
+    wait_idle(page, charts=2)
+    page.get_by_text(f"(instant 1 of {n})").first.wait_for(timeout=TIMEOUT_MS)
+    for i in range(2, n + 1):
+        page.get_by_role("button", name="Next").click()
+        page.get_by_text(f"(instant {i} of {n})").first.wait_for(timeout=TIMEOUT_MS)
+        wait_idle(page, charts=2)
+        assert_no_exception(page)
+        if lesson_views.instants(run.events)[i - 1] == 2980.0:  # the TE job arrives: the gang is signalled
+            for node in ("node-0", "node-1", "node-2", "node-3"):
+                page.get_by_text(f"BE job 6 on {node} is preempted").first.wait_for(timeout=TIMEOUT_MS)
+    assert page.get_by_text("finishes on").count() >= 1
+    page.screenshot(path=str(ARTIFACTS / "learn-lesson-gang-end.png"))
