@@ -26,6 +26,7 @@ from simcore.whatif import (
     JobDelta,
     Wait,
     WhatIf,
+    all_waits,
     blocking_reasons,
     counterfactual,
     job_story,
@@ -52,7 +53,10 @@ def add_whatif_commands(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _common(ex, add_set_option)
-    ex.add_argument("job_id", metavar="JOB_ID", help="the job to explain")
+    ex.add_argument("job_id", metavar="JOB_ID", nargs="?", help="the job to explain (not with --all-waits)")
+    ex.add_argument(
+        "--all-waits", action="store_true", help="every job's waits instead, from one run that watches every job"
+    )
     ex.add_argument("--at", metavar="T", help="also print the reason it waited at instant T (seconds)")
     ex.set_defaults(func=cmd_explain)
 
@@ -97,6 +101,12 @@ def _inputs(args: argparse.Namespace):
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    if args.all_waits:
+        if args.job_id is not None or args.at is not None:
+            raise UserError("--all-waits explains every job: give no JOB_ID and no --at with it")
+        return _all_waits(args)
+    if args.job_id is None:
+        raise UserError("explain: give the JOB_ID to explain (or --all-waits for every job)")
     at = None if args.at is None else _seconds("--at", args.at)
     jobs, cluster, config = _inputs(args)
     from simcore.engine import simulate
@@ -122,6 +132,20 @@ def cmd_explain(args: argparse.Namespace) -> int:
             print(f"  {_span(w)}  {w.reason}: {w.text}")
     if at is not None:
         print(f"at {fmt.clock(at)}: " + (f"{now.reason}: {now.text}" if now else "not waiting then"))
+    return 0
+
+
+def _all_waits(args: argparse.Namespace) -> int:
+    """Every job that waited, with each of its waits (JSON: every simulated job, in the run's order)."""
+    every = all_waits(*_inputs(args))
+    if args.json:
+        _print_json({"policy": args.policy, "jobs": {j: [_wait(w) for w in waits] for j, waits in every.items()}})
+        return 0
+    waited = {j: waits for j, waits in every.items() if waits}
+    print(f"{len(waited)} of {len(every)} jobs waited under {args.policy}:")
+    for j, waits in waited.items():
+        for w in waits:
+            print(f"  {j:<12} {_span(w)}  {w.reason}: {w.text}")
     return 0
 
 

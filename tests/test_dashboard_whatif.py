@@ -12,10 +12,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard.explore import job_views
-from dashboard.shared import data, demo, keys
+from dashboard.shared import data, demo, keys, views
 from dashboard.shared.scenario import Scenario
 from simcore import whatif
 from simcore.engine import simulate
+from tests.test_dashboard import chart_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "dashboard" / "streamlit_app.py")
@@ -68,7 +69,7 @@ def test_story_counterfactuals_and_forecast_match_simcore_whatif(inputs, monkeyp
     assert at.text[0].value == "\n".join(job_views.story_lines(story))
     assert any(s.kind == "preempted" for s in story)
     _same(_frame(at, "from", "why"), job_views.waits_frame(waits))
-    longest = job_views.longest_wait(waits)
+    longest = views.longest_wait(waits)
     assert longest is not None
     assert _frame(at, "job", "why it waited")["why it waited"].tolist() == [longest.text]
 
@@ -139,7 +140,7 @@ def test_a_row_of_the_jobs_table_opens_its_job_in_the_one_job_tab(monkeypatch: p
     monkeypatch.delenv(demo.ENV_VAR, raising=False)
     at = _tab(tab="Jobs and downloads")
     _clean(at)
-    assert at.caption[-1].value == "Select a row to open its job in the One job tab."
+    assert at.caption[-1].value.startswith("Select a row to open its job in the One job tab.")
     at.session_state["jobs_table"] = {"selection": {"rows": [3], "columns": [], "cells": []}}  # the 4th row
     at.run()
     assert [t.value for t in at.text] == ["Selected: job 3 of the fifo run."]
@@ -149,3 +150,32 @@ def test_a_row_of_the_jobs_table_opens_its_job_in_the_one_job_tab(monkeypatch: p
     assert at.selectbox(key=keys.JOB_ID.name).value == "3"
     assert at.text_input(key=keys.JOB_FILTER.name).value == "3"
     assert [c.key for c in at.get("plotly_chart")][-1] == "job_gantt"
+
+
+def test_the_jobs_table_and_the_gantt_hover_say_why_every_job_waited(inputs, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the "why it waited" column of every row, and the Gantt bars' hover, equal simcore.whatif's answer
+    # computed here on the same jobs, cluster and knobs (one watched run per policy shown)
+    monkeypatch.delenv(demo.ENV_VAR, raising=False)
+    table, cluster, _ = inputs
+    scenario = Scenario()
+    why = {p: views.why_by_job(whatif.all_waits(table, cluster, scenario.config(p))) for p in ("fifo", "fitgpp")}
+    assert sum(1 for text in why["fifo"].values() if text) > 100  # most jobs of the sample wait
+    at = _tab(tab="Jobs and downloads")
+    _clean(at)
+    shown = _frame(at, "job", views.WHY_WAITED)
+    assert at.selectbox(key="jobs_policy").value == "fifo"
+    assert shown[views.WHY_WAITED].tolist() == [why["fifo"][str(j)] for j in shown["job"]]
+
+    at = _tab(tab="Gantt")
+    _clean(at)
+    assert at.selectbox(key="x_gantt_policy").value == "fitgpp" and at.selectbox(key="gantt_with").value == "fifo"
+    spec = chart_spec(at, "gantt")
+    line = "<br>why it waited (longest wait): "
+    bars = [t for t in spec["data"] if t["type"] == "bar"]
+    assert bars and all("%{customdata[7]}" in t["hovertemplate"] for t in bars)
+    for t in bars:
+        policy = "fitgpp" if t.get("yaxis", "y") == "y" else "fifo"  # the first panel, then the one stacked below
+        for c in t["customdata"]:
+            text = why[policy][c[0]]
+            assert c[7] == (line + text if text else ""), (policy, c[0])
+    assert any(c[7] for t in bars for c in t["customdata"])  # a hover names a reason

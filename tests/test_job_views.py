@@ -199,3 +199,47 @@ def test_a_what_if_counts_every_simulation_in_the_budget() -> None:
     assert budget.explore_command(scenario, what=("explain", "4", "--policy", "fitgpp")).startswith(
         f"simcore explain sample_workloads/{scenario.sample}.csv 4 --policy fitgpp"
     )
+
+
+def test_the_jobs_table_and_the_gantt_hover_name_each_jobs_longest_wait() -> None:
+    # the run of _preempted_run: T waits 10..40 for A's grace; A, released at 40, waits 40..60 (T holds
+    # 2 of the 4 GPUs); B never waits
+    from dashboard.shared import gantt_charts, gantt_views, views
+    from simcore.model import JobTable, SimConfig
+
+    jobs = [job("A", 0, 100, 4), te("T", 10, 20, 2), job("B", 500, 10, 1)]
+    result = _preempted_run()
+    waits = whatif.all_waits(JobTable.from_jobs(jobs), prop_cluster(4), SimConfig(policy="k8s"))
+    grace = "its victims (A) are checkpointing in their grace period"
+    room = "no node has room for its request (most GPUs free on one node: 2); it fits on the empty cluster"
+    assert views.why_by_job(waits) == {"A": room, "T": grace, "B": ""}
+    table = views.jobs_table(result.jobs_frame, waits)
+    assert table.columns[-1] == views.WHY_WAITED and table[views.WHY_WAITED].tolist() == [room, grace, ""]
+    assert views.WHY_WAITED not in views.jobs_table(result.jobs_frame).columns  # no waits given: no column
+
+    segments, events, _ = _frames(result)
+    view = gantt_views.gantt_view(
+        {"k8s": (segments, events)}, result.cluster, ["n0"], (0.0, 1.0), why={"k8s": views.why_by_job(waits)}
+    )
+    fig = gantt_charts.gantt_figure(view)
+    hover = {
+        (t.name, c[0]): c[7]
+        for t in fig.data
+        if t.customdata is not None and len(t.customdata[0]) > 7
+        for c in t.customdata
+    }
+    line = "<br>why it waited (longest wait): "
+    assert hover == {
+        ("BE run", "A"): line + room,
+        ("BE grace", "A"): line + room,
+        ("BE restore", "A"): line + room,
+        ("TE run", "T"): line + grace,
+        ("BE run", "B"): "",
+    }
+    assert all("%{customdata[7]}" in t.hovertemplate for t in fig.data if t.type == "bar")
+    # a reason names jobs, which may be an upload's: it shows as exactly its characters
+    hostile = gantt_views.gantt_view(
+        {"k8s": (segments, events)}, result.cluster, ["n0"], (0.0, 1.0), why={"k8s": {"T": "<b>x</b>"}}
+    )
+    (te_run,) = [t for t in gantt_charts.gantt_figure(hostile).data if t.name == "TE run"]
+    assert te_run.customdata[0][7] == line + "&lt;b&gt;x&lt;/b&gt;"

@@ -99,11 +99,30 @@ def test_whatif_add_json(wl, capsys):
     assert out["caveat"].startswith("a forecast")
 
 
+def test_explain_all_waits_text_and_json(wl, capsys):
+    # A waits 130-180 (released, T holds a GPU), T waits 100-130 for A's grace
+    assert main(["explain", wl, *CLUSTER, "--all-waits"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "2 of 2 jobs waited under fitgpp:",
+        "  A            day 1 00:02:10 - day 1 00:03:00 (50 s)  no_room: no node has room for its request "
+        "(most GPUs free on one node: 7); it fits on the empty cluster",
+        "  T            day 1 00:01:40 - day 1 00:02:10 (30 s)  waiting_for_grace: its victims (A) are "
+        "checkpointing in their grace period",
+    ]
+    out = _json(capsys, ["explain", wl, *CLUSTER, "--all-waits", "--json"])
+    assert out["policy"] == "fitgpp" and list(out["jobs"]) == ["A", "T"]
+    assert [(w["start"], w["end"], w["reason"], w["blocker"]) for w in out["jobs"]["T"]] == [
+        (100, 130, "waiting_for_grace", "A")
+    ]
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [
         (["explain", "{wl}", "Z"], "no job 'Z' in the workload"),
         (["explain", "{wl}", "A", "--at", "soon"], "--at: 'soon' is not a number"),
+        (["explain", "{wl}"], "give the JOB_ID to explain (or --all-waits"),
+        (["explain", "{wl}", "A", "--all-waits"], "give no JOB_ID and no --at with it"),
         (["whatif", "{wl}", "A", "--gpus", "9"], "ask for fewer, at least 1"),
         (["whatif", "{wl}", "A", "--submit-at", "-5"], "must be a finite number >= 0"),
         (["whatif", "{wl}", "A", "--under", "nope"], "unknown policy 'nope'"),

@@ -253,7 +253,7 @@ if tab_sd.open:
         explore_results.slowdown(comparison, bound)
 if tab_gantt.open:
     with tab_gantt:
-        explore_gantt.show(scenario, comparison)
+        explore_gantt.show(scenario, comparison, workload_file)
 if tab_time.open:
     with tab_time:
         explore_results.timeline(comparison)
@@ -268,4 +268,4 @@ if tab_job.open:
         explore_job.show(scenario, comparison, workload_file)
 if tab_jobs.open:
     with tab_jobs:
-        explore_results.jobs(scenario, comparison, JOB_TAB)
+        explore_results.jobs(scenario, comparison, JOB_TAB, workload_file)

@@ -12,6 +12,7 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard.explore import explore_job
 from dashboard.shared import data, decision_view, gantt_charts, gantt_views, keys, state, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.scenario import Scenario
@@ -21,8 +22,9 @@ from simcore.policies import POLICIES
 GANTT_ZOOMS = {120.0: "2 min", 600.0: "10 min", 3600.0: "1 h", 4 * 3600.0: "4 h"}
 
 
-def show(scenario: Scenario, comparison: data.Comparison) -> None:
-    """Draw the Gantt tab; the view the visitor settles on goes into the link."""
+def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) -> None:
+    """Draw the Gantt tab; the view the visitor settles on goes into the link (``workload_file``: the
+    workload's name in a refusal's command). A bar's hover names why its job waited longest."""
     runs, cluster = comparison.runs, comparison.cluster
     session = st.session_state
     setup = state.gantt_setup(
@@ -71,6 +73,11 @@ def show(scenario: Scenario, comparison: data.Comparison) -> None:
             width="stretch",
         )
     choice = state.gantt_choice(session)
+    why = {}
+    for shown in choice.policies:
+        waits = explore_job.all_waits(scenario, comparison, shown, workload_file)
+        if waits is not None:  # else the refusal is shown, and the hover has no reason
+            why[shown] = views.why_by_job(waits)
     gantt = gantt_views.gantt_view(
         {p: (runs[p].segments, runs[p].events) for p in choice.policies},
         cluster,
@@ -78,6 +85,7 @@ def show(scenario: Scenario, comparison: data.Comparison) -> None:
         choice.window,
         choice.focus,
         choice.chosen,
+        why=why,
     )
     st.plotly_chart(gantt_charts.gantt_figure(gantt), config=PLOT_CONFIG, key="gantt")
     note = ""
@@ -88,7 +96,7 @@ def show(scenario: Scenario, comparison: data.Comparison) -> None:
     st.caption(
         "Each node is drawn as its GPU lanes; a job covers the lanes it holds (CPU-only jobs share a `cpu` lane). "
         "Red = TE, blue = BE; yellow dotted = restoring after a preemption, grey crossed = grace period, "
-        "× = preemption signal. Drag on the chart to zoom (down to seconds); "
+        "× = preemption signal; a bar's hover says why its job waited longest. Drag on the chart to zoom (down to seconds); "
         f"double-click to reset. {views.seed_note(comparison.seeds)}{note}"
     )
     message = state.take_gantt_note(session)

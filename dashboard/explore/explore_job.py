@@ -23,8 +23,10 @@ from dashboard.shared.compute import Run
 from dashboard.shared.demo import limits
 from dashboard.shared.scenario import Scenario
 from dashboard.shared.views import HOUR
+from simcore import whatif
 from simcore.errors import UserError
 from simcore.policies import POLICIES
+from simcore.whatif import Wait
 
 
 def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) -> None:
@@ -190,6 +192,23 @@ def _opening_job(run: Run, options: list[str]) -> str:
     """The run's first preempted job when the filter lets it through, else the first option."""
     first = job_views.default_job(run.jobs, run.events)
     return first if first in options else options[0]
+
+
+def all_waits(
+    scenario: Scenario, comparison: data.Comparison, policy: str, workload_file: str
+) -> dict[str, tuple[Wait, ...]] | None:
+    """Every job's waits in the run of ``policy`` (:func:`simcore.whatif.all_waits`): one watched run,
+    computed once per run and shared like the what-ifs; None after showing why not (over the budget)."""
+    config = scenario.config(policy)
+    return ask(
+        comparison,
+        config,
+        ("all_waits",),
+        (whatif.all_waits, (comparison.workload.table, comparison.cluster, config)),
+        compute.ALL_WAITS_RUNS,
+        budget.explore_command(scenario, workload_file, ("explain", "--all-waits", "--policy", policy)),
+        f"Reading why each job of the {policy} run waited...",
+    )
 
 
 def ask(

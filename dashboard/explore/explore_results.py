@@ -14,7 +14,7 @@ from typing import cast
 
 import streamlit as st
 
-from dashboard.explore import charts, job_state
+from dashboard.explore import charts, explore_job, job_state
 from dashboard.shared import data, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.scenario import Scenario
@@ -146,14 +146,16 @@ def preemptions(comparison: data.Comparison) -> None:
     )
 
 
-def jobs(scenario: Scenario, comparison: data.Comparison, job_tab: str) -> None:
-    """The jobs table of one run (a row opens its job on the ``job_tab`` tab) and the downloads."""
+def jobs(scenario: Scenario, comparison: data.Comparison, job_tab: str, workload_file: str) -> None:
+    """The jobs table of one run, with why each job waited (a row opens its job on the ``job_tab``
+    tab), and the downloads (``workload_file``: the workload's name in a refusal's command)."""
     runs = comparison.runs
     shown = st.selectbox("Policy", scenario.policies, key="jobs_policy")
     if len(comparison.seeds) > 1:
         st.caption(views.seed_note(comparison.seeds))
+    waits = explore_job.all_waits(scenario, comparison, shown, workload_file)
     table = st.dataframe(
-        views.jobs_table(runs[shown].jobs),
+        views.jobs_table(runs[shown].jobs, waits),
         hide_index=True,
         width="stretch",
         height=320,
@@ -174,7 +176,10 @@ def jobs(scenario: Scenario, comparison: data.Comparison, job_tab: str) -> None:
             help="its story, why it waited, its Gantt and what-ifs",
         )
     else:
-        st.caption(f"Select a row to open its job in the {job_tab} tab.")
+        st.caption(
+            f"Select a row to open its job in the {job_tab} tab. “{views.WHY_WAITED}”: the reason of the job's "
+            "longest wait, from the engine's own state (empty: it never waited)."
+        )
     d1, d2, d3 = st.columns(3)
     d1.download_button(
         "Jobs CSV", lambda: to_csv_text(runs[shown].jobs), f"jobs_{shown}.csv", "text/csv", on_click="ignore"

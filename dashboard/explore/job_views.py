@@ -167,17 +167,10 @@ def waits_frame(waits: Sequence[Wait]) -> pd.DataFrame:
     )
 
 
-def longest_wait(waits: Sequence[Wait]) -> Wait | None:
-    """The longest waiting stretch (the first of equal ones), or None when the job never waited."""
-    return max(waits, key=lambda w: w.end - w.start, default=None)
-
-
 def job_row(jobs: pd.DataFrame, job_id: str, waits: Sequence[Wait]) -> pd.DataFrame:
-    """The job's row of the jobs table (:func:`dashboard.shared.views.jobs_table`) with ``why it waited``:
-    the longest wait's reason, in words."""
-    row = views.jobs_table(jobs[jobs["job_id"].astype(str) == job_id])
-    longest = longest_wait(waits)
-    return row.assign(**{"why it waited": "" if longest is None else longest.text})
+    """The job's row of the jobs table (:func:`dashboard.shared.views.jobs_table`), with its
+    :data:`~dashboard.shared.views.WHY_WAITED`."""
+    return views.jobs_table(jobs[jobs["job_id"].astype(str) == job_id], {job_id: waits})
 
 
 def wait_stretches(waits: Sequence[Wait], window: tuple[float, float]) -> list[WaitRow]:

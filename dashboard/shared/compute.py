@@ -20,7 +20,6 @@ from simcore.engine import simulate
 from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.result import SimResult
 from simcore.sweep import SweepSpec, run_sweep
-from simcore.whatif.reasons import watched_run
 
 Progress = Callable[[float], None]
 
@@ -153,13 +152,14 @@ class JobPanel:
 
 
 # Simulations each what-if runs, which the budget counts: the story one (the run that watches the job);
-# a counterfactual at most four (the run, the changed run, and fifo on each for the trio); a forecast one.
-JOB_PANEL_RUNS, COUNTERFACTUAL_RUNS, FORECAST_RUNS = 1, 4, 1
+# a counterfactual at most four (the run, the changed run, and fifo on each for the trio); a forecast one;
+# every job's waits one (the run that watches every job: simcore.whatif.all_waits).
+JOB_PANEL_RUNS, COUNTERFACTUAL_RUNS, FORECAST_RUNS, ALL_WAITS_RUNS = 1, 4, 1, 1
 
 
 def job_panel(table: JobTable, cluster: ClusterSpec, config: SimConfig, job_id: str) -> JobPanel:
     """The story of ``job_id`` in the run of ``config``, each waiting stretch with its dominant reason."""
-    result, waits = watched_run(table, cluster, config, job_id)
+    result, waits = whatif.watched_run(table, cluster, config, job_id)
     return JobPanel(whatif.job_story(result, job_id, waits), waits)
 
 

@@ -15,6 +15,7 @@ from plotly.subplots import make_subplots
 from dashboard.shared.chart_style import finish_layout
 from dashboard.shared.gantt_views import GANTT_EPOCH, GANTT_GAP, GanttView, gang_note
 from dashboard.shared.plain import chart_text, chart_texts
+from dashboard.shared.views import WHY_WAITED
 from simcore import fmt
 
 GANTT_CLASS_COLORS = {"TE": "#D62728", "BE": "#9CC3DA"}
@@ -49,6 +50,12 @@ def focus_labels(bars: pd.DataFrame, focus: tuple[float, float], window: tuple[f
     return pd.DataFrame({"job_id": shown["job_id"], "x": middle, "y": shown["y"], "bar": shown.index}).reset_index(
         drop=True
     )
+
+
+def why_line(why: str) -> str:
+    """A bar's hover line naming its job's longest wait's reason (none for a job that never waited);
+    the reason names jobs, visitor text, so it goes through :func:`~dashboard.shared.plain.chart_text`."""
+    return f"<br>{WHY_WAITED} (longest wait): {chart_text(why)}" if why else ""
 
 
 def gantt_time(seconds: pd.Series | np.ndarray | float) -> pd.Series | pd.DatetimeIndex | pd.Timestamp:
@@ -121,12 +128,13 @@ def gantt_figure(view: GanttView) -> go.Figure:
                                 [fmt.clock(t) for t in part["seg_end"]],
                                 [fmt.duration(t) for t in part["seg_end"] - part["seg_start"]],
                                 [gang_note(int(w)) for w in part["workers"]],
+                                [why_line(w) for w in part["why"]],
                             ],
                             axis=-1,
                         ),
                         hovertemplate=(
                             f"{cls} job %{{customdata[0]}}%{{customdata[6]}}: {kind}<br>node %{{customdata[1]}}, GPU lane %{{customdata[2]}}"
-                            "<br>%{customdata[3]} to %{customdata[4]} (%{customdata[5]})<extra></extra>"
+                            "<br>%{customdata[3]} to %{customdata[4]} (%{customdata[5]})%{customdata[7]}<extra></extra>"
                         ),
                     ),
                     row=row,

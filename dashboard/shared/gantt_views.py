@@ -66,7 +66,7 @@ class GanttPanel:
     """One policy's part of the Gantt: its bars, preemption signals and lane rows."""
 
     policy: str
-    bars: pd.DataFrame  # job_id, job_class, kind, node, lanes, start, end, y, height (seconds; y in rows)
+    bars: pd.DataFrame  # job_id, job_class, kind, node, lanes, start, end, y, height (seconds; y in rows), why
     preempts: pd.DataFrame  # job_id, node, time, y
     layout: pd.DataFrame  # node, lane, y
     total: int  # bars in the window before the cap
@@ -173,8 +173,12 @@ def gantt_view(
     focus: tuple[float, float] | None = None,
     selected: dict[str, Any] | None = None,
     max_bars: int = 3000,
+    why: Mapping[str, Mapping[str, str]] | None = None,
 ) -> GanttView:
     """The Gantt of ``runs`` (policy -> (segments, events)) on ``nodes`` in a window (hours).
+
+    ``why`` (policy -> job id -> its longest wait's reason, :func:`dashboard.shared.views.why_by_job`)
+    fills each bar's ``why`` (empty for a job that never waited, or a policy not given).
 
     At most ``max_bars`` bars are drawn, shared equally by the panels: each keeps its
     earliest bars, so what is drawn is complete up to some time and the rest of the window
@@ -187,6 +191,8 @@ def gantt_view(
     for policy, (segments, events) in runs.items():
         layout = lane_layout(segments, cluster, nodes)
         bars = gantt_bars(segments, layout, window)
+        reasons = (why or {}).get(policy, {})
+        bars["why"] = [reasons.get(str(j), "") for j in bars["job_id"]]
         total = len(bars)
         truncated |= total > per_panel
         pre = preemption_list(events)

@@ -20,6 +20,7 @@ from simcore.metrics import TRIO as TRIO_SOURCE
 from simcore.metrics import TRIO_KEYS, TRIO_LABELS
 from simcore.model import ClusterSpec, JobTable
 from simcore.stats import BOOTSTRAP_NAME, bootstrap_mean
+from simcore.whatif import Wait
 
 HOUR = 3600.0
 CLASSES = ("TE", "BE")
@@ -78,9 +79,14 @@ JOB_HEADERS = {
 TIME_COLUMNS = ("submit_time", "duration", "first_start", "finish", "wait", "jct", "lost_work")
 
 
-def jobs_table(jobs: pd.DataFrame) -> pd.DataFrame:
+#: the jobs table's column and the Gantt hover's line that give a job's longest wait's reason
+WHY_WAITED = "why it waited"
+
+
+def jobs_table(jobs: pd.DataFrame, waits: Mapping[str, Sequence[Wait]] | None = None) -> pd.DataFrame:
     """The jobs CSV's frame as the page shows it: every time in one unit per column, named in its
-    header (``wait (min)``), numbers kept sortable."""
+    header (``wait (min)``), numbers kept sortable; with ``waits`` (job id -> its waits,
+    :func:`simcore.whatif.all_waits`), a last column :data:`WHY_WAITED` (:func:`why_by_job`)."""
     out = {}
     for column in jobs.columns:
         header = JOB_HEADERS.get(column, column)
@@ -89,7 +95,20 @@ def jobs_table(jobs: pd.DataFrame) -> pd.DataFrame:
             out[f"{header} ({unit})"] = (jobs[column] / size).round(2)
         else:
             out[header] = jobs[column]
+    if waits is not None:
+        why = why_by_job(waits)
+        out[WHY_WAITED] = pd.Series([why.get(str(j), "") for j in jobs["job_id"]], index=jobs.index, dtype=object)
     return pd.DataFrame(out)
+
+
+def longest_wait(waits: Sequence[Wait]) -> Wait | None:
+    """The longest waiting stretch (the first of equal ones), or None when the job never waited."""
+    return max(waits, key=lambda w: w.end - w.start, default=None)
+
+
+def why_by_job(waits: Mapping[str, Sequence[Wait]]) -> dict[str, str]:
+    """Job id -> its longest wait's reason in words (empty for a job that never waited)."""
+    return {j: "" if (longest := longest_wait(w)) is None else longest.text for j, w in waits.items()}
 
 
 def workload_jobs(table: JobTable) -> pd.DataFrame:

@@ -1,16 +1,17 @@
-"""Read-only facts about one job after each pass: what a what-if asks the engine's own state.
+"""Read-only facts about waiting jobs after each pass: what a what-if asks the engine's own state.
 
 :func:`simcore.engine.simulate` takes an optional ``watch`` callable, called with the run after
 every pass (the loop does nothing else for it, and nothing at all without one). :class:`JobWatch`
-is such an observer: while its job is pending it notes, from the run's state as the pass left it,
-the facts that decide why the job waits (:mod:`simcore.whatif.reasons` turns them into words).
+is such an observer: while a job it watches (one, several or every job) is pending it notes, from
+the run's state as the pass left it, the facts that decide why the job waits
+(:mod:`simcore.whatif.reasons` turns them into words).
 The state does not change between two instants, so the facts of a pass hold until the next one.
 It reads the engine's parts and never writes to them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -46,31 +47,39 @@ class JobFacts:
 
 
 class JobWatch:
-    """Collects :class:`JobFacts` for job `job_id` after every pass while it is pending."""
+    """Collects :class:`JobFacts` after every pass for each watched job while it is pending.
 
-    def __init__(self, job_id: str) -> None:
-        self.job_id = job_id
-        self.facts: list[JobFacts] = []  # one per pass while it waits
-        self.passes: list[tuple[float, bool]] = []  # every pass: (instant, was it pending after it)
-        self._j: int | None = None
+    ``job_ids`` names the jobs watched; None watches every job. One job or all, each job's facts
+    come from the same code on the same state, so watching more jobs changes no job's facts.
+    """
+
+    def __init__(self, job_ids: Iterable[str] | None = None) -> None:
+        self.job_ids = None if job_ids is None else frozenset(job_ids)
+        self.facts: dict[int, list[JobFacts]] = {}  # job index -> one per pass while it waits
+        self.passes: list[float] = []  # the instant of every pass
+        self._jobs: list[int] | None = None  # the watched jobs' indices (every job: None)
+        self._ready = False
         self._seen = 0  # decision records already looked at
 
     def __call__(self, run: _Run) -> None:
         """After a pass of a run that keeps its decision records (their names map jobs to ids)."""
         decisions = run.decisions or []
         new, self._seen = decisions[self._seen :], len(decisions)
-        if self._j is None:
+        if not self._ready:  # names are known once the run exists; an unsimulated id is left out
             ids = run.names[0]
-            self._j = ids.index(self.job_id) if self.job_id in ids else -1  # -1: not simulated
-        j = self._j
-        if j < 0:
+            if self.job_ids is not None:
+                self._jobs = sorted(j for j, x in enumerate(ids) if x in self.job_ids)
+            self._ready = True
+        if self._jobs == []:
             return
-        waiting = run.waiting
-        queue, r = waiting.queue, waiting.rank[j]
-        pending = r in queue.short if queue.short is not None else bool(queue.mask[r])
-        self.passes.append((float(run.now), pending))
-        if pending:
-            self.facts.append(_facts(run, j, r, new))
+        self.passes.append(float(run.now))
+        ranks = _pending_ranks(run) if self._jobs is None else _watched_pending(run, self._jobs)
+        if ranks:
+            view = _PassView(run, new)
+            job_of_rank = run.waiting.job_of_rank
+            for r in ranks:
+                j = job_of_rank[r]
+                self.facts.setdefault(j, []).append(view.facts(j, r))
 
 
 def _pending_ranks(run: _Run) -> list[int]:
@@ -78,40 +87,68 @@ def _pending_ranks(run: _Run) -> list[int]:
     return sorted(q.short) if q.short is not None else np.flatnonzero(q.mask).tolist()
 
 
-def _facts(run: _Run, j: int, r: int, new: list[dict[str, Any]]) -> JobFacts:
-    book, js, cl = run.book, run.js, run.cl
-    nominated = book.node_of(j) is not None
-    victims = tuple(sorted(v for v, te in book._victim_of.items() if te == j)) if nominated else ()
-    ahead = None
-    if run.strict:
-        first = next((x for x in _pending_ranks(run) if book.node_of(run.waiting.job_of_rank[x]) is None), None)
-        if first is not None and first < r:
-            ahead = run.waiting.job_of_rank[first]
-    req, w = js.req[j], js.workers_list[j]
-    avail = np.asarray(cl.avail)
-    here = fits(avail, req, w)
-    reserved_by = None
-    if not here and not nominated:
-        for te in sorted(book._node):
-            if fits(avail + _held(book, te, cl.n), req, w):
-                reserved_by = te
-                break
-    mine = next((d for d in reversed(new) if d["te_job"] == run.names[0][j]), None) if new else None
-    return JobFacts(
-        time=float(run.now),
-        nominated=nominated,
-        victims=victims,
-        ahead=ahead,
-        ahead_is_te=ahead is not None and js.is_te_list[ahead],
-        is_te=js.is_te_list[j],
-        workers=w,
-        fits=here,
-        reserved_by=reserved_by,
-        decision=mine,
-        free_gpu=float(max(0, int(avail[:, 2].max()))) / float(units.SCALE[2]) if len(avail) else 0.0,
-        strict=run.strict,
-        te_first=not run.policy.fifo_order,
-    )
+def _watched_pending(run: _Run, jobs: list[int]) -> list[int]:
+    """The ranks of the watched jobs that are pending, in queue order."""
+    q, rank = run.waiting.queue, run.waiting.rank
+    short = q.short
+    return sorted(r for r in (rank[j] for j in jobs) if (r in short if short is not None else q.mask[r]))
+
+
+class _PassView:
+    """What one pass left that every waiting job's facts share, each part computed once per pass."""
+
+    def __init__(self, run: _Run, new: list[dict[str, Any]]) -> None:
+        self.run = run
+        self.avail = np.asarray(run.cl.avail)
+        self.free_gpu = float(max(0, int(self.avail[:, 2].max()))) / float(units.SCALE[2]) if len(self.avail) else 0.0
+        self.decision = {d["te_job"]: d for d in new}  # per TE job, the last record of this pass
+        self._first: int | None = None  # backfill none: the first pending rank not nominated (-1: none)
+        self._rooms: list[tuple[int, np.ndarray]] | None = None  # nominated TE job -> room with its reservation
+
+    def first_waiting(self) -> int:
+        if self._first is None:
+            run = self.run
+            book, job_of_rank = run.book, run.waiting.job_of_rank
+            self._first = next((x for x in _pending_ranks(run) if book.node_of(job_of_rank[x]) is None), -1)
+        return self._first
+
+    def rooms(self) -> list[tuple[int, np.ndarray]]:
+        if self._rooms is None:
+            book, n = self.run.book, self.run.cl.n
+            self._rooms = [(te, self.avail + _held(book, te, n)) for te in sorted(book._node)]
+        return self._rooms
+
+    def facts(self, j: int, r: int) -> JobFacts:
+        """Job `j` (queue rank `r`, pending) after this pass."""
+        run = self.run
+        book, js = run.book, run.js
+        nominated = book.node_of(j) is not None
+        victims = tuple(sorted(v for v, te in book._victim_of.items() if te == j)) if nominated else ()
+        ahead = None
+        if run.strict:
+            first = self.first_waiting()
+            if 0 <= first < r:
+                ahead = run.waiting.job_of_rank[first]
+        req, w = js.req[j], js.workers_list[j]
+        here = fits(self.avail, req, w)
+        reserved_by = None
+        if not here and not nominated:
+            reserved_by = next((te for te, room in self.rooms() if fits(room, req, w)), None)
+        return JobFacts(
+            time=float(run.now),
+            nominated=nominated,
+            victims=victims,
+            ahead=ahead,
+            ahead_is_te=ahead is not None and js.is_te_list[ahead],
+            is_te=js.is_te_list[j],
+            workers=w,
+            fits=here,
+            reserved_by=reserved_by,
+            decision=self.decision.get(run.names[0][j]),
+            free_gpu=self.free_gpu,
+            strict=run.strict,
+            te_first=not run.policy.fifo_order,
+        )
 
 
 def _held(book: Any, te: int, n: int) -> np.ndarray:

@@ -1,15 +1,18 @@
 """Why a job waits: one dominant reason per waiting stretch, from the engine's own state.
 
-:func:`blocking_reasons` re-runs the simulation with its decision records kept and a
-:class:`~simcore.engine.watch.JobWatch` observer, which notes after every pass, while the job is
-pending, what held it back there; the state holds until the next instant, so each pass's reason
+:func:`waits_run` re-runs the simulation with its decision records kept and a
+:class:`~simcore.engine.watch.JobWatch` observer, which notes after every pass, while a watched job
+is pending, what held it back there; the state holds until the next instant, so each pass's reason
 covers the time up to the next pass. Consecutive passes with the same reason (and blocker) make
 one :class:`Wait`. The reasons are checked in the order of :data:`WAIT_REASONS`' comment below.
+:func:`blocking_reasons` and :func:`watched_run` watch one job, :func:`all_waits` every job: the
+same observer and the same rules, so a job's waits are the same either way.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,13 +75,34 @@ def blocking_reasons(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, jo
     return waits
 
 
+def all_waits(jobs: JobTable, cluster: ClusterSpec, config: SimConfig) -> dict[str, tuple[Wait, ...]]:
+    """Every simulated job's waiting stretches (none for a job that never waited), in the run's job order:
+    one run that watches every job, each job's waits equal to :func:`blocking_reasons`'."""
+    return waits_run(jobs, cluster, config)[1]
+
+
 def watched_run(
     jobs: JobTable, cluster: ClusterSpec, config: SimConfig, job_id: str
 ) -> tuple[SimResult, tuple[Wait, ...]]:
     """The run with its decision records, and the waits of `job_id` in it (none if unschedulable)."""
-    watch = JobWatch(job_id)
+    result, waits = waits_run(jobs, cluster, config, (job_id,))
+    return result, waits.get(job_id, ())
+
+
+def waits_run(
+    jobs: JobTable, cluster: ClusterSpec, config: SimConfig, job_ids: Iterable[str] | None = None
+) -> tuple[SimResult, dict[str, tuple[Wait, ...]]]:
+    """The run with its decision records, and the waits of each job of `job_ids` it simulated (None:
+    every job), in the run's job order. The one place a run is watched: every other function here
+    restricts it."""
+    watch = JobWatch(job_ids)
     result = simulate(jobs, cluster, config, record_decisions=True, watch=watch)
-    return result, _waits(watch, [str(x) for x in result.jobs.job_id])
+    ids = [str(x) for x in result.jobs.job_id]
+    watched = watch.job_ids
+    wanted = [j for j, x in enumerate(ids) if watched is None or x in watched]
+    passes = watch.passes
+    ends = dict(zip(passes, [*passes[1:], math.inf], strict=False))  # pass instant -> the next one
+    return result, {ids[j]: _waits(watch.facts.get(j, []), ends, ids) for j in wanted}
 
 
 def job_index(result: SimResult, job_id: str) -> int:
@@ -96,12 +120,11 @@ def reason_at(waits: tuple[Wait, ...], t: float) -> Wait | None:
     return next((w for w in waits if w.start <= t < w.end), None)
 
 
-def _waits(watch: JobWatch, ids: list[str]) -> tuple[Wait, ...]:
-    """Consecutive passes with the same reason and blocker merged; each ends at the next pass that differs."""
-    times = [t for t, _ in watch.passes]
-    ends = dict(zip(times, [*times[1:], math.inf], strict=False))  # pass instant -> the next one
+def _waits(facts: list[JobFacts], ends: dict[float, float], ids: list[str]) -> tuple[Wait, ...]:
+    """One job's facts with consecutive passes of the same reason and blocker merged; each ends at
+    the next pass that differs (`ends`: each pass's instant -> the next pass's)."""
     out: list[Wait] = []
-    for f in watch.facts:
+    for f in facts:
         code, blocker, text = _reason(f, ids)
         end = ends[f.time]
         if out and out[-1].reason == code and out[-1].blocker == blocker and out[-1].end == f.time:
