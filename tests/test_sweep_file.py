@@ -114,3 +114,40 @@ def test_bad_files_and_sources_are_refused_clearly(tmp_path, capsys):
     )
     err = _error(capsys, "sweep", "--workload", str(GANG), "--cluster", str(FIVE), "--grid", "jobs=1,2")
     assert "unknown knob(s) 'jobs'; a workload file has no workload parameters" in err
+
+
+def test_a_gang_trace_sweeps_with_its_adapter_options(tmp_path, capsys):
+    trace = LESSONS.parent / "traces" / "spot2026_job_info_df.csv"
+    out = tmp_path / "t.parquet"
+    args = ("--workload", str(trace), "--nodes", "8", "--policies", "fifo,k8s,fitgpp", "--out", str(out))
+    assert "on 8 x (64 CPU, 512 GiB, 8 GPU)" in _sweep(capsys, *args)
+    compare = tmp_path / "c.json"
+    argv = ["compare", str(trace), "--nodes", "8", "--policies", "fifo,k8s,fitgpp", "--json", str(compare)]
+    assert cli.main(argv) == 0
+    capsys.readouterr()
+    ran = json.loads(compare.read_text())
+    rows = pd.read_parquet(out).set_index("policy")
+    for label in ("k8s", "fitgpp"):
+        for key in TRIO_KEYS:
+            assert rows.loc[label, versus(key, "fifo")] == ran["vs_baseline"][label][key]
+    # 2 of the 38 jobs fit on no node (as compare warns); another class map is another workload
+    assert set(rows["unschedulable"]) == {2} and set(rows["jobs_simulated"]) == {36}
+    assert "ran 1 task(s)" in _sweep(capsys, *args, "--trace-class-map", "size")
+    assert pd.read_parquet(out)["point_id"].nunique() == 2
+
+
+def test_drop_invalid_sweeps_the_valid_rows(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text(GANG.read_text().replace("6,600,7200,8,64,1,BE,4", "6,600,7200,8,64,1,BE,0"))
+    out = tmp_path / "d.parquet"
+    args = ("--workload", str(bad), "--cluster", str(FIVE), "--policies", "fifo", "--out", str(out))
+    _sweep(capsys, *args, "--drop-invalid")
+    assert pd.read_parquet(out)["jobs_simulated"].tolist() == [6]
+
+
+def test_a_process_pool_writes_the_same_bytes(tmp_path, capsys):
+    # the loaded jobs travel with each task to the pool's processes
+    args = ["sweep", "--workload", str(GANG), "--cluster", str(FIVE), "--policies", "fifo,random", "--seeds", "3"]
+    for name, workers in (("serial", "1"), ("pool", "2")):
+        assert cli.main([*args, "--out", str(tmp_path / f"{name}.parquet"), "--workers", workers, "--no-progress"]) == 0
+    assert (tmp_path / "serial.parquet").read_bytes() == (tmp_path / "pool.parquet").read_bytes()
