@@ -153,6 +153,10 @@ def file_source_from_args(args: argparse.Namespace) -> Any:
     rounding = units.rounding_note(table.request, cluster.capacity_matrix())
     for note in [*notes, *([rounding] if rounding else [])]:
         print(f"note: {note}", file=sys.stderr)
+    from simcore.cli import warn_unschedulable  # here: simcore.cli imports this module
+    from simcore.workload import fits_empty_cluster
+
+    warn_unschedulable([str(x) for x in table.job_id[~fits_empty_cluster(table, cluster)]])
     options = {
         "format": args.format,
         "drop_invalid": args.drop_invalid,
