@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from simcore import fmt
+from simcore import cli_workload, fmt
 from simcore.bound import BOUND_LABEL
 from simcore.cli_workload import parse_assignments
 from simcore.csvsafe import write_csv
@@ -27,6 +27,7 @@ examples:
   simcore sweep --preset demo --grid load=0.8,1.0 --grid P=1,2 --seeds 5 \\
       --policies fifo,priority,k8s,fitgpp --out demo_sweep.parquet
   simcore sweep grid.yaml --workers 2 --csv rows.csv --summary-csv summary.csv
+  simcore sweep --workload jobs.csv --cluster cluster.yaml --grid grace=30,300 --policies fifo,k8s,fitgpp
   simcore sweep grid.yaml --dask local            # a Dask LocalCluster with --workers processes
   simcore sweep grid.yaml --dask tcp://10.0.0.5:8786   # an existing Dask cluster
 
@@ -58,6 +59,12 @@ def add_sweep_command(subparsers: Any) -> argparse.ArgumentParser:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--preset", help="synthetic workload preset (paper, demo, mmc; default paper)")
     src.add_argument("--alibaba", metavar="DIR", help="the Alibaba GPU trace directory as the workload source")
+    src.add_argument(
+        "--workload",
+        metavar="FILE",
+        help="a workload file as the source (any format compare reads, gangs and traces included), with the "
+        "cluster options below; default 1 seed (a file is fixed: the seed feeds only random and save_failure)",
+    )
     p.add_argument(
         "--grid",
         action="append",
@@ -94,7 +101,8 @@ def add_sweep_command(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--limit", type=int, metavar="K", help="run at most K tasks now (the rest on a later run)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=run_sweep_command)
+    file_options = cli_workload.add_workload_file_options(p) + cli_workload.add_cluster_options(p)
+    p.set_defaults(func=run_sweep_command, file_options=file_options)
     return p
 
 
@@ -108,6 +116,16 @@ def spec_from_args(args: argparse.Namespace) -> Any:
     if args.alibaba:
         kw.pop("preset", None)
         kw["alibaba"] = args.alibaba
+    if args.workload:
+        named = [f"{k} {kw[k]}" for k in ("preset", "alibaba") if kw.get(k)]
+        if named:
+            raise UserError(f"--workload: the grid file already names a workload source ({named[0]}); remove one")
+        kw["source"] = file_source_from_args(args)
+        kw.setdefault("seeds", 1)
+    else:
+        given = [a.option_strings[0] for a in args.file_options if getattr(args, a.dest) != a.default]
+        if given:
+            raise UserError(f"{', '.join(given)}: only with --workload FILE (a preset or the trace brings its own)")
     kw["fixed"] = {**kw.get("fixed", {}), **parse_assignments(args.set)}
     axes = dict(sweep.parse_grid_arg(g) for g in args.grid)
     grids = kw.get("grids") or [{}]
@@ -120,6 +138,34 @@ def spec_from_args(args: argparse.Namespace) -> Any:
         if getattr(args, name) is not None:
             kw[name] = getattr(args, name)
     return sweep.build_spec(**kw)
+
+
+def file_source_from_args(args: argparse.Namespace) -> Any:
+    """The :class:`~simcore.sweep.filesource.FileSource` of ``--workload`` and the cluster
+    options, loaded and checked as ``simcore compare`` does (same notes, same errors)."""
+    from simcore import units
+    from simcore.sweep.filesource import file_source
+    from simcore.workload.readers import read_source
+
+    data, _ = read_source(args.workload, None, args.max_bytes)
+    table, notes = cli_workload.workload_from_args(args, data)
+    cluster = cli_workload.cluster_from_args(args, notes)
+    rounding = units.rounding_note(table.request, cluster.capacity_matrix())
+    for note in [*notes, *([rounding] if rounding else [])]:
+        print(f"note: {note}", file=sys.stderr)
+    from simcore.cli import warn_unschedulable  # here: simcore.cli imports this module
+    from simcore.workload import fits_empty_cluster
+
+    warn_unschedulable([str(x) for x in table.job_id[~fits_empty_cluster(table, cluster)]])
+    options = {
+        "format": args.format,
+        "drop_invalid": args.drop_invalid,
+        "alibaba": cli_workload.alibaba_options_from_args(args),
+        "trace": cli_workload.trace_options_from_args(args),
+    }
+    cluster_file = args.cluster or args.cluster_trace
+    label = Path(cluster_file).name if cluster_file else None
+    return file_source(args.workload, data, table, cluster, options=options, cluster_label=label)
 
 
 def run_sweep_command(args: argparse.Namespace) -> int:
@@ -136,6 +182,11 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         f"{len(spec.policies)} policies each ({spec.n_simulations} simulations); source {spec.source.describe()}; "
         f"executor {executor}"
     )
+    if spec.source.kind == "file" and len(spec.seeds) > 1:
+        print(
+            "note: a workload file is fixed: the seed feeds only the random policy and save_failure, "
+            "so every other policy gives the same rows for every seed"
+        )
     report = sweep.run_sweep(
         spec,
         args.out,

@@ -88,6 +88,13 @@ def add_workload_options(parser: argparse.ArgumentParser, metavar: str = "WORKLO
         metavar=metavar,
         help="workload file: CSV, JSON records, Parquet, the Alibaba pod list or a gang trace",
     )
+    add_workload_file_options(parser)
+
+
+def add_workload_file_options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """The options for reading ``args.workload`` (format, bad rows, limits, adapters); returns
+    them, so a command whose workload file is optional can refuse them without one."""
+    before = len(parser._actions)
     group = parser.add_argument_group("workload file")
     group.add_argument(
         "--format",
@@ -177,6 +184,7 @@ def add_workload_options(parser: argparse.ArgumentParser, metavar: str = "WORKLO
         help="leave out pods that ran longer than T (seconds, or days with a d suffix)",
     )
     add_trace_options(parser)
+    return parser._actions[before:]
 
 
 def add_trace_options(parser: argparse.ArgumentParser) -> None:
@@ -208,13 +216,15 @@ def alibaba_options_from_args(args: argparse.Namespace) -> alibaba.AlibabaOption
     return alibaba.options_from_values({name: getattr(args, name) for name in alibaba.OPTION_NAMES})
 
 
-def workload_from_args(args: argparse.Namespace) -> tuple[JobTable, list[str]]:
-    """Load ``args.workload`` with the options of :func:`add_workload_options`.
+def workload_from_args(args: argparse.Namespace, data: bytes | None = None) -> tuple[JobTable, list[str]]:
+    """Load ``args.workload`` with the options of :func:`add_workload_options` (from ``data``,
+    its bytes already read, when given: a sweep checksums exactly the bytes it loads).
 
     Returns the jobs and the notes to show (what was adapted, ignored or dropped).
     Raises :class:`~simcore.workload.WorkloadError` (a UserError) for a file it refuses."""
     loaded = load_workload(
-        args.workload,
+        args.workload if data is None else data,
+        name=None if data is None else str(args.workload),
         fmt=args.format,
         drop_invalid=args.drop_invalid,
         max_bytes=args.max_bytes,
@@ -237,8 +247,10 @@ def _write_dropped(dropped: tuple[Problem, ...], path: str) -> None:
 # --- cluster -----------------------------------------------------------------------------------
 
 
-def add_cluster_options(parser: argparse.ArgumentParser) -> None:
-    """``--nodes`` shorthand, ``--cluster FILE``, or ``--cluster-trace FILE`` (Alibaba node list)."""
+def add_cluster_options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """``--nodes`` shorthand, ``--cluster FILE``, or ``--cluster-trace FILE`` (Alibaba node list);
+    returns them (as :func:`add_workload_file_options`)."""
+    before = len(parser._actions)
     group = parser.add_argument_group(
         "cluster",
         f"default: {DEFAULT_NODES} nodes x ({DEFAULT_NODE_CPU:g} CPU, {DEFAULT_NODE_MEM_GB:g} GiB, {DEFAULT_NODE_GPU:g} GPU), "
@@ -271,6 +283,7 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="--cluster-trace: keep the first N nodes (after the filters)",
     )
+    return parser._actions[before:]
 
 
 def cluster_from_args(args: argparse.Namespace, notes: list[str] | None = None) -> ClusterSpec:

@@ -47,6 +47,10 @@ class Source:
     def describe(self) -> str:
         return f"{self.kind} {self.name}"
 
+    def key(self) -> list[str]:
+        """What identifies the source in a point's resume key (:func:`point_id`)."""
+        return [self.kind, self.name]
+
 
 @dataclass(frozen=True)
 class SweepSpec:
@@ -88,7 +92,7 @@ class Task:
 
 def point_id(source: Source, point: Iterable[tuple[str, Any]]) -> str:
     """A short stable id of (source, point): the resume key, the same on every machine."""
-    text = json.dumps({"source": [source.kind, source.name], "point": sorted(point)}, sort_keys=True, default=str)
+    text = json.dumps({"source": source.key(), "point": sorted(point)}, sort_keys=True, default=str)
     return hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
@@ -179,6 +183,7 @@ def build_spec(
     policies: str | Sequence[str] = "fifo,priority,fitgpp",
     baseline: str | Sequence[str] = "fifo",
     bound: bool = False,
+    source: Source | None = None,
 ) -> SweepSpec:
     """Check everything and expand the grid(s) into points.
 
@@ -187,10 +192,12 @@ def build_spec(
     ``fixed`` values apply to every point; a grid key overrides a fixed one. Values equal to
     their default are dropped from a point, so ``grace=30`` and no grace at all are one point
     (one resume key, and never two copies of the same workloads in an average). ``bound``
-    adds the pooled bound's row to every task (:mod:`simcore.bound`)."""
-    if preset and alibaba:
-        raise UserError("choose one workload source: a preset or the alibaba trace, not both")
-    source = Source("alibaba", str(alibaba)) if alibaba else Source("preset", preset or "paper")
+    adds the pooled bound's row to every task (:mod:`simcore.bound`). ``source`` is an already
+    built source (a workload file: :mod:`simcore.sweep.filesource`), instead of a preset or the trace."""
+    if sum(x is not None and x != "" for x in (preset, alibaba, source)) > 1:
+        raise UserError("choose one workload source: a preset, the alibaba trace or a workload file")
+    if source is None:
+        source = Source("alibaba", str(alibaba)) if alibaba else Source("preset", preset or "paper")
     fixed = {str(k): parse_value(v) for k, v in (fixed or {}).items()}
     grid_list = [grids] if isinstance(grids, Mapping) or grids is None else list(grids)
     seed_list = parse_seeds(seeds)
@@ -289,6 +296,13 @@ def _canonical_point(source: Source, params: Mapping[str, Any]) -> tuple[tuple[s
     except ValueError as e:
         raise UserError(str(e)) from None
     kept = {k: v for k, v in knobs.items() if getattr(config, k) != getattr(default, k)}
+    if source.kind == "file":
+        if workload:
+            raise UserError(
+                f"{source.describe()}: unknown knob(s) {', '.join(map(repr, sorted(workload)))}; a workload file "
+                f"has no workload parameters (knobs: {', '.join(KNOB_NAMES)})"
+            )
+        return tuple(sorted(kept.items()))
     if source.kind == "preset":
         from simcore.presets import resolve_params
 

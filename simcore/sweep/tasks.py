@@ -58,6 +58,10 @@ def run_task(task: Task) -> list[dict[str, Any]]:
 
 
 def _load_workload(source: Source, params: Mapping[str, Any], seed: int) -> tuple[Any, Any, dict[str, Any], float]:
+    from simcore.sweep.filesource import FileSource
+
+    if isinstance(source, FileSource):
+        return source.load()
     if source.kind == "preset":
         from simcore.presets import generate
 
