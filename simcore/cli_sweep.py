@@ -269,7 +269,9 @@ def add_reproduce_command(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: the number of cores)")
     p.add_argument("--dask", metavar="local|tcp://HOST:PORT", help="run the sweeps on Dask")
     p.add_argument("--resume", action="store_true", help="keep the rows of an interrupted run (default: start afresh)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument(
+        "--no-progress", action="store_true", help="no progress on stderr (section, run k of n, elapsed, ETA)"
+    )
     p.set_defaults(func=run_reproduce_command)
     return p
 

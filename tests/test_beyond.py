@@ -24,7 +24,7 @@ def tiny(tmp_path_factory):
     results = tmp_path_factory.mktemp("beyond") / "results"
     results.mkdir()
     plan = QUICK.with_overrides(main_seeds=2, jobs=150, nodes=2)
-    kw = RunOptions(workers=1, dask=None, progress=False, resume=False)
+    kw = RunOptions(workers=1, dask=None, progress=None, resume=False)
     main_grid = {
         "preset": "paper",
         "set": {"jobs": plan.jobs, "nodes": plan.nodes},

@@ -171,18 +171,19 @@ def _drawn(policy: PreemptivePolicy) -> bool:
     return policy.key[0][1] == "drawn"
 
 
-def _directed(policy: PreemptivePolicy, values: tuple) -> list:
-    """The values in the key's order with "max" ones negated: smaller is better throughout."""
-    return [-v if better == "max" else v for v, (_, better) in zip(values, policy.key, strict=True)]
+def _directed(negate: tuple[bool, ...], values: tuple) -> list:
+    """The values in the key's order with "max" ones (`negate`) negated: smaller is better throughout."""
+    return [-v if neg else v for v, neg in zip(values, negate, strict=True)]
 
 
 def _per_node(policy: PreemptivePolicy, view: PreemptionView, pos: np.ndarray) -> list[tuple[tuple, int, VictimSet]]:
     """(full key, node, set) of each feasible node's best set."""
     out = []
+    negate = tuple(better == "max" for _, better in policy.key)
     for k, here in _feasible_nodes(view, pos):
         best: tuple[tuple, VictimSet] | None = None
         for s in policy.on_node(view, k, here):
-            key = (*_directed(policy, s.values), *s.ties, k)
+            key = (*_directed(negate, s.values), *s.ties, k)
             if best is None or key < best[0]:
                 best = (key, s)
         if best is not None:

@@ -37,14 +37,20 @@ import numpy as np
 
 from simcore import units
 from simcore.knobs import default
-from simcore.policies.base import Cap, PreemptionView
+from simcore.policies.base import Cap, PreemptionView, plus
 from simcore.policies.decision import CAPPED_BY_P, LARGER_THAN_S
 from simcore.policies.evaluator import PreemptivePolicy, VictimSet, VictimSets
 
 
 @dataclass(frozen=True)
 class FitSearch(PreemptivePolicy):
-    """fitgpp's victim search. A subclass writes its caps and the named values of a set (its key)."""
+    """fitgpp's victim search. A subclass writes its caps and the named values of a set (its key),
+    whose first entry is fewest victims (the search relies on it)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.key[0] != ("victims", "min"):
+            raise TypeError(f"policy {self.name!r}: a FitSearch ranks by fewest victims first, not {self.key[0]}")
 
     def all_nodes(self, view: PreemptionView, pos: np.ndarray) -> VictimSets | None:
         """Every feasible 1-victim set, vectorised over all allowed candidates (single-worker
@@ -62,19 +68,25 @@ class FitSearch(PreemptivePolicy):
         return VictimSets(pos[:, None], node, self._single_values(view, pos, slack), (view.candidates.rank[pos],))
 
     def on_node(self, view: PreemptionView, k: int, here: np.ndarray) -> Iterable[VictimSet]:
-        """The feasible 1- and 2-job sets on node k, or when there is none the greedy set. (Asked
-        only when no 1-job set is feasible on any node, unless a gang is among the candidates.)"""
+        """The feasible 1- and 2-job sets on node k with the fewest victims (workers), or when there
+        is none the greedy set. (Asked only when no 1-job set is feasible on any node, unless a gang
+        is among the candidates.) A set with more victims than another feasible set is never the
+        node's best, since "victims" is the first entry of the key (checked in ``__post_init__``), so
+        its other values are not computed: the node's best set, all the evaluator keeps, is the same."""
         c = view.candidates
+        req, workers = c.column("req"), c.column("workers")
+        avail = view.avail_on(k)
         cands = here.tolist()
-        sets: list[tuple[int, ...]] = [
-            s
-            for size in (1, 2)
-            for s in combinations(cands, size)
-            if view.fits(view.avail[k] + c.req[list(s)].sum(axis=0))
-        ]
-        for s in sets or [self._greedy(view, k, cands)]:
+        feasible = [s for size in (1, 2) for s in combinations(cands, size) if view.fits(_total(avail, req, s))]
+        if feasible:
+            sizes = [sum(workers[p] for p in s) for s in feasible]
+            fewest = min(sizes)
+            sets = [s for s, n in zip(feasible, sizes, strict=True) if n == fewest]
+        else:
+            sets = [self._greedy(view, k, cands)]
+        for s in sets:
             idx = list(s)
-            slack = self._slack(view, k, view.avail[k] + c.req[idx].sum(axis=0))
+            slack = self._slack(view, k, np.array(_total(avail, req, s)))
             yield VictimSet(s, self._set_values(view, idx, slack), (tuple(sorted(int(c.rank[p]) for p in s)),))
 
     def _greedy(self, view: PreemptionView, k: int, here: list[int]) -> tuple[int, ...]:
@@ -112,6 +124,14 @@ class FitSearch(PreemptivePolicy):
     def _set_values(self, view: PreemptionView, idx: list[int], slack: float) -> tuple:
         """The key's values of one set of victims `idx`."""
         raise NotImplementedError
+
+
+def _total(avail: list[int], req: list[list[int]], victims: tuple[int, ...]) -> list[int]:
+    """Units on a node once `victims` are gone (Python integers: exact)."""
+    total = avail
+    for p in victims:
+        total = plus(total, req[p])
+    return total
 
 
 def within_share(view: PreemptionView, s: float) -> np.ndarray:

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from simcore.policies.base import PreemptionView
+from simcore.policies.base import PreemptionView, minus, plus
 from simcore.policies.evaluator import PreemptivePolicy, VictimSet
 
 
@@ -30,14 +30,19 @@ class K8s(PreemptivePolicy):
 
     def on_node(self, view: PreemptionView, k: int, here: np.ndarray) -> Iterable[VictimSet]:
         c = view.candidates
-        total = view.avail[k] + c.req[here].sum(axis=0)
+        req, start, rank = c.column("req"), c.column("seg_start"), c.column("rank")
+        cands = here.tolist()
+        total = view.avail_on(k)
+        for p in cands:
+            total = plus(total, req[p])
         keep = []
-        for p in sorted(here.tolist(), key=lambda p: (c.seg_start[p], c.rank[p])):
-            if view.fits(total - c.req[p]):
-                total = total - c.req[p]
+        for p in sorted(cands, key=lambda p: (start[p], rank[p])):
+            rest = minus(total, req[p])
+            if view.fits(rest):
+                total = rest
             else:
                 keep.append(p)
-        return (VictimSet(keep, (c.size(keep), float(c.seg_start[keep].min()))),)
+        return (VictimSet(keep, (c.size(keep), min(start[p] for p in keep))),)
 
 
 K8S = K8s()

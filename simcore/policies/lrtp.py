@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from simcore.policies.base import PreemptionView
+from simcore.policies.base import PreemptionView, minus, plus
 from simcore.policies.evaluator import PreemptivePolicy, VictimSet
 
 
@@ -28,18 +28,20 @@ class Lrtp(PreemptivePolicy):
 
     def on_node(self, view: PreemptionView, k: int, here: np.ndarray) -> Iterable[VictimSet]:
         c = view.candidates
-        total = view.avail[k].copy()
+        req, remaining, rank = c.column("req"), c.column("remaining"), c.column("rank")
+        total = view.avail_on(k)
         added: list[int] = []
-        for p in sorted(here.tolist(), key=lambda p: (-c.remaining[p], c.rank[p])):
+        for p in sorted(here.tolist(), key=lambda p: (-remaining[p], rank[p])):
             if view.fits(total):
                 break
             added.append(p)
-            total = total + c.req[p]
+            total = plus(total, req[p])
         for p in reversed(list(added)):
-            if view.fits(total - c.req[p]):
-                total = total - c.req[p]
+            rest = minus(total, req[p])
+            if view.fits(rest):
+                total = rest
                 added.remove(p)
-        return (VictimSet(added, (c.size(added), min(float(c.remaining[p]) for p in added))),)
+        return (VictimSet(added, (c.size(added), min(remaining[p] for p in added))),)
 
 
 LRTP = Lrtp()

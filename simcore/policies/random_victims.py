@@ -14,7 +14,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from simcore.policies.base import PreemptionView
+from simcore.policies.base import PreemptionView, plus
 from simcore.policies.evaluator import PreemptivePolicy, VictimSet
 
 
@@ -29,15 +29,15 @@ class RandomVictims(PreemptivePolicy):
 
     def on_node(self, view: PreemptionView, k: int, here: np.ndarray) -> Iterable[VictimSet]:
         """Shuffle the node's candidates and take them until the TE job fits (no reprieve)."""
-        c = view.candidates
-        total = view.avail[k].copy()
+        req = view.candidates.column("req")
+        total = view.avail_on(k)
         chosen: list[int] = []
-        for i in view.rng.permutation(len(here)):
+        cands = here.tolist()
+        for i in view.rng.permutation(len(here)).tolist():
             if view.fits(total):
                 break
-            p = int(here[i])
-            chosen.append(p)
-            total = total + c.req[p]
+            chosen.append(cands[i])
+            total = plus(total, req[cands[i]])
         return (VictimSet(chosen, ()),)
 
 

@@ -23,6 +23,7 @@ from simcore.stats import SPREAD_NAME
 from simcore.study import beyond
 from simcore.study.document import render
 from simcore.study.plan import DEFAULT_TRACE, PAPER_TRIO, Plan, curve_grid, main_grid, trace_grids, trace_present
+from simcore.study.progress import StudyProgress
 from simcore.study.tables import headline_rows
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -33,12 +34,19 @@ class RunOptions(TypedDict):
 
     workers: int
     dask: str | None
-    progress: bool
+    progress: StudyProgress | None
     resume: bool
 
 
 def run_grid(
-    grid: Mapping[str, Any], name: str, results: Path, *, workers: int, dask: str | None, progress: bool, resume: bool
+    grid: Mapping[str, Any],
+    name: str,
+    results: Path,
+    *,
+    workers: int,
+    dask: str | None,
+    progress: StudyProgress | None,
+    resume: bool,
 ) -> tuple[pd.DataFrame, float]:
     """Write the grid file, run it into ``rows_<name>.parquet`` (fresh unless ``resume``), return rows and wall time."""
     import yaml
@@ -48,10 +56,21 @@ def run_grid(
     if not resume:
         out.unlink(missing_ok=True)
         shutil.rmtree(sweep.parts_dir(out), ignore_errors=True)
-    spec = sweep.build_spec(**sweep.spec_from_mapping(grid, f"{name} grid"))
+    spec = _spec(grid, name)
+    runs = len(spec.policies) + spec.bound
+    if progress is not None:
+        progress.begin(name, spec.n_simulations)
     start = time.perf_counter()
-    report = sweep.run_sweep(spec, out, workers=workers, dask=dask, progress=progress)
+    report = sweep.run_sweep(
+        spec, out, workers=workers, dask=dask, on_task=None if progress is None else lambda _: progress.ran_task(runs)
+    )
+    if progress is not None:
+        progress.end()
     return report.rows, time.perf_counter() - start
+
+
+def _spec(grid: Mapping[str, Any], name: str) -> sweep.SweepSpec:
+    return sweep.build_spec(**sweep.spec_from_mapping(grid, f"{name} grid"))
 
 
 def _yaml_ready(v: Any) -> Any:
@@ -74,6 +93,15 @@ def run_beyond(plan: Plan, results: Path, log: Callable[[str], None], kw: RunOpt
     return beyond.Study(regimes, mr, timings)
 
 
+def study_progress(plan: Plan, trace_dir: Path) -> StudyProgress:
+    """Progress over every grid the study runs (checked here, before any of them runs)."""
+    grids = [(main_grid(plan), "main"), (curve_grid(plan), "curves")]
+    if trace_present(trace_dir):
+        grids += [(g, f"alibaba_{r}") for r, g in trace_grids(plan, trace_dir).items()]
+    grids += [(beyond.regime_grid(plan), "beyond_regimes"), (beyond.min_runtime_grid(plan), "beyond_min_runtime")]
+    return StudyProgress(len(grids), sum(_spec(g, name).n_simulations for g, name in grids))
+
+
 def reproduce(
     plan: Plan,
     out_dir: Path,
@@ -86,16 +114,18 @@ def reproduce(
     command: str = "simcore reproduce",
     log: Callable[[str], None] = lambda _: None,
 ) -> Path:
-    """Run the plan, write ``out_dir/RESULTS.md`` and ``out_dir/results/``; return the document path."""
+    """Run the plan, write ``out_dir/RESULTS.md`` and ``out_dir/results/``; return the document path.
+    ``progress``: the study's progress on stderr (:mod:`simcore.study.progress`)."""
     results = out_dir / "results"
     results.mkdir(parents=True, exist_ok=True)
-    kw = RunOptions(workers=workers, dask=dask, progress=progress, resume=resume)
+    trace_dir = trace if trace is not None else REPO_ROOT / DEFAULT_TRACE
+    bar = study_progress(plan, trace_dir) if progress else None
+    kw = RunOptions(workers=workers, dask=dask, progress=bar, resume=resume)
     timings: dict[str, float] = {}
     log(f"main study: paper preset, {plan.jobs} jobs on {plan.nodes} nodes, {plan.main_seeds} seeds")
     main, timings["main"] = run_grid(main_grid(plan), "main", results, **kw)
     log(f"sensitivity curves: {plan.curve_seeds} seeds per point")
     curves, timings["curves"] = run_grid(curve_grid(plan), "curves", results, **kw)
-    trace_dir = trace if trace is not None else REPO_ROOT / DEFAULT_TRACE
     trace_rows: dict[str, pd.DataFrame] = {}
     trace_note = ""
     if trace_present(trace_dir):
