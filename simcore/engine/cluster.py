@@ -33,6 +33,9 @@ class ClusterState:
         self.n = len(self.cap)
         self.version = 0  # bumped whenever room is given back, so a pass knows to look again
         self._top: list[int] | None = None  # per-dimension max of avail, None when stale
+        #: the nodes whose avail changed, in order, for one reader that empties it (a gang's
+        #: room count, :class:`simcore.engine.gang.GangRoom`); None: nobody reads it
+        self.touched: list[int] | None = None
         # scratch arrays for choose(): reusing them saves an allocation per numpy call
         self._d = np.empty_like(self.avail)
         self._s = np.empty(self.avail.shape, order="F")
@@ -114,6 +117,8 @@ class ClusterState:
         a[k, 1] -= req[1]
         a[k, 2] -= req[2]
         self._top = None
+        if self.touched is not None:
+            self.touched.append(k)
         if self._open is not None:
             self._recheck_open(k, int(a[k, 0]), int(a[k, 1]), int(a[k, 2]))
 
@@ -132,6 +137,8 @@ class ClusterState:
         a[k, 1] = a1 = int(a[k, 1]) + amount[1]
         a[k, 2] = a2 = int(a[k, 2]) + amount[2]
         self.version += 1
+        if self.touched is not None:
+            self.touched.append(k)
         if self._open is not None:
             self._recheck_open(k, a0, a1, a2)
         t = self._top

@@ -26,7 +26,7 @@ from simcore import units
 from simcore.engine.budget import PreemptionBudget
 from simcore.engine.cluster import ClusterState
 from simcore.engine.eventlog import EventLog
-from simcore.engine.gang import GangRun, read_only
+from simcore.engine.gang import GangRoom, GangRun, read_only
 from simcore.engine.jobstate import JobState
 from simcore.engine.pending import UNBOUNDED, Waiting
 from simcore.engine.queue_order import job_order
@@ -70,6 +70,7 @@ class _Run(GangRun):
         self.cl = ClusterState(cluster, config.placement, req.min(axis=0) if n else None)
         self.js = JobState(jobs, req, order_rank, config)
         self.gangs = jobs.has_gangs
+        self.room = GangRoom(self.cl) if self.gangs else None
         self.running = RunningTable(n)
         self.book = ReservationBook(self.cl, req)
         self.log = EventLog()
@@ -245,21 +246,21 @@ class _Run(GangRun):
                     break
             else:
                 return freed
-        # jobs here have no side effect unless placed, and only a placement or a returned
-        # reservation changes avail, so the bound is always the current one
-        r = w.queue.next_within(pos, self._bound())
-        while r >= 0:
-            released = self._try_job(job_of_rank[r])
-            if released is not None:
-                w.remove(r)
-                freed += released
-            r = w.queue.next_within(r + 1, self._bound())
-        return freed
-
-    def _bound(self) -> tuple[int, int, int]:
-        """Per dimension, the largest request that may still fit somewhere."""
-        m0, m1, m2 = self.cl.top()
-        return (m0, m1, m2)
+        # jobs here have no side effect unless placed, so the bound (per dimension, the largest
+        # request that may still fit somewhere) only shrinks, as scan() needs; should room be
+        # given back all the same, the scan starts afresh after that job on the new bound
+        while True:
+            version = cl.version
+            for r in w.queue.scan(pos, cl.top):
+                released = self._try_job(job_of_rank[r])
+                if released is not None:
+                    w.remove(r)
+                    freed += released
+                if cl.version != version:
+                    pos = r + 1
+                    break
+            else:
+                return freed
 
     def _try_job(self, j: int) -> tuple[int, ...] | None:
         """Handle one pending job: None when it stays pending (nominated or not), else it was
