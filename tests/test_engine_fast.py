@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from simcore.engine.cluster import ClusterState
 from simcore.engine.gang import GangRoom
 from simcore.engine.pending import BLOCK, SHORT, PendingQueue
-from simcore.model import ClusterSpec
+from simcore.model import ClusterSpec, Node, Resources
+from simcore.units import SCALE
 from simcore.workload.fit import workers_per_node
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -117,3 +118,36 @@ def test_gang_room_counts_what_workers_per_node_sums(ops, seed):
             req = shapes[s]
             expected = int(workers_per_node(np.array([req], dtype=np.int64), cl.avail).sum())
             assert room.holds(req) == expected
+
+
+@SETTINGS
+@given(
+    n=st.integers(1, 12),
+    shapes=st.lists(st.tuples(*[st.sampled_from([0, 4, 8, 16])] * 3), min_size=1, max_size=3),
+    placement=st.sampled_from(["best_fit", "worst_fit", "first_fit"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_choose_by_groups_picks_what_the_numpy_pass_does(n, shapes, placement, seed):
+    """The pick over groups of equal nodes and the numpy pass over every node agree on every
+    request through random allocations and give-backs (small capacities: many equal slacks)."""
+    rng = np.random.default_rng(seed)
+    caps = [shapes[i] for i in rng.integers(0, len(shapes), n).tolist()]
+    spec = ClusterSpec(
+        tuple(Node(f"n{k}", Resources(*(c / s for c, s in zip(cap, SCALE, strict=True)))) for k, cap in enumerate(caps))
+    )
+    grouped, vectorised = ClusterState(spec, placement), ClusterState(spec, placement)
+    grouped.group_max, vectorised.group_max = 10**9, 0
+    held: list[tuple[int, tuple[int, int, int]]] = []
+    for _ in range(60):
+        req = tuple(int(x) for x in rng.integers(0, 9, 3))
+        k = grouped.choose(np.array(req, dtype=np.int64), req)
+        assert k == vectorised.choose(np.array(req, dtype=np.int64), req), (req, vectorised.avail.tolist())
+        if k >= 0 and rng.random() < 0.6:
+            grouped.allocate(k, req)
+            vectorised.allocate(k, req)
+            held.append((k, req))
+        elif held:
+            k2, amount = held.pop(int(rng.integers(0, len(held))))
+            grouped.release(k2, amount)
+            vectorised.release(k2, amount)
+        assert grouped.avail.tolist() == vectorised.avail.tolist()

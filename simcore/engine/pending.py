@@ -158,10 +158,10 @@ class PendingQueue:
 
         For a walk that removes at most the rank it was just given, adds none, and whose bound
         never grows meanwhile: it then yields exactly what repeated :meth:`next_within` calls
-        (from the last rank + 1, on the current bound) would, but reads each block's candidates
-        with one numpy call instead of a search per rank. The candidates under the first bound
-        are a snapshot; each is checked against the current bound when reached, and the ranks
-        after the one removed stay pending, so the snapshot stays exact."""
+        (from the last rank + 1, on the current bound) would, but reads a block's candidates
+        with one numpy call instead of a search per rank. The candidates are a snapshot under
+        the bound of when it was taken; the ranks after the one removed stay pending, so it stays
+        exact until the bound changes, and then the candidates are read afresh on the new bound."""
         req = self.req_list
         pos = start
         while self.short is None:
@@ -174,18 +174,27 @@ class PendingQueue:
                 return
             bnd_a = np.array(bnd)
             blocks = _all(self.bmin[b0:b1] <= bnd_a, 1).nonzero()[0]
+            fresh, found = False, False  # fresh: the candidates must be read afresh from pos
             for b in blocks.tolist():
                 b += b0
                 if self.short is not None:  # shrunk to a sorted list by a removal: read that from here on
-                    pos = max(pos, b * BLOCK)
+                    pos, fresh = max(pos, b * BLOCK), True
                     break
-                lo = max(pos, b * BLOCK)
-                for r in (lo + _all(self.req_pad[lo : (b + 1) * BLOCK] <= bnd_a, 1).nonzero()[0]).tolist():
-                    m0, m1, m2 = bound()
-                    c0, c1, c2 = req[r]
-                    if c0 <= m0 and c1 <= m1 and c2 <= m2:
-                        yield r
-            else:
+                lo, hi = max(pos, b * BLOCK), (b + 1) * BLOCK
+                ranks = (lo + _all(self.req_pad[lo:hi] <= bnd_a, 1).nonzero()[0]).tolist()
+                if not ranks and lo == b * BLOCK:  # the whole block: tighten its bound (as next_within)
+                    self.bmin[b] = np.minimum.reduce(self.req_pad[lo:hi], 0)
+                found = found or bool(ranks)
+                for r in ranks:
+                    if bound() != bnd:  # the bound shrank
+                        pos, fresh = r, True
+                        break
+                    yield r
+                if fresh:
+                    break
+            if not fresh:
+                if len(blocks) and not found and self.short is None:  # tighten the global bound too
+                    self.gmin = np.minimum.reduce(self.bmin[self.lo_block : self.hi_block + 1], 0).tolist()
                 return
         for r in self.short[bisect_left(self.short, pos) :]:  # a copy: the walk removes from the list
             m0, m1, m2 = bound()
