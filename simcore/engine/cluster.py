@@ -1,12 +1,15 @@
 """Available and capacity resources per node, as (nodes x 3) numpy arrays.
 
 Answers "where does this request fit" (DESIGN.md rules 4 and 6) with checks vectorised
-over nodes. ``avail`` is free minus the reservations of nominated TE jobs: what any other
+over nodes, or, while the nodes are in few distinct states (same room, same capacity), in
+plain Python over those states (see :meth:`ClusterState.choose`). ``avail`` is free minus the reservations of nominated TE jobs: what any other
 job may use. Resources are integer units (:mod:`simcore.units`), so every sum is exact and
 "fits" is an exact comparison.
 """
 
 from __future__ import annotations
+
+from bisect import insort
 
 import numpy as np
 
@@ -16,6 +19,7 @@ from simcore.model import ClusterSpec
 # the ufuncs' own reductions: ndarray.all/max add a Python-level wrapper per call
 _all, _max = np.logical_and.reduce, np.maximum.reduce
 SUBSET_NODES = 256  # from this many nodes, choose() looks only at the open nodes (see below)
+GROUPS_MAX = 8  # up to this many distinct node states, choose() compares the states in Python
 
 
 class ClusterState:
@@ -33,10 +37,27 @@ class ClusterState:
         self.n = len(self.cap)
         self.version = 0  # bumped whenever room is given back, so a pass knows to look again
         self._top: list[int] | None = None  # per-dimension max of avail, None when stale
+        #: the nodes whose avail changed, in order, for one reader that empties it (a gang's
+        #: room count, :class:`simcore.engine.gang.GangRoom`); None: nobody reads it
+        self.touched: list[int] | None = None
         # scratch arrays for choose(): reusing them saves an allocation per numpy call
         self._d = np.empty_like(self.avail)
         self._s = np.empty(self.avail.shape, order="F")
         self._m = np.empty(self.n)
+        self._cols = (self.avail[:, 0], self.avail[:, 1], self.avail[:, 2])  # scalar writes: faster than a row
+        # Nodes of equal room and capacity get equal slacks for every request, so the placement
+        # rule's pick is, among the *groups* of such nodes, the best group's lowest node: with few
+        # groups (an M/M/c cluster of identical nodes has two, empty and full) comparing them in
+        # Python beats the numpy pass over every node. A node's key is its room and its
+        # capacity's class (the first node of that capacity); each group keeps its nodes sorted.
+        cap_rows = self.cap.tolist()
+        first: dict[tuple[int, ...], int] = {}
+        self._inv = self.inv_cap.tolist()
+        self._key = [(*row, first.setdefault(tuple(row), k)) for k, row in enumerate(cap_rows)]
+        self._groups: dict[tuple[int, int, int, int], list[int]] = {}
+        for k, key in enumerate(self._key):
+            self._groups.setdefault(key, []).append(k)
+        self.group_max = GROUPS_MAX
         # On a large cluster most nodes are too full for even the smallest request, so
         # choose() looks only at the "open" nodes, those that fit `floor`. A node not open
         # fits no request (a < floor <= r), and the open nodes keep node order, so the pick
@@ -50,7 +71,11 @@ class ClusterState:
     def top(self) -> list[int]:
         """Per dimension, the most any node has available (cached until room is taken)."""
         if self._top is None:
-            self._top = _max(self.avail, 0).tolist()
+            keys = self._groups.keys()  # every node's room is its group's key
+            if len(keys) <= self.group_max:
+                self._top = [max(k[0] for k in keys), max(k[1] for k in keys), max(k[2] for k in keys)]
+            else:
+                self._top = _max(self.avail, 0).tolist()
         return self._top
 
     def choose(self, req: np.ndarray, req_t: tuple[int, int, int]) -> int:
@@ -60,6 +85,8 @@ class ClusterState:
         # no node has more than top: this rejects what the vectorised test below would, without a numpy call
         if top is not None and (top[0] < req_t[0] or top[1] < req_t[1] or top[2] < req_t[2]):
             return -1
+        if len(self._groups) <= self.group_max:
+            return self._choose_group(req_t)
         if self._open is None:
             return self._pick(self.avail, self.inv_cap, req, self._d, self._s, self._m)
         idx = self._open_idx
@@ -69,6 +96,29 @@ class ClusterState:
             return -1
         k = self._pick(self.avail[idx], self.inv_cap[idx], req)
         return int(idx[k]) if k >= 0 else -1
+
+    def _choose_group(self, req: tuple[int, int, int]) -> int:
+        """:meth:`_pick` over the groups of equal nodes: the same slacks in the same float
+        arithmetic (an integer difference x 1/capacity, the max over dimensions, x 1e9, rounded
+        half to even as ``rint``: ``round``), the same ties (the lowest node)."""
+        r0, r1, r2 = req
+        best_k, best_s = -1, 0
+        placement, inv, scale = self.placement, self._inv, units.NORM_SCALE
+        for (a0, a1, a2, c), nodes in self._groups.items():
+            if a0 < r0 or a1 < r1 or a2 < r2:
+                continue
+            k = nodes[0]
+            if placement == "first_fit":
+                if best_k < 0 or k < best_k:
+                    best_k = k
+                continue
+            i0, i1, i2 = inv[c]
+            s = round(max((a0 - r0) * i0, (a1 - r1) * i1, (a2 - r2) * i2) * scale)
+            if placement == "worst_fit":
+                s = -s
+            if best_k < 0 or s < best_s or (s == best_s and k < best_k):
+                best_k, best_s = k, s
+        return best_k
 
     def pick(self, avail: np.ndarray, req: np.ndarray) -> int:
         """The placement rule on another state of the nodes (`avail`, a gang's tentative one), or -1."""
@@ -109,13 +159,31 @@ class ClusterState:
 
     # Requests come as the (cpu, mem, gpu) tuples of integer units the engine keeps per job.
     def allocate(self, k: int, req: tuple[int, int, int]) -> None:
-        a = self.avail
-        a[k, 0] -= req[0]
-        a[k, 1] -= req[1]
-        a[k, 2] -= req[2]
+        old = self._key[k]
+        a0, a1, a2 = old[0] - req[0], old[1] - req[1], old[2] - req[2]
+        self._set(k, old, a0, a1, a2)
         self._top = None
         if self._open is not None:
-            self._recheck_open(k, int(a[k, 0]), int(a[k, 1]), int(a[k, 2]))
+            self._recheck_open(k, a0, a1, a2)
+
+    def _set(self, k: int, old: tuple[int, int, int, int], a0: int, a1: int, a2: int) -> None:
+        """Node k's room is now (a0, a1, a2), was `old` (its key): write it, and move k between groups."""
+        x0, x1, x2 = self._cols
+        x0[k], x1[k], x2[k] = a0, a1, a2
+        groups = self._groups
+        nodes = groups[old]
+        if len(nodes) == 1:
+            del groups[old]
+        else:
+            nodes.remove(k)
+        key = self._key[k] = (a0, a1, a2, old[3])
+        joined = groups.get(key)
+        if joined is None:
+            groups[key] = [k]
+        else:
+            insort(joined, k)
+        if self.touched is not None:
+            self.touched.append(k)
 
     def release(self, k: int, req: tuple[int, int, int]) -> None:
         self._give_back(k, req)
@@ -127,10 +195,9 @@ class ClusterState:
         self._give_back(k, amount.tolist())
 
     def _give_back(self, k: int, amount: tuple[int, int, int]) -> None:
-        a = self.avail
-        a[k, 0] = a0 = int(a[k, 0]) + amount[0]
-        a[k, 1] = a1 = int(a[k, 1]) + amount[1]
-        a[k, 2] = a2 = int(a[k, 2]) + amount[2]
+        old = self._key[k]
+        a0, a1, a2 = old[0] + amount[0], old[1] + amount[1], old[2] + amount[2]
+        self._set(k, old, a0, a1, a2)
         self.version += 1
         if self._open is not None:
             self._recheck_open(k, a0, a1, a2)

@@ -35,6 +35,7 @@ from simcore.model import SimConfig
 from simcore.policies import Candidates, Policy, Preemption, PreemptionView, decision
 from simcore.result import FINISH, RELEASE
 from simcore.workload.fit import workers_per_node
+from simcore.workload.schema import MAX_WORKERS
 
 #: a policy's search on a tentative state: (read-only room, candidates, every running BE job or None)
 #: -> (node, victim entries) or None
@@ -125,6 +126,57 @@ def fits(avail: np.ndarray, req: np.ndarray, workers: int) -> bool:
     return int(workers_per_node(req[None, :], avail).sum()) >= workers
 
 
+class GangRoom:
+    """How many workers of a gang's request the nodes' current room holds: the sum over the
+    nodes of :func:`~simcore.workload.fit.workers_per_node`, which :func:`fits` compares with
+    the workers. The pass asks for every gang it looks at, and most do not fit, so the count is
+    kept per request and node and brought up to date, when asked, on just the nodes whose room
+    changed since that request was last asked for (``ClusterState.touched``, a log of node
+    indices; ``_base`` is the log position of its first entry). Exact: the same integer formula
+    on the same room, node by node."""
+
+    def __init__(self, cl: ClusterState) -> None:
+        self._cl = cl
+        self._log: list[int] = []
+        cl.touched = self._log
+        self._base = 0
+        self._limit = 8 * cl.n + 1024  # log entries kept; a request not asked for since is counted afresh
+        # request -> [workers per node, their sum, log position up to which they are exact]
+        self._counts: dict[tuple[int, int, int], list] = {}
+
+    def holds(self, req: tuple[int, int, int]) -> int:
+        """How many workers of request `req` (units) the room holds, one at a time by any rule."""
+        log, base = self._log, self._base
+        end = base + len(log)
+        entry = self._counts.get(req)
+        if entry is None or entry[2] < base or end - entry[2] > self._cl.n:
+            per_node = workers_per_node(np.array([req], dtype=np.int64), self._cl.avail)[0].tolist()
+            entry = self._counts[req] = [per_node, sum(per_node), end]
+        elif entry[2] < end:
+            per_node, total, avail = entry[0], entry[1], self._cl.avail
+            for k in set(log[entry[2] - base :]):
+                now = _holds(avail[k].tolist(), req)
+                total += now - per_node[k]
+                per_node[k] = now
+            entry[1], entry[2] = total, end
+        if len(log) > self._limit:
+            log.clear()
+            self._base = end
+        return entry[1]
+
+
+def _holds(a: list[int], req: tuple[int, int, int]) -> int:
+    """:func:`~simcore.workload.fit.workers_per_node` of one node's room `a` in Python integers
+    (the same floor division, the same cap)."""
+    n = MAX_WORKERS
+    for d in range(3):
+        if req[d] > 0:
+            q = a[d] // req[d]
+            if q < n:
+                n = q
+    return n
+
+
 class GangRun:
     """The engine run's gang branches (DESIGN-gangs points 1, 6-13), mixed into
     :class:`simcore.engine.loop._Run`, whose state and life cycle they use."""
@@ -140,6 +192,7 @@ class GangRun:
     decisions: list[dict] | None
     preemptive: bool
     now: float
+    room: GangRoom | None  # the gang room count, when the run has gangs
 
     if TYPE_CHECKING:  # the run's life cycle and its policy calls (simcore.engine.loop)
 
@@ -188,7 +241,7 @@ class GangRun:
             book.drop(j)  # all released and still no fit: satisfied afresh
         # no node has more than top (no numpy call); else the count of room for all is exact
         (r0, r1, r2), top = js.req_list[j], cl.top()
-        if r0 <= top[0] and r1 <= top[1] and r2 <= top[2] and fits(cl.avail, req, w):
+        if r0 <= top[0] and r1 <= top[1] and r2 <= top[2] and self._fits(req, js.req_list[j], w):
             nodes = place(cl, cl.avail, req, w)
             assert nodes is not None
             self._start(j, nodes[0], nodes)
@@ -223,6 +276,13 @@ class GangRun:
         book.drop(j)
         self._start(j, nodes[0], nodes)
         return tuple(victims)
+
+    def _fits(self, req: np.ndarray, req_t: tuple[int, int, int], w: int) -> bool:
+        """Do `w` workers of `req` (also the tuple `req_t`) fit in the available room now
+        (:func:`fits`, counted by the room count)?"""
+        if self.room is None:
+            return fits(self.cl.avail, req, w)
+        return self.room.holds(req_t) >= w
 
     def _search(
         self, te: int, avail: np.ndarray, cands: Candidates, everyone: Candidates | None

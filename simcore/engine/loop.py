@@ -27,7 +27,7 @@ from simcore import units
 from simcore.engine.budget import PreemptionBudget
 from simcore.engine.cluster import ClusterState
 from simcore.engine.eventlog import EventLog
-from simcore.engine.gang import GangRun, read_only
+from simcore.engine.gang import GangRoom, GangRun, read_only
 from simcore.engine.jobstate import JobState
 from simcore.engine.pending import UNBOUNDED, Waiting
 from simcore.engine.queue_order import job_order
@@ -77,6 +77,7 @@ class _Run(GangRun):
         self.cl = ClusterState(cluster, config.placement, req.min(axis=0) if n else None)
         self.js = JobState(jobs, req, order_rank, config)
         self.gangs = jobs.has_gangs
+        self.room = GangRoom(self.cl) if self.gangs else None
         self.running = RunningTable(n)
         self.book = ReservationBook(self.cl, req)
         self.log = EventLog()
@@ -108,10 +109,7 @@ class _Run(GangRun):
                 self._release(j)
             for j in arrived:
                 log.add(t, j, SUBMIT, -1)
-            joining = released + arrived
-            if joining:
-                waiting.add(joining)
-            freed = self._pass(joining)
+            freed = self._pass(released + arrived)
             if freed:  # released within the pass (grace 0): they join after it
                 waiting.add(freed)
             if self.watch is not None:
@@ -195,13 +193,21 @@ class _Run(GangRun):
         been given back since (finishes, releases and returned reservations bump
         ``cluster.version``), and a job that cannot fit has no effect on the pass.
         """
-        if not len(self.waiting):
+        w, v0 = self.waiting, self.cl.version
+        only = not self.strict and v0 == self.version_seen  # only the joiners (and TE jobs) are looked at
+        deferred: set[int] = set()
+        if only and joining:  # see _walk_greedy; the others join the queue now
+            te, exempt = self.js.is_te_list, self.n_exempt if self.preemptive else 0
+            deferred = {j for j in joining if w.rank[j] >= exempt and not (self.preemptive and te[j])}
+            w.add([j for j in joining if j not in deferred])
+        else:
+            w.add(joining)
+        if not len(w) and not deferred:
             return ()
-        v0 = self.cl.version
         if self.strict:
             freed = self._walk_strict()
         else:
-            freed = self._walk_greedy(joining if v0 == self.version_seen else None)
+            freed = self._walk_greedy(joining if only else None, deferred)
         # a pass during which room was given back looked at some jobs before it: look again next time
         self.version_seen = self.cl.version if self.cl.version == v0 else -1
         return freed
@@ -222,10 +228,16 @@ class _Run(GangRun):
             r = w.queue.next_within(r + 1, _UNBOUNDED)
         return freed
 
-    def _walk_greedy(self, only: list[int] | None) -> tuple[int, ...]:
+    def _walk_greedy(self, only: list[int] | None, deferred: set[int]) -> tuple[int, ...]:
         """backfill = greedy. TE jobs that may preempt are always looked at; of the others,
         only `only` (this instant's joiners) when no room was given back, else every job
-        that could fit somewhere."""
+        that could fit somewhere.
+
+        The joiners in `deferred` (of `only`, those no TE step looks at) are not in the queue
+        yet: each joins it once looked at and not placed, the rest as soon as room is given
+        back (the walk then reads the queue). Nothing reads the queue before that, so this is
+        the walk of a queue that held them from the start, without adding and removing the
+        joiners placed at once (most of them, on a cluster with room)."""
         w, cl, job_of_rank = self.waiting, self.cl, self.waiting.job_of_rank
         freed: tuple[int, ...] = ()  # () + () allocates nothing: the common case
         exempt_end = 0
@@ -237,38 +249,45 @@ class _Run(GangRun):
                 if released is not None:
                     w.remove(r)
                     freed += released
-                if cl.version != before:
+                if cl.version != before and only is not None:
                     only = None
+                    w.add(deferred)
         pos = exempt_end
         if only is not None:
-            for r in sorted([w.rank[j] for j in only]):
+            ranks = sorted([w.rank[j] for j in only])
+            for i, r in enumerate(ranks):
                 if r < exempt_end:
                     continue
                 before = cl.version
-                released = self._try_job(job_of_rank[r])
+                j = job_of_rank[r]
+                released = self._try_job(j)
                 if released is not None:
-                    w.remove(r)
+                    if j not in deferred:
+                        w.remove(r)
                     freed += released
+                elif j in deferred:
+                    w.add((j,))
                 if cl.version != before:  # room was given back: every later job may fit now
+                    w.add([x for x in (job_of_rank[q] for q in ranks[i + 1 :]) if x in deferred])
                     pos = r + 1
                     break
             else:
                 return freed
-        # jobs here have no side effect unless placed, and only a placement or a returned
-        # reservation changes avail, so the bound is always the current one
-        r = w.queue.next_within(pos, self._bound())
-        while r >= 0:
-            released = self._try_job(job_of_rank[r])
-            if released is not None:
-                w.remove(r)
-                freed += released
-            r = w.queue.next_within(r + 1, self._bound())
-        return freed
-
-    def _bound(self) -> tuple[int, int, int]:
-        """Per dimension, the largest request that may still fit somewhere."""
-        m0, m1, m2 = self.cl.top()
-        return (m0, m1, m2)
+        # jobs here have no side effect unless placed, so the bound (per dimension, the largest
+        # request that may still fit somewhere) only shrinks, as scan() needs; should room be
+        # given back all the same, the scan starts afresh after that job on the new bound
+        while True:
+            version = cl.version
+            for r in w.queue.scan(pos, cl.top):
+                released = self._try_job(job_of_rank[r])
+                if released is not None:
+                    w.remove(r)
+                    freed += released
+                if cl.version != version:
+                    pos = r + 1
+                    break
+            else:
+                return freed
 
     def _try_job(self, j: int) -> tuple[int, ...] | None:
         """Handle one pending job: None when it stays pending (nominated or not), else it was

@@ -17,7 +17,7 @@ never hide a job; a block found to hold no candidate gets its bound recomputed.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -152,6 +152,55 @@ class PendingQueue:
             # (ABSENT bounds of empty blocks never win; blocks outside lo..hi are empty)
             self.gmin = np.minimum.reduce(self.bmin[self.lo_block : self.hi_block + 1], 0).tolist()
         return -1
+
+    def scan(self, start: int, bound: Callable[[], list[int]]) -> Iterator[int]:
+        """The pending ranks >= start whose request is within ``bound()`` when reached, in rank order.
+
+        For a walk that removes at most the rank it was just given, adds none, and whose bound
+        never grows meanwhile: it then yields exactly what repeated :meth:`next_within` calls
+        (from the last rank + 1, on the current bound) would, but reads a block's candidates
+        with one numpy call instead of a search per rank. The candidates are a snapshot under
+        the bound of when it was taken; the ranks after the one removed stay pending, so it stays
+        exact until the bound changes, and then the candidates are read afresh on the new bound."""
+        req = self.req_list
+        pos = start
+        while self.short is None:
+            bnd = bound()
+            g = self.gmin
+            if self.count == 0 or g[0] > bnd[0] or g[1] > bnd[1] or g[2] > bnd[2]:
+                return
+            b0, b1 = max(pos // BLOCK, self.lo_block), self.hi_block + 1
+            if b0 >= b1:
+                return
+            bnd_a = np.array(bnd)
+            blocks = _all(self.bmin[b0:b1] <= bnd_a, 1).nonzero()[0]
+            fresh, found = False, False  # fresh: the candidates must be read afresh from pos
+            for b in blocks.tolist():
+                b += b0
+                if self.short is not None:  # shrunk to a sorted list by a removal: read that from here on
+                    pos, fresh = max(pos, b * BLOCK), True
+                    break
+                lo, hi = max(pos, b * BLOCK), (b + 1) * BLOCK
+                ranks = (lo + _all(self.req_pad[lo:hi] <= bnd_a, 1).nonzero()[0]).tolist()
+                if not ranks and lo == b * BLOCK:  # the whole block: tighten its bound (as next_within)
+                    self.bmin[b] = np.minimum.reduce(self.req_pad[lo:hi], 0)
+                found = found or bool(ranks)
+                for r in ranks:
+                    if bound() != bnd:  # the bound shrank
+                        pos, fresh = r, True
+                        break
+                    yield r
+                if fresh:
+                    break
+            if not fresh:
+                if len(blocks) and not found and self.short is None:  # tighten the global bound too
+                    self.gmin = np.minimum.reduce(self.bmin[self.lo_block : self.hi_block + 1], 0).tolist()
+                return
+        for r in self.short[bisect_left(self.short, pos) :]:  # a copy: the walk removes from the list
+            m0, m1, m2 = bound()
+            c0, c1, c2 = req[r]
+            if c0 <= m0 and c1 <= m1 and c2 <= m2:
+                yield r
 
 
 class Waiting:

@@ -1,0 +1,153 @@
+"""The engine's fast paths against the plain computations they replace (issue 21).
+
+Each fast path is exact by construction; these tests compare it with the reference it stands in
+for on random operation sequences, after every step: the pending queue's batched walk
+(:meth:`PendingQueue.scan`) against repeated ``next_within`` searches, and the gang room count
+(:class:`GangRoom`) against :func:`workers_per_node` summed over the nodes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from simcore.engine.cluster import ClusterState
+from simcore.engine.gang import GangRoom
+from simcore.engine.pending import BLOCK, SHORT, PendingQueue
+from simcore.model import ClusterSpec, Node, Resources
+from simcore.units import SCALE
+from simcore.workload.fit import workers_per_node
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _walk_by_search(q: PendingQueue, start: int, bounds: list[list[int]], removes: set[int]) -> list[int]:
+    """The walk as the engine did it before ``scan``: next_within from the last rank + 1, on the
+    bound of that step (``bounds[step]``, the last one after the list ends)."""
+    seen: list[int] = []
+    r = q.next_within(start, tuple(bounds[0]))  # type: ignore[arg-type]
+    while r >= 0:
+        seen.append(r)
+        if r in removes:
+            q.remove(r)
+        r = q.next_within(r + 1, tuple(bounds[min(len(seen), len(bounds) - 1)]))  # type: ignore[arg-type]
+    return seen
+
+
+def _walk_by_scan(q: PendingQueue, start: int, bounds: list[list[int]], removes: set[int]) -> list[int]:
+    seen: list[int] = []
+    for r in q.scan(start, lambda: bounds[min(len(seen), len(bounds) - 1)]):
+        seen.append(r)
+        if r in removes:
+            q.remove(r)
+    return seen
+
+
+@SETTINGS
+@given(
+    n=st.integers(1, 4 * BLOCK),
+    pending=st.integers(0, 3 * BLOCK),
+    seed=st.integers(0, 2**32 - 1),
+    start=st.integers(0, 4 * BLOCK),
+)
+def test_scan_yields_what_repeated_searches_do(n, pending, seed, start):
+    """With a bound that shrinks as the walk goes and removals of the ranks just yielded (which
+    cross the block/short switch), scan yields the same ranks as the searches it replaces, and
+    leaves the queue in the same state."""
+    rng = np.random.default_rng(seed)
+    req = [tuple(int(x) for x in row) for row in rng.integers(0, 6, size=(n, 3))]
+    ranks = rng.permutation(n)[: min(pending, n)].tolist()
+    removes = {r for r in ranks if rng.random() < 0.7}
+    first = [int(x) for x in rng.integers(2, 7, size=3)]
+    bounds = [first]
+    for _ in range(len(ranks)):  # never growing
+        bounds.append([max(0, b - int(rng.integers(0, 2) * rng.integers(0, 2))) for b in bounds[-1]])
+    a, b = PendingQueue(req), PendingQueue(req)
+    for r in ranks:
+        a.add(r)
+        b.add(r)
+    assert _walk_by_scan(a, start, bounds, removes) == _walk_by_search(b, start, bounds, removes)
+    assert len(a) == len(b)
+    for r in range(n):
+        assert a.next_within(r, req[r], r + 1) == b.next_within(r, req[r], r + 1)
+
+
+def test_scan_switches_to_the_short_list_when_removals_shrink_the_queue():
+    """A walk that places almost every job turns the block arrays into the sorted short list
+    mid-walk; the ranks after the switch are still all yielded."""
+    n = 2 * BLOCK
+    q = PendingQueue([(1, 1, 1)] * n)
+    for r in range(0, n, 4):
+        q.add(r)
+    seen = []
+    for r in q.scan(0, lambda: [1, 1, 1]):
+        seen.append(r)
+        if len(q) > SHORT // 4:
+            q.remove(r)
+    assert seen == list(range(0, n, 4))
+    assert q.short is not None and len(q) == SHORT // 4
+
+
+OPS = st.lists(
+    st.tuples(st.sampled_from(["allocate", "release", "ask"]), st.integers(0, 5), st.integers(0, 3)), max_size=80
+)
+
+
+@SETTINGS
+@given(ops=OPS, seed=st.integers(0, 2**32 - 1))
+def test_gang_room_counts_what_workers_per_node_sums(ops, seed):
+    """Through allocations and give-backs on random nodes, and asks for several requests at
+    different times (some counts stale for long, the log trimmed), every count equals the
+    numpy formula on the room then."""
+    rng = np.random.default_rng(seed)
+    cl = ClusterState(ClusterSpec.uniform(6, 8, 64, 8), "best_fit")
+    room = GangRoom(cl)
+    room._limit = 5  # trim often: requests not asked for since are counted afresh
+    shapes = [(1000, 1024, 1000), (4000, 0, 2000), (0, 0, 0), (8000, 65536, 8000)]
+    held: list[tuple[int, tuple[int, int, int]]] = []
+    for op, k, s in ops:
+        if op == "allocate":
+            amount = tuple(int(x) for x in rng.integers(0, 3000, size=3))
+            cl.allocate(k, amount)  # may go below zero: the formula floors negative room too
+            held.append((k, amount))
+        elif op == "release" and held:
+            node, amount = held.pop(int(rng.integers(0, len(held))))
+            cl.release(node, amount)
+        else:
+            req = shapes[s]
+            expected = int(workers_per_node(np.array([req], dtype=np.int64), cl.avail).sum())
+            assert room.holds(req) == expected
+
+
+@SETTINGS
+@given(
+    n=st.integers(1, 12),
+    shapes=st.lists(st.tuples(*[st.sampled_from([0, 4, 8, 16])] * 3), min_size=1, max_size=3),
+    placement=st.sampled_from(["best_fit", "worst_fit", "first_fit"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_choose_by_groups_picks_what_the_numpy_pass_does(n, shapes, placement, seed):
+    """The pick over groups of equal nodes and the numpy pass over every node agree on every
+    request through random allocations and give-backs (small capacities: many equal slacks)."""
+    rng = np.random.default_rng(seed)
+    caps = [shapes[i] for i in rng.integers(0, len(shapes), n).tolist()]
+    spec = ClusterSpec(
+        tuple(Node(f"n{k}", Resources(*(c / s for c, s in zip(cap, SCALE, strict=True)))) for k, cap in enumerate(caps))
+    )
+    grouped, vectorised = ClusterState(spec, placement), ClusterState(spec, placement)
+    grouped.group_max, vectorised.group_max = 10**9, 0
+    held: list[tuple[int, tuple[int, int, int]]] = []
+    for _ in range(60):
+        req = tuple(int(x) for x in rng.integers(0, 9, 3))
+        k = grouped.choose(np.array(req, dtype=np.int64), req)
+        assert k == vectorised.choose(np.array(req, dtype=np.int64), req), (req, vectorised.avail.tolist())
+        if k >= 0 and rng.random() < 0.6:
+            grouped.allocate(k, req)
+            vectorised.allocate(k, req)
+            held.append((k, req))
+        elif held:
+            k2, amount = held.pop(int(rng.integers(0, len(held))))
+            grouped.release(k2, amount)
+            vectorised.release(k2, amount)
+        assert grouped.avail.tolist() == vectorised.avail.tolist()
