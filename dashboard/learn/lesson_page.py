@@ -59,7 +59,6 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
     """The time control and the cluster at the chosen instant: a fragment that reruns on its own
     every PLAY_SECONDS while ``ticking`` (playing)."""
     run = runs[label]
-    config = item.variant(label).config
     times = lesson_views.instants(run.events)
     last = len(times) - 1
     key = state.lesson_step_key(item.key, label)
@@ -97,8 +96,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
         label_visibility="collapsed",
     )
     t = times[int(index)]
-    losses = gantt_views.preemption_losses(run.segments, run.events, config)
-    snap = lesson_views.snapshot(run.jobs, run.events, run.segments, losses, t)
+    snap = lesson_views.snapshot(run.jobs, run.events, run.segments, run.lost, t)
 
     left, right = st.columns([2, 3])
     with left:
@@ -118,6 +116,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
             [n.name for n in cluster.nodes],
             (0.0, span_h),
             selected={"time": t},
+            lost={name: r.lost for name, r in runs.items()},
         )
         lanes = sum(len(p.layout) for p in gantt.panels)
         # a lesson has few lanes: draw them tall enough to read the job ids on the bars
