@@ -43,13 +43,15 @@ def show(scenario: Scenario, comparison: data.Comparison) -> None:
     )
     c3.multiselect("Nodes", cluster.names, key=keys.GANTT_NODES.name)
     w1, w2, w3, w4 = st.columns([2.2, 1.1, 1.4, 1.3], vertical_alignment="bottom")
-    w1.slider(
+    lo, hi = w1.slider(
         "Time window (h)",
         0.0,
-        setup.span,
+        setup.span,  # the run's length, in whole hours
         step=1.0,
+        format="%.0f h",
         key=keys.GANTT_WINDOW.name,
-        help="the hours loaded into the chart; zoom inside it by dragging on the chart (down to seconds)",
+        help="the hours loaded into the chart, counted from the run's start; zoom inside it by dragging on the "
+        "chart (down to seconds)",
     )
     w2.selectbox(
         "Zoom around a preemption",
@@ -70,6 +72,11 @@ def show(scenario: Scenario, comparison: data.Comparison) -> None:
             disabled=setup.preempts.empty,
             width="stretch",
         )
+    # the window in the units of the chart's time axis (day 1 = the run's first 24 hours)
+    st.caption(
+        f"Window: {fmt.clock(lo * views.HOUR)} to {fmt.clock(hi * views.HOUR)} ({fmt.duration((hi - lo) * views.HOUR)}) "
+        f"of a run of {fmt.duration(setup.span * views.HOUR)}."
+    )
     choice = state.gantt_choice(session)
     gantt = gantt_views.gantt_view(
         {p: (runs[p].segments, runs[p].events) for p in choice.policies},

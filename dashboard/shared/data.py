@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
+import threading
 import time
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import asdict, replace
@@ -263,7 +265,7 @@ def compare(
     policies = scenario.policies
     cluster_id = _cluster_hash(cluster)
     configs = [scenario.config(p) for p in policies]
-    keys: list[Hashable] = [("run", workload.key, cluster_id, config_json(c)) for c in configs]
+    keys: list[Hashable] = [_run_key(workload, cluster_id, c) for c in configs]
     # further seeds are keyed by what generates them (same preset, seed and parameters: same jobs)
     extra_cluster = None if scenario.cluster == "workload" else cluster
     where = "own" if extra_cluster is None else cluster_id
@@ -290,6 +292,56 @@ def compare(
     for k in range(1, len(seeds)):
         per_seed.append(dict(zip(policies, values[k * n : (k + 1) * n], strict=True)))
     return Comparison(workload, cluster, runs, per_seed, seeds)
+
+
+def _run_key(workload: Workload, cluster_id: str, config: SimConfig) -> Hashable:
+    """The store's key of one policy's run on the first (or only) workload of a scenario."""
+    return ("run", workload.key, cluster_id, config_json(config))
+
+
+@st.cache_resource(show_spinner=False)
+def warm_default() -> threading.Thread | None:
+    """Start computing the default Explore scenario's runs into the shared store, once per server
+    process (the first script run of any page: Streamlit runs no app code before a first visitor),
+    in a background thread, so its charts are ready, or nearly, when the Explore page asks.
+    Nothing when the default sample is not shipped."""
+    scenario = Scenario()
+    if scenario.sample not in sample_names():
+        return None
+    workload = sample_workload(scenario.sample)
+    cluster = resolve_cluster(scenario, workload, None)
+    configs = tuple(scenario.config(p) for p in scenario.policies)
+    keys = tuple(_run_key(workload, _cluster_hash(cluster), c) for c in configs)
+    args = (workload.table, cluster, configs, ())
+    thread = threading.Thread(
+        target=_warm, args=(keys, args, _store(), _slots(), limits().run_seconds), name="warm-default", daemon=True
+    )
+    thread.start()
+    return thread
+
+
+def _warm(
+    keys: tuple[Hashable, ...],
+    args: tuple[Any, ...],
+    store: BoundedStore,
+    line: slots.ComputeSlots,
+    run_seconds: float,
+) -> None:
+    """The runs of ``keys`` computed as a visitor's would be (claimed, in a slot, in a worker
+    process) and stored; a visitor asking meanwhile waits for them instead of computing them again."""
+    if all(store.get(k) is not None for k in keys) or store.claim(keys) is not None:
+        return  # already there, or a visitor is computing them
+    try:
+        with slots.turn(line, lambda _place: None, worker.POLL_SECONDS) as ticket:
+            values = worker.run(
+                compute.comparison, args, timeout=run_seconds, heartbeat=lambda _fraction: line.touch(ticket)
+            )
+        for key, value in zip(keys, values, strict=True):
+            store.put(key, value, deep_size(value))
+    except Exception:  # a warm-up that fails costs nothing: the first visitor computes the runs
+        logging.getLogger(__name__).exception("warming the default scenario failed")
+    finally:
+        store.release(keys)
 
 
 def bound(scenario: Scenario, comparison: Comparison, heartbeat: Callable[[float | None], None], command: str) -> Bound:
