@@ -43,7 +43,7 @@ def show(scenario: Scenario, comparison: data.Comparison) -> None:
     )
     c3.multiselect("Nodes", cluster.names, key=keys.GANTT_NODES.name)
     w1, w2, w3, w4 = st.columns([2.2, 1.1, 1.4, 1.3], vertical_alignment="bottom")
-    lo, hi = w1.slider(
+    w1.slider(
         "Time window (h)",
         0.0,
         setup.span,  # the run's length, in whole hours
@@ -73,6 +73,7 @@ def show(scenario: Scenario, comparison: data.Comparison) -> None:
             width="stretch",
         )
     # the window in the units of the chart's time axis (day 1 = the run's first 24 hours)
+    lo, hi = keys.GANTT_WINDOW.read(session)
     st.caption(
         f"Window: {fmt.clock(lo * views.HOUR)} to {fmt.clock(hi * views.HOUR)} ({fmt.duration((hi - lo) * views.HOUR)}) "
         f"of a run of {fmt.duration(setup.span * views.HOUR)}."
