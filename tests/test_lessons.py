@@ -132,6 +132,17 @@ def test_the_lesson_gantt_hatches_the_lost_part_of_the_preempted_bar(
     if lost:
         assert traces[0].showlegend and traces[0].marker.pattern.shape == gantt_charts.GANTT_LOST[0]
         assert traces[0].customdata[0][3] == fmt.duration(lost[0][1] - lost[0][0])  # "45.0 min", "15.0 min"
+    # all three variants stacked, as the lesson draws them: the legend names the lost work once
+    runs = {v.label: RUNS["price", v.label][2] for v in item.variants}
+    stacked = gantt_views.gantt_view(
+        {k: (r.segments, r.events) for k, r in runs.items()},
+        cluster,
+        cluster.names,
+        (0.0, 2.0),
+        lost={k: r.lost for k, r in runs.items()},
+    )
+    lost_traces = [t for t in gantt_charts.gantt_figure(stacked).data if t.name == "lost work"]
+    assert len(lost_traces) == 2 and [t.showlegend for t in lost_traces] == [True, False]  # periodic, none
     # a Gantt asked for no lost work (Explore's) draws none
     assert (
         gantt_views.gantt_view({label: (run.segments, run.events)}, cluster, cluster.names, (0.0, 2.0))

@@ -79,6 +79,8 @@ def gantt_figure(view: GanttView) -> go.Figure:
         subplot_titles=[chart_text(p.policy) for p in view.panels],
     )
     separators: list[dict[str, object]] = []
+    # the legend names the lost work once, on the first panel that has any
+    lost_legend = next((row for row, p in enumerate(view.panels, start=1) if not p.lost.empty), 0)
     for row, panel in enumerate(view.panels, start=1):
         labels = focus_labels(panel.bars, view.focus, view.window)
         labelled = set(labels["bar"])
@@ -135,7 +137,7 @@ def gantt_figure(view: GanttView) -> go.Figure:
                     col=1,
                 )
         if not panel.lost.empty:
-            fig.add_trace(_lost_trace(panel.lost, row == 1), row=row, col=1)
+            fig.add_trace(_lost_trace(panel.lost, row == lost_legend), row=row, col=1)
         if not labels.empty:  # zoomed in: a job's id in the visible part of its bar
             fig.add_trace(
                 go.Scatter(
