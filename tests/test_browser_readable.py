@@ -135,7 +135,7 @@ def test_lost_work_whole_variant_names_and_the_gantt_window_in_chromium() -> Non
         gantt = page.locator(".js-plotly-plot", has=page.locator('.legendtext:text-is("lost work")'))
         assert gantt.count() == 1
         # every variant's name whole, as its panel's title inside the chart
-        titles = {t.inner_text().strip(): t for t in gantt.locator(".annotation-text").all()}
+        titles = {(t.text_content() or "").strip(): t for t in gantt.locator(".annotation-text").all()}  # SVG text
         box = gantt.locator(".main-svg").first.bounding_box()
         for variant in price.variants:
             assert variant.label in titles, (variant.label, list(titles))
