@@ -14,6 +14,7 @@ from dashboard.learn.learn_content import regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
 from dashboard.shared import uploads
 from dashboard.shared.scenario import Scenario
+from simcore import fmt
 from simcore.errors import UserError
 from simcore.stats import BOOTSTRAP_NAME, bootstrap_mean
 
@@ -387,6 +388,8 @@ def test_worth_panel_plots_every_policy_and_jumps_to_a_decision_on_the_gantt() -
     assert wasted == sorted(wasted, reverse=True) and wasted.count(True) == 1
     excess = worst.loc[~worst["wasted"], "excess GPUs"].tolist()
     assert excess == sorted(excess, reverse=True)
+    second = worst.iloc[1]  # its instant as the Gantt's time axis reads it, not raw seconds
+    assert at.selectbox(key="worth_decision").options[1] == f"2. {second['policy']} at {fmt.clock(second['time (s)'])}"
     at.selectbox(key="worth_decision").set_value(1).run()
     next(b for b in at.button if b.label == "Show on the Gantt").click().run()
     assert_clean(at)
