@@ -41,7 +41,10 @@ def show(scenario: Scenario, comparison: data.Comparison, gantt_tab: str) -> Non
         width="stretch",
     )
     # an instant as the Gantt's time axis reads it, not raw seconds
-    labels = [f"{i + 1}. {r.policy} at {fmt.clock(float(r.time))}" for i, r in enumerate(worst.itertuples(index=False))]
+    labels = [
+        f"{i + 1}. {policy} at {fmt.clock(t)}"
+        for i, (policy, t) in enumerate(zip(worst["policy"], worst["time"].to_numpy(float), strict=True))
+    ]
     pick, go = st.columns([3, 1], vertical_alignment="bottom")
     picked = pick.selectbox("Decision", range(len(worst)), format_func=labels.__getitem__, key=keys.WORTH_DECISION.name)
     row = worst.iloc[int(picked)]
