@@ -23,6 +23,7 @@ from simcore.model import ClusterSpec
 
 PLAY_SECONDS = 1.5  # one instant per tick while playing
 LESSON_LANE_PX = 30  # pixels per GPU lane in a lesson's Gantt
+CHAR_PX = 7.5  # the outcome table's text, pixels per character (a wide one: names stay whole)
 
 
 def show() -> None:
@@ -126,5 +127,10 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
         lesson_views.outcome_table(runs),
         hide_index=True,
         width="stretch",
-        column_config={"variant": st.column_config.TextColumn(width="large")},
+        # the variant's name and the last finish ("day 1 02:56:30") whole, the numbers in what is left
+        # ("large" for the name left the last column cut on a 1400 px window)
+        column_config={
+            "variant": st.column_config.TextColumn(width=int(CHAR_PX * max(len(name) for name in runs)) + 24),
+            "last finish": st.column_config.TextColumn(width="medium"),
+        },
     )
