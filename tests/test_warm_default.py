@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from helpers.waiting import HANG_SECONDS
 
-from dashboard.shared import compute, data, slots, worker
+from dashboard.shared import compute, data, runkeys, slots, warmup, worker
 from dashboard.shared.results import Workload
 from dashboard.shared.scenario import Scenario
 from dashboard.shared.store import BoundedStore
@@ -55,7 +55,9 @@ def test_the_default_scenario_is_computed_once_and_a_visitor_reads_it(
 
 def test_the_warm_up_leaves_runs_a_visitor_is_computing_to_the_visitor(monkeypatch: pytest.MonkeyPatch) -> None:
     scenario, workload, cluster = _default()
-    keys = tuple(data._run_key(workload, data._cluster_hash(cluster), scenario.config(p)) for p in scenario.policies)
+    keys = tuple(
+        runkeys.run_key(workload, runkeys.cluster_hash(cluster), scenario.config(p)) for p in scenario.policies
+    )
     store = BoundedStore(10**9, 3600.0)
     assert store.claim(keys) is None  # a visitor's computation in flight
 
@@ -63,6 +65,6 @@ def test_the_warm_up_leaves_runs_a_visitor_is_computing_to_the_visitor(monkeypat
         raise AssertionError("computed twice")
 
     monkeypatch.setattr(worker, "run", no_computation)
-    data._warm(keys, (workload.table, cluster, (), ()), store, slots.ComputeSlots(1, 1), 60.0)
+    warmup.warm(keys, (workload.table, cluster, (), ()), store, slots.ComputeSlots(1, 1), 60.0)
     assert store.claim(keys) is not None  # still the visitor's
     assert all(store.get(k) is None for k in keys)

@@ -13,14 +13,11 @@ in line (:mod:`dashboard.shared.slots`).
 
 from __future__ import annotations
 
-import hashlib
-import json
-import logging
 import math
 import threading
 import time
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +26,12 @@ import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from dashboard.shared import budget, compute, decisions, notices, slots, uploads, views, worker
+from dashboard.shared import budget, compute, decisions, notices, slots, uploads, views, warmup, worker
 from dashboard.shared.budget import SAMPLE_DIR
 from dashboard.shared.compute import Run
 from dashboard.shared.demo import Limits, limits
 from dashboard.shared.results import Bound, Comparison, Workload
+from dashboard.shared.runkeys import cluster_hash, config_json, run_key
 from dashboard.shared.scenario import Scenario
 from dashboard.shared.store import BoundedStore, deep_size
 from simcore import metrics, presets, samples, units
@@ -122,15 +120,6 @@ def _longest_wait(lim: Limits) -> float:
     (each slot frees within ``run_seconds``) and its own run."""
     turns = math.ceil((lim.max_waiting + lim.max_computations) / lim.max_computations)
     return (turns + 1) * (lim.run_seconds + 10)
-
-
-def config_json(config: SimConfig) -> str:
-    """A canonical text of a config: the cache key of its runs."""
-    return json.dumps(asdict(config), sort_keys=True)  # inf is written as Infinity and read back
-
-
-def _cluster_hash(cluster: ClusterSpec) -> str:
-    return hashlib.sha256(views.cluster_key(cluster).encode()).hexdigest()[:20]
 
 
 def _visitor_present() -> bool:
@@ -263,9 +252,9 @@ def compare(
     base_seed = scenario.knobs.seed
     seeds = [base_seed + i for i in range(scenario.seeds)] if scenario.source == "generate" else [base_seed]
     policies = scenario.policies
-    cluster_id = _cluster_hash(cluster)
+    cluster_id = cluster_hash(cluster)
     configs = [scenario.config(p) for p in policies]
-    keys: list[Hashable] = [_run_key(workload, cluster_id, c) for c in configs]
+    keys: list[Hashable] = [run_key(workload, cluster_id, c) for c in configs]
     # further seeds are keyed by what generates them (same preset, seed and parameters: same jobs)
     extra_cluster = None if scenario.cluster == "workload" else cluster
     where = "own" if extra_cluster is None else cluster_id
@@ -294,61 +283,25 @@ def compare(
     return Comparison(workload, cluster, runs, per_seed, seeds)
 
 
-def _run_key(workload: Workload, cluster_id: str, config: SimConfig) -> Hashable:
-    """The store's key of one policy's run on the first (or only) workload of a scenario."""
-    return ("run", workload.key, cluster_id, config_json(config))
-
-
 @st.cache_resource(show_spinner=False)
 def warm_default() -> threading.Thread | None:
-    """Start computing the default Explore scenario's runs into the shared store, once per server
-    process (the first script run of any page: Streamlit runs no app code before a first visitor),
-    in a background thread, so its charts are ready, or nearly, when the Explore page asks.
-    Nothing when the default sample is not shipped."""
+    """The default Explore scenario's runs computed in the background, once per server process
+    (:mod:`dashboard.shared.warmup`); nothing when the default sample is not shipped."""
     scenario = Scenario()
     if scenario.sample not in sample_names():
         return None
     workload = sample_workload(scenario.sample)
     cluster = resolve_cluster(scenario, workload, None)
     configs = tuple(scenario.config(p) for p in scenario.policies)
-    keys = tuple(_run_key(workload, _cluster_hash(cluster), c) for c in configs)
-    args = (workload.table, cluster, configs, ())
-    thread = threading.Thread(
-        target=_warm, args=(keys, args, _store(), _slots(), limits().run_seconds), name="warm-default", daemon=True
-    )
-    thread.start()
-    return thread
-
-
-def _warm(
-    keys: tuple[Hashable, ...],
-    args: tuple[Any, ...],
-    store: BoundedStore,
-    line: slots.ComputeSlots,
-    run_seconds: float,
-) -> None:
-    """The runs of ``keys`` computed as a visitor's would be (claimed, in a slot, in a worker
-    process) and stored; a visitor asking meanwhile waits for them instead of computing them again."""
-    if all(store.get(k) is not None for k in keys) or store.claim(keys) is not None:
-        return  # already there, or a visitor is computing them
-    try:
-        with slots.turn(line, lambda _place: None, worker.POLL_SECONDS) as ticket:
-            values = worker.run(
-                compute.comparison, args, timeout=run_seconds, heartbeat=lambda _fraction: line.touch(ticket)
-            )
-        for key, value in zip(keys, values, strict=True):
-            store.put(key, value, deep_size(value))
-    except Exception:  # a warm-up that fails costs nothing: the first visitor computes the runs
-        logging.getLogger(__name__).exception("warming the default scenario failed")
-    finally:
-        store.release(keys)
+    keys = tuple(run_key(workload, cluster_hash(cluster), c) for c in configs)
+    return warmup.start(keys, (workload.table, cluster, configs, ()), _store(), _slots(), limits().run_seconds)
 
 
 def bound(scenario: Scenario, comparison: Comparison, heartbeat: Callable[[float | None], None], command: str) -> Bound:
     """The pooled bound (:mod:`simcore.bound`) on the comparison's workload(s), with the scenario's
     knobs; the jobs the real cluster cannot hold are left out, as in the policies' runs."""
     config = bound_config(scenario.config(scenario.baseline))
-    cluster_id = _cluster_hash(comparison.cluster)
+    cluster_id = cluster_hash(comparison.cluster)
     seeds = comparison.seeds
     extra_cluster = None if scenario.cluster == "workload" else comparison.cluster
     where = "own" if extra_cluster is None else cluster_id
@@ -401,7 +354,7 @@ def lesson_runs(
     """A full run per variant of a Learn lesson (its jobs, cluster and configs by label, from
     :mod:`dashboard.learn.lessons`), computed in a worker process and shared like every other run."""
     configs = list(variants.values())
-    keys: list[Hashable] = [("run", views.workload_key(table), _cluster_hash(cluster), config_json(c)) for c in configs]
+    keys: list[Hashable] = [("run", views.workload_key(table), cluster_hash(cluster), config_json(c)) for c in configs]
 
     def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         return compute.comparison, (table, cluster, tuple(configs[i] for i in missing), ())
@@ -430,7 +383,7 @@ def decision_records(
 ) -> list[tuple[dict[str, Any], ...]]:
     """The decision records of each run on the workload (:mod:`dashboard.shared.decisions`),
     computed in a worker process on first use and shared."""
-    cluster_id = _cluster_hash(cluster)
+    cluster_id = cluster_hash(cluster)
     keys: list[Hashable] = [("decisions", workload.key, cluster_id, config_json(c), other) for c, other in runs]
 
     def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
