@@ -13,6 +13,14 @@ ROOT = str(Path(__file__).resolve().parent.parent)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+if __name__ == "__main__":  # a script run, not a worker process re-reading its parent's main module
+    from dashboard.shared import worker
+
+    worker.start()  # the simulator's imports in the forkserver run while this process imports the pages
+    from dashboard.shared import data
+
+    data.warm_default()  # the default scenario's runs, computed in the background once per server process
+
 # a bundled file: a Material icon as page_icon is fetched from fonts.gstatic.com by every visitor
 ICON = str(Path(__file__).resolve().parent / "static" / "favicon.png")
 st.set_page_config(page_title="TE/BE preemption explorer", page_icon=ICON, layout="wide")

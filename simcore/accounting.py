@@ -56,6 +56,7 @@ class Accounting:
     """Per preemption (a signalled job, in signal order) and per decision (in nomination order)."""
 
     victim: np.ndarray  # signalled job
+    time: np.ndarray  # the signal's time
     cost: dict[str, np.ndarray]  # COSTS name -> per preemption
     repreempted: np.ndarray  # bool per preemption
     decision_of: np.ndarray  # per preemption, its decision (-1: none, not expected)
@@ -99,7 +100,7 @@ def account(result: SimResult) -> Accounting:
     run_s = np.maximum(0.0, st[pre] - st[pre - 1] - restore) if n_pre else np.zeros(0)
     # back to signal order (the log's order), which the lost work and the nominations follow
     order = np.argsort(by_job[pre], kind="stable")
-    victim = sj[pre][order]
+    victim, signal_time = sj[pre][order], st[pre][order]
     lost = np.asarray(result.signal_lost, dtype=float)
     workers = np.asarray(jobs.workers)[victim]
     cost = {
@@ -108,7 +109,7 @@ def account(result: SimResult) -> Accounting:
     }
     repre = (restarted & (run_s < REPREEMPT_WINDOW))[order]
     decision_of, excess, wasted = _decisions(result, rows[by_job[pre]][order], gpu_w)
-    return Accounting(victim, cost, repre, decision_of, excess, wasted)
+    return Accounting(victim, signal_time, cost, repre, decision_of, excess, wasted)
 
 
 def _decisions(result: SimResult, pre_rows: np.ndarray, gpu_w: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -202,6 +203,21 @@ def annotated_decisions(result: SimResult) -> list[dict[str, Any]]:
         mine = next(values) if rec["victims"] else dict.fromkeys(DECISION_FIELDS)
         out.append({**rec, **mine})
     return out
+
+
+#: the columns of :func:`lost_work`
+LOST_COLUMNS = ("job_id", "time", "lost")
+
+
+def lost_work(result: SimResult, acc: Accounting | None = None) -> pd.DataFrame:
+    """One row per preemption (signal order): the victim, the signal's time and the seconds of run
+    its signal discarded (the run's record, DESIGN.md section 2; ``gpu_seconds_lost`` without the
+    GPUs). The lost seconds are the last ones the job ran before the signal: the progress since
+    its last kept checkpoint never reaches back past its latest start."""
+    acc = account(result) if acc is None else acc
+    ids = result.jobs.job_id.astype(str)
+    lost = np.asarray(result.signal_lost, dtype=float)
+    return pd.DataFrame({"job_id": ids[acc.victim], "time": acc.time, "lost": lost}, columns=list(LOST_COLUMNS))
 
 
 #: the columns of :func:`decision_table`

@@ -2,8 +2,9 @@
 
 - a value: three significant digits (``0.0123``, ``4.56``, ``1.23e+04``); a table cell: a count as it is;
 - a percent change: signed, one decimal (``-96.6%``); a share (a fraction): ``45.3%``; tenths: ``1234.5``; an offered load: ``0.873``;
-- a duration: seconds below 2 minutes, minutes below 2 hours, hours above (``45 s``, ``12.5 min``,
-  ``30.0 h``, also beyond a day): whole seconds (two digits below one), one decimal otherwise;
+- a duration: seconds below 2 minutes, minutes below 2 hours, hours below a day, then days and whole
+  hours (``45 s``, ``12.5 min``, ``20.0 h``, ``2 d 3 h``): whole seconds (two digits below one), one
+  decimal in minutes and hours;
 - an instant of a run: ``day 2 03:04:05.25`` (day 1 starts at t = 0), as the Gantt's axis reads it;
 - an estimate: ``mean [lo, hi]``, its interval in the mean's format (the spread is named where it is shown);
 - a setting as typed (``0.8``, ``30``, ``inf``), a list of them comma-separated; a size in bytes (``1.5 MB``).
@@ -18,7 +19,7 @@ import math
 from collections.abc import Callable, Iterable
 
 MISSING = "n/a"  # the one symbol for a missing value
-MINUTE, HOUR = 60.0, 3600.0
+MINUTE, HOUR, DAY = 60.0, 3600.0, 86400.0
 #: Below these a duration is shown in the next smaller unit (so 90 s stays seconds, 90 min minutes).
 SECONDS_BELOW, MINUTES_BELOW = 2 * MINUTE, 2 * HOUR
 
@@ -64,7 +65,7 @@ def megabytes(n: int) -> str:
 
 
 def duration(seconds: float) -> str:
-    """A duration in the unit that reads best: 0.25 s, 45 s, 12.5 min, 30.0 h (a sign is kept)."""
+    """A duration in the unit that reads best: 0.25 s, 45 s, 12.5 min, 20.0 h, 2 d 3 h (a sign is kept)."""
     if math.isnan(seconds):
         return MISSING
     size = abs(seconds)
@@ -74,10 +75,13 @@ def duration(seconds: float) -> str:
         return f"{seconds:.0f} s"
     if size < MINUTES_BELOW:
         return f"{seconds / MINUTE:.1f} min"
-    return f"{seconds / HOUR:.1f} h"
+    if round(size / HOUR, 1) < 24:  # "24.0 h" would be a day
+        return f"{seconds / HOUR:.1f} h"
+    days, hours = divmod(round(size / HOUR), 24)
+    sign = "-" if seconds < 0 else ""
+    return f"{sign}{days} d {hours} h" if hours else f"{sign}{days} d"
 
 
-DAY = 24 * HOUR
 #: A column of durations is shown in the largest unit its median reaches at least twice (as :func:`duration`).
 UNITS = (("d", DAY), ("h", HOUR), ("min", MINUTE), ("s", 1.0))
 

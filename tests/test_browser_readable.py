@@ -1,6 +1,7 @@
 """Numbers a person can read and the upload's cluster, checked in Chromium on the running page:
 log-axis tick labels, units in the jobs table's headers, the upload cluster notice and its one-click
-proposal, and the trio grid on a 390 px phone. Self-contained (its own server and browser)."""
+proposal, the trio grid on a 390 px phone, the lost work on a lesson's Gantt with its variants' names
+whole, and the Gantt's window in days and hours. Self-contained (its own server and browser)."""
 
 from __future__ import annotations
 
@@ -101,4 +102,54 @@ def test_readable_numbers_and_the_upload_cluster_in_chromium() -> None:
         assert main[0] <= main[1], main
         phone.screenshot(path=str(ARTIFACTS / "readable-phone-390.png"))
         assert phone.locator('[data-testid="stException"]').count() == 0
+        browser.close()
+
+
+def _choose(page: object, label: str, option: str) -> None:
+    """Pick ``option`` in the select box ``label``; retried, as a rerun may close the list."""
+    box = page.get_by_role("combobox", name=label)
+    for attempt in range(3):
+        box.click()
+        try:
+            page.get_by_role("option", name=option, exact=True).click(timeout=15_000)
+            return
+        except sync_api.TimeoutError:
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")
+
+
+def test_lost_work_whole_variant_names_and_the_gantt_window_in_chromium() -> None:
+    from dashboard.learn import lessons
+
+    price = lessons.lesson("price")
+    with _serve() as url, sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1300})
+
+        # the lesson on the price of preemption: its Gantt hatches the lost work, named in the legend
+        page.goto(f"{url}/learn")
+        _idle(page, ".js-plotly-plot .main-svg")
+        _choose(page, "Lesson", price.title)
+        _idle(page, '.js-plotly-plot .legendtext:text-is("lost work")')
+        gantt = page.locator(".js-plotly-plot", has=page.locator('.legendtext:text-is("lost work")'))
+        assert gantt.count() == 1
+        # every variant's name whole, as its panel's title inside the chart
+        titles = {(t.text_content() or "").strip(): t for t in gantt.locator(".annotation-text").all()}  # SVG text
+        box = gantt.locator(".main-svg").first.bounding_box()
+        for variant in price.variants:
+            assert variant.label in titles, (variant.label, list(titles))
+            title = titles[variant.label].bounding_box()
+            assert box["x"] <= title["x"] and title["x"] + title["width"] <= box["x"] + box["width"], variant.label
+        gantt.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "readable-lesson-lost-work.png"))
+
+        # Explore's Gantt: its window in the time axis' words, the run's length in days and hours
+        page.goto(f"{url}/?tab=Gantt")
+        _idle(page, "text=Window: day")
+        caption = page.get_by_text("Window: day").first.inner_text()
+        assert re.fullmatch(
+            r"Window: day \d+ \d\d:00:00 to day \d+ \d\d:00:00 \(8\.0 h\) of a run of \d+ d( \d+ h)?\.", caption
+        ), caption
+        assert page.locator('[data-testid="stException"]').count() == 0
         browser.close()

@@ -85,8 +85,7 @@ def test_gantt_and_its_decision_view_escape_ids_nodes_and_policies(run: compute.
 
 
 def test_the_lessons_gpu_grid_escapes_ids_and_nodes(run: compute.Run, cluster: ClusterSpec) -> None:
-    losses = gantt_views.preemption_losses(run.segments, run.events, SimConfig(policy="fitgpp", grace=0))
-    snap = lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 100.0)
+    snap = lesson_views.snapshot(run.jobs, run.events, run.segments, run.lost, 100.0)
     assert_plain(gantt_charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)), BOLD, "&lt;te&gt;")
 
 

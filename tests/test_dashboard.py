@@ -3,6 +3,7 @@ upload handling it relies on."""
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from dashboard.learn.learn_content import regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
 from dashboard.shared import uploads
 from dashboard.shared.scenario import Scenario
+from simcore import fmt
 from simcore.errors import UserError
 from simcore.stats import BOOTSTRAP_NAME, bootstrap_mean
 
@@ -80,6 +82,17 @@ def test_url_restores_the_scenario() -> None:
     assert any("150 jobs" in c.value for c in at.caption)
 
 
+def _gantt_span(at: AppTest) -> float:
+    """Hours of the shown policy's run, rounded up: the end of its last segment."""
+    from dashboard.shared import compute, data
+
+    scenario = Scenario()
+    workload = data.sample_workload(scenario.sample)
+    cluster = data.resolve_cluster(scenario, workload, None)
+    run = compute.full_run(workload.table, cluster, scenario.config(at.selectbox(key="x_gantt_policy").value))
+    return float(math.ceil(run.segments["end"].max() / 3600))
+
+
 @pytest.mark.parametrize(
     ("tab", "what"),
     [("Gantt", "gantt"), ("Utilisation and queue", "timeline"), ("Preemptions", None), ("Jobs and downloads", None)],
@@ -91,10 +104,14 @@ def test_each_result_tab_opens_from_the_url(tab: str, what: str | None) -> None:
     assert [c.key for c in charts] == ["percentiles"] + ([what] if what else [])  # beside the trio, then the tab
     if tab == "Gantt":
         assert at.slider(key="x_gantt_window").value == (100.0, 110.0)
+        assert at.slider(key="x_gantt_window").max == _gantt_span(at)  # the run's length, no further
+        # the window in the time axis' words: 100 h = 4 d 4 h, the fifth day
+        assert any("Window: day 5 04:00:00 to day 5 14:00:00 (10.0 h) of a run of" in c.value for c in at.caption)
         assert at.selectbox(key="x_gantt_policy").value == "k8s"
         at.slider(key="x_gantt_window").set_value((0.0, 24.0)).run()
         assert_clean(at)
         assert at.query_params["gantt_window"] in ("0,24", ["0,24"])
+        assert any("Window: day 1 00:00:00 to day 2 00:00:00 (1 d) of a run of" in c.value for c in at.caption)
     if tab == "Jobs and downloads":
         assert len(at.get("download_button")) == 1 + 3 and at.dataframe  # the report's, then the tab's
     if tab == "Preemptions":
@@ -371,6 +388,8 @@ def test_worth_panel_plots_every_policy_and_jumps_to_a_decision_on_the_gantt() -
     assert wasted == sorted(wasted, reverse=True) and wasted.count(True) == 1
     excess = worst.loc[~worst["wasted"], "excess GPUs"].tolist()
     assert excess == sorted(excess, reverse=True)
+    second = worst.iloc[1]  # its instant as the Gantt's time axis reads it, not raw seconds
+    assert at.selectbox(key="worth_decision").options[1] == f"2. {second['policy']} at {fmt.clock(second['time (s)'])}"
     at.selectbox(key="worth_decision").set_value(1).run()
     next(b for b in at.button if b.label == "Show on the Gantt").click().run()
     assert_clean(at)

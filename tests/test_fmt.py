@@ -27,8 +27,13 @@ NAN, INF = math.nan, math.inf
         (-8, "-8 s"),
         (7199, "120.0 min"),  # 7199 / 60 = 119.98: still minutes below 2 hours
         (7200, "2.0 h"),
-        (90_000, "25.0 h"),  # more than a day stays in hours: 90000 / 3600
-        (3 * 86_400, "72.0 h"),
+        (86_219, "23.9 h"),  # 23.95 h: still hours
+        (86_221, "1 d"),  # 23.95 h rounds to 24.0 h: a day
+        (90_000, "1 d 1 h"),  # beyond a day: days and whole hours (25 h)
+        (183_600, "2 d 3 h"),  # 51 h
+        (185_400, "2 d 4 h"),  # 51.5 h rounds to 52 h (half to even)
+        (3 * 86_400, "3 d"),
+        (-90_000, "-1 d 1 h"),
         (NAN, "n/a"),
         (INF, "inf s"),
     ],

@@ -14,7 +14,8 @@ from streamlit.testing.v1 import AppTest
 from dashboard.learn import exercises, lesson_views, lessons
 from dashboard.learn.learn_content import regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
-from dashboard.shared import compute, gantt_views
+from dashboard.shared import compute, gantt_charts, gantt_views
+from simcore import fmt
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "dashboard" / "streamlit_app.py")
@@ -176,23 +177,68 @@ def test_lessons_stay_tiny() -> None:
 
 @pytest.mark.parametrize("key", list(RUNS), ids=lambda k: f"{k[0]}-{k[1]}")
 def test_losses_per_preemption_add_up_to_the_engines_lost_work(key: tuple[str, str]) -> None:
-    _, variant, run = RUNS[key]
-    losses = gantt_views.preemption_losses(run.segments, run.events, variant.config)
-    per_job = losses.groupby("job_id")["lost"].sum()
+    _, _, run = RUNS[key]
+    per_job = run.lost.groupby("job_id")["lost"].sum()
     engine = run.jobs.set_index("job_id")["lost_work"]
     assert per_job.reindex(engine.index, fill_value=0.0).tolist() == engine.tolist()
-    assert len(losses) == (run.events["event"] == "preempt").sum()
+    assert len(run.lost) == (run.events["event"] == "preempt").sum()
+    assert run.lost["time"].tolist() == run.events.loc[run.events["event"] == "preempt", "time"].tolist()
+
+
+# the lost part of the preempted bar, hand-derived: job 1 runs from 0 and is signalled at 2700 s (45 min);
+# periodic checkpoints every 30 min keep 1800 s, so 900 s are lost; none keeps nothing; on_preempt keeps all
+@pytest.mark.parametrize(
+    ("label", "lost"),
+    [
+        ("checkpoint none", [(0.0, 2700.0)]),
+        ("checkpoint periodic (every 30 min)", [(1800.0, 2700.0)]),
+        ("checkpoint on_preempt", []),
+    ],
+)
+def test_the_lesson_gantt_hatches_the_lost_part_of_the_preempted_bar(
+    label: str, lost: list[tuple[float, float]]
+) -> None:
+    item, _, run = RUNS["price", label]
+    cluster = lessons.load(item)[1]
+    view = gantt_views.gantt_view(
+        {label: (run.segments, run.events)}, cluster, cluster.names, (0.0, 2.0), lost={label: run.lost}
+    )
+    bars = view.panels[0].lost
+    assert list(zip(bars["start"], bars["end"], strict=True)) == lost
+    assert set(bars["job_id"]) == ({"1"} if lost else set())
+    figure = gantt_charts.gantt_figure(view)
+    traces = [t for t in figure.data if t.name == "lost work"]
+    assert len(traces) == (1 if lost else 0)
+    if lost:
+        assert traces[0].showlegend and traces[0].marker.pattern.shape == gantt_charts.GANTT_LOST[0]
+        assert traces[0].customdata[0][3] == fmt.duration(lost[0][1] - lost[0][0])  # "45.0 min", "15.0 min"
+    # all three variants stacked, as the lesson draws them: the legend names the lost work once
+    runs = {v.label: RUNS["price", v.label][2] for v in item.variants}
+    stacked = gantt_views.gantt_view(
+        {k: (r.segments, r.events) for k, r in runs.items()},
+        cluster,
+        cluster.names,
+        (0.0, 2.0),
+        lost={k: r.lost for k, r in runs.items()},
+    )
+    lost_traces = [t for t in gantt_charts.gantt_figure(stacked).data if t.name == "lost work"]
+    assert len(lost_traces) == 2 and [t.showlegend for t in lost_traces] == [True, False]  # periodic, none
+    # a Gantt asked for no lost work (Explore's) draws none
+    assert (
+        gantt_views.gantt_view({label: (run.segments, run.events)}, cluster, cluster.names, (0.0, 2.0))
+        .panels[0]
+        .lost.empty
+    )
 
 
 @pytest.mark.parametrize("key", list(RUNS), ids=lambda k: f"{k[0]}-{k[1]}")
 def test_every_job_is_somewhere_at_every_instant(key: tuple[str, str]) -> None:
     item, variant, run = RUNS[key]
     cluster = lessons.load(item)[1]
-    losses = gantt_views.preemption_losses(run.segments, run.events, variant.config)
     times = lesson_views.instants(run.events)
     assert times == sorted(set(run.events["time"])) and len(times) >= 3
     for t in times:
-        snap = lesson_views.snapshot(run.jobs, run.events, run.segments, losses, t)
+        snap = lesson_views.snapshot(run.jobs, run.events, run.segments, run.lost, t)
         on_gpus = set(snap.grid["job_id"])
         queued = set(snap.queue["job"])
         done = set(run.jobs.loc[run.jobs["finish"] <= t, "job_id"])
@@ -206,9 +252,8 @@ def test_every_job_is_somewhere_at_every_instant(key: tuple[str, str]) -> None:
 
 
 def test_story_tells_the_preemption_with_its_lost_work() -> None:
-    _, variant, run = RUNS["price", "checkpoint none"]
-    losses = gantt_views.preemption_losses(run.segments, run.events, variant.config)
-    snap = lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2700.0)
+    _, _, run = RUNS["price", "checkpoint none"]
+    snap = lesson_views.snapshot(run.jobs, run.events, run.segments, run.lost, 2700.0)
     assert snap.story[0].startswith("TE job 2 arrives")
     assert "BE job 1 on node-0 is preempted" in snap.story[1] and "45.0 min of work" in snap.story[1]
     assert snap.queue["job"].tolist() == ["2"]
@@ -341,15 +386,15 @@ def test_each_lesson_and_variant_draws(key: str) -> None:
 
 
 def test_gpu_grid_colours_each_gpu_as_the_gantt_does() -> None:
-    from dashboard.shared import gantt_charts
 
     item, variant, run = RUNS["price", "checkpoint none"]
     cluster = lessons.load(item)[1]
-    losses = gantt_views.preemption_losses(run.segments, run.events, variant.config)
     at_grace = lesson_views.grid_frame(
-        lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2700.0), cluster
+        lesson_views.snapshot(run.jobs, run.events, run.segments, run.lost, 2700.0), cluster
     )
-    at_te = lesson_views.grid_frame(lesson_views.snapshot(run.jobs, run.events, run.segments, losses, 2730.0), cluster)
+    at_te = lesson_views.grid_frame(
+        lesson_views.snapshot(run.jobs, run.events, run.segments, run.lost, 2730.0), cluster
+    )
     grace = gantt_charts.gpu_grid_figure(at_grace).data[0]
     assert list(grace.marker.color) == [gantt_charts.GANTT_KINDS["grace"][0]] * 4 and list(grace.text) == ["1"] * 4
     te = gantt_charts.gpu_grid_figure(at_te).data[0]

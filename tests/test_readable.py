@@ -103,6 +103,7 @@ def test_the_chart_guide_is_written_from_the_charts_constants() -> None:
         if color:  # restore and grace: their colour and pattern, named
             assert f"{gantt_charts.COLOR_NAMES[color]} with {gantt_charts.PATTERN_NAMES[pattern]}" in flat
     assert "red for TE" in flat and "light blue for BE" in flat and "one lane per GPU" in flat
+    assert f"(its lost work) is covered with {gantt_charts.PATTERN_NAMES[gantt_charts.GANTT_LOST[0]]}" in flat
     assert f"`{CPU_LANE}` lane" in flat and flat.count(BOOTSTRAP_NAME) == 2
     assert "1, 2, 5, 10, 20, 50, ..." in flat
     for stale in ("orange", "standard deviation", "one lane per node"):  # the old charts
@@ -223,15 +224,14 @@ def test_the_lesson_queue_counts_waiting_from_the_jobs_last_event() -> None:
     """Lesson (c), checkpoint none: BE job 1 runs from 0, is preempted at 2700 when TE job 2 arrives,
     released at 2730 and waits until 3330. At 2730 it has waited 0 s, not 2730 s since its submit."""
     from dashboard.learn import lesson_views, lessons
-    from dashboard.shared import compute, gantt_views
+    from dashboard.shared import compute
 
     item = next(i for i in lessons.LESSONS if i.key == "price")
     variant = next(v for v in item.variants if v.label == "checkpoint none")
     run = compute.full_run(*lessons.load(item), variant.config)
-    losses = gantt_views.preemption_losses(run.segments, run.events, variant.config)
 
     def queue(t: float) -> list[list[str]]:
-        return lesson_views.snapshot(run.jobs, run.events, run.segments, losses, t).queue.values.tolist()
+        return lesson_views.snapshot(run.jobs, run.events, run.segments, run.lost, t).queue.values.tolist()
 
     assert queue(2700.0) == [["2", "TE", "0 s"]]
     assert queue(2730.0) == [["1", "BE", "0 s"]]

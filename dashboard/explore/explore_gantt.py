@@ -48,10 +48,12 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
     w1.slider(
         "Time window (h)",
         0.0,
-        setup.span,
+        setup.span,  # the run's length, in whole hours
         step=1.0,
+        format="%.0f h",
         key=keys.GANTT_WINDOW.name,
-        help="the hours loaded into the chart; zoom inside it by dragging on the chart (down to seconds)",
+        help="the hours loaded into the chart, counted from the run's start; zoom inside it by dragging on the "
+        "chart (down to seconds)",
     )
     w2.selectbox(
         "Zoom around a preemption",
@@ -72,6 +74,12 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
             disabled=setup.preempts.empty,
             width="stretch",
         )
+    # the window in the units of the chart's time axis (day 1 = the run's first 24 hours)
+    lo, hi = keys.GANTT_WINDOW.read(session)
+    st.caption(
+        f"Window: {fmt.clock(lo * views.HOUR)} to {fmt.clock(hi * views.HOUR)} ({fmt.duration((hi - lo) * views.HOUR)}) "
+        f"of a run of {fmt.duration(setup.span * views.HOUR)}."
+    )
     choice = state.gantt_choice(session)
     why = {}
     for shown in choice.policies:

@@ -21,6 +21,7 @@ from dashboard.shared import budget, compute, data, gantt_views, keys, notices, 
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.compute import Run
 from dashboard.shared.demo import limits
+from dashboard.shared.runkeys import cluster_hash, config_json
 from dashboard.shared.scenario import Scenario
 from dashboard.shared.views import HOUR
 from simcore import whatif
@@ -227,7 +228,8 @@ def ask(
     try:
         budget.check_whatif(workers, simulations, lim, command)
         with notices.progress(waiting) as heartbeat:
-            return data.what_if(comparison, config, question, call, heartbeat, command)
+            key = ("whatif", comparison.workload.key, cluster_hash(comparison.cluster), config_json(config), *question)
+            return data.computed(key, *call, heartbeat, command)
     except worker.TimedOut:
         notices.error(budget.timed_out("This what-if", lim, command))
     except UserError as exc:

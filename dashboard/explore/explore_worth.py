@@ -16,6 +16,7 @@ from dashboard.explore import charts, worth_views
 from dashboard.shared import data, keys, state, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.scenario import Scenario
+from simcore import fmt
 from simcore.policies import POLICIES
 
 
@@ -39,7 +40,11 @@ def show(scenario: Scenario, comparison: data.Comparison, gantt_tab: str) -> Non
         hide_index=True,
         width="stretch",
     )
-    labels = [f"{i + 1}. {r.policy} at t = {r.time:,.0f} s" for i, r in enumerate(worst.itertuples(index=False))]
+    # an instant as the Gantt's time axis reads it, not raw seconds
+    labels = [
+        f"{i + 1}. {policy} at {fmt.clock(t)}"
+        for i, (policy, t) in enumerate(zip(worst["policy"], worst["time"].to_numpy(float), strict=True))
+    ]
     pick, go = st.columns([3, 1], vertical_alignment="bottom")
     picked = pick.selectbox("Decision", range(len(worst)), format_func=labels.__getitem__, key=keys.WORTH_DECISION.name)
     row = worst.iloc[int(picked)]

@@ -23,6 +23,7 @@ from simcore.model import ClusterSpec
 
 PLAY_SECONDS = 1.5  # one instant per tick while playing
 LESSON_LANE_PX = 30  # pixels per GPU lane in a lesson's Gantt
+CHAR_PX = 7.5  # the outcome table's text, pixels per character (a wide one: names stay whole)
 
 
 def show() -> None:
@@ -59,7 +60,6 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
     """The time control and the cluster at the chosen instant: a fragment that reruns on its own
     every PLAY_SECONDS while ``ticking`` (playing)."""
     run = runs[label]
-    config = item.variant(label).config
     times = lesson_views.instants(run.events)
     last = len(times) - 1
     key = state.lesson_step_key(item.key, label)
@@ -97,8 +97,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
         label_visibility="collapsed",
     )
     t = times[int(index)]
-    losses = gantt_views.preemption_losses(run.segments, run.events, config)
-    snap = lesson_views.snapshot(run.jobs, run.events, run.segments, losses, t)
+    snap = lesson_views.snapshot(run.jobs, run.events, run.segments, run.lost, t)
 
     left, right = st.columns([2, 3])
     with left:
@@ -118,6 +117,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
             [n.name for n in cluster.nodes],
             (0.0, span_h),
             selected={"time": t},
+            lost={name: r.lost for name, r in runs.items()},
         )
         lanes = sum(len(p.layout) for p in gantt.panels)
         # a lesson has few lanes: draw them tall enough to read the job ids on the bars
@@ -127,5 +127,10 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
         lesson_views.outcome_table(runs),
         hide_index=True,
         width="stretch",
-        column_config={"variant": st.column_config.TextColumn(width="large")},
+        # the variant's name and the last finish ("day 1 02:56:30") whole, the numbers in what is left
+        # ("large" for the name left the last column cut on a 1400 px window)
+        column_config={
+            "variant": st.column_config.TextColumn(width=int(CHAR_PX * max(len(name) for name in runs)) + 24),
+            "last finish": st.column_config.TextColumn(width="medium"),
+        },
     )

@@ -142,13 +142,10 @@ def build_report(inp: ReportInput) -> str:
     escaped = inp.runs  # the shared charts escape visitor text themselves (plain.chart_text)
     jobs = {p: run.jobs for p, run in escaped.items()}
     gantt, gantt_policies = _gantt(inp, escaped)
-    steps = "".join(
-        f"<h3>{text(p)}</h3>" + sections.preemption_steps(inp.runs[p], inp.configs[p]) for p in gantt_policies
-    )
+    steps = "".join(f"<h3>{text(p)}</h3>" + sections.preemption_steps(inp.runs[p]) for p in gantt_policies)
     log = (
         "".join(
-            f"<h3>{text(p)}</h3>" + sections.decision_log(p, inp.runs[p], inp.configs[p], inp.records, inp.jobs)
-            for p in inp.records
+            f"<h3>{text(p)}</h3>" + sections.decision_log(p, inp.runs[p], inp.records, inp.jobs) for p in inp.records
         )
         or "<p>No policy of this scenario preempts.</p>"
     )

@@ -13,7 +13,7 @@ from dashboard.report.plain_html import text
 from dashboard.shared import decision_text, gantt_views
 from dashboard.shared.compute import Run
 from simcore import fmt
-from simcore.model import JobTable, SimConfig
+from simcore.model import JobTable
 
 #: at most this many preemption steps and decisions per policy are written out (the size cap)
 MAX_ROWS = 60
@@ -49,17 +49,13 @@ def more_note(shown: int, total: int, what: str) -> str:
     return f"<p class='note'>{text(f'The first {shown} of {total} {what} are shown.')}</p>"
 
 
-def preemption_steps(run: Run, config: SimConfig, limit: int = MAX_ROWS) -> str:
+def preemption_steps(run: Run, limit: int = MAX_ROWS) -> str:
     """One policy's preemption signals in time order: time, victim, node, work lost, and the
     TE job whose decision signalled it; at most ``limit`` rows."""
     pre = gantt_views.preemption_list(run.events)
     total = len(pre)
     pre = pre.head(limit)
-    victims = set(pre["job_id"])
-    segments = run.segments[run.segments["job_id"].isin(victims)]
-    events = run.events[run.events["job_id"].isin(victims)]
-    lost = gantt_views.preemption_losses(segments, events, config)
-    lost_at = {(j, t): v for j, t, v in lost.itertuples(index=False)}
+    lost_at = {(j, t): v for j, t, v in run.lost.itertuples(index=False)}
     by_victim: dict[tuple[str, float], str] = {}
     d = run.decisions
     for time, te_job, named in zip(d["time"].to_numpy(float), d["te_job"], d["victims"], strict=True):
@@ -94,7 +90,6 @@ def other_policy(policy: str, preemptive: Sequence[str]) -> str | None:
 def decision_log(
     policy: str,
     run: Run,
-    config: SimConfig,
     records: Mapping[str, Sequence[Mapping[str, Any]]],
     jobs: JobTable,
     limit: int = MAX_ROWS,
@@ -104,10 +99,7 @@ def decision_log(
     mine = [r for r in records[policy] if r["victims"]]
     shown = mine[:limit]
     other = other_policy(policy, list(records))
-    victims = {v for r in shown for v in r["victims"]}
-    lost = gantt_views.preemption_losses(
-        run.segments[run.segments["job_id"].isin(victims)], run.events[run.events["job_id"].isin(victims)], config
-    )
+    lost = run.lost
     items = []
     for record in shown:
         gone = lost[(lost["time"] == record["time"]) & lost["job_id"].isin(record["victims"])]["lost"].sum()

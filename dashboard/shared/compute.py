@@ -36,6 +36,7 @@ class Run:
     util: pd.DataFrame
     queue: pd.DataFrame
     decisions: pd.DataFrame  # one row per preemption decision with its accounting (simcore.accounting)
+    lost: pd.DataFrame  # one row per preemption: job_id, time, lost (seconds; simcore.accounting.lost_work)
 
 
 def full_run(table: JobTable, cluster: ClusterSpec, config: SimConfig) -> Run:
@@ -44,6 +45,7 @@ def full_run(table: JobTable, cluster: ClusterSpec, config: SimConfig) -> Run:
 
 def _run(result: SimResult) -> Run:
     config = result.config
+    acc = accounting.account(result)
     return Run(
         policy=config.policy,
         summary=metrics.summarize(result),
@@ -52,7 +54,8 @@ def _run(result: SimResult) -> Run:
         segments=gantt.segments(result),
         util=metrics.utilization_over_time(result),
         queue=metrics.queue_length_over_time(result),
-        decisions=accounting.decision_table(result),
+        decisions=accounting.decision_table(result, acc),
+        lost=accounting.lost_work(result, acc),
     )
 
 

@@ -13,12 +13,11 @@ in line (:mod:`dashboard.shared.slots`).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
+import threading
 import time
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +26,12 @@ import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from dashboard.shared import budget, compute, decisions, notices, slots, uploads, views, worker
+from dashboard.shared import budget, compute, decisions, notices, slots, uploads, views, warmup, worker
 from dashboard.shared.budget import SAMPLE_DIR
 from dashboard.shared.compute import Run
 from dashboard.shared.demo import Limits, limits
 from dashboard.shared.results import Bound, Comparison, Workload
+from dashboard.shared.runkeys import cluster_hash, config_json, run_key
 from dashboard.shared.scenario import Scenario
 from dashboard.shared.store import BoundedStore, deep_size
 from simcore import metrics, presets, samples, units
@@ -120,15 +120,6 @@ def _longest_wait(lim: Limits) -> float:
     (each slot frees within ``run_seconds``) and its own run."""
     turns = math.ceil((lim.max_waiting + lim.max_computations) / lim.max_computations)
     return (turns + 1) * (lim.run_seconds + 10)
-
-
-def config_json(config: SimConfig) -> str:
-    """A canonical text of a config: the cache key of its runs."""
-    return json.dumps(asdict(config), sort_keys=True)  # inf is written as Infinity and read back
-
-
-def _cluster_hash(cluster: ClusterSpec) -> str:
-    return hashlib.sha256(views.cluster_key(cluster).encode()).hexdigest()[:20]
 
 
 def _visitor_present() -> bool:
@@ -261,9 +252,9 @@ def compare(
     base_seed = scenario.knobs.seed
     seeds = [base_seed + i for i in range(scenario.seeds)] if scenario.source == "generate" else [base_seed]
     policies = scenario.policies
-    cluster_id = _cluster_hash(cluster)
+    cluster_id = cluster_hash(cluster)
     configs = [scenario.config(p) for p in policies]
-    keys: list[Hashable] = [("run", workload.key, cluster_id, config_json(c)) for c in configs]
+    keys: list[Hashable] = [run_key(workload, cluster_id, c) for c in configs]
     # further seeds are keyed by what generates them (same preset, seed and parameters: same jobs)
     extra_cluster = None if scenario.cluster == "workload" else cluster
     where = "own" if extra_cluster is None else cluster_id
@@ -292,11 +283,25 @@ def compare(
     return Comparison(workload, cluster, runs, per_seed, seeds)
 
 
+@st.cache_resource(show_spinner=False)
+def warm_default() -> threading.Thread | None:
+    """The default Explore scenario's runs computed in the background, once per server process
+    (:mod:`dashboard.shared.warmup`); nothing when the default sample is not shipped."""
+    scenario = Scenario()
+    if scenario.sample not in sample_names():
+        return None
+    workload = sample_workload(scenario.sample)
+    cluster = resolve_cluster(scenario, workload, None)
+    configs = tuple(scenario.config(p) for p in scenario.policies)
+    keys = tuple(run_key(workload, cluster_hash(cluster), c) for c in configs)
+    return warmup.start(keys, (workload.table, cluster, configs, ()), _store(), _slots(), limits().run_seconds)
+
+
 def bound(scenario: Scenario, comparison: Comparison, heartbeat: Callable[[float | None], None], command: str) -> Bound:
     """The pooled bound (:mod:`simcore.bound`) on the comparison's workload(s), with the scenario's
     knobs; the jobs the real cluster cannot hold are left out, as in the policies' runs."""
     config = bound_config(scenario.config(scenario.baseline))
-    cluster_id = _cluster_hash(comparison.cluster)
+    cluster_id = cluster_hash(comparison.cluster)
     seeds = comparison.seeds
     extra_cluster = None if scenario.cluster == "workload" else comparison.cluster
     where = "own" if extra_cluster is None else cluster_id
@@ -349,7 +354,7 @@ def lesson_runs(
     """A full run per variant of a Learn lesson (its jobs, cluster and configs by label, from
     :mod:`dashboard.learn.lessons`), computed in a worker process and shared like every other run."""
     configs = list(variants.values())
-    keys: list[Hashable] = [("run", views.workload_key(table), _cluster_hash(cluster), config_json(c)) for c in configs]
+    keys: list[Hashable] = [("run", views.workload_key(table), cluster_hash(cluster), config_json(c)) for c in configs]
 
     def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         return compute.comparison, (table, cluster, tuple(configs[i] for i in missing), ())
@@ -359,11 +364,15 @@ def lesson_runs(
 
 
 def computed(
-    key: Hashable, fn: Callable[..., Any], args: tuple[Any, ...], heartbeat: Callable[[float | None], None]
+    key: Hashable,
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    heartbeat: Callable[[float | None], None],
+    command: str = "",
 ) -> Any:
     """``fn(*args)`` (a module-level function of a page section, e.g. a Learn exercise drawn from a
     seed), computed in a worker process on first use and shared under ``key``."""
-    return _fetch([key], lambda _missing: (_alone, (fn, args)), heartbeat)[0]
+    return _fetch([key], lambda _missing: (_alone, (fn, args)), heartbeat, command)[0]
 
 
 def _alone(fn: Callable[..., Any], args: tuple[Any, ...], _progress: Callable[[float], None]) -> list[Any]:
@@ -378,23 +387,10 @@ def decision_records(
 ) -> list[tuple[dict[str, Any], ...]]:
     """The decision records of each run on the workload (:mod:`dashboard.shared.decisions`),
     computed in a worker process on first use and shared."""
-    cluster_id = _cluster_hash(cluster)
+    cluster_id = cluster_hash(cluster)
     keys: list[Hashable] = [("decisions", workload.key, cluster_id, config_json(c), other) for c, other in runs]
 
     def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         return decisions.records, (workload.table, cluster, tuple(runs[i] for i in missing))
 
     return _fetch(keys, work, heartbeat)
-
-
-def what_if(
-    comparison: Comparison,
-    config: SimConfig,
-    question: tuple[Hashable, ...],
-    call: tuple[Callable[..., Any], tuple[Any, ...]],
-    heartbeat: Callable[[float | None], None],
-    command: str,
-) -> Any:
-    """``call``'s ``fn(*args)``, a what-if on the run of ``config`` keyed by ``question``: computed and shared as any run."""
-    key = ("whatif", comparison.workload.key, _cluster_hash(comparison.cluster), config_json(config), *question)
-    return _fetch([key], lambda _missing: (_alone, call), heartbeat, command)[0]

@@ -16,7 +16,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.shared import data, decision_text, gantt_views, keys, notices, state, worker
+from dashboard.shared import data, decision_text, keys, notices, state, worker
 from dashboard.shared.scenario import Scenario
 from simcore.errors import UserError
 from simcore.model import ClusterSpec
@@ -30,13 +30,10 @@ def _te_gpu(workload: data.Workload, te_job: str) -> float:
     return float(workload.table.request[at, 2][0]) if at.any() else float("nan")
 
 
-def _lost(run: Any, scenario: Scenario, policy: str, chosen: Mapping[str, Any]) -> float:
-    """Work the chosen preemption threw away (DESIGN.md section 2), from the victim's own pieces."""
-    job = chosen["job_id"]
-    mine = gantt_views.preemption_losses(
-        run.segments[run.segments["job_id"] == job], run.events[run.events["job_id"] == job], scenario.config(policy)
-    )
-    at = mine[mine["time"] == chosen["time"]]
+def _lost(run: Any, chosen: Mapping[str, Any]) -> float:
+    """Work the chosen preemption threw away (DESIGN.md section 2): the run's record."""
+    lost = run.lost
+    at = lost[(lost["job_id"] == chosen["job_id"]) & (lost["time"] == chosen["time"])]
     return float(at["lost"].iloc[0]) if len(at) else 0.0
 
 
@@ -80,7 +77,7 @@ def show(
     lines = decision_text.decision_words(
         record,
         _te_gpu(workload, record["te_job"]),
-        _lost(results[policy], scenario, policy, chosen),
+        _lost(results[policy], chosen),
         other or "",
         other_record,
     )

@@ -22,7 +22,9 @@ GANTT_CLASS_COLORS = {"TE": "#D62728", "BE": "#9CC3DA"}
 GANTT_KINDS = {"run": ("", ""), "restore": ("#F2C14E", "."), "grace": ("#555555", "x")}
 #: How the Learn page names the Gantt's colours and patterns (its chart guide is written from these).
 COLOR_NAMES = {"#D62728": "red", "#9CC3DA": "light blue", "#F2C14E": "yellow", "#555555": "dark grey"}
-PATTERN_NAMES = {".": "dots", "x": "crosses"}
+PATTERN_NAMES = {".": "dots", "x": "crosses", "/": "diagonal hatching"}
+#: the lost part of a preempted run bar: hatched over the bar's own colour (pattern, hatch colour)
+GANTT_LOST = ("/", "#111111")
 GANTT_LANE_PX = 11  # pixels per GPU lane: a one-GPU bar holds a 9-pixel label
 GANTT_TICKS = [  # elapsed time labels at every zoom (day 1 = the first 24 hours of the run)
     {"dtickrange": [None, 1000], "value": "%H:%M:%S.%L<br>day %-j"},
@@ -84,6 +86,8 @@ def gantt_figure(view: GanttView) -> go.Figure:
         subplot_titles=[chart_text(p.policy) for p in view.panels],
     )
     separators: list[dict[str, object]] = []
+    # the legend names the lost work once, on the first panel that has any
+    lost_legend = next((row for row, p in enumerate(view.panels, start=1) if not p.lost.empty), 0)
     for row, panel in enumerate(view.panels, start=1):
         labels = focus_labels(panel.bars, view.focus, view.window)
         labelled = set(labels["bar"])
@@ -140,6 +144,8 @@ def gantt_figure(view: GanttView) -> go.Figure:
                     row=row,
                     col=1,
                 )
+        if not panel.lost.empty:
+            fig.add_trace(_lost_trace(panel.lost, row == lost_legend), row=row, col=1)
         if not labels.empty:  # zoomed in: a job's id in the visible part of its bar
             fig.add_trace(
                 go.Scatter(
@@ -232,6 +238,39 @@ def gantt_figure(view: GanttView) -> go.Figure:
         barmode="overlay",
         uniformtext={"minsize": 9, "mode": "hide"},
         uirevision=revision,
+    )
+
+
+def _lost_trace(lost: pd.DataFrame, legend: bool) -> go.Bar:
+    """The lost work of preempted bars: hatching over the end of each bar, its own legend entry."""
+    pattern, hatch = GANTT_LOST
+    return go.Bar(
+        orientation="h",
+        base=gantt_time(lost["start"].to_numpy(float)),
+        x=(lost["end"] - lost["start"]).to_numpy(float) * 1000.0,
+        y=lost["y"],
+        width=lost["height"],
+        name="lost work",
+        legendgroup="lost work",
+        showlegend=legend,
+        marker={
+            "color": "rgba(0,0,0,0)",
+            "pattern": {"shape": pattern, "fgcolor": hatch, "size": 6, "solidity": 0.3},
+            "line": {"width": 1, "color": hatch},
+        },
+        customdata=np.stack(
+            [
+                [f"{c} job {j}" for c, j in zip(lost["job_class"], chart_texts(lost["job_id"]), strict=True)],
+                chart_texts(lost["node"]),
+                lost["lanes"],
+                [fmt.duration(t) for t in lost["lost"]],
+            ],
+            axis=-1,
+        ),
+        hovertemplate=(
+            "%{customdata[0]}: lost work<br>node %{customdata[1]}, GPU lane %{customdata[2]}"
+            "<br>%{customdata[3]} of work since its last kept checkpoint, thrown away by the preemption<extra></extra>"
+        ),
     )
 
 

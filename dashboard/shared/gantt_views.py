@@ -18,7 +18,7 @@ import pandas as pd
 
 from dashboard.shared.views import HOUR
 from simcore import gantt
-from simcore.model import ClusterSpec, SimConfig
+from simcore.model import ClusterSpec
 
 GANTT_EPOCH = pd.Timestamp("2000-01-01")  # the Gantt's date axis reads elapsed time: day 1 00:00 = t 0
 GANTT_GAP = 0.6  # blank rows between two nodes' lanes
@@ -70,6 +70,7 @@ class GanttPanel:
     preempts: pd.DataFrame  # job_id, node, time, y
     layout: pd.DataFrame  # node, lane, y
     total: int  # bars in the window before the cap
+    lost: pd.DataFrame  # LOST_BAR_COLUMNS: the lost part of each preempted run bar (none unless asked for)
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,20 @@ def gantt_bars(segments: pd.DataFrame, layout: pd.DataFrame, window: tuple[float
     return bars.sort_values(["start", "y"], kind="stable", ignore_index=True)
 
 
+LOST_BAR_COLUMNS = ("job_id", "job_class", "node", "lanes", "start", "end", "y", "height", "lost")
+
+
+def lost_bars(bars: pd.DataFrame, lost: pd.DataFrame) -> pd.DataFrame:
+    """The part of each preempted run bar whose work its signal discarded: the last ``lost``
+    seconds before the signal (``lost``: one row per preemption, job_id, time, lost seconds, as
+    :func:`simcore.accounting.lost_work` gives the run's record), drawn inside the bar's window."""
+    runs = bars[bars["kind"] == "run"]
+    hit = runs.merge(lost[lost["lost"] > 0], left_on=["job_id", "seg_end"], right_on=["job_id", "time"])
+    start = np.maximum(hit["time"] - hit["lost"], hit["start"])  # clipped to the window, as the bar is
+    hit = hit.assign(start=start)[start < hit["end"]]
+    return hit[list(LOST_BAR_COLUMNS)].reset_index(drop=True)
+
+
 def gang_note(workers: int) -> str:
     """What a bar's hover adds for a gang: its worker count (nothing for a single-worker job)."""
     return f" (gang of {workers} workers, on every node it holds)" if workers > 1 else ""
@@ -174,8 +189,11 @@ def gantt_view(
     selected: dict[str, Any] | None = None,
     max_bars: int = 3000,
     why: Mapping[str, Mapping[str, str]] | None = None,
+    lost: Mapping[str, pd.DataFrame] | None = None,
 ) -> GanttView:
-    """The Gantt of ``runs`` (policy -> (segments, events)) on ``nodes`` in a window (hours).
+    """The Gantt of ``runs`` (policy -> (segments, events)) on ``nodes`` in a window (hours);
+    with ``lost`` (policy -> its run's lost work per preemption), the lost part of each preempted
+    bar too (:func:`lost_bars`).
 
     ``why`` (policy -> job id -> its longest wait's reason, :func:`dashboard.shared.views.why_by_job`)
     fills each bar's ``why`` (empty for a job that never waited, or a policy not given).
@@ -204,7 +222,9 @@ def gantt_view(
         y = at["y"].fillna(at["node"].map(fallback)).to_numpy(float)
         preempts = pd.DataFrame({"job_id": at["job_id"], "node": at["node"], "time": at["time"], "y": y})
         preempts = preempts.drop_duplicates(["job_id", "node", "time", "y"], ignore_index=True)
-        panels.append(GanttPanel(policy, bars.head(per_panel), preempts, layout, total))
+        shown = bars.head(per_panel)
+        losses = lost_bars(shown, lost[policy]) if lost is not None else pd.DataFrame(columns=list(LOST_BAR_COLUMNS))
+        panels.append(GanttPanel(policy, shown, preempts, layout, total, losses))
     return GanttView(tuple(panels), window, focus or window, selected, truncated)
 
 
@@ -280,30 +300,3 @@ def clamp_window(window: Sequence[float], span: float) -> tuple[float, float] | 
     """``window`` cut to [0, span], or None when nothing of it is left."""
     lo, hi = max(float(window[0]), 0.0), min(float(window[1]), span)
     return (lo, hi) if lo < hi else None
-
-
-def preemption_losses(segments: pd.DataFrame, events: pd.DataFrame, config: SimConfig) -> pd.DataFrame:
-    """Work lost by each preemption signal: job_id, time, lost (seconds of run time).
-
-    Progress is the sum of the job's run pieces; at a signal the kept part is all of it
-    (``on_preempt``), whole checkpoint intervals of it (``periodic``) or nothing (``none``).
-    """
-    runs = segments[segments["kind"] == "run"].drop_duplicates(["job_id", "start", "end"])
-    rows = []
-    for _, pre in events[events["event"] == "preempt"].iterrows():
-        rows.append((pre["job_id"], float(pre["time"])))
-    out = []
-    progress: dict[object, float] = {}
-    seen: dict[object, float] = {}  # job -> time up to which its run pieces are counted
-    for job, t in sorted(rows, key=lambda r: r[1]):
-        mine = runs[(runs["job_id"] == job) & (runs["end"] <= t) & (runs["start"] >= seen.get(job, -math.inf))]
-        done = progress.get(job, 0.0) + float((mine["end"] - mine["start"]).sum())
-        if config.checkpoint == "on_preempt":
-            kept = done
-        elif config.checkpoint == "periodic":
-            kept = math.floor(done / config.checkpoint_interval) * config.checkpoint_interval
-        else:
-            kept = 0.0
-        out.append((job, t, done - kept))
-        progress[job], seen[job] = kept, t
-    return pd.DataFrame(out, columns=["job_id", "time", "lost"])

@@ -19,7 +19,7 @@ import time
 import traceback
 import types
 from collections.abc import Callable
-from multiprocessing import get_context
+from multiprocessing import forkserver, get_context
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -62,8 +62,7 @@ def run(
     ``progress(fraction)`` in the child reaches ``heartbeat(fraction)`` here; between messages
     ``heartbeat(None)`` is called every :data:`POLL_SECONDS`. Raises :class:`TimedOut` past
     ``timeout`` seconds, :class:`Failed`, or the child's :class:`UserError` (its message)."""
-    context = get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD)
+    context = _context()
     receiver, sender = context.Pipe(duplex=False)
     # not a daemon: a sweep's pool needs children of its own; the finally below always ends it
     child = context.Process(target=_child_main, args=(fn, args, sender, os.getpid()), daemon=False)
@@ -93,6 +92,19 @@ def run(
     finally:
         receiver.close()
         stop(child)
+
+
+def _context() -> Any:
+    context = get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
+
+
+def start() -> None:
+    """Start the forkserver now, if it is not running: it imports :data:`PRELOAD` in its own
+    process, alongside the server's imports, instead of when the first computation is asked for."""
+    _context()
+    forkserver.ensure_running()
 
 
 def stop(child: Any) -> None:
