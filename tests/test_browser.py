@@ -203,8 +203,13 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(dashboard_server: str, new
     page.goto(f"{dashboard_server}/learn")
     wait_idle(page, charts=2)
 
+    def one(button: str) -> Any:  # a rerun briefly shows the stale stepper too: wait until one is left
+        target = page.get_by_role("button", name=button)
+        sync_api.expect(target).to_have_count(1, timeout=TIMEOUT_MS)
+        return target
+
     def step(button: str, label: str) -> None:
-        page.get_by_role("button", name=button).click()
+        one(button).click()
         page.get_by_text(label).first.wait_for(timeout=TIMEOUT_MS)
         wait_idle(page, charts=2)
         assert_no_exception(page)
@@ -232,10 +237,10 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(dashboard_server: str, new
         assert page.get_by_text("finishes on").count() >= 1
         if item.key == "hol":  # play from the start: it reaches the end and stops by itself
             step("First", f"(instant 1 of {n})")
-            page.get_by_role("button", name="Play").click()
-            page.get_by_role("button", name="Pause").wait_for(timeout=TIMEOUT_MS)
+            one("Play").click()
+            page.get_by_role("button", name="Pause").first.wait_for(timeout=TIMEOUT_MS)
             page.get_by_text(f"(instant {n} of {n})").first.wait_for(timeout=TIMEOUT_MS)
-            page.get_by_role("button", name="Play").wait_for(timeout=TIMEOUT_MS)
+            one("Play")  # stopped by itself at the end
             assert_no_exception(page)
         shot(f"learn-lesson-{item.key}-end.png")
         if item.key == "victim":  # the Learn screenshot: instant 7, the TE job arrives and fitgpp preempts
