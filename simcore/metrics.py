@@ -202,6 +202,15 @@ def trio(summary: Mapping[str, Any], baseline: Mapping[str, Any]) -> dict[str, f
     return out
 
 
+def flat_trio(record: Mapping[str, Any], baseline: Mapping[str, Any]) -> dict[str, float | None]:
+    """:func:`trio` from flat records (:func:`flat_summary`): the same numbers, read where the
+    tables and charts read every other number."""
+    out = {}
+    for key, (cls, stat) in TRIO.items():
+        out[key] = pct_change(record[f"{cls}_slowdown_{stat}"], baseline[f"{cls}_slowdown_{stat}"])
+    return out
+
+
 def compare_summaries(summaries: Mapping[str, Mapping[str, Any]], baseline: str) -> dict[str, Any]:
     """The compare JSON: every summary and the trio of each against the baseline."""
     if baseline not in summaries:

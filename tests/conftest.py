@@ -1,5 +1,5 @@
 """Shared pytest set-up: the hypothesis profiles, the xdist grouping, and the fixtures of the
-browser tests (one dashboard server and one Chromium shared by a module's tests).
+browser tests (the dashboard servers and one Chromium, shared by consecutive browser tests).
 
 Plain helper functions live in the ``helpers`` package next to this file (importable as
 ``helpers``: this directory is put on ``sys.path``).
@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -19,6 +20,9 @@ try:
     from _pytest.nodeid import NodeId
 except ImportError:  # pytest before 9.2: pytest-xdist's own group suffix works
     NodeId = None
+
+if TYPE_CHECKING:
+    from helpers.browser import Shared
 
 _TESTS = str(Path(__file__).resolve().parent)
 if _TESTS not in sys.path:
@@ -54,27 +58,69 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(sorted(names))}")
 
 
-# Module scope, not session: a session-long server would stay a child of the xdist worker while
-# other modules run there, and tests/test_hosting_worker.py checks that the test process has no
-# child processes left.
-@pytest.fixture(scope="module")
-def dashboard_server() -> Iterator[str]:
-    """The dashboard (demo mode off) served for a module's tests; yields its URL."""
-    from helpers import browser as web  # Playwright only where a browser test runs
-
-    with web.serve({"SIMCORE_DEMO": "0"}) as url:
-        yield url
+# The browser tests' servers and Chromium: started by the first browser test, shared by every
+# browser test that follows it on the same process, stopped as soon as the next test is not a
+# browser test (or the run ends). So a run of Chromium tests (the xdist group `browser` runs them
+# back to back on one worker) starts each server and Chromium once, while no other test ever
+# runs beside them: tests/test_hosting_worker.py checks that the test process has no child
+# processes left, and Playwright's sync API keeps an asyncio loop marked running in this thread
+# between its calls.
+_SHARED: Shared | None = None
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[object]:
-    """One headless Chromium for a module's tests; each test opens its own pages in it (module
-    scope also because Playwright's sync API runs one instance at a time in a thread, and
-    tests/test_hosting_browser.py, on the same worker, starts its own)."""
-    from helpers import browser as web
-    from playwright.sync_api import sync_playwright
+def _shared() -> Shared:
+    global _SHARED
+    if _SHARED is None:
+        from helpers.browser import Shared  # Playwright only where a browser test runs
 
-    with sync_playwright() as pw:
-        b = web.launch(pw)
-        yield b
-        b.close()
+        _SHARED = Shared()
+    return _SHARED
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After a browser test's own teardown (its pages closed): stop the shared servers and Chromium
+    unless the next test is a browser test too."""
+    yield
+    if _SHARED is not None and _SHARED.running and (nextitem is None or nextitem.get_closest_marker("browser") is None):
+        _SHARED.close()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Stop them also when the run ends early (a failure with -x, Ctrl-C): no server is left behind."""
+    if _SHARED is not None:
+        _SHARED.close()
+
+
+@pytest.fixture
+def dashboard_server() -> str:
+    """The URL of the shared dashboard server, demo mode off."""
+    return _shared().server(demo=False)
+
+
+@pytest.fixture
+def demo_server() -> str:
+    """The URL of the shared dashboard server in demo mode (``SIMCORE_DEMO=1``: the public limits)."""
+    return _shared().server(demo=True)
+
+
+@pytest.fixture
+def chromium() -> object:
+    """The shared headless Chromium; open pages through ``new_page`` (a context of their own)."""
+    return _shared().browser()
+
+
+@pytest.fixture
+def new_page(chromium: Any) -> Iterator[Callable[..., Any]]:
+    """``new_page(width, height)``: a page of the shared Chromium in a fresh browser context (no
+    cookies, storage or session shared with another test), closed after the test."""
+    contexts: list[Any] = []
+
+    def make(width: int = 1400, height: int = 1000) -> Any:
+        ctx = chromium.new_context(viewport={"width": width, "height": height})
+        contexts.append(ctx)
+        return ctx.new_page()
+
+    yield make
+    for ctx in contexts:
+        ctx.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +22,10 @@ import pytest
 sync_api = pytest.importorskip("playwright.sync_api")
 
 from helpers.browser import (  # noqa: E402  (after the skip when Playwright is missing)
-    ARGS,
     ARTIFACTS,
-    CHROMIUM,
+    BROWSER_TESTS,
     TIMEOUT_MS,
     assert_no_exception,
-    serve,
     settle,
     wait_idle,
 )
@@ -35,32 +33,7 @@ from helpers.browser import (  # noqa: E402  (after the skip when Playwright is 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOT = ROOT / "docs" / "screenshot-explore.png"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.xdist_group("browser"),
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
-]
-
-# tests/test_hosting_browser.py imports these names from here (its owner moves it to helpers.browser)
-_wait_idle = wait_idle
-_assert_no_exception = assert_no_exception
-__all__ = ["ARGS", "TIMEOUT_MS", "serve", "sync_api", "_wait_idle", "_assert_no_exception"]
-
-
-@pytest.fixture
-def new_page(chromium: Any) -> Iterator[Callable[..., Any]]:
-    """Pages of the shared Chromium, each in its own context (no state shared between tests),
-    closed after the test."""
-    contexts: list[Any] = []
-
-    def make(width: int, height: int) -> Any:
-        ctx = chromium.new_context(viewport={"width": width, "height": height})
-        contexts.append(ctx)
-        return ctx.new_page()
-
-    yield make
-    for ctx in contexts:
-        ctx.close()
+pytestmark = BROWSER_TESTS
 
 
 def _choose(page: Any, label: str, option: str) -> None:
@@ -216,7 +189,11 @@ def test_a_chart_is_in_sight_on_a_1400_by_900_window(dashboard_server: str, new_
 LEARN_SCREENSHOT = ROOT / "docs" / "screenshot-learn.png"
 
 
-def test_walk_each_lesson_to_its_end(dashboard_server: str, new_page: Callable[..., Any]) -> None:
+def test_each_lesson_steps_jumps_and_plays_to_its_end(dashboard_server: str, new_page: Callable[..., Any]) -> None:
+    """Each lesson's preemptive end in the real front end: Next to instant 3 (the preemption or the
+    blocked queue on screen), Last to the end; on the first lesson Play from the start runs to the
+    end and stops by itself (the page's own timer). Every instant of every variant, and Play's
+    ticks one by one, are walked by the AppTests of tests/test_lessons.py."""
     from dashboard.learn import lesson_views, lessons
     from dashboard.shared import compute
 
@@ -225,6 +202,26 @@ def test_walk_each_lesson_to_its_end(dashboard_server: str, new_page: Callable[.
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(f"{dashboard_server}/learn")
     wait_idle(page, charts=2)
+
+    def one(button: str) -> Any:  # a rerun briefly shows the stale stepper too: wait until one is left
+        target = page.get_by_role("button", name=button)
+        sync_api.expect(target).to_have_count(1, timeout=TIMEOUT_MS)
+        return target
+
+    def step(button: str, label: str) -> None:
+        one(button).click()
+        page.get_by_text(label).first.wait_for(timeout=TIMEOUT_MS)
+        wait_idle(page, charts=2)
+        assert_no_exception(page)
+
+    def shot(name: str, scroll: int = 0) -> None:
+        page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
+        page.get_by_text("Run it with" if scroll else "Step through it: lessons").scroll_into_view_if_needed()
+        if scroll:
+            page.mouse.wheel(0, scroll)
+        settle(page)
+        page.screenshot(path=str(ARTIFACTS / name))
+
     for item in lessons.LESSONS:
         _choose(page, "Lesson", item.title)
         wait_idle(page, charts=2)
@@ -233,41 +230,24 @@ def test_walk_each_lesson_to_its_end(dashboard_server: str, new_page: Callable[.
         wait_idle(page, charts=2)
         n = len(lesson_views.instants(compute.full_run(*lessons.load(item), variant.config).events))
         page.get_by_text(f"(instant 1 of {n})").first.wait_for(timeout=TIMEOUT_MS)
-        for i in range(2, n + 1):  # step by step, as a class would
-            page.get_by_role("button", name="Next").click()
-            page.get_by_text(f"(instant {i} of {n})").first.wait_for(timeout=TIMEOUT_MS)
-            wait_idle(page, charts=2)
-            assert_no_exception(page)
-            if i == 3:  # mid-lesson: the preemption (or the blocked queue) is on screen
-                page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
-                page.get_by_text("Step through it: lessons").scroll_into_view_if_needed()
-                settle(page)
-                page.screenshot(path=str(ARTIFACTS / f"learn-lesson-{item.key}-step3.png"))
+        for i in (2, 3):  # step as a class would, to the preemption (or the blocked queue)
+            step("Next", f"(instant {i} of {n})")
+        shot(f"learn-lesson-{item.key}-step3.png")
+        step("Last", f"(instant {n} of {n})")
         assert page.get_by_text("finishes on").count() >= 1
         if item.key == "hol":  # play from the start: it reaches the end and stops by itself
-            page.get_by_role("button", name="First").click()
-            page.get_by_text(f"(instant 1 of {n})").first.wait_for(timeout=TIMEOUT_MS)
-            wait_idle(page, charts=2)
-            page.get_by_role("button", name="Play").click()
-            page.get_by_role("button", name="Pause").wait_for(timeout=TIMEOUT_MS)
+            step("First", f"(instant 1 of {n})")
+            one("Play").click()
+            page.get_by_role("button", name="Pause").first.wait_for(timeout=TIMEOUT_MS)
             page.get_by_text(f"(instant {n} of {n})").first.wait_for(timeout=TIMEOUT_MS)
-            page.get_by_role("button", name="Play").wait_for(timeout=TIMEOUT_MS)
+            one("Play")  # stopped by itself at the end
             assert_no_exception(page)
-        page.get_by_text("Step through it: lessons").scroll_into_view_if_needed()
-        settle(page)
-        page.screenshot(path=str(ARTIFACTS / f"learn-lesson-{item.key}-end.png"))
-        if item.key == "victim":
-            page.get_by_role("button", name="First").click()
-            wait_idle(page, charts=2)
-            for i in range(2, 8):  # to instant 7: the TE job arrives and fitgpp preempts
-                page.get_by_role("button", name="Next").click()
-                page.get_by_text(f"(instant {i} of ").first.wait_for(timeout=TIMEOUT_MS)
-                wait_idle(page, charts=2)
-            page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
-            page.get_by_text("Run it with").scroll_into_view_if_needed()
-            page.mouse.wheel(0, 200)
-            settle(page)
-            page.screenshot(path=str(ARTIFACTS / LEARN_SCREENSHOT.name))
+        shot(f"learn-lesson-{item.key}-end.png")
+        if item.key == "victim":  # the Learn screenshot: instant 7, the TE job arrives and fitgpp preempts
+            step("First", f"(instant 1 of {n})")
+            for i in range(2, 8):
+                step("Next", f"(instant {i} of {n})")
+            shot(LEARN_SCREENSHOT.name, scroll=200)
             if os.environ.get("UPDATE_SCREENSHOT") == "1":
                 shutil.copy(ARTIFACTS / LEARN_SCREENSHOT.name, LEARN_SCREENSHOT)
     assert not errors, errors

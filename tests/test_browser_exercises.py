@@ -1,61 +1,49 @@
 """One Chromium test of the exercises on Learn: open a seeded exercise from its link, answer the
-k8s victim question wrong, then right, and read both feedbacks (self-contained: starts its own
-``streamlit run`` on a free port of 127.0.0.1 and stops it in a finally)."""
+k8s victim question wrong, then right, and read both feedbacks (on the shared server and Chromium
+of tests/conftest.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from helpers.browser import serve
+from helpers.browser import BROWSER_TESTS, TIMEOUT_MS
 
 from dashboard.learn import exercises
 from dashboard.shared import compute
 from simcore.model import SimConfig
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-TIMEOUT_MS = 180_000
 SEED = 7
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
-]
+pytestmark = BROWSER_TESTS
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
-def test_an_exercise_answered_wrong_then_right_in_chromium() -> None:
+def test_an_exercise_answered_wrong_then_right_in_chromium(dashboard_server: str, new_page: Callable[..., Any]) -> None:
     ex = exercises.generate(SEED)
     # the victim computed here, independently of the page's questions: k8s's first preemption
     events = compute.full_run(ex.table, ex.cluster, SimConfig(policy="k8s")).events
     right = str(events.loc[events["event"] == "preempt", "job_id"].iloc[0])
     options = next(q for q in exercises.questions(ex.runs["k8s"].jobs, events, "k8s") if q.key == "victim").options
     wrong = next(j for j in options if j != right)
-    with serve(env={"SIMCORE_DEMO": "0"}, log_name="streamlit-exercises.log") as url:
-        with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.goto(f"{url}/learn?{exercises.SEED_PARAM}={SEED}")
-            radio = page.locator(f".st-key-quiz_answer_ex{SEED}_k8s_victim")
-            check = page.locator(f".st-key-check_quiz_answer_ex{SEED}_k8s_victim button")
+    page = new_page(1400, 900)
+    page.goto(f"{dashboard_server}/learn?{exercises.SEED_PARAM}={SEED}")
+    radio = page.locator(f".st-key-quiz_answer_ex{SEED}_k8s_victim")
+    check = page.locator(f".st-key-check_quiz_answer_ex{SEED}_k8s_victim button")
 
-            def one(locator: Any) -> Any:  # a rerun briefly shows the quiz twice (its stale copy): wait for one
-                sync_api.expect(locator).to_have_count(1, timeout=TIMEOUT_MS)
-                return locator
+    def one(locator: Any) -> Any:  # a rerun briefly shows the quiz twice (its stale copy): wait for one
+        sync_api.expect(locator).to_have_count(1, timeout=TIMEOUT_MS)
+        return locator
 
-            def option(name: str) -> Any:  # the option's label, found by its radio input
-                return one(radio.locator("label").filter(has=page.get_by_role("radio", name=name, exact=True)))
+    def option(name: str) -> Any:  # the option's label, found by its radio input
+        return one(radio.locator("label").filter(has=page.get_by_role("radio", name=name, exact=True)))
 
-            option(f"job {wrong}").click(timeout=TIMEOUT_MS)
-            one(check).click(timeout=TIMEOUT_MS)
-            page.get_by_text(f"Not quite: you said job {wrong}; the simulation says job {right}.").wait_for(
-                timeout=TIMEOUT_MS
-            )
-            option(f"job {right}").click(timeout=TIMEOUT_MS)
-            one(check).click(timeout=TIMEOUT_MS)
-            page.get_by_text(f"Right: job {right}.", exact=True).wait_for(timeout=TIMEOUT_MS)
-            assert page.get_by_text("Not quite").count() == 0
-            assert f"{exercises.SEED_PARAM}={SEED}" in page.url  # the link still reproduces the exercise
-            browser.close()
+    option(f"job {wrong}").click(timeout=TIMEOUT_MS)
+    one(check).click(timeout=TIMEOUT_MS)
+    page.get_by_text(f"Not quite: you said job {wrong}; the simulation says job {right}.").wait_for(timeout=TIMEOUT_MS)
+    option(f"job {right}").click(timeout=TIMEOUT_MS)
+    one(check).click(timeout=TIMEOUT_MS)
+    page.get_by_text(f"Right: job {right}.", exact=True).wait_for(timeout=TIMEOUT_MS)
+    assert page.get_by_text("Not quite").count() == 0
+    assert f"{exercises.SEED_PARAM}={SEED}" in page.url  # the link still reproduces the exercise

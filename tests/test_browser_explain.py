@@ -1,5 +1,5 @@
 """In headless Chromium: *Why this victim?* names the deciding key value, defines it, and shows what
-k8s would take on the same state (issue 19). Self-contained: its own server and browser.
+k8s would take on the same state (issue 19).
 
 The expected words are computed here from the engine, independently of the page: the default
 scenario's fitgpp run with k8s asked on every view (``simulate(..., same_state="k8s")``).
@@ -7,10 +7,12 @@ scenario's fitgpp run with k8s asked on every view (``simulate(..., same_state="
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from helpers.browser import serve
+from helpers.browser import BROWSER_TESTS, TIMEOUT_MS
 
 from dashboard.shared import gantt_views
 from dashboard.shared.decision_text import decision_for
@@ -22,13 +24,8 @@ from simcore.samples import SAMPLES
 from simcore.workload import load_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-TIMEOUT_MS = 90_000
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
-]
+pytestmark = BROWSER_TESTS
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
@@ -58,36 +55,34 @@ def _wait_idle(page) -> None:
     )
 
 
-def test_why_this_victim_names_defines_and_compares_on_the_same_state() -> None:
+def test_why_this_victim_names_defines_and_compares_on_the_same_state(
+    dashboard_server: str, new_page: Callable[..., Any]
+) -> None:
     records = _first_steps(5)
     step = next(i for i, r in enumerate(records) if sorted(r["victims"]) != sorted(r["same_state"]["victims"]))
     record = records[step]
     deciding, alt = record["deciding"], record["same_state"]
     label = deciding.replace("_", " ")
-    with serve(env={"SIMCORE_DEMO": "0"}, log_name="streamlit-explain.log") as url:
-        with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
-            page = browser.new_page(viewport={"width": 1400, "height": 2400})
-            page.goto(f"{url}/?tab=Gantt")
-            _wait_idle(page)
-            page.get_by_role("button", name="Next preemption").wait_for(timeout=TIMEOUT_MS)
-            for _ in range(step + 1):
-                page.get_by_role("button", name="Next preemption").click()
-                _wait_idle(page)
-            words = page.get_by_text("chosen because").first
-            words.wait_for(timeout=TIMEOUT_MS)
-            page.get_by_text(f"TE job {record['te_job']} needed").first.wait_for(timeout=TIMEOUT_MS)
-            text = words.inner_text()
-            # the deciding criterion is named, defined and its principle given
-            assert f"{label} decided:" in text
-            assert f"{label.capitalize()} is {TERMS[deciding].meaning}." in text
-            assert f"Principle: {TERMS[deciding].principle}." in text
-            # what k8s would take on this very state, beside the chosen set
-            taken = ("BE job " if len(alt["victims"]) == 1 else "BE jobs ") + ", ".join(alt["victims"])
-            assert (
-                f"On the same state (this instant's cluster), k8s would take {taken} on node {alt['node']}: a different choice"
-                in text
-            )
-            assert "In k8s's own run on the same jobs (a second view" in text
-            assert not page.locator('[data-testid="stException"]').count()
-            browser.close()
+    page = new_page(1400, 2400)
+    page.goto(f"{dashboard_server}/?tab=Gantt")
+    _wait_idle(page)
+    page.get_by_role("button", name="Next preemption").wait_for(timeout=TIMEOUT_MS)
+    for _ in range(step + 1):
+        page.get_by_role("button", name="Next preemption").click()
+        _wait_idle(page)
+    words = page.get_by_text("chosen because").first
+    words.wait_for(timeout=TIMEOUT_MS)
+    page.get_by_text(f"TE job {record['te_job']} needed").first.wait_for(timeout=TIMEOUT_MS)
+    text = words.inner_text()
+    # the deciding criterion is named, defined and its principle given
+    assert f"{label} decided:" in text
+    assert f"{label.capitalize()} is {TERMS[deciding].meaning}." in text
+    assert f"Principle: {TERMS[deciding].principle}." in text
+    # what k8s would take on this very state, beside the chosen set
+    taken = ("BE job " if len(alt["victims"]) == 1 else "BE jobs ") + ", ".join(alt["victims"])
+    assert (
+        f"On the same state (this instant's cluster), k8s would take {taken} on node {alt['node']}: a different choice"
+        in text
+    )
+    assert "In k8s's own run on the same jobs (a second view" in text
+    assert not page.locator('[data-testid="stException"]').count()

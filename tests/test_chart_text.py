@@ -91,7 +91,7 @@ def test_the_lessons_gpu_grid_escapes_ids_and_nodes(run: compute.Run, cluster: C
 
 def test_result_charts_escape_policy_labels(run: compute.Run) -> None:
     assert_plain(charts.cdf_figure(views.cdf_frame({POLICY: run.jobs, LINK: run.jobs})), POLICY, LINK)
-    summaries = [{POLICY: run.summary, LINK: run.summary}]
+    summaries = [{POLICY: run.flat, LINK: run.flat}]
     assert_plain(charts.percentile_figure(views.percentile_frame(summaries)), POLICY, LINK)
     timeline = views.timeline_frame({POLICY: run.util}, {POLICY: run.queue})
     assert_plain(charts.timeline_figure(timeline), POLICY)

@@ -19,16 +19,19 @@ from simcore.model import JobTable, SimConfig
 
 
 def _summary(te_p95: float, be_p50: float, be_p95: float) -> dict:
-    def stats(p50: float, p95: float) -> dict:
-        return {"mean": p50, "p50": p50, "p90": p95, "p95": p95, "p99": p95 * 1.5}
+    """A flat record (simcore.metrics.flat_summary's fields that the views read)."""
+
+    def stats(cls: str, p50: float, p95: float) -> dict:
+        values = {"mean": p50, "p50": p50, "p90": p95, "p95": p95, "p99": p95 * 1.5}
+        return {f"{cls}_slowdown_{s}": v for s, v in values.items()}
 
     return {
-        "classes": {
-            "TE": {"count": 2, "slowdown": stats(1.0, te_p95)},
-            "BE": {"count": 3, "slowdown": stats(be_p50, be_p95)},
-            "all": {"count": 5, "slowdown": stats(1.0, be_p95)},
-        },
+        **stats("TE", 1.0, te_p95),
+        **stats("BE", be_p50, be_p95),
+        **stats("all", 1.0, be_p95),
         "preemptions": 3,
+        "preempted_jobs": 1,
+        "max_preemptions_per_job": 2,
         "lost_work": 7200.0,
         "gpu_utilization": 0.8,
         "gpu_useful_utilization": 0.7,
@@ -298,11 +301,10 @@ def test_timeline_figure_has_three_panels() -> None:
 
 
 def test_preemption_frame() -> None:
-    summaries = {"fitgpp": _summary(1, 1, 1)}
-    jobs = {"fitgpp": _jobs([1.0], [1.0, 2.0])}
-    frame = views.preemption_frame(summaries, jobs)
+    frame = views.preemption_frame({"fitgpp": _summary(1, 1, 1)})
     row = frame.iloc[0]
     assert row["preemptions"] == 3 and row["BE jobs preempted"] == 1 and row["lost work (h)"] == 2.0
+    assert row["max on one job"] == 2 and row["makespan (h)"] == 10.0
 
 
 def test_workload_figure_histograms() -> None:

@@ -8,41 +8,24 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 import psutil
 import pytest
 from helpers import wait_until
-from test_browser import ARGS, CHROMIUM, TIMEOUT_MS, _assert_no_exception, _wait_idle, serve, sync_api
+from helpers.browser import BROWSER_TESTS, TIMEOUT_MS, assert_no_exception, wait_idle
 from test_hosting import Listener
 from test_hosting_worker import live_workers
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.xdist_group("browser"),  # one worker runs every Chromium test: never two browsers at once
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
-]
+pytestmark = BROWSER_TESTS
 TABS = ("Gantt", "Utilisation and queue", "Preemptions", "Jobs and downloads")
 # Waits on what the page shows, bounded only against a hang: a loaded machine may take its time.
 # That a refusal comes before any work is checked by what it shows (no chart was drawn), not by a clock.
 HANG_MS = 300_000
 LOCAL_URL = ("data:", "blob:", "about:")
-
-
-@pytest.fixture(scope="module")
-def demo_server() -> Iterator[str]:
-    with serve({"SIMCORE_DEMO": "1"}, "streamlit-demo-server.log") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
@@ -52,22 +35,22 @@ def listener() -> Iterator[Listener]:
     lst.close()
 
 
-def test_no_request_leaves_loopback(demo_server: str, browser: object) -> None:
-    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+def test_no_request_leaves_loopback(demo_server: str, new_page: Callable[..., Any]) -> None:
+    page = new_page(1400, 1200)
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
     page.goto(demo_server)
-    _wait_idle(page, charts=2)
+    wait_idle(page, charts=2)
     for tab in TABS:
         page.get_by_role("tab", name=tab).click()
-        _wait_idle(page)
+        wait_idle(page)
     page.goto(f"{demo_server}/sweep")
-    _wait_idle(page)
+    wait_idle(page)
     page.get_by_role("button", name="Run sweep").click()
-    _wait_idle(page, charts=3)
+    wait_idle(page, charts=3)
     page.goto(f"{demo_server}/learn")
-    _wait_idle(page)
-    _assert_no_exception(page)
+    wait_idle(page)
+    assert_no_exception(page)
     assert len(requests) > 10  # the page, scripts, styles, fonts, the favicon ... were seen
     outside = [u for u in requests if not u.startswith(LOCAL_URL) and urlparse(u).hostname != "127.0.0.1"]
     assert outside == []
@@ -96,10 +79,10 @@ def _crafted(listener: Listener) -> list[tuple[str, str]]:
 
 
 def test_crafted_links_are_refused_or_neutralised_while_the_server_keeps_serving(
-    demo_server: str, browser: object, listener: Listener
+    demo_server: str, new_page: Callable[..., Any], listener: Listener
 ) -> None:
-    crafted = browser.new_page(viewport={"width": 1400, "height": 1000})
-    other = browser.new_page(viewport={"width": 1400, "height": 1000})
+    crafted = new_page(1400, 1000)
+    other = new_page(1400, 1000)
     for page in (crafted, other):
         page.set_default_timeout(HANG_MS)  # navigation included
     fetched: list[str] = []
@@ -109,8 +92,8 @@ def test_crafted_links_are_refused_or_neutralised_while_the_server_keeps_serving
         other.goto(f"{demo_server}/learn")  # another page of the same server, meanwhile
         other.get_by_text("Two kinds of jobs").wait_for()
         crafted.get_by_text(answer, exact=False).first.wait_for()
-        _wait_idle(crafted)
-        _assert_no_exception(crafted)
+        wait_idle(crafted)
+        assert_no_exception(crafted)
         # visitor text stays text: no link or image to the host it names was made or loaded
         assert crafted.locator(f'a[href*="{listener.port}"], img[src*="{listener.port}"]').count() == 0, link
         if "P=[x]" not in link and "ignored" not in answer:
@@ -119,17 +102,17 @@ def test_crafted_links_are_refused_or_neutralised_while_the_server_keeps_serving
     assert listener.connections == 0  # neither the browser nor the server contacted it
 
 
-def test_csv_downloads_escape_formulas(demo_server: str, browser: object, tmp_path: Path) -> None:
-    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+def test_csv_downloads_escape_formulas(demo_server: str, new_page: Callable[..., Any], tmp_path: Path) -> None:
+    page = new_page(1400, 1200)
     page.goto(f"{demo_server}/?source=upload&tab=Jobs+and+downloads")
-    _wait_idle(page)
+    wait_idle(page)
     rows = ["job_id,submit_time,duration,cpu,mem_gb,gpu,job_class"]
     rows += ['"=HYPERLINK(""http://127.0.0.1:1/x"",""x"")",0,60,1,1,1,TE', "+cmd|' /C calc'!A0,5,600,1,1,1,BE"]
     rows += [f"j{i},{10 + i},300,1,1,1,BE" for i in range(5)]
     uploader = page.locator('[data-testid="stFileUploader"] input[type="file"]').first
     uploader.set_input_files({"name": "evil.csv", "mimeType": "text/csv", "buffer": "\n".join(rows).encode()})
     page.get_by_role("button", name="Jobs CSV").wait_for(timeout=TIMEOUT_MS)
-    _wait_idle(page)
+    wait_idle(page)
     with page.expect_download(timeout=TIMEOUT_MS) as info:
         page.get_by_role("button", name="Jobs CSV").click()
     cells = [cell for row in csv.reader(io.StringIO(Path(info.value.path()).read_text())) for cell in row]
@@ -145,8 +128,8 @@ def _workers_of(server_url: str) -> list[psutil.Process]:
     return live_workers(next(p for p in psutil.Process().children() if port in p.cmdline()))
 
 
-def test_a_visitor_who_leaves_stops_the_computation(demo_server: str, browser: object) -> None:
-    page = browser.new_page()
+def test_a_visitor_who_leaves_stops_the_computation(demo_server: str, new_page: Callable[..., Any]) -> None:
+    page = new_page()
     page.goto(f"{demo_server}/?source=generate&g.jobs=20000&seed=31337&tau=7")  # about 80,000 job-runs
     page.get_by_text("Simulating", exact=False).first.wait_for(timeout=TIMEOUT_MS)
     wait_until(lambda: bool(_workers_of(demo_server)), "a worker process to start", HANG_MS / 1000)

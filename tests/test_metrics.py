@@ -95,6 +95,22 @@ def test_trio_and_nulls():
         metrics.compare_summaries({"fifo": base}, "x")
 
 
+def test_flat_trio_is_the_trio_read_from_flat_records():
+    """The dashboard reads the trio from flat records: the same numbers as the nested summaries'
+    trio, a class with no jobs (no TE job here) a null in both."""
+    # k8s preempts A for T (see _small); fifo lets T wait: BE slowdowns differ, TE ones too
+    runs = {p: run([job("A", 0, 100, 4), te("T", 10, 20, 2)], prop_cluster(4), policy=p) for p in ("fifo", "k8s")}
+    runs["be_only"] = run([job("A", 0, 100, 4), job("B", 10, 20, 2)], prop_cluster(4), policy="fifo")
+    nested = {p: metrics.summarize(r) for p, r in runs.items()}
+    flat = {p: metrics.flat_summary(r, nested[p]) for p, r in runs.items()}
+    for p in runs:
+        assert metrics.flat_trio(flat[p], flat["fifo"]) == metrics.trio(nested[p], nested["fifo"])
+    k8s = metrics.flat_trio(flat["k8s"], flat["fifo"])
+    # fifo: T waits 10..100, slowdown (90 + 20) / 20 = 5.5; k8s: T runs 40..60, slowdown 50 / 20 = 2.5
+    assert k8s["TE_p95_slowdown_pct"] == pytest.approx((2.5 - 5.5) / 5.5 * 100)
+    assert metrics.flat_trio(flat["be_only"], flat["fifo"])["TE_p95_slowdown_pct"] is None
+
+
 def test_bounded_slowdown_tau():
     r = run([job("A", 0, 5, 1), job("B", 0, 100, 1)], prop_cluster(1), policy="fifo", tau=10)
     jf = r.jobs_frame.set_index("job_id")

@@ -56,7 +56,8 @@ def test_the_report_of_an_uploaded_workload_carries_it_as_plain_text():
     cluster = data.resolve_cluster(scenario, workload, None)
     configs = [scenario.config(p) for p in scenario.policies]
     runs = dict(zip(scenario.policies, compute.comparison(table, cluster, configs, (), lambda _: None), strict=True))
-    comparison = data.Comparison(workload, cluster, runs, [{p: r.summary for p, r in runs.items()}], [0])
+    first = [{p: r.summary for p, r in runs.items()}], [{p: r.flat for p, r in runs.items()}]
+    comparison = data.Comparison(workload, cluster, runs, *first, [0])
     command = budget.explore_command(scenario, name)
     text = report_bytes(scenario, comparison, (name, content), command).decode()
     assert re.findall(r"<h2>(.*?)</h2>", text) == list(SECTIONS)

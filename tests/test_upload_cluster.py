@@ -63,9 +63,8 @@ def test_the_proposal_keeps_the_node_shape_and_states_its_load() -> None:
 
 
 def test_all_equal_needs_two_policies_with_the_same_trio() -> None:
-    def summary(te_p95: float) -> dict:
-        stats = {"p50": 1.0, "p95": te_p95}
-        return {"classes": {"TE": {"slowdown": stats}, "BE": {"slowdown": {"p50": 1.0, "p95": 1.0}}}}
+    def summary(te_p95: float) -> dict:  # the trio's fields of a flat record
+        return {"TE_slowdown_p50": 1.0, "TE_slowdown_p95": te_p95, "BE_slowdown_p50": 1.0, "BE_slowdown_p95": 1.0}
 
     assert sizing.all_equal({"fifo": summary(1.0), "k8s": summary(1.0)}, ["fifo", "k8s"])
     assert not sizing.all_equal({"fifo": summary(1.0), "k8s": summary(1.5)}, ["fifo", "k8s"])

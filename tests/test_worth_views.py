@@ -13,14 +13,15 @@ from simcore import accounting
 
 
 def _summary(te_wait: float, lost: float, grace: float, restore: float, excess: float, wasted: int) -> dict:
-    acc = {
+    """The fields of a flat record (simcore.metrics.flat_summary) the panel reads."""
+    return {
+        "TE_wait_mean": te_wait,
         "gpu_seconds_lost": lost,
         "gpu_seconds_grace": grace,
         "gpu_seconds_restore": restore,
         "excess_gpus": excess,
-        "wasted_preemptions": {"count": wasted},
+        "wasted_preemptions": wasted,
     }
-    return {"classes": {"TE": {"wait": {"mean": te_wait}}}, "accounting": acc}
 
 
 def test_worth_frame_means_over_seeds():
@@ -67,10 +68,8 @@ def test_worst_decisions_rank_wasted_then_excess_then_cost():
 
 def test_bound_lines_on_the_percentile_and_cdf_figures():
     r = run([job("A", 0, 100, 1), te("T", 0, 10, 1)], prop_cluster(2), policy="fifo")
-    summaries = [{"fifo": {"classes": {c: {"slowdown": s} for c, s in (("TE", _stats(2.0)), ("BE", _stats(1.0)))}}}]
-    bound = views.percentile_frame(
-        [{"bound": {"classes": {"TE": {"slowdown": _stats(1.0)}, "BE": {"slowdown": _stats(1.0)}}}}]
-    )
+    summaries = [{"fifo": {**_stats("TE", 2.0), **_stats("BE", 1.0)}}]
+    bound = views.percentile_frame([{"bound": {**_stats("TE", 1.0), **_stats("BE", 1.0)}}])
     fig = charts.percentile_figure(views.percentile_frame(summaries), bound=bound)
     dashed = [t for t in fig.data if t.name.startswith(charts.BOUND_NAME)]
     assert len(dashed) == 6 and all(t.line.dash == "dash" and list(t.y) == [1.0] for t in dashed)
@@ -80,8 +79,9 @@ def test_bound_lines_on_the_percentile_and_cdf_figures():
     assert not any(t.name == charts.BOUND_NAME for t in charts.cdf_figure(views.cdf_frame({"fifo": r.jobs_frame})).data)
 
 
-def _stats(v: float) -> dict:
-    return dict.fromkeys(("mean", "p50", "p90", "p95", "p99"), v)
+def _stats(cls: str, v: float) -> dict:
+    """A class's slowdown statistics, all ``v``, as flat record fields."""
+    return {f"{cls}_slowdown_{s}": v for s in ("mean", "p50", "p90", "p95", "p99")}
 
 
 def test_worth_figure_keeps_a_margin_around_its_points():

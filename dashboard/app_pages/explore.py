@@ -209,7 +209,7 @@ if scenario.source == "upload" and scenario.cluster == "workload":  # nobody cho
                 args=(proposal.widgets(),),
                 key="size_cluster",
             )
-if sizing.all_equal({p: r.summary for p, r in runs.items()}, scenario.policies):
+if sizing.all_equal({p: r.flat for p, r in runs.items()}, scenario.policies):
     st.warning(sizing.equal_warning(load), icon=":material/balance:")
 if unschedulable:
     shown = ", ".join(unschedulable[:20]) + (" ..." if len(unschedulable) > 20 else "")

@@ -9,14 +9,15 @@ one spread of :mod:`simcore.stats`, named on screen.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import cast
 
 import streamlit as st
 
 from dashboard.explore import charts, explore_job, job_state
-from dashboard.shared import data, views
+from dashboard.shared import data, held, views
 from dashboard.shared.chart_style import PLOT_CONFIG
+from dashboard.shared.compute import Run
 from dashboard.shared.scenario import Scenario
 from simcore import fmt
 from simcore.csvsafe import to_csv_text
@@ -52,9 +53,9 @@ def trio(scenario: Scenario, comparison: data.Comparison, bound: data.Bound | No
     with chart_box:  # filled first: the chart reaches the browser before the 12 numbers
         st.plotly_chart(
             charts.percentile_figure(
-                views.percentile_frame(comparison.seed_summaries),
+                views.percentile_frame(comparison.seed_flats),
                 height=340,
-                bound=None if bound is None else views.percentile_frame([{"bound": s} for s in bound.seed_summaries]),
+                bound=None if bound is None else views.percentile_frame([{"bound": s} for s in bound.seed_flats]),
             ),
             config=PLOT_CONFIG,
             key="percentiles",
@@ -67,7 +68,7 @@ def trio(scenario: Scenario, comparison: data.Comparison, bound: data.Bound | No
         )
     cards = views.trio_cards(
         views.trio_frame(data.trios(comparison, baseline)),
-        views.absolute_trio(comparison.seed_summaries),
+        views.absolute_trio(comparison.seed_flats),
         scenario.policies,
         baseline,
     )
@@ -107,7 +108,7 @@ def slowdown(comparison: data.Comparison, bound: data.Bound | None = None) -> No
         + views.seed_note(comparison.seeds)
     )
     st.dataframe(
-        views.percentile_table(comparison.seed_summaries).style.format(fmt.cell, na_rep=fmt.MISSING), width="stretch"
+        views.percentile_table(comparison.seed_flats).style.format(fmt.cell, na_rep=fmt.MISSING), width="stretch"
     )
     if len(comparison.seeds) > 1:
         st.caption(f"Slowdown percentiles, mean over {len(comparison.seeds)} seeds.")
@@ -126,9 +127,7 @@ def timeline(comparison: data.Comparison) -> None:
 def preemptions(comparison: data.Comparison) -> None:
     runs = comparison.runs
     st.dataframe(
-        views.preemption_frame(
-            {p: r.summary for p, r in runs.items()}, {p: r.jobs for p, r in runs.items()}
-        ).style.format(
+        views.preemption_frame({p: r.flat for p, r in runs.items()}).style.format(
             {
                 "lost work (h)": _cells(fmt.tenths),
                 "GPU utilisation": _cells(fmt.share),
@@ -181,16 +180,9 @@ def jobs(scenario: Scenario, comparison: data.Comparison, job_tab: str, workload
             "longest wait, from the engine's own state (empty: it never waited)."
         )
     d1, d2, d3 = st.columns(3)
-    d1.download_button(
-        "Jobs CSV", lambda: to_csv_text(runs[shown].jobs), f"jobs_{shown}.csv", "text/csv", on_click="ignore"
-    )
-    d2.download_button(
-        "Events CSV",
-        lambda: to_csv_text(runs[shown].events),
-        f"events_{shown}.csv",
-        "text/csv",
-        on_click="ignore",
-    )
+    csv_of = csv_downloads(runs, shown)
+    d1.download_button("Jobs CSV", csv_of["jobs"], f"jobs_{shown}.csv", "text/csv", on_click="ignore")
+    d2.download_button("Events CSV", csv_of["events"], f"events_{shown}.csv", "text/csv", on_click="ignore")
     summaries = {p: r.summary for p, r in runs.items()}
     d3.download_button(
         "Compare JSON (all policies)",
@@ -199,3 +191,13 @@ def jobs(scenario: Scenario, comparison: data.Comparison, job_tab: str, workload
         "application/json",
         on_click="ignore",
     )
+
+
+def csv_downloads(runs: Mapping[str, Run], shown: str) -> dict[str, Callable[[], str | bytes]]:
+    """The deferred "Jobs CSV" and "Events CSV" of ``shown``'s run: they hold the run weakly
+    (:mod:`dashboard.shared.held`), so a page left open does not keep it in memory."""
+
+    def csv(frame: str) -> Callable[[dict[str, Run]], str]:
+        return lambda found: to_csv_text(getattr(found[shown], frame))
+
+    return {frame: held.deferred({shown: runs[shown]}, csv(frame)) for frame in ("jobs", "events")}

@@ -10,6 +10,8 @@ table is data, never Markdown.
 
 from __future__ import annotations
 
+import weakref
+
 import streamlit as st
 
 from dashboard.explore import charts, worth_views
@@ -22,7 +24,7 @@ from simcore.policies import POLICIES
 
 def show(scenario: Scenario, comparison: data.Comparison, gantt_tab: str) -> None:
     runs = comparison.runs
-    worth = worth_views.worth_frame(comparison.seed_summaries, scenario.baseline)
+    worth = worth_views.worth_frame(comparison.seed_flats, scenario.baseline)
     st.plotly_chart(charts.worth_figure(worth), config=PLOT_CONFIG, key="worth")
     st.caption(
         f"Up is shorter TE waits than {scenario.baseline} (mean TE wait saved); right is more BE GPU-hours thrown "
@@ -52,7 +54,15 @@ def show(scenario: Scenario, comparison: data.Comparison, gantt_tab: str) -> Non
         "Show on the Gantt",
         icon=":material/open_in_new:",
         on_click=state.gantt_jump,
-        args=(st.session_state, row["policy"], runs[row["policy"]], comparison.cluster, row.to_dict(), gantt_tab),
+        # a weak reference: the button's arguments stay in the session (dashboard/shared/held.py)
+        args=(
+            st.session_state,
+            row["policy"],
+            weakref.ref(runs[row["policy"]]),
+            comparison.cluster,
+            row.to_dict(),
+            gantt_tab,
+        ),
         width="stretch",
         help="opens the Gantt tab on this decision's first preemption, with its decision record",
     )

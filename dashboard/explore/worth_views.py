@@ -1,8 +1,8 @@
 """The "Was it worth it?" panel's numbers (pure): per policy, the TE wait it saved against the
 baseline beside the BE GPU-seconds its preemptions cost, and the worst decisions of the runs.
 
-The figures are :mod:`simcore.accounting`'s (DESIGN.md section 5), read from the summaries and
-the runs' decision tables; over several seeds a policy's point is the mean over the seeds.
+The figures are :mod:`simcore.accounting`'s (DESIGN.md section 5), read from the flat records
+(:func:`simcore.metrics.flat_summary`) and the runs' decision tables; over several seeds a policy's point is the mean over the seeds.
 """
 
 from __future__ import annotations
@@ -30,28 +30,27 @@ WORST_COLUMNS = {
 }
 
 
-def be_cost_seconds(accounting: Mapping[str, Any]) -> float:
-    """What a run's preemptions cost BE jobs, in GPU-seconds: lost work, grace and restore."""
-    return float(sum(accounting[c] for c in COSTS))
+def be_cost_seconds(record: Mapping[str, Any]) -> float:
+    """What a run's preemptions cost BE jobs, in GPU-seconds: lost work, grace and restore (from its flat record)."""
+    return float(sum(record[c] for c in COSTS))
 
 
-def worth_frame(seed_summaries: Sequence[Mapping[str, Mapping[str, Any]]], baseline: str) -> pd.DataFrame:
+def worth_frame(seed_flats: Sequence[Mapping[str, Mapping[str, Any]]], baseline: str) -> pd.DataFrame:
     """Per policy (baseline included, at 0 saved): the mean TE wait it saved against the baseline
     (s, positive = shorter waits), the BE GPU-hours its preemptions cost, its excess GPUs and
-    wasted decisions, each the mean over the seeds (``n``)."""
+    wasted decisions, each the mean over the seeds (``n``; per seed: policy -> flat record)."""
     rows = []
-    policies = list(dict.fromkeys(p for s in seed_summaries for p in s))
+    policies = list(dict.fromkeys(p for s in seed_flats for p in s))
     for policy in policies:
         saved, cost, excess, wasted = [], [], [], []
-        for s in seed_summaries:
+        for s in seed_flats:
             if policy not in s or baseline not in s:
                 continue
-            mine, base = s[policy]["classes"]["TE"]["wait"]["mean"], s[baseline]["classes"]["TE"]["wait"]["mean"]
-            saved.append(np.nan if mine is None or base is None else base - mine)
-            acc = s[policy]["accounting"]
-            cost.append(be_cost_seconds(acc) / HOUR)
-            excess.append(acc["excess_gpus"])
-            wasted.append(acc["wasted_preemptions"]["count"])
+            mine = s[policy]
+            saved.append(s[baseline]["TE_wait_mean"] - mine["TE_wait_mean"])  # NaN when either has no TE job
+            cost.append(be_cost_seconds(mine) / HOUR)
+            excess.append(mine["excess_gpus"])
+            wasted.append(mine["wasted_preemptions"])
         rows.append(
             {
                 "policy": policy,

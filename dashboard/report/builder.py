@@ -25,9 +25,8 @@ from dashboard.report.plain_html import text
 from dashboard.shared import gantt_charts, gantt_views, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.compute import Run
-from simcore import accounting
 from simcore.cli import ACCOUNTING_COLUMNS
-from simcore.metrics import trio
+from simcore.metrics import flat_trio
 from simcore.model import ClusterSpec, JobTable, SimConfig
 
 #: the Gantt's initial zoom: hours from an hour before the first preemption (the whole run is in the file)
@@ -54,7 +53,7 @@ class ReportInput:
     configs: Mapping[str, SimConfig]  # policy label -> its configuration, in the scenario's order
     baseline: str
     runs: Mapping[str, Run]  # the first seed's full runs
-    seed_summaries: Sequence[Mapping[str, Mapping[str, Any]]]  # per seed: policy -> summary
+    seed_flats: Sequence[Mapping[str, Mapping[str, Any]]]  # per seed: policy -> flat record (metrics.flat_summary)
     records: Mapping[str, Sequence[Mapping[str, Any]]]  # preemptive policy -> its decision records
     records_note: str = ""  # why the decision log is missing (records left out), else empty
 
@@ -91,17 +90,17 @@ def _scenario(inp: ReportInput) -> str:
 
 
 def _trio(inp: ReportInput) -> str:
-    trios = [{p: trio(s, per_seed[inp.baseline]) for p, s in per_seed.items()} for per_seed in inp.seed_summaries]
+    trios = [{p: flat_trio(s, per_seed[inp.baseline]) for p, s in per_seed.items()} for per_seed in inp.seed_flats]
     cards = views.trio_cards(
-        views.trio_frame(trios), views.absolute_trio(inp.seed_summaries), list(inp.configs), inp.baseline
+        views.trio_frame(trios), views.absolute_trio(inp.seed_flats), list(inp.configs), inp.baseline
     )
     rows = [
         {"policy": p, **{label: value + (f" ({change})" if change else "") for label, value, change in row}}
         for p, row in zip(inp.configs, cards, strict=True)
     ]
     note = f"Slowdown, and in brackets its change against {inp.baseline}."
-    if len(inp.seed_summaries) > 1:
-        note += f" Mean over {len(inp.seed_summaries)} seeds; in brackets the interval of the change."
+    if len(inp.seed_flats) > 1:
+        note += f" Mean over {len(inp.seed_flats)} seeds; in brackets the interval of the change."
     return sections.table(pd.DataFrame(rows), note)
 
 
@@ -131,9 +130,9 @@ def _gantt(inp: ReportInput, escaped: Mapping[str, Run]) -> tuple[str, list[str]
 def _accounting(inp: ReportInput) -> str:
     rows = []
     for p in inp.configs:
-        flat = accounting.flat(inp.runs[p].summary["accounting"])
+        flat = inp.runs[p].flat
         rows.append({"policy": p, **{head: flat[k] for k, head in ACCOUNTING_COLUMNS.items()}})
-    worth = worth_views.worth_frame(inp.seed_summaries, inp.baseline)
+    worth = worth_views.worth_frame(inp.seed_flats, inp.baseline)
     return sections.table(pd.DataFrame(rows)) + _figure(charts.worth_figure(worth), "worth")
 
 
@@ -149,7 +148,7 @@ def build_report(inp: ReportInput) -> str:
         )
         or "<p>No policy of this scenario preempts.</p>"
     )
-    percentiles = views.percentile_table(inp.seed_summaries).reset_index()
+    percentiles = views.percentile_table(inp.seed_flats).reset_index()
     body = [
         f"<h1>simcore report: {text(inp.title)}</h1>",
         "<h2>Scenario</h2>",
@@ -158,7 +157,7 @@ def build_report(inp: ReportInput) -> str:
         _trio(inp),
         "<h2>Slowdown percentiles</h2>",
         sections.table(percentiles),
-        _figure(charts.percentile_figure(views.percentile_frame(inp.seed_summaries)), "percentiles"),
+        _figure(charts.percentile_figure(views.percentile_frame(inp.seed_flats)), "percentiles"),
         "<h2>Slowdown CDFs</h2>",
         _figure(charts.cdf_figure(views.cdf_frame(jobs)), "cdf"),
         "<h2>GPU lanes (Gantt)</h2>",
@@ -175,7 +174,7 @@ def build_report(inp: ReportInput) -> str:
         "command": inp.command,
         "sha256": inp.checksum,
         "baseline": inp.baseline,
-        "trio": {p: trio(s, inp.seed_summaries[0][inp.baseline]) for p, s in inp.seed_summaries[0].items()},
+        "trio": {p: flat_trio(s, inp.seed_flats[0][inp.baseline]) for p, s in inp.seed_flats[0].items()},
     }
     head = (
         f"<meta charset='utf-8'><title>simcore report: {text(inp.title)}</title><style>{STYLE}</style>"

@@ -89,7 +89,7 @@ def report_input(args: argparse.Namespace, command: str) -> ReportInput:
         configs=configs,
         baseline=args.baseline,
         runs=runs,
-        seed_summaries=[{p: r.summary for p, r in runs.items()}],
+        seed_flats=[{p: r.flat for p, r in runs.items()}],
         records=dict(zip(preemptive, recorded, strict=True)),
     )
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
 
 from dashboard.report.builder import ReportInput, build_report
 from dashboard.report.cli import report_command
-from dashboard.shared import data
+from dashboard.shared import data, held
 from dashboard.shared.scenario import Scenario
 from simcore import samples
 from simcore.errors import UserError
@@ -74,7 +76,7 @@ def report_bytes(
         configs=configs,
         baseline=scenario.baseline,
         runs=comparison.runs,
-        seed_summaries=comparison.seed_summaries,
+        seed_flats=comparison.seed_flats,
         records=dict(zip(preemptive, recorded, strict=False)),
         records_note=note,
     )
@@ -92,7 +94,7 @@ def show(
     the name of an uploaded cluster file."""
     st.download_button(
         "Download report (HTML)",
-        data=lambda: report_bytes(scenario, comparison, upload, command, cluster_file),
+        data=report_download(scenario, comparison, upload, command, cluster_file),
         file_name="simcore-report.html",
         mime="text/html",
         icon=":material/download:",
@@ -100,4 +102,19 @@ def show(
         help="One HTML file that opens offline in any browser: the scenario and its command, the trio, the charts, "
         "the Gantt with its preemptions, the decision log and the accounting. It carries uploaded workloads' "
         "results (and their checksum), which the link cannot.",
+    )
+
+
+def report_download(
+    scenario: Scenario,
+    comparison: data.Comparison,
+    upload: tuple[str, bytes] | None,
+    command: str,
+    cluster_file: str | None,
+) -> Callable[[], str | bytes]:
+    """The button's deferred data: the comparison without its runs (its workload and summaries),
+    the runs held weakly (:mod:`dashboard.shared.held`), so a page left open keeps no run in memory."""
+    rest = replace(comparison, runs={})
+    return held.deferred(
+        comparison.runs, lambda runs: report_bytes(scenario, replace(rest, runs=runs), upload, command, cluster_file)
     )

@@ -25,11 +25,26 @@ Progress = Callable[[float], None]
 
 
 @dataclass(frozen=True, eq=False)
+class Numbers:
+    """A run's numbers without its frames (a further seed): the nested summary (DESIGN.md section 6:
+    the JSON downloads, the unschedulable ids) and the flat record every table and chart reads."""
+
+    summary: dict[str, Any]
+    flat: dict[str, Any]  # simcore.metrics.flat_summary
+
+
+def numbers(result: SimResult) -> Numbers:
+    summary = metrics.summarize(result)
+    return Numbers(summary, metrics.flat_summary(result, summary))
+
+
+@dataclass(frozen=True, eq=False)
 class Run:
-    """One policy on one workload: its summary and the frames the charts need."""
+    """One policy on one workload: its numbers (as in :class:`Numbers`) and the frames the charts need."""
 
     policy: str
     summary: dict[str, Any]
+    flat: dict[str, Any]  # simcore.metrics.flat_summary: what the tables and charts read
     jobs: pd.DataFrame
     events: pd.DataFrame
     segments: pd.DataFrame
@@ -46,9 +61,11 @@ def full_run(table: JobTable, cluster: ClusterSpec, config: SimConfig) -> Run:
 def _run(result: SimResult) -> Run:
     config = result.config
     acc = accounting.account(result)
+    nums = numbers(result)
     return Run(
         policy=config.policy,
-        summary=metrics.summarize(result),
+        summary=nums.summary,
+        flat=nums.flat,
         jobs=result.jobs_frame,
         events=result.events_frame,
         segments=gantt.segments(result),
@@ -77,8 +94,8 @@ def comparison(
     extra: Sequence[SeedWork],
     progress: Progress,
 ) -> list[Any]:
-    """Full runs of ``configs`` on the workload, then the summaries of each further seed (in
-    the order of ``extra`` and its configs): one flat list, a value per requested result."""
+    """Full runs of ``configs`` on the workload, then the :class:`Numbers` of each further seed
+    (in the order of ``extra`` and its configs): one flat list, a value per requested result."""
     steps = len(configs) + sum(len(w.configs) for w in extra)
     done: list[str] = []
 
@@ -95,7 +112,7 @@ def comparison(
         gen = presets.generate(work.preset, work.seed, dict(work.gen))
         seeded = labelled([replace(config, seed=work.seed) for config in work.configs])
         results = run_policies(gen.table, work.cluster or gen.cluster, seeded, tick)
-        out.extend(metrics.summarize(r) for r in results.values())
+        out.extend(numbers(r) for r in results.values())
     return out
 
 
@@ -119,7 +136,7 @@ def bound(
     progress: Progress,
 ) -> list[Any]:
     """The pooled bound (:mod:`simcore.bound`) with the knobs of ``config``: a full run on the
-    workload when ``first`` (its unschedulable ids) is given, then a summary per further seed."""
+    workload when ``first`` (its unschedulable ids) is given, then its :class:`Numbers` per further seed."""
     out: list[Any] = []
     steps = (first is not None) + len(extra)
     if first is not None:
@@ -128,7 +145,7 @@ def bound(
     for work in extra:
         gen = presets.generate(work.preset, work.seed, dict(work.gen))
         result = run_bound(gen.table, work.cluster or gen.cluster, replace(config, seed=work.seed), work.unschedulable)
-        out.append(metrics.summarize(result))
+        out.append(numbers(result))
         progress(len(out) / steps)
     return out
 

@@ -277,10 +277,10 @@ def compare(
         raise budget.timed_out("This comparison", limits(), command) from None
     n = len(policies)
     runs = dict(zip(policies, values[:n], strict=True))
-    per_seed = [{p: r.summary for p, r in runs.items()}]
-    for k in range(1, len(seeds)):
-        per_seed.append(dict(zip(policies, values[k * n : (k + 1) * n], strict=True)))
-    return Comparison(workload, cluster, runs, per_seed, seeds)
+    further = [dict(zip(policies, values[k * n : (k + 1) * n], strict=True)) for k in range(1, len(seeds))]
+    per_seed = [{p: r.summary for p, r in runs.items()}, *({p: x.summary for p, x in s.items()} for s in further)]
+    flats = [{p: r.flat for p, r in runs.items()}, *({p: x.flat for p, x in s.items()} for s in further)]
+    return Comparison(workload, cluster, runs, per_seed, flats, seeds)
 
 
 @st.cache_resource(show_spinner=False)
@@ -322,7 +322,7 @@ def bound(scenario: Scenario, comparison: Comparison, heartbeat: Callable[[float
         values = _fetch(keys, work, heartbeat)
     except worker.TimedOut:
         raise budget.timed_out("The pooled bound", limits(), command) from None
-    return Bound(values[0], [values[0].summary, *values[1:]])
+    return Bound(values[0], [values[0].flat, *(x.flat for x in values[1:])])
 
 
 def sweep_rows(
@@ -344,7 +344,7 @@ def stored_sweep(spec: SweepSpec) -> pd.DataFrame | None:
 def trios(comparison: Comparison, baseline: str) -> list[dict[str, dict[str, float | None]]]:
     """Per seed, the trio of every policy against the baseline."""
     return [
-        {p: metrics.trio(s, per_seed[baseline]) for p, s in per_seed.items()} for per_seed in comparison.seed_summaries
+        {p: metrics.flat_trio(s, per_seed[baseline]) for p, s in per_seed.items()} for per_seed in comparison.seed_flats
     ]
 
 

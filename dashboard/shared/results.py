@@ -29,7 +29,8 @@ class Comparison:
     workload: Workload
     cluster: ClusterSpec
     runs: dict[str, Run]
-    seed_summaries: list[dict[str, dict[str, Any]]]  # per seed: policy -> summary
+    seed_summaries: list[dict[str, dict[str, Any]]]  # per seed: policy -> nested summary (its unschedulable ids)
+    seed_flats: list[dict[str, dict[str, Any]]]  # per seed: policy -> flat record, what the tables and charts read
     seeds: list[int]
 
 
@@ -38,4 +39,4 @@ class Bound:
     """The pooled bound beside a comparison: a full run on the first seed's workload, a summary per seed."""
 
     run: Run
-    seed_summaries: list[dict[str, Any]]
+    seed_flats: list[dict[str, Any]]  # per seed: the flat record (simcore.metrics.flat_summary)

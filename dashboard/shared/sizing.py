@@ -73,9 +73,10 @@ def cluster_notice(cluster: ClusterSpec, load: float, proposal: Proposal | None)
     return text
 
 
-def all_equal(summaries: Mapping[str, Mapping[str, Any]], policies: Sequence[str]) -> bool:
-    """Do all of several policies give the same trio (every policy's slowdowns equal)?"""
-    values = {tuple(summaries[p]["classes"][cls]["slowdown"][stat] for cls, stat in TRIO.values()) for p in policies}
+def all_equal(flats: Mapping[str, Mapping[str, Any]], policies: Sequence[str]) -> bool:
+    """Do all of several policies give the same trio (every policy's slowdowns equal; policy ->
+    flat record)?"""
+    values = {tuple(flats[p][f"{cls}_slowdown_{stat}"] for cls, stat in TRIO.values()) for p in policies}
     return len(policies) > 1 and len(values) == 1
 
 

@@ -240,10 +240,13 @@ def take_gantt_note(session: Session) -> str | None:
 
 
 def gantt_jump(
-    session: Session, policy: str, run: Any, cluster: ClusterSpec, decision: Mapping[str, Any], tab: str
+    session: Session, policy: str, ref: Callable[[], Any], cluster: ClusterSpec, decision: Mapping[str, Any], tab: str
 ) -> None:
-    """Open the Gantt (tab ``tab``) on a decision of ``policy``'s ``run``: its first preemption
+    """Open the Gantt (tab ``tab``) on a decision of ``policy``'s run (``ref``: a weak reference,
+    :mod:`dashboard.shared.held`; nothing once the run has left memory): its first preemption
     chosen, as Previous / Next preemption would choose it, with the window centred on it."""
+    if (run := ref()) is None:
+        return
     preempts = gantt_views.preemption_list(run.events)
     at = preempts[
         (preempts["time"] == decision["time"])

@@ -67,6 +67,11 @@ class BoundedStore:
         _, size, _ = self._items.pop(key)
         self._bytes -= size
 
+    def values(self) -> list[Any]:
+        """Every value stored now, least recently used first (what the store keeps alive)."""
+        with self._lock:
+            return [value for value, _, _ in self._items.values()]
+
     @property
     def bytes(self) -> int:
         return self._bytes

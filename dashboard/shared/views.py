@@ -177,31 +177,31 @@ def neutral(delta: str | None) -> bool:
     return delta is not None and re.match(r"[+-]0\.0%", delta) is not None
 
 
-def absolute_trio(summaries: Sequence[Mapping[str, Mapping[str, Any]]]) -> pd.DataFrame:
-    """The slowdown values behind the trio, mean over seeds: one row per (policy, metric)."""
+def absolute_trio(flats: Sequence[Mapping[str, Mapping[str, Any]]]) -> pd.DataFrame:
+    """The slowdown values behind the trio, mean over seeds (per seed: policy -> flat record of
+    :func:`simcore.metrics.flat_summary`): one row per (policy, metric)."""
     rows = []
-    policies = list(dict.fromkeys(p for s in summaries for p in s))
+    policies = list(dict.fromkeys(p for s in flats for p in s))
     for policy in policies:
         for key, (cls, stat) in TRIO_SOURCE.items():
-            vals = [s[policy]["classes"][cls]["slowdown"][stat] for s in summaries if policy in s]
-            vals = [v for v in vals if v is not None]
+            vals = [s[policy][f"{cls}_slowdown_{stat}"] for s in flats if policy in s]
+            vals = [v for v in vals if not math.isnan(v)]
             rows.append({"policy": policy, "metric": key, "value": float(np.mean(vals)) if vals else np.nan})
     return pd.DataFrame(rows, columns=["policy", "metric", "value"])
 
 
-def percentile_frame(
-    seed_summaries: Sequence[Mapping[str, Mapping[str, Any]]], metric: str = "slowdown"
-) -> pd.DataFrame:
-    """Tidy p50/p95/p99 of one metric over seeds: columns policy, job_class, stat, value (the
-    mean over seeds), lo and hi (the lowest and highest seed: an interval that never leaves
-    the range of the values, so a slowdown whisker never goes below 1) and n (seeds)."""
+def percentile_frame(seed_flats: Sequence[Mapping[str, Mapping[str, Any]]], metric: str = "slowdown") -> pd.DataFrame:
+    """Tidy p50/p95/p99 of one metric over seeds (per seed: policy -> flat record): columns policy,
+    job_class, stat, value (the mean over seeds), lo and hi (the lowest and highest seed: an
+    interval that never leaves the range of the values, so a slowdown whisker never goes below 1)
+    and n (seeds)."""
     rows = []
-    policies = list(dict.fromkeys(p for s in seed_summaries for p in s))
+    policies = list(dict.fromkeys(p for s in seed_flats for p in s))
     for policy in policies:
         for cls in CLASSES:
             for stat in PERCENTILES:
-                vals = [s[policy]["classes"][cls][metric].get(stat) for s in seed_summaries if policy in s]
-                x = np.array([v for v in vals if v is not None], dtype=float)
+                vals = [s[policy][f"{cls}_{metric}_{stat}"] for s in seed_flats if policy in s]
+                x = np.array([v for v in vals if not math.isnan(v)], dtype=float)
                 rows.append(
                     {
                         "policy": policy,
@@ -216,9 +216,9 @@ def percentile_frame(
     return pd.DataFrame(rows, columns=["policy", "job_class", "stat", "value", "lo", "hi", "n"])
 
 
-def percentile_table(seed_summaries: Sequence[Mapping[str, Mapping[str, Any]]]) -> pd.DataFrame:
+def percentile_table(seed_flats: Sequence[Mapping[str, Mapping[str, Any]]]) -> pd.DataFrame:
     """The percentiles (mean over seeds) as a wide table: one row per policy, columns like ``TE p95``."""
-    tidy = percentile_frame(seed_summaries)
+    tidy = percentile_frame(seed_flats)
     tidy["column"] = tidy["job_class"] + " " + tidy["stat"]
     wide = tidy.pivot(index="policy", columns="column", values="value")
     order = [f"{c} {s}" for c in CLASSES for s in PERCENTILES]
@@ -287,22 +287,21 @@ def timeline_frame(
     return pd.concat(parts, ignore_index=True)
 
 
-def preemption_frame(summaries: Mapping[str, Mapping[str, Any]], jobs: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """Per policy: preemptions, BE jobs preempted, the most on one job, lost work, utilisation."""
+def preemption_frame(flats: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
+    """Per policy (policy -> flat record): preemptions, BE jobs preempted, the most on one job,
+    lost work, utilisation."""
     rows = []
-    for policy, summary in summaries.items():
-        frame = jobs[policy]
-        pre = frame["preemptions"].to_numpy(int)
+    for policy, flat in flats.items():
         rows.append(
             {
                 "policy": policy,
-                "preemptions": int(summary["preemptions"]),
-                "BE jobs preempted": int((pre > 0).sum()),
-                "max on one job": int(pre.max()) if len(pre) else 0,
-                "lost work (h)": float(summary["lost_work"]) / HOUR,
-                "GPU utilisation": summary["gpu_utilization"],
-                "useful GPU utilisation": summary["gpu_useful_utilization"],
-                "makespan (h)": float(summary["makespan"]) / HOUR,
+                "preemptions": int(flat["preemptions"]),
+                "BE jobs preempted": int(flat["preempted_jobs"]),  # only BE jobs are ever preempted
+                "max on one job": int(flat["max_preemptions_per_job"]),
+                "lost work (h)": float(flat["lost_work"]) / HOUR,
+                "GPU utilisation": flat["gpu_utilization"],
+                "useful GPU utilisation": flat["gpu_useful_utilization"],
+                "makespan (h)": float(flat["makespan"]) / HOUR,
             }
         )
     return pd.DataFrame(rows)

@@ -1,5 +1,6 @@
 """Serving a Streamlit script on loopback and driving its page in headless Chromium: used by
-the browser tests (through the fixtures in tests/conftest.py) and by bench/first_chart.py.
+the browser tests (through the fixtures in tests/conftest.py, which share one :class:`Shared`)
+and by bench/first_chart.py.
 
 Debian's ``chromium`` (or ``$CHROMIUM``) through Playwright; ``playwright install`` is not needed.
 """
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,6 +33,14 @@ ARGS = [
     "--no-first-run",
 ]
 ARTIFACTS = Path(os.environ.get("ARTIFACTS_DIR", ROOT / "test-artifacts"))
+# A browser test module's marks (``pytestmark = BROWSER_TESTS``): the marker ``browser``; the xdist
+# group ``browser``, so one worker runs every Chromium test back to back on the shared servers and
+# Chromium (the fixtures of tests/conftest.py) and never two browsers at once; skipped without Chromium.
+BROWSER_TESTS = [
+    pytest.mark.browser,
+    pytest.mark.xdist_group("browser"),
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
+]
 # Generous: a page's first run re-simulates, and a loaded 2-core machine stretches it many times.
 TIMEOUT_MS = 180_000
 STARTUP_SECONDS = 180.0
@@ -143,3 +153,43 @@ def launch(pw: Any) -> Any:
 
 def assert_no_exception(page: Any) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+class Shared:
+    """The dashboard servers and the one Chromium that a run of browser tests shares, each started
+    on first use and kept until :meth:`close`: a second test on the same server finds its runs
+    already simulated (the server's shared store), and nothing is started twice."""
+
+    def __init__(self) -> None:
+        self._stack = contextlib.ExitStack()
+        self._servers: dict[bool, str] = {}
+        self._browser: Any = None
+
+    def server(self, demo: bool) -> str:
+        """The URL of the dashboard served in demo mode (``SIMCORE_DEMO=1``) or not."""
+        if demo not in self._servers:
+            log = "streamlit-demo-server.log" if demo else "streamlit-server.log"
+            self._servers[demo] = self._stack.enter_context(serve({"SIMCORE_DEMO": "1" if demo else "0"}, log))
+        return self._servers[demo]
+
+    def browser(self) -> Any:
+        """The headless Chromium (Playwright's sync API, started here)."""
+        if self._browser is None:
+            from playwright.sync_api import sync_playwright
+
+            self._browser = launch(self._stack.enter_context(sync_playwright()))
+            self._stack.callback(self._browser.close)
+        return self._browser
+
+    @property
+    def running(self) -> bool:
+        return bool(self._servers) or self._browser is not None
+
+    def close(self) -> None:
+        """Stop the browser, then the servers (the reverse of their start); ready to start again."""
+        try:
+            self._stack.close()
+        finally:
+            self._stack = contextlib.ExitStack()
+            self._servers.clear()
+            self._browser = None

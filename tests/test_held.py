@@ -1,0 +1,76 @@
+"""The memory a visitor's page keeps: no run of its own. Runs live in the shared store, bounded by
+``cache_mb``; what a page leaves for later (deferred downloads, a button's arguments) holds them
+weakly (dashboard/shared/held.py), so once the store drops a run it is gone from memory."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from pathlib import Path
+
+from helpers import job, prop_cluster, te
+from streamlit.testing.v1 import AppTest
+
+from dashboard.explore import explore_results
+from dashboard.report import report_button
+from dashboard.shared import compute, data, held
+from dashboard.shared.scenario import Scenario
+from dashboard.shared.views import workload_key
+from simcore.csvsafe import to_csv_text
+from simcore.model import JobTable, SimConfig
+
+APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "streamlit_app.py")
+
+
+def _table() -> JobTable:
+    return JobTable.from_jobs([job("A", 0, 100, 4), te("T", 10, 20, 2)])
+
+
+def _runs() -> dict[str, compute.Run]:
+    table, cluster = _table(), prop_cluster(4)
+    return {p: compute.full_run(table, cluster, SimConfig(policy=p)) for p in ("fifo", "k8s")}
+
+
+def test_downloads_give_the_run_while_it_lives_then_say_it_is_gone() -> None:
+    runs = _runs()
+    csv = explore_results.csv_downloads(runs, "k8s")
+    assert csv["jobs"]() == to_csv_text(runs["k8s"].jobs)
+    assert csv["events"]() == to_csv_text(runs["k8s"].events)
+    alive = weakref.ref(runs["k8s"])
+    del runs
+    gc.collect()
+    assert alive() is None  # the two callables did not keep it
+    assert csv["jobs"]() == held.EXPIRED and csv["events"]() == held.EXPIRED
+
+
+def test_the_report_download_holds_its_runs_weakly() -> None:
+    runs = _runs()
+    table = _table()
+    workload = data.Workload(table, None, "two jobs", (), workload_key(table))
+    comparison = data.Comparison(workload, prop_cluster(4), runs, [], [], [0])
+    make = report_button.report_download(Scenario(policies=("fifo", "k8s")), comparison, None, "simcore compare", None)
+    alive = [weakref.ref(r) for r in runs.values()]
+    del runs, comparison
+    gc.collect()
+    assert [r() for r in alive] == [None, None]
+    assert make() == held.EXPIRED
+
+
+def test_a_page_keeps_no_run_once_the_store_drops_it() -> None:
+    """Explore drawn on each tab that leaves something for later (the worth panel's "Show on the
+    Gantt" arguments, the Gantt's steps, the downloads), in one session kept open: once the shared
+    store forgets its results, none of the runs it held is still in memory."""
+    pages = []
+    for tab in ("Was it worth it?", "Gantt", "Jobs and downloads"):
+        at = AppTest.from_file(APP, default_timeout=120)
+        at.query_params.update({"tab": tab})
+        pages.append(at.run())
+        assert not at.exception, [e.value for e in at.exception]
+    store = data._store()
+    runs = [weakref.ref(v) for v in store.values() if isinstance(v, compute.Run)]
+    assert len(runs) >= 4  # the default scenario's policies
+    data._shared_store.clear()  # the server's shared results are dropped (as past cache_mb)
+    del store
+    gc.collect()
+    assert [r for r in runs if r() is not None] == []
+    assert len(pages) == 3  # the three sessions are still open
