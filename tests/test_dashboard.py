@@ -235,13 +235,18 @@ def test_gantt_steps_through_preemptions_and_stacks_two_policies() -> None:
     prev, nxt = at.button
     assert prev.label == "Previous preemption" and nxt.label == "Next preemption"
     window = at.session_state["x_gantt_window"]
+    # by default 8 h from an hour before the first preemption's hour (day 1 07:xx), on the window's 2 h steps
+    assert at.selectbox(key="x_gantt_length").value == 8.0 and window == (6.0, 14.0)
+    assert at.select_slider(key="x_gantt_start").options[:2] == ["day 1 00:00:00", "day 1 02:00:00"]
+    assert "Window: day 1 06:00:00 to day 1 14:00:00 (8.0 h) of a run of 32 d 18 h." in [c.value for c in at.caption]
     nxt.click().run()
     assert_clean(at)
     chosen = at.session_state["_gantt_preemption"]
     assert chosen["index"] == 0 and chosen["policy"] == "fitgpp"
-    assert window[0] * 3600 <= chosen["time"]  # the first preemption from the window's start
+    assert 7 * 3600 <= chosen["time"] < 8 * 3600  # the first preemption from the window's start
     lo, hi = at.session_state["x_gantt_window"]
     assert lo * 3600 <= chosen["time"] <= hi * 3600 and hi - lo == window[1] - window[0]  # moved onto it
+    assert (lo, hi) == (2.0, 10.0)  # centred it would start in [3, 4) h: down to the 2 h step, in its middle half
     assert at.select_slider(key="x_gantt_start").value == lo and at.selectbox(key="x_gantt_length").value == hi - lo
     assert at.text[0].value.startswith("Preemption 1 of ") and f"BE job {chosen['job_id']}" in at.text[0].value
     table = at.dataframe[-1].value

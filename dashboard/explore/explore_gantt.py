@@ -44,7 +44,7 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
         help="a second policy drawn below, on the same time axis",
     )
     c3.multiselect("Nodes", cluster.names, key=keys.GANTT_NODES.name)
-    w0, w1, w2, w3, w4 = st.columns([1.0, 2.2, 1.1, 1.4, 1.3], vertical_alignment="bottom")
+    w0, w1 = st.columns([1, 4], vertical_alignment="bottom")  # a wide start slider: its steps can be told apart
     lo, hi = keys.GANTT_WINDOW.read(session)  # the window the control shows, set by gantt_setup or a step
     keys.GANTT_LENGTH.set(session, hi - lo)
     keys.GANTT_START.set(session, lo)
@@ -64,8 +64,14 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
         key=keys.GANTT_START.name,
         on_change=_window_moved,
         args=(session, setup.span),
-        help="where the window starts; each step moves it by a quarter of its length",
+        help="where the window starts; each step (or arrow key) moves it by a quarter of its length",
     )
+    # the window in the units of the chart's time axis (day 1 = the run's first 24 hours)
+    st.caption(
+        f"Window: {fmt.clock(lo * views.HOUR)} to {fmt.clock(hi * views.HOUR)} ({fmt.duration((hi - lo) * views.HOUR)}) "
+        f"of a run of {fmt.duration(setup.span * views.HOUR)}."
+    )
+    w2, w3, w4, _ = st.columns([1, 1, 1, 2], vertical_alignment="bottom")
     w2.selectbox(
         "Zoom around a preemption",
         list(GANTT_ZOOMS),
@@ -85,11 +91,6 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
             disabled=setup.preempts.empty,
             width="stretch",
         )
-    # the window in the units of the chart's time axis (day 1 = the run's first 24 hours)
-    st.caption(
-        f"Window: {fmt.clock(lo * views.HOUR)} to {fmt.clock(hi * views.HOUR)} ({fmt.duration((hi - lo) * views.HOUR)}) "
-        f"of a run of {fmt.duration(setup.span * views.HOUR)}."
-    )
     choice = state.gantt_choice(session)
     why = {}
     for shown in choice.policies:
