@@ -86,12 +86,24 @@ def test_explore_end_to_end(dashboard_server: str, new_page: Callable[..., Any])
         assert page.locator('[data-testid="stPlotlyChart"]').count() == charts, tab
         page.screenshot(path=str(ARTIFACTS / f"explore-{tab.split()[0].lower()}.png"))
         if tab == "Gantt":  # the README's picture: the Gantt centred on the first preemption
+            from simcore import fmt
+
+            # the window's start slider runs from the run's start to one window (8 h) before its end
+            caption = page.get_by_text("Window: day").first
+            run = re.search(r"of a run of (\d+) d(?: (\d+) h)?\.", caption.inner_text())
+            assert run, caption.inner_text()
+            start = page.locator('[data-testid="stSlider"]', has=page.get_by_text("Window start"))
+            ends = [e.strip() for e in start.get_by_test_id("stSliderTickBar").inner_text().split("\n") if e.strip()]
+            assert ends == ["day 1 00:00:00", fmt.clock((int(run[1]) * 24 + int(run[2] or 0) - 8) * 3600)], ends
             _choose(page, "Zoom around a preemption", "4 h")
             wait_idle(page, charts=2)
             page.get_by_role("button", name="Next preemption").click()
             wait_idle(page, charts=2)
             page.wait_for_selector("text=Preemption 1 of", timeout=TIMEOUT_MS)
             assert_no_exception(page)
+            # the window moved onto the preemption: the slider's thumb says where it starts, as the caption does
+            thumb = start.get_by_test_id("stSliderThumbValue").inner_text()
+            assert thumb == "day 1 02:00:00" and caption.inner_text().startswith(f"Window: {thumb} to "), thumb
             page.set_viewport_size({"width": 1400, "height": 2000})
             settle(page)
             SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)

@@ -229,6 +229,8 @@ def test_stepping_through_preemptions() -> None:
     assert gantt_views.centred_window(5 * h, 4.0, 100.0) == (3.0, 7.0)
     assert gantt_views.centred_window(0.5 * h, 4.0, 100.0) == (0.0, 4.0)
     assert gantt_views.centred_window(99 * h, 4.0, 100.0) == (96.0, 100.0)
+    assert gantt_views.centred_window(5.4 * h, 1.0, 100.0) == (4.75, 5.75)  # on the quarter-hour steps
+    assert gantt_views.centred_window(100 * h, 24.0, 400.0) == (84.0, 108.0)  # 6 h steps: 88 h moved back to 84 h
     assert fmt.clock(0) == "day 1 00:00:00"
     assert fmt.clock(86400 + 3 * 3600 + 4 * 60 + 5.25) == "day 2 03:04:05.25"
 
@@ -403,6 +405,25 @@ def test_gantt_defaults() -> None:
     assert gantt_views.gantt_default_window(seg, ev, 8.0) == (1.0, (0.0, 1.0))
     assert gantt_views.clamp_window((50, 90), 60.0) == (50.0, 60.0) and gantt_views.clamp_window((70, 90), 60.0) is None
     assert gantt_views.gantt_default_policy(["fifo", "k8s", "fitgpp"], {"k8s": True, "fitgpp": True}) == "fitgpp"
+
+
+def test_gantt_window_control() -> None:
+    # lengths shorter than the run, then the whole run; starts every quarter length, the last ending the run
+    assert gantt_views.window_lengths(786.0) == [1.0, 4.0, 8.0, 24.0, 168.0, 786.0]
+    assert gantt_views.window_lengths(8.0) == [1.0, 4.0, 8.0] and gantt_views.window_lengths(1.0) == [1.0]
+    assert gantt_views.window_starts(4.0, 10.0) == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    assert gantt_views.window_starts(168.0, 400.0) == [0.0, 42.0, 84.0, 126.0, 168.0, 210.0, 232.0]
+    assert gantt_views.window_starts(1.0, 2.0) == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert gantt_views.window_starts(8.0, 8.0) == [0.0]
+    # any window (an old link's) as the control shows it: the shortest length holding it, from a start not after it
+    assert gantt_views.fit_window((100.0, 110.0), 786.0) == (96.0, 120.0)
+    assert gantt_views.fit_window((13.0, 21.0), 786.0) == (12.0, 20.0)
+    assert gantt_views.fit_window((231.5, 233.0), 400.0) == (231.0, 235.0)
+    assert gantt_views.fit_window((780.0, 786.0), 786.0) == (778.0, 786.0)  # the last start
+    assert gantt_views.fit_window((0.0, 0.5), 1.0) == (0.0, 1.0) and gantt_views.fit_window((3.0, 400.0), 400.0) == (
+        0.0,
+        400.0,
+    )
     assert gantt_views.gantt_default_policy(["fifo", "k8s"], {"k8s": True}) == "k8s"
     assert gantt_views.gantt_default_policy(["fifo"], {}) == "fifo"
 

@@ -103,15 +103,27 @@ def test_each_result_tab_opens_from_the_url(tab: str, what: str | None) -> None:
     charts = at.get("plotly_chart")
     assert [c.key for c in charts] == ["percentiles"] + ([what] if what else [])  # beside the trio, then the tab
     if tab == "Gantt":
-        assert at.slider(key="x_gantt_window").value == (100.0, 110.0)
-        assert at.slider(key="x_gantt_window").max == _gantt_span(at)  # the run's length, no further
-        # the window in the time axis' words: 100 h = 4 d 4 h, the fifth day
-        assert any("Window: day 5 04:00:00 to day 5 14:00:00 (10.0 h) of a run of" in c.value for c in at.caption)
+        # the old link's 10 h window, shown as the control's nearest: 1 d from its quarter-day step (hour 96)
+        span = _gantt_span(at)
+        assert at.selectbox(key="x_gantt_length").value == 24.0
+        assert at.selectbox(key="x_gantt_length").options == ["1 h", "4 h", "8 h", "1 d", "1 week", "whole run"]
+        start = at.select_slider(key="x_gantt_start")
+        assert start.value == 96.0 and start.options[:3] == ["day 1 00:00:00", "day 1 06:00:00", "day 1 12:00:00"]
+        assert start.options[-1] == fmt.clock((span - 24) * 3600)  # the last start ends the window at the run's end
+        assert any("Window: day 5 00:00:00 to day 6 00:00:00 (1 d) of a run of" in c.value for c in at.caption)
         assert at.selectbox(key="x_gantt_policy").value == "k8s"
-        at.slider(key="x_gantt_window").set_value((0.0, 24.0)).run()
+        at.selectbox(key="x_gantt_length").set_value(4.0).run()  # a shorter window, from the same start
         assert_clean(at)
-        assert at.query_params["gantt_window"] in ("0,24", ["0,24"])
-        assert any("Window: day 1 00:00:00 to day 2 00:00:00 (1 d) of a run of" in c.value for c in at.caption)
+        start = at.select_slider(key="x_gantt_start")
+        assert start.value == 96.0 and start.options[1] == "day 1 01:00:00"  # steps of an hour
+        assert len(start.options) == span - 4 + 1
+        assert at.query_params["gantt_window"] in ("96,100", ["96,100"])
+        assert any("Window: day 5 00:00:00 to day 5 04:00:00 (4.0 h) of a run of" in c.value for c in at.caption)
+        at.select_slider(key="x_gantt_start").set_value(span - 4).run()
+        at.selectbox(key="x_gantt_length").set_value(168.0).run()  # a week from there passes the end: moved back
+        assert_clean(at)
+        assert at.select_slider(key="x_gantt_start").value == span - 168
+        assert at.query_params["gantt_window"] in (f"{span - 168:g},{span:g}", [f"{span - 168:g},{span:g}"])
     if tab == "Jobs and downloads":
         assert len(at.get("download_button")) == 1 + 3 and at.dataframe  # the report's, then the tab's
     if tab == "Preemptions":
@@ -222,21 +234,31 @@ def test_gantt_steps_through_preemptions_and_stacks_two_policies() -> None:
     assert '"yaxis2"' in fig and '"fitgpp"' in fig and '"fifo"' in fig
     prev, nxt = at.button
     assert prev.label == "Previous preemption" and nxt.label == "Next preemption"
-    window = at.slider(key="x_gantt_window").value
+    window = at.session_state["x_gantt_window"]
+    # by default 8 h from an hour before the first preemption's hour (day 1 07:xx), on the window's 2 h steps
+    assert at.selectbox(key="x_gantt_length").value == 8.0 and window == (6.0, 14.0)
+    assert at.select_slider(key="x_gantt_start").options[:2] == ["day 1 00:00:00", "day 1 02:00:00"]
+    assert "Window: day 1 06:00:00 to day 1 14:00:00 (8.0 h) of a run of 32 d 18 h." in [c.value for c in at.caption]
     nxt.click().run()
     assert_clean(at)
     chosen = at.session_state["_gantt_preemption"]
     assert chosen["index"] == 0 and chosen["policy"] == "fitgpp"
-    assert window[0] * 3600 <= chosen["time"]  # the first preemption from the window's start
-    lo, hi = at.slider(key="x_gantt_window").value
-    assert lo * 3600 <= chosen["time"] <= hi * 3600 and hi - lo == window[1] - window[0]  # centred on it
+    assert 7 * 3600 <= chosen["time"] < 8 * 3600  # the first preemption from the window's start
+    lo, hi = at.session_state["x_gantt_window"]
+    assert lo * 3600 <= chosen["time"] <= hi * 3600 and hi - lo == window[1] - window[0]  # moved onto it
+    assert (lo, hi) == (2.0, 10.0)  # centred it would start in [3, 4) h: down to the 2 h step, in its middle half
+    assert at.select_slider(key="x_gantt_start").value == lo and at.selectbox(key="x_gantt_length").value == hi - lo
     assert at.text[0].value.startswith("Preemption 1 of ") and f"BE job {chosen['job_id']}" in at.text[0].value
     table = at.dataframe[-1].value
     assert {"the victim", "same instant"} >= set(table["why"]) and "preempt" in set(table["event"])
     at.button[1].click().run()
     assert at.session_state["_gantt_preemption"]["index"] == 1
+    last = _gantt_span(at) - (hi - lo)
+    at.select_slider(key="x_gantt_start").set_value(last).run()  # the window moved away, to the run's end
+    assert at.session_state["x_gantt_window"] == (last, last + hi - lo) and last * 3600 > chosen["time"]
     at.button[0].click().run()
     assert at.session_state["_gantt_preemption"]["index"] == 0
+    assert at.session_state["x_gantt_window"] == (lo, hi)  # back onto the chosen preemption
     at.button[0].click().run()  # nothing before the first: a notice, the choice stays
     assert_clean(at)
     assert at.session_state["_gantt_preemption"]["index"] == 0 and "No preemption before" in at.info[0].value

@@ -44,17 +44,34 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
         help="a second policy drawn below, on the same time axis",
     )
     c3.multiselect("Nodes", cluster.names, key=keys.GANTT_NODES.name)
-    w1, w2, w3, w4 = st.columns([2.2, 1.1, 1.4, 1.3], vertical_alignment="bottom")
-    w1.slider(
-        "Time window (h)",
-        0.0,
-        setup.span,  # the run's length, in whole hours
-        step=1.0,
-        format="%.0f h",
-        key=keys.GANTT_WINDOW.name,
-        help="the hours loaded into the chart, counted from the run's start; zoom inside it by dragging on the "
-        "chart (down to seconds)",
+    w0, w1 = st.columns([1, 4], vertical_alignment="bottom")  # a wide start slider: its steps can be told apart
+    lo, hi = keys.GANTT_WINDOW.read(session)  # the window the control shows, set by gantt_setup or a step
+    keys.GANTT_LENGTH.set(session, hi - lo)
+    keys.GANTT_START.set(session, lo)
+    w0.selectbox(
+        "Window length",
+        gantt_views.window_lengths(setup.span),
+        format_func=lambda h: gantt_views.WINDOW_LENGTHS.get(h, "whole run"),
+        key=keys.GANTT_LENGTH.name,
+        on_change=_window_moved,
+        args=(session, setup.span),
+        help="how much of the run the chart loads; zoom inside it by dragging on the chart (down to seconds)",
     )
+    w1.select_slider(
+        "Window start",
+        gantt_views.window_starts(hi - lo, setup.span),
+        format_func=lambda h: fmt.clock(h * views.HOUR),
+        key=keys.GANTT_START.name,
+        on_change=_window_moved,
+        args=(session, setup.span),
+        help="where the window starts; each step (or arrow key) moves it by a quarter of its length",
+    )
+    # the window in the units of the chart's time axis (day 1 = the run's first 24 hours)
+    st.caption(
+        f"Window: {fmt.clock(lo * views.HOUR)} to {fmt.clock(hi * views.HOUR)} ({fmt.duration((hi - lo) * views.HOUR)}) "
+        f"of a run of {fmt.duration(setup.span * views.HOUR)}."
+    )
+    w2, w3, w4, _ = st.columns([1, 1, 1, 2], vertical_alignment="bottom")
     w2.selectbox(
         "Zoom around a preemption",
         list(GANTT_ZOOMS),
@@ -74,12 +91,6 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
             disabled=setup.preempts.empty,
             width="stretch",
         )
-    # the window in the units of the chart's time axis (day 1 = the run's first 24 hours)
-    lo, hi = keys.GANTT_WINDOW.read(session)
-    st.caption(
-        f"Window: {fmt.clock(lo * views.HOUR)} to {fmt.clock(hi * views.HOUR)} ({fmt.duration((hi - lo) * views.HOUR)}) "
-        f"of a run of {fmt.duration(setup.span * views.HOUR)}."
-    )
     choice = state.gantt_choice(session)
     why = {}
     for shown in choice.policies:
@@ -117,6 +128,14 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
             f"{len(setup.preempts):,} preemptions in this run. Use Previous / Next preemption to step through them."
         )
     state.publish_gantt_view(scenario, setup, choice)
+
+
+def _window_moved(session: keys.Session, span: float) -> None:
+    """The visitor changed the window's length or start: the window follows (from the same start,
+    moved back if the longer window would pass the run's end)."""
+    length = keys.GANTT_LENGTH.read(session)
+    start = min(keys.GANTT_START.read(session), span - length)
+    keys.GANTT_WINDOW.set(session, gantt_views.fit_window((start, start + length), span))
 
 
 def _chosen(scenario: Scenario, comparison: data.Comparison, policy: str, chosen: Mapping[str, Any], n: int) -> None:

@@ -260,11 +260,11 @@ def step_preemption(
 
 
 def centred_window(time: float, width_h: float, span_h: float) -> tuple[float, float]:
-    """A window of ``width_h`` whole hours around ``time`` (seconds), inside [0, span]."""
+    """The control's window (:func:`fit_window`) of ``width_h`` hours inside [0, span] around
+    ``time`` (seconds): the time falls in its middle half, or as near as the run's ends allow."""
     width = min(float(width_h), span_h)
-    start = math.floor(time / HOUR - width / 2)
-    lo = float(min(max(start, 0), max(span_h - width, 0)))
-    return lo, lo + width
+    lo = min(max(time / HOUR - width / 2, 0.0), span_h - width)
+    return fit_window((lo, lo + width), span_h)
 
 
 def preemption_events(events: pd.DataFrame, chosen: Mapping[str, Any]) -> pd.DataFrame:
@@ -300,3 +300,30 @@ def clamp_window(window: Sequence[float], span: float) -> tuple[float, float] | 
     """``window`` cut to [0, span], or None when nothing of it is left."""
     lo, hi = max(float(window[0]), 0.0), min(float(window[1]), span)
     return (lo, hi) if lo < hi else None
+
+
+# the window lengths offered (hours: label), each shown only when shorter than the run; the whole run is last
+WINDOW_LENGTHS = {1.0: "1 h", 4.0: "4 h", 8.0: "8 h", 24.0: "1 d", 168.0: "1 week"}
+WINDOW_STEPS = 4  # start positions per window length: a step moves the window by a quarter of it
+
+
+def window_lengths(span: float) -> list[float]:
+    """The window lengths (hours) offered for a run of ``span`` hours: those shorter, then the whole run."""
+    return [h for h in WINDOW_LENGTHS if h < span] + [span]
+
+
+def window_starts(length: float, span: float) -> list[float]:
+    """The window's possible starts (hours): every quarter of ``length`` up to ``span - length``,
+    which is always the last, so that the run's end can be reached."""
+    last, step = max(span - length, 0.0), length / WINDOW_STEPS
+    starts = [k * step for k in range(math.ceil(last / step))]
+    return [*starts, last]
+
+
+def fit_window(window: Sequence[float], span: float) -> tuple[float, float]:
+    """``window`` (hours, inside [0, span]) as the control can show it: the shortest offered length
+    that holds it, from the last offered start not after its own."""
+    lo, hi = float(window[0]), float(window[1])
+    length = next(h for h in window_lengths(span) if h >= hi - lo or h == span)
+    start = max(s for s in window_starts(length, span) if s <= lo or s == 0.0)
+    return start, start + length

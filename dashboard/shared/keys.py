@@ -92,7 +92,9 @@ GEN_PRESET: Key[str] = Key("_gen_preset")  # the preset the generator's fields b
 
 # --- Explore: the Gantt tab -----------------------------------------------------------------------
 GANTT_POLICY: Key[str] = Key("x_gantt_policy")
-GANTT_WINDOW: Key[tuple[float, float]] = Key("x_gantt_window")  # hours
+GANTT_WINDOW: Key[tuple[float, float]] = Key("x_gantt_window")  # hours, as the two widgets below set it
+GANTT_LENGTH: Key[float] = Key("x_gantt_length")  # the window's length widget (hours)
+GANTT_START: Key[float] = Key("x_gantt_start")  # the window's start widget (hours)
 GANTT_NODES: Key[list[str]] = Key("x_gantt_nodes")
 GANTT_WITH: Key[str] = Key("gantt_with")  # the stacked policy, or state.NO_SECOND
 GANTT_ZOOM: Key[float] = Key("gantt_zoom")  # seconds shown around a chosen preemption

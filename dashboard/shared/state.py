@@ -150,7 +150,7 @@ class GanttSetup:
     policy: str  # the policy shown first
     nodes: list[str]  # the first nodes up to GANTT_LANES lanes
     span: float  # hours of the shown run
-    window: tuple[float, float]  # hours: from an hour before the first preemption
+    window: tuple[float, float]  # hours: from an hour before the first preemption (as the control fits it)
     preempts: pd.DataFrame  # time, job_id, node of the shown policy's preemptions
 
 
@@ -184,6 +184,7 @@ def gantt_setup(
     keys.GANTT_NODES.set(session, [n for n in picked if n in cluster.names] or default_nodes)
     run = runs[policy]
     span, default_window = gantt_views.gantt_default_window(run.segments, run.events, GANTT_HOURS)
+    default_window = gantt_views.fit_window(default_window, span)
     preempts = gantt_views.preemption_list(run.events)
     chosen = keys.GANTT_PREEMPTION.maybe(session)
     if chosen is not None and (
@@ -192,7 +193,8 @@ def gantt_setup(
         keys.GANTT_PREEMPTION.set(session, None)
     session.setdefault(keys.GANTT_ZOOM.name, GANTT_ZOOM)
     window = keys.GANTT_WINDOW.maybe(session) or scenario.gantt_window or default_window
-    keys.GANTT_WINDOW.set(session, gantt_views.clamp_window(window, span) or default_window)
+    inside = gantt_views.clamp_window(window, span)  # a link's window may be any length: the control's nearest
+    keys.GANTT_WINDOW.set(session, default_window if inside is None else gantt_views.fit_window(inside, span))
     return GanttSetup(default_policy, default_nodes, span, default_window, preempts)
 
 
