@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dashboard.explore.job_views import WaitRow, job_bars
-from dashboard.shared.gantt_charts import GANTT_CLASS_COLORS, GANTT_KINDS, gantt_figure, gantt_time
+from dashboard.shared.gantt_charts import GANTT_CLASS_COLORS, GANTT_KINDS, gantt_figure, gantt_time, segment_bars
 from dashboard.shared.gantt_views import GanttView
 from dashboard.shared.plain import chart_text, chart_texts
 from simcore import fmt
@@ -33,12 +33,8 @@ def job_gantt_figure(view: GanttView, job_id: str, waits: Sequence[WaitRow]) -> 
             for c, k in zip(mine["job_class"], mine["kind"], strict=True)
         ]
         fig.add_trace(
-            go.Bar(
-                orientation="h",
-                base=gantt_time(mine["start"].to_numpy(float)),
-                x=(mine["end"] - mine["start"]).to_numpy(float) * 1000.0,  # ms on a date axis
-                y=mine["y"],
-                width=mine["height"],
+            segment_bars(
+                mine,
                 name=f"job {chart_text(job_id)}",
                 marker={
                     "color": fill,

@@ -7,6 +7,8 @@ the class colour, so a piece reads as "restoring" or "in grace" and whose it is.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -66,6 +68,19 @@ def gantt_time(seconds: pd.Series | np.ndarray | float) -> pd.Series | pd.Dateti
     return GANTT_EPOCH + pd.to_timedelta(seconds, unit="s")
 
 
+def segment_bars(part: pd.DataFrame, **trace: Any) -> go.Bar:
+    """One horizontal bar per row of ``part`` (``start``/``end`` in seconds, lane ``y`` and
+    ``height``) on the Gantt's date axis; ``trace`` holds the rest of the bar trace."""
+    return go.Bar(
+        orientation="h",
+        base=gantt_time(part["start"].to_numpy(float)),
+        x=(part["end"] - part["start"]).to_numpy(float) * 1000.0,  # ms on a date axis
+        y=part["y"],
+        width=part["height"],
+        **trace,
+    )
+
+
 def gantt_figure(view: GanttView) -> go.Figure:
     """One panel per policy on a shared time axis; each node drawn as its GPU lanes.
 
@@ -99,12 +114,8 @@ def gantt_figure(view: GanttView) -> go.Figure:
                 fill = GANTT_CLASS_COLORS[cls] if kind == "run" else color
                 ids = chart_texts(part["job_id"])
                 fig.add_trace(
-                    go.Bar(
-                        orientation="h",
-                        base=gantt_time(part["start"].to_numpy(float)),
-                        x=(part["end"] - part["start"]).to_numpy(float) * 1000.0,  # ms on a date axis
-                        y=part["y"],
-                        width=part["height"],
+                    segment_bars(
+                        part,
                         name=f"{cls} {kind}",
                         legendgroup=f"{cls} {kind}",
                         showlegend=row == 1,
@@ -244,12 +255,8 @@ def gantt_figure(view: GanttView) -> go.Figure:
 def _lost_trace(lost: pd.DataFrame, legend: bool) -> go.Bar:
     """The lost work of preempted bars: hatching over the end of each bar, its own legend entry."""
     pattern, hatch = GANTT_LOST
-    return go.Bar(
-        orientation="h",
-        base=gantt_time(lost["start"].to_numpy(float)),
-        x=(lost["end"] - lost["start"]).to_numpy(float) * 1000.0,
-        y=lost["y"],
-        width=lost["height"],
+    return segment_bars(
+        lost,
         name="lost work",
         legendgroup="lost work",
         showlegend=legend,
