@@ -26,6 +26,7 @@ from helpers.browser import (  # noqa: E402  (after the skip when Playwright is 
     BROWSER_TESTS,
     TIMEOUT_MS,
     assert_no_exception,
+    choose,
     settle,
     wait_idle,
 )
@@ -34,22 +35,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOT = ROOT / "docs" / "screenshot-explore.png"
 
 pytestmark = BROWSER_TESTS
-
-
-def _choose(page: Any, label: str, option: str) -> None:
-    """Pick ``option`` in the select box ``label``; retried, as a rerun may close the list."""
-    box = page.get_by_role("combobox", name=label)
-    for attempt in range(3):
-        box.scroll_into_view_if_needed()
-        box.click()
-        try:
-            page.get_by_role("option", name=option, exact=True).click(timeout=15_000)
-            return
-        except sync_api.TimeoutError:
-            if attempt == 2:
-                raise
-            page.keyboard.press("Escape")
-            wait_idle(page)
 
 
 def _metrics(page: Any) -> list[str]:
@@ -95,7 +80,7 @@ def test_explore_end_to_end(dashboard_server: str, new_page: Callable[..., Any])
             start = page.locator('[data-testid="stSlider"]', has=page.get_by_text("Window start"))
             ends = [e.strip() for e in start.get_by_test_id("stSliderTickBar").inner_text().split("\n") if e.strip()]
             assert ends == ["day 1 00:00:00", fmt.clock((int(run[1]) * 24 + int(run[2] or 0) - 8) * 3600)], ends
-            _choose(page, "Zoom around a preemption", "4 h")
+            choose(page, "Zoom around a preemption", "4 h")
             wait_idle(page, charts=2)
             page.get_by_role("button", name="Next preemption").click()
             wait_idle(page, charts=2)
@@ -114,7 +99,7 @@ def test_explore_end_to_end(dashboard_server: str, new_page: Callable[..., Any])
 
     # change a knob: the results change, and so does the URL
     page.get_by_text("Knobs", exact=True).click()
-    _choose(page, "backfill", "none")
+    choose(page, "backfill", "none")
     wait_idle(page, charts=2)
     page.wait_for_function("() => location.search.includes('backfill=none')", timeout=TIMEOUT_MS)
     # the new runs take a worker process (about a second): wait for the cards to change
@@ -235,7 +220,7 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(dashboard_server: str, new
         page.screenshot(path=str(ARTIFACTS / name))
 
     for item in lessons.LESSONS:
-        _choose(page, "Lesson", item.title)
+        choose(page, "Lesson", item.title)
         wait_idle(page, charts=2)
         variant = item.variants[-1]  # the preemptive end of each lesson
         page.get_by_role("radiogroup", name="Run it with").get_by_text(variant.label, exact=True).first.click()

@@ -9,7 +9,7 @@ preempted gang stopped on every node at the same instant. Then lesson (e) is wal
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,21 +60,6 @@ _GANTT = """() => {
     }
     return {bars, signals};
 }"""
-
-
-@pytest.fixture
-def new_page(chromium: Any) -> Iterator[Callable[..., Any]]:
-    """A page of the shared Chromium in its own context, closed after the test."""
-    contexts: list[Any] = []
-
-    def make(width: int, height: int) -> Any:
-        ctx = chromium.new_context(viewport={"width": width, "height": height})
-        contexts.append(ctx)
-        return ctx.new_page()
-
-    yield make
-    for ctx in contexts:
-        ctx.close()
 
 
 def test_a_gang_on_the_explore_gantt(dashboard_server: str, new_page: Callable[..., Any]) -> None:

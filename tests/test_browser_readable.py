@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from helpers.browser import ARTIFACTS, BROWSER_TESTS, TIMEOUT_MS
+from helpers.browser import ARTIFACTS, BROWSER_TESTS, TIMEOUT_MS, choose
 
 ROOT = Path(__file__).resolve().parent.parent
 LOG_TICKS = {f"{step * 10**k:,}" for k in range(6) for step in (1, 2, 5)}  # 1, 2, 5, 10, ..., 500,000
@@ -87,22 +87,6 @@ def test_readable_numbers_and_the_upload_cluster_in_chromium(
     assert phone.locator('[data-testid="stException"]').count() == 0
 
 
-def _choose(page: object, label: str, option: str) -> None:
-    """Pick ``option`` in the select box ``label``; retried, as a rerun may close the list."""
-    from playwright import sync_api
-
-    box = page.get_by_role("combobox", name=label)
-    for attempt in range(3):
-        box.click()
-        try:
-            page.get_by_role("option", name=option, exact=True).click(timeout=15_000)
-            return
-        except sync_api.TimeoutError:
-            if attempt == 2:
-                raise
-            page.keyboard.press("Escape")
-
-
 def test_lost_work_whole_variant_names_and_the_gantt_window_in_chromium(
     dashboard_server: str, new_page: Callable[..., Any]
 ) -> None:
@@ -115,7 +99,7 @@ def test_lost_work_whole_variant_names_and_the_gantt_window_in_chromium(
     # the lesson on the price of preemption: its Gantt hatches the lost work, named in the legend
     page.goto(f"{url}/learn")
     _idle(page, ".js-plotly-plot .main-svg")
-    _choose(page, "Lesson", price.title)
+    choose(page, "Lesson", price.title)
     _idle(page, '.js-plotly-plot .legendtext:text-is("lost work")')
     gantt = page.locator(".js-plotly-plot", has=page.locator('.legendtext:text-is("lost work")'))
     assert gantt.count() == 1

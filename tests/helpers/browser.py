@@ -193,3 +193,19 @@ class Shared:
             self._stack = contextlib.ExitStack()
             self._servers.clear()
             self._browser = None
+
+
+def choose(page: Any, label: str, option: str) -> None:
+    """Pick ``option`` in the select box ``label``; retried, as a rerun may close the list."""
+    box = page.get_by_role("combobox", name=label)
+    for attempt in range(3):
+        box.scroll_into_view_if_needed()
+        box.click()
+        try:
+            page.get_by_role("option", name=option, exact=True).click(timeout=15_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")
+            wait_idle(page)
