@@ -19,8 +19,9 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 install: $(STAMP)
 
+# python -m dashboard: `streamlit run dashboard/streamlit_app.py` warmed before it serves (docs/dashboard.md#speed)
 run: $(STAMP)
-	$(BIN)/streamlit run dashboard/streamlit_app.py --server.address $(ADDRESS)
+	$(BIN)/python -m dashboard --server.address $(ADDRESS)
 
 test: $(STAMP)
 	$(BIN)/ruff check simcore dashboard tests bench

@@ -3,7 +3,9 @@ Streamlit page with the same number of Plotly charts (bench/bare_plotly_app.py),
 one run, in headless Chromium (Debian's /usr/bin/chromium, or ``$CHROMIUM``).
 
 - **warm**: the default Explore page on a warm server (its default scenario already shown once);
-- **cold**: the first visitor of a freshly started server (a new ``streamlit run`` per load).
+- **cold**: the first visitor of a freshly started server (a new server per load, started as
+  ``make run`` starts it: ``python -m dashboard``, which warms the default page before it serves;
+  the seconds from its start to its health answer are reported beside).
 
 Each load opens a fresh tab and times page open to the first Plotly chart drawn (its SVG); for
 Explore also to the first result card. Every Explore load is followed by a load of the bare page
@@ -27,7 +29,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the one home of the serve-and-drive helpers
-from helpers.browser import ARTIFACTS, TIMEOUT_MS, launch, serve  # noqa: E402
+from helpers.browser import ARTIFACTS, MAKE_RUN, TIMEOUT_MS, launch, serve, streamlit_run  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 CHART = ".js-plotly-plot .main-svg"
@@ -54,24 +56,27 @@ def load(browser: Any, url: str, cards: bool) -> dict[str, float]:
 
 
 def measure(browser: Any, mode: str, loads: int, bare: str) -> dict[str, list[dict[str, float]]]:
-    """``loads`` Explore loads in ``mode``, each followed by one load of the bare page."""
+    """``loads`` Explore loads in ``mode``, each followed by one load of the bare page (cold: with
+    the seconds each server took from its start to answering its health check, as ``startup``)."""
     runs: dict[str, list[dict[str, float]]] = {"explore": [], "bare": []}
     if mode == "warm":
-        with serve(FULL, "streamlit-explore.log") as app:
+        with serve(FULL, "streamlit-explore.log", MAKE_RUN) as app:
             load(browser, app, cards=True)  # its first visitor: imports, the default scenario's runs
             for _ in range(loads):
                 runs["explore"].append(load(browser, app, cards=True))
                 runs["bare"].append(load(browser, bare, cards=False))
         return runs
     for _ in range(loads):
-        with serve(FULL, "streamlit-explore.log") as fresh:  # a fresh server: its first visitor
-            runs["explore"].append(load(browser, fresh, cards=True))
+        started = time.perf_counter()
+        with serve(FULL, "streamlit-explore.log", MAKE_RUN) as fresh:  # a fresh server: its first visitor
+            startup = time.perf_counter() - started
+            runs["explore"].append({**load(browser, fresh, cards=True), "startup": startup})
         runs["bare"].append(load(browser, bare, cards=False))
     return runs
 
 
 def summary(mode: str, runs: dict[str, list[dict[str, float]]]) -> dict[str, Any]:
-    explore = {m: statistics.median(r[m] for r in runs["explore"]) for m in ("chart", "results")}
+    explore = {m: statistics.median(r[m] for r in runs["explore"]) for m in runs["explore"][0]}
     bare = statistics.median(r["chart"] for r in runs["bare"])
     return {"seconds": runs, "explore": explore, "bare": bare, "ratio": explore["chart"] / bare, "aim": AIMS[mode]}
 
@@ -85,7 +90,7 @@ def main() -> int:
         parser.error("--loads must be between 1 and 20")
     modes = ["warm", "cold"] if args.mode == "both" else [args.mode]
     report: dict[str, Any] = {"loads": args.loads, "load average": os.getloadavg()[0]}
-    with serve(FULL, "streamlit-bare.log", BARE) as bare, sync_playwright() as pw:
+    with serve(FULL, "streamlit-bare.log", streamlit_run(BARE)) as bare, sync_playwright() as pw:
         browser = launch(pw)
         try:
             load(browser, bare, cards=False)  # warm-up, not counted
@@ -103,6 +108,7 @@ def main() -> int:
             f"{mode}: first chart, median of {args.loads}: explore {r['explore']['chart']:.2f} s "
             f"(results {r['explore']['results']:.2f} s), bare {r['bare']:.2f} s, "
             f"ratio {r['ratio']:.2f} (aim {r['aim']:g})"
+            + (f"; server start to health check {r['explore']['startup']:.2f} s" if mode == "cold" else "")
         )
     return 0
 

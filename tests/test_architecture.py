@@ -46,7 +46,7 @@ DASHBOARD_TIERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("shared", ("shared",), "shared only"),
     ("page sections", ("explore", "sweep", "learn"), "shared and its own section"),
     ("report", ("report",), "shared, the page sections and itself"),
-    ("pages", ("app_pages", "streamlit_app"), "anything but simcore.engine"),
+    ("pages", ("app_pages", "streamlit_app", "__main__"), "anything but simcore.engine"),
 )
 #: pure modules: views (no Streamlit, no Plotly) and charts (no Streamlit)
 VIEWS = (

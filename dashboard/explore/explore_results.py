@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import cast
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.explore import charts, explore_job, job_state
@@ -51,15 +52,7 @@ def trio(scenario: Scenario, comparison: data.Comparison, bound: data.Bound | No
     # the trio as a compact grid beside the percentile chart, so a chart is in sight without scrolling
     trio_box, chart_box = st.columns([6, 5], gap="medium")
     with chart_box:  # filled first: the chart reaches the browser before the 12 numbers
-        st.plotly_chart(
-            charts.percentile_figure(
-                views.percentile_frame(comparison.seed_flats),
-                height=340,
-                bound=None if bound is None else views.percentile_frame([{"bound": s} for s in bound.seed_flats]),
-            ),
-            config=PLOT_CONFIG,
-            key="percentiles",
-        )
+        st.plotly_chart(percentile_chart(comparison, bound), config=PLOT_CONFIG, key="percentiles")
         n = len(seeds)
         st.caption(
             "Slowdown percentiles (log). "
@@ -97,10 +90,24 @@ def _cells(f: Callable[[float | None], str]) -> Callable[[object], str]:
     return lambda x: f(cast(float, x))
 
 
-def slowdown(comparison: data.Comparison, bound: data.Bound | None = None) -> None:
+def percentile_chart(comparison: data.Comparison, bound: data.Bound | None = None) -> go.Figure:
+    """The percentile chart beside the trio: the first chart a visitor sees."""
+    return charts.percentile_figure(
+        views.percentile_frame(comparison.seed_flats),
+        height=340,
+        bound=None if bound is None else views.percentile_frame([{"bound": s} for s in bound.seed_flats]),
+    )
+
+
+def cdf_chart(comparison: data.Comparison, bound: data.Bound | None = None) -> go.Figure:
+    """The slowdown CDF of the Slowdown tab, open on a first visit."""
     jobs = {p: r.jobs for p, r in comparison.runs.items()}
     reference = None if bound is None else views.cdf_frame({"bound": bound.run.jobs})
-    st.plotly_chart(charts.cdf_figure(views.cdf_frame(jobs), reference), config=PLOT_CONFIG, key="cdf")
+    return charts.cdf_figure(views.cdf_frame(jobs), reference)
+
+
+def slowdown(comparison: data.Comparison, bound: data.Bound | None = None) -> None:
+    st.plotly_chart(cdf_chart(comparison, bound), config=PLOT_CONFIG, key="cdf")
     st.caption(
         "Slowdown = job completion time / run time (1 = never waited). Lines further left are better; "
         "the tail is on the right. "

@@ -55,10 +55,11 @@ class Run:
 
 
 def full_run(table: JobTable, cluster: ClusterSpec, config: SimConfig) -> Run:
-    return _run(simulate(table, cluster, config))
+    return run_of(simulate(table, cluster, config))
 
 
-def _run(result: SimResult) -> Run:
+def run_of(result: SimResult) -> Run:
+    """The :class:`Run` of a simulation's records: its numbers and frames."""
     config = result.config
     acc = accounting.account(result)
     nums = numbers(result)
@@ -107,7 +108,7 @@ def comparison(
     def labelled(configs: Sequence[SimConfig]) -> list[Configured]:
         return [Configured(str(i), c) for i, c in enumerate(configs)]
 
-    out: list[Any] = [_run(r) for r in run_policies(table, cluster, labelled(configs), tick).values()]
+    out: list[Any] = [run_of(r) for r in run_policies(table, cluster, labelled(configs), tick).values()]
     for work in extra:
         gen = presets.generate(work.preset, work.seed, dict(work.gen))
         seeded = labelled([replace(config, seed=work.seed) for config in work.configs])
@@ -140,7 +141,7 @@ def bound(
     out: list[Any] = []
     steps = (first is not None) + len(extra)
     if first is not None:
-        out.append(_run(run_bound(table, cluster, config, first)))
+        out.append(run_of(run_bound(table, cluster, config, first)))
         progress(1 / steps)
     for work in extra:
         gen = presets.generate(work.preset, work.seed, dict(work.gen))

@@ -283,18 +283,21 @@ def compare(
     return Comparison(workload, cluster, runs, per_seed, flats, seeds)
 
 
-@st.cache_resource(show_spinner=False)
-def warm_default() -> threading.Thread | None:
-    """The default Explore scenario's runs computed in the background, once per server process
-    (:mod:`dashboard.shared.warmup`); nothing when the default sample is not shipped."""
+def default_scenario() -> tuple[Scenario, Workload, ClusterSpec] | None:
+    """The default Explore scenario, its workload and cluster; None when its sample is not shipped."""
     scenario = Scenario()
     if scenario.sample not in sample_names():
         return None
     workload = sample_workload(scenario.sample)
-    cluster = resolve_cluster(scenario, workload, None)
-    configs = tuple(scenario.config(p) for p in scenario.policies)
-    keys = tuple(run_key(workload, cluster_hash(cluster), c) for c in configs)
-    return warmup.start(keys, (workload.table, cluster, configs, ()), _store(), _slots(), limits().run_seconds)
+    return scenario, workload, resolve_cluster(scenario, workload, None)
+
+
+@st.cache_resource(show_spinner=False)
+def warm_default() -> threading.Thread | None:
+    """The default Explore scenario's runs, read from the shipped file or computed, in the background
+    once per server process (:mod:`dashboard.shared.warmup`); nothing when its sample is not shipped."""
+    default = default_scenario()
+    return None if default is None else warmup.start(*warmup.work(*default), _store(), _slots(), limits().run_seconds)
 
 
 def bound(scenario: Scenario, comparison: Comparison, heartbeat: Callable[[float | None], None], command: str) -> Bound:

@@ -1,20 +1,55 @@
-"""The default Explore scenario warmed at start-up: its runs computed in a background thread, as a
-visitor's computation would be (claimed in the shared store, in a computation slot, in a worker
-process), so the first visitor finds them there or waits for them rather than computing them again.
+"""The default Explore scenario warmed at start-up: its runs read from the shipped file
+(:mod:`dashboard.shared.shipped`) or, when that holds other runs, computed as a visitor's computation
+would be (in a computation slot, in a worker process), in a background thread and claimed in the
+shared store, so the first visitor finds them there or waits for them rather than computing them again.
 
-Streamlit runs no app code before a first visitor: :func:`dashboard.shared.data.warm_default`
-(cached once per server process) starts this at the first script run of any page.
+``python -m dashboard`` (:mod:`dashboard.__main__`) warms them before the server accepts
+connections; under ``streamlit run``, which runs no app code before a first visitor,
+:func:`dashboard.shared.data.warm_default` (cached once per server process) starts this at the first
+script run of any page.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from typing import Any
 
-from dashboard.shared import compute, slots, worker
+from dashboard.shared import compute, shipped, slots, worker
+from dashboard.shared.results import Workload
+from dashboard.shared.runkeys import cluster_hash, run_key
+from dashboard.shared.scenario import Scenario
 from dashboard.shared.store import BoundedStore, deep_size
+from simcore.model import ClusterSpec
+
+LOG = logging.getLogger(__name__)
+# warns at each cached data function defined or first called outside a running server (its cache is then kept in memory)
+BARE_CACHE_LOGGER = logging.getLogger("streamlit.runtime.caching.cache_data_api")
+
+
+@contextlib.contextmanager
+def outside_runtime() -> Iterator[None]:
+    """Cached data functions defined and called before the server runs (start-up, a command),
+    without the warning that their cache is kept in memory: so it is under a running server too."""
+
+    def drop(_record: logging.LogRecord) -> bool:
+        return False
+
+    BARE_CACHE_LOGGER.addFilter(drop)  # a filter, not a level: Streamlit sets its loggers' levels
+    try:
+        yield
+    finally:
+        BARE_CACHE_LOGGER.removeFilter(drop)
+
+
+def work(scenario: Scenario, workload: Workload, cluster: ClusterSpec) -> tuple[tuple[Hashable, ...], tuple[Any, ...]]:
+    """The store keys of a scenario's runs on its first workload, and the arguments of
+    :func:`dashboard.shared.compute.comparison` that compute them."""
+    configs = tuple(scenario.config(p) for p in scenario.policies)
+    keys = tuple(run_key(workload, cluster_hash(cluster), c) for c in configs)
+    return keys, (workload.table, cluster, configs, ())
 
 
 def start(
@@ -24,7 +59,7 @@ def start(
     line: slots.ComputeSlots,
     run_seconds: float,
 ) -> threading.Thread:
-    """A daemon thread computing ``compute.comparison(*args)`` into ``store`` under ``keys``."""
+    """A daemon thread putting the runs of ``keys`` (``compute.comparison(*args)``) in ``store``."""
     thread = threading.Thread(
         target=warm, args=(keys, args, store, line, run_seconds), name="warm-default", daemon=True
     )
@@ -39,18 +74,22 @@ def warm(
     line: slots.ComputeSlots,
     run_seconds: float,
 ) -> None:
-    """The runs of ``keys`` computed and stored, unless they are there already or a visitor is
-    computing them (a visitor asking meanwhile waits for this computation instead)."""
+    """The runs of ``keys`` read from the shipped file or computed, and stored, unless they are there
+    already or a visitor is computing them (a visitor asking meanwhile waits for this instead)."""
     if all(store.get(k) is not None for k in keys) or store.claim(keys) is not None:
         return
     try:
-        with slots.turn(line, lambda _place: None, worker.POLL_SECONDS) as ticket:
-            values = worker.run(
-                compute.comparison, args, timeout=run_seconds, heartbeat=lambda _fraction: line.touch(ticket)
-            )
+        table, cluster, configs, _extra = args
+        values: list[Any] | None = shipped.load(keys, table, cluster, configs)
+        if values is None:
+            LOG.info("no shipped runs for the default scenario (regenerate: %s): simulating", shipped.REGENERATE)
+            with slots.turn(line, lambda _place: None, worker.POLL_SECONDS) as ticket:
+                values = worker.run(
+                    compute.comparison, args, timeout=run_seconds, heartbeat=lambda _fraction: line.touch(ticket)
+                )
         for key, value in zip(keys, values, strict=True):
             store.put(key, value, deep_size(value))
-    except Exception:  # a warm-up that fails costs nothing: the first visitor computes the runs
-        logging.getLogger(__name__).exception("warming the default scenario failed")
+    except Exception as exc:  # a warm-up that fails costs nothing: the first visitor computes the runs
+        LOG.warning("warming the default scenario failed (%s: %s); a visitor will compute it", type(exc).__name__, exc)
     finally:
         store.release(keys)

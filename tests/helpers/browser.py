@@ -52,14 +52,26 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def streamlit_run(script: str) -> tuple[str, ...]:
+    """The Python arguments of ``streamlit run script``."""
+    return ("-m", "streamlit", "run", script)
+
+
+#: the dashboard as Streamlit Community Cloud starts it (its first visitor pays the imports)
+STREAMLIT_RUN = streamlit_run("dashboard/streamlit_app.py")
+#: the dashboard as ``make run`` starts it: ``python -m dashboard``, warm before it serves
+MAKE_RUN = ("-m", "dashboard")
+
+
 @contextlib.contextmanager
 def serve(
     env: dict[str, str] | None = None,
     log_name: str = "streamlit-server.log",
-    script: str = "dashboard/streamlit_app.py",
+    command: tuple[str, ...] = STREAMLIT_RUN,
 ) -> Iterator[str]:
-    """``streamlit run script`` (the dashboard by default) on a free port of 127.0.0.1; yields its
-    URL once its health endpoint answers, and stops the server on exit."""
+    """A Streamlit server started by ``python command`` (``streamlit run`` of the dashboard by
+    default) on a free port of 127.0.0.1; yields its URL once its health endpoint answers, and
+    stops the server on exit."""
     port = free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log_path = ARTIFACTS / log_name
@@ -67,10 +79,7 @@ def serve(
     proc = subprocess.Popen(
         [
             sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            script,
+            *command,
             "--server.address",
             "127.0.0.1",
             "--server.port",

@@ -1,0 +1,95 @@
+"""``python -m dashboard`` (dashboard/__main__.py, what ``make run`` starts): it warms the default
+page before serving, serves the app, and still serves when the warm-up fails."""
+
+from __future__ import annotations
+
+import logging
+import textwrap
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.browser import ARTIFACTS, MAKE_RUN, serve
+from streamlit.web import bootstrap
+
+import dashboard.__main__ as launcher
+from dashboard.shared import data, warmup
+
+FAILED = "warm-up before serving failed (RuntimeError: no warm-up today); starting the server anyway"
+# the launcher with a warm-up that fails, as a command (python -c)
+FAIL = "import dashboard.__main__ as m\ndef boom():\n    raise RuntimeError('no warm-up today')\nm.prepare = boom\nm.main()\n"
+
+
+def test_the_modules_a_script_imports_are_found_by_name(tmp_path: Path) -> None:
+    script = tmp_path / "page.py"
+    script.write_text(
+        textwrap.dedent(
+            """\
+            import numpy as np
+            from dashboard.explore import charts, explore_results
+            from simcore.errors import UserError
+            from . import sibling
+            def later():
+                import scipy
+            """
+        )
+    )
+    assert launcher.imported_modules(script) == [
+        "numpy",
+        "dashboard.explore",
+        "dashboard.explore.charts",
+        "dashboard.explore.explore_results",
+        "simcore.errors",  # UserError is a name in it, not a module
+    ]
+
+
+def test_prepare_fills_the_store_before_any_visitor() -> None:
+    data.warm_default.clear()
+    data._shared_store.clear()
+    try:
+        launcher.prepare()
+        found = data.default_scenario()
+        assert found is not None
+        keys, _args = warmup.work(*found)
+        assert all(data._store().get(k) is not None for k in keys)
+        thread = data.warm_default()  # what the app's first script run calls: the same, done
+        assert thread is not None and not thread.is_alive()
+    finally:
+        data.warm_default.clear()
+        data._shared_store.clear()
+
+
+def test_a_failing_warm_up_logs_one_line_and_the_server_starts(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    order: list[Any] = []
+
+    def boom() -> None:
+        order.append("warm-up")
+        raise RuntimeError("no warm-up today")
+
+    monkeypatch.setattr(launcher, "prepare", boom)
+    monkeypatch.setattr(bootstrap, "run", lambda script, *_args, **_kw: order.append(("serve", script)))
+    with caplog.at_level(logging.WARNING, logger="dashboard"), pytest.raises(SystemExit) as end:
+        launcher.main(["--server.headless", "true"])
+    assert end.value.code == 0
+    assert order == ["warm-up", ("serve", str(launcher.APP))]  # streamlit run's own call, after the warm-up
+    assert [r.getMessage() for r in caplog.records if r.name == "dashboard"] == [FAILED]
+
+
+def _page(url: str) -> int:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return int(response.status)
+
+
+@pytest.mark.parametrize(("command", "log"), [(MAKE_RUN, "launcher.log"), (("-c", FAIL), "launcher-failing.log")])
+def test_the_launcher_serves_the_app(command: tuple[str, ...], log: str) -> None:
+    """A server started as ``make run`` starts it answers its health check (serve waits for it) and
+    serves the app, also when its warm-up fails."""
+    with serve({"SIMCORE_DEMO": "0"}, log, command) as url:
+        assert _page(url) == 200
+        assert _page(f"{url}/_stcore/health") == 200
+    lines = (ARTIFACTS / log).read_text().splitlines()
+    failed = [line for line in lines if "warm-up" in line]
+    assert failed == ([] if command == MAKE_RUN else [FAILED])
