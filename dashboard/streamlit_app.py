@@ -1,4 +1,5 @@
-"""Entry point of the what-if explorer: page config and navigation (`streamlit run` this file)."""
+"""Entry point of the what-if explorer: page config and navigation (`streamlit run` this file, or
+`python -m dashboard`, which runs it warmed: dashboard/__main__.py)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,15 @@ ROOT = str(Path(__file__).resolve().parent.parent)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+# Under `streamlit run` the first script run starts these; `python -m dashboard` (make run) has done
+# both before serving, and they are no-ops here.
 if __name__ == "__main__":  # a script run, not a worker process re-reading its parent's main module
     from dashboard.shared import worker
 
     worker.start()  # the simulator's imports in the forkserver run while this process imports the pages
     from dashboard.shared import data
 
-    data.warm_default()  # the default scenario's runs, computed in the background once per server process
+    data.warm_default()  # the default scenario's runs, shipped or computed, in the background once per process
 
 # a bundled file: a Material icon as page_icon is fetched from fonts.gstatic.com by every visitor
 ICON = str(Path(__file__).resolve().parent / "static" / "favicon.png")

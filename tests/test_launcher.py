@@ -3,6 +3,7 @@ page before serving, serves the app, and still serves when the warm-up fails."""
 
 from __future__ import annotations
 
+import ast
 import logging
 import textwrap
 import urllib.request
@@ -42,6 +43,16 @@ def test_the_modules_a_script_imports_are_found_by_name(tmp_path: Path) -> None:
         "dashboard.explore.explore_results",
         "simcore.errors",  # UserError is a name in it, not a module
     ]
+
+
+def test_the_page_warmed_is_the_apps_default_page() -> None:
+    calls = [n for n in ast.walk(ast.parse(launcher.APP.read_text(encoding="utf-8"))) if isinstance(n, ast.Call)]
+    defaults = [
+        c.args[0].value  # type: ignore[attr-defined]
+        for c in calls
+        if any(k.arg == "default" and isinstance(k.value, ast.Constant) and k.value.value is True for k in c.keywords)
+    ]
+    assert [launcher.APP.parent / page for page in defaults] == [launcher.DEFAULT_PAGE]
 
 
 def test_prepare_fills_the_store_before_any_visitor() -> None:
