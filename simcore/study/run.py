@@ -1,9 +1,11 @@
 """Running the study: each part is a plain sweep (:mod:`simcore.sweep`) whose grid file is written next
 to its rows, fresh unless resumed; then the document is written and the headline printed.
 
-The parts, in order: *main* (the ``paper`` preset over many seeds, every policy and fitgpp's
-``P`` / ``s`` variants), *curves* (one setting at a time), *alibaba_A/B* (the trace, if present)
-and the two sweeps of section 8 (:mod:`simcore.study.beyond`).
+The parts: *main* (the ``paper`` preset over many seeds, every policy and fitgpp's ``P`` / ``s``
+variants), *curves* (one setting at a time), *alibaba_A/B* (the trace, if present), the two
+sweeps of section 8 (:mod:`simcore.study.beyond`) and the gang sweep of section 10
+(:mod:`simcore.study.gangs`). They run together (:func:`run_grids`): a run two parts share is
+simulated once, and one pool serves them all.
 """
 
 from __future__ import annotations
@@ -116,10 +118,14 @@ def beyond_grids(plan: Plan) -> list[tuple[dict[str, Any], str]]:
 
 def run_beyond(plan: Plan, results: Path, log: Callable[[str], None], kw: RunOptions) -> beyond.Study:
     """Section 8's two sweeps into ``results/rows_beyond_*.parquet``, run together."""
-    log(f"beyond the paper: fitdelay in {len(beyond.REGIMES) - 2} more regimes, {plan.main_seeds} seeds")
-    log(f"beyond the paper: min_runtime {', '.join(map(str, beyond.MIN_RUNTIMES[1:]))} s for every preemptive policy")
+    _log_beyond(plan, log)
     rows, wall = run_grids(beyond_grids(plan), results, **kw)
     return beyond.Study(rows["beyond_regimes"], rows["beyond_min_runtime"], {"beyond": wall})
+
+
+def _log_beyond(plan: Plan, log: Callable[[str], None]) -> None:
+    log(f"beyond the paper: fitdelay in {len(beyond.REGIMES) - 2} more regimes, {plan.main_seeds} seeds")
+    log(f"beyond the paper: min_runtime {', '.join(map(str, beyond.MIN_RUNTIMES[1:]))} s for every preemptive policy")
 
 
 def study_grids(plan: Plan, trace_dir: Path) -> list[tuple[dict[str, Any], str]]:
@@ -163,8 +169,7 @@ def reproduce(
     else:
         trace_note = f"The Alibaba trace was not found at `{trace_dir}`; that part was skipped."
         log(trace_note)
-    log(f"beyond the paper: fitdelay in {len(beyond.REGIMES) - 2} more regimes, {plan.main_seeds} seeds")
-    log(f"beyond the paper: min_runtime {', '.join(map(str, beyond.MIN_RUNTIMES[1:]))} s for every preemptive policy")
+    _log_beyond(plan, log)
     from simcore.study import gangs  # here: that module also runs as a script
 
     log(f"gang jobs: {gangs.PRESET} preset, {plan.main_seeds} seeds")

@@ -7,6 +7,7 @@ with the same output skips every task whose rows are already there (resume); a d
 set aside and its task runs again. Rows depend only on the task and the final table is sorted by
 the spec's own order (point, seed, policy), so the same grid gives byte-identical files whatever
 the executor and worker count. Wall time is kept out of the rows; :class:`SweepReport` carries it.
+:func:`run_sweeps` runs several sweeps as one, sharing the runs they have in common.
 """
 
 from __future__ import annotations
