@@ -7,7 +7,6 @@ meant for users are raised as :class:`~simcore.errors.UserError`; the main CLI p
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import textwrap
 from pathlib import Path
@@ -20,6 +19,7 @@ from simcore.csvsafe import write_csv
 from simcore.errors import UserError
 from simcore.metrics import TRIO, versus
 from simcore.stats import SPREAD_NAME
+from simcore.sweep.executors import default_workers
 from simcore.sweep.spec import KNOB_NAMES
 
 SWEEP_EPILOG = """\
@@ -95,7 +95,12 @@ def add_sweep_command(subparsers: Any) -> argparse.ArgumentParser:
         "--summary-csv", metavar="FILE", help="write mean and 95%% CI over seeds per point, policy and metric"
     )
     p.add_argument("--paired-csv", metavar="FILE", help="write paired differences vs the baseline (mean and 95%% CI)")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: the number of cores)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=default_workers(),
+        help=f"local processes (default: the cores this process may use, here {default_workers()})",
+    )
     p.add_argument(
         "--dask", metavar="local|tcp://HOST:PORT", help="run on Dask: a LocalCluster, or an existing scheduler"
     )
@@ -266,7 +271,12 @@ def add_reproduce_command(subparsers: Any) -> argparse.ArgumentParser:
         help=f"Alibaba trace directory (default {study.DEFAULT_TRACE}, relative to the repo root)",
     )
     p.add_argument("--out-dir", default="docs", help="where RESULTS.md and results/ go (default docs)")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: the number of cores)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=default_workers(),
+        help=f"local processes (default: the cores this process may use, here {default_workers()})",
+    )
     p.add_argument("--dask", metavar="local|tcp://HOST:PORT", help="run the sweeps on Dask")
     p.add_argument("--resume", action="store_true", help="keep the rows of an interrupted run (default: start afresh)")
     p.add_argument(

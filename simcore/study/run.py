@@ -1,9 +1,11 @@
 """Running the study: each part is a plain sweep (:mod:`simcore.sweep`) whose grid file is written next
 to its rows, fresh unless resumed; then the document is written and the headline printed.
 
-The parts, in order: *main* (the ``paper`` preset over many seeds, every policy and fitgpp's
-``P`` / ``s`` variants), *curves* (one setting at a time), *alibaba_A/B* (the trace, if present)
-and the two sweeps of section 8 (:mod:`simcore.study.beyond`).
+The parts: *main* (the ``paper`` preset over many seeds, every policy and fitgpp's ``P`` / ``s``
+variants), *curves* (one setting at a time), *alibaba_A/B* (the trace, if present), the two
+sweeps of section 8 (:mod:`simcore.study.beyond`) and the gang sweep of section 10
+(:mod:`simcore.study.gangs`). They run together (:func:`run_grids`): a run two parts share is
+simulated once, and one pool serves them all.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import math
 import shutil
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -49,24 +51,50 @@ def run_grid(
     resume: bool,
 ) -> tuple[pd.DataFrame, float]:
     """Write the grid file, run it into ``rows_<name>.parquet`` (fresh unless ``resume``), return rows and wall time."""
+    rows, wall = run_grids([(grid, name)], results, workers=workers, dask=dask, progress=progress, resume=resume)
+    return rows[name], wall
+
+
+def run_grids(
+    grids: Sequence[tuple[Mapping[str, Any], str]],
+    results: Path,
+    *,
+    workers: int,
+    dask: str | None,
+    progress: StudyProgress | None,
+    resume: bool,
+) -> tuple[dict[str, pd.DataFrame], float]:
+    """Write each grid file and run the grids together (:func:`simcore.sweep.run_sweeps`: a run two
+    grids share is simulated once, each workload built once), each into ``rows_<name>.parquet``
+    (fresh unless ``resume``); return the rows by name and the wall time."""
     import yaml
 
-    (results / f"grid_{name}.yaml").write_text(yaml.safe_dump(_yaml_ready(grid), sort_keys=False), encoding="utf-8")
-    out = results / f"rows_{name}.parquet"
-    if not resume:
-        out.unlink(missing_ok=True)
-        shutil.rmtree(sweep.parts_dir(out), ignore_errors=True)
-    spec = _spec(grid, name)
-    runs = len(spec.policies) + spec.bound
+    sweeps = []
+    for grid, name in grids:
+        (results / f"grid_{name}.yaml").write_text(yaml.safe_dump(_yaml_ready(grid), sort_keys=False), encoding="utf-8")
+        out = results / f"rows_{name}.parquet"
+        if not resume:
+            out.unlink(missing_ok=True)
+            shutil.rmtree(sweep.parts_dir(out), ignore_errors=True)
+        sweeps.append((_spec(grid, name), out))
     if progress is not None:
-        progress.begin(name, spec.n_simulations)
+        label = grids[0][1] if len(grids) == 1 else f"{len(grids)} sweeps together"
+        progress.begin(label, sum(spec.n_simulations for spec, _ in sweeps))
     start = time.perf_counter()
-    report = sweep.run_sweep(
-        spec, out, workers=workers, dask=dask, on_task=None if progress is None else lambda _: progress.ran_task(runs)
+    reports = sweep.run_sweeps(
+        sweeps,
+        workers=workers,
+        dask=dask,
+        on_task=None if progress is None else lambda i, _: progress.ran_task(_runs(sweeps[i][0])),
     )
     if progress is not None:
         progress.end()
-    return report.rows, time.perf_counter() - start
+    return {name: r.rows for (_, name), r in zip(grids, reports, strict=True)}, time.perf_counter() - start
+
+
+def _runs(spec: sweep.SweepSpec) -> int:
+    """Runs in one task of ``spec``: its policies and the bound."""
+    return len(spec.policies) + spec.bound
 
 
 def _spec(grid: Mapping[str, Any], name: str) -> sweep.SweepSpec:
@@ -83,23 +111,31 @@ def _yaml_ready(v: Any) -> Any:
     return v
 
 
+def beyond_grids(plan: Plan) -> list[tuple[dict[str, Any], str]]:
+    """Section 8's two sweeps, named as their ``results/rows_beyond_*.parquet``."""
+    return [(beyond.regime_grid(plan), "beyond_regimes"), (beyond.min_runtime_grid(plan), "beyond_min_runtime")]
+
+
 def run_beyond(plan: Plan, results: Path, log: Callable[[str], None], kw: RunOptions) -> beyond.Study:
-    """Section 8's two sweeps into ``results/rows_beyond_*.parquet``."""
-    timings: dict[str, float] = {}
+    """Section 8's two sweeps into ``results/rows_beyond_*.parquet``, run together."""
+    _log_beyond(plan, log)
+    rows, wall = run_grids(beyond_grids(plan), results, **kw)
+    return beyond.Study(rows["beyond_regimes"], rows["beyond_min_runtime"], {"beyond": wall})
+
+
+def _log_beyond(plan: Plan, log: Callable[[str], None]) -> None:
     log(f"beyond the paper: fitdelay in {len(beyond.REGIMES) - 2} more regimes, {plan.main_seeds} seeds")
-    regimes, timings["beyond regimes"] = run_grid(beyond.regime_grid(plan), "beyond_regimes", results, **kw)
     log(f"beyond the paper: min_runtime {', '.join(map(str, beyond.MIN_RUNTIMES[1:]))} s for every preemptive policy")
-    mr, timings["beyond min_runtime"] = run_grid(beyond.min_runtime_grid(plan), "beyond_min_runtime", results, **kw)
-    return beyond.Study(regimes, mr, timings)
 
 
-def study_progress(plan: Plan, trace_dir: Path) -> StudyProgress:
-    """Progress over every grid the study runs (checked here, before any of them runs)."""
+def study_grids(plan: Plan, trace_dir: Path) -> list[tuple[dict[str, Any], str]]:
+    """Every grid the study runs, named as its rows file (the trace's only when the trace is there)."""
+    from simcore.study import gangs  # here: that module also runs as a script
+
     grids = [(main_grid(plan), "main"), (curve_grid(plan), "curves")]
     if trace_present(trace_dir):
         grids += [(g, f"alibaba_{r}") for r, g in trace_grids(plan, trace_dir).items()]
-    grids += [(beyond.regime_grid(plan), "beyond_regimes"), (beyond.min_runtime_grid(plan), "beyond_min_runtime")]
-    return StudyProgress(len(grids), sum(_spec(g, name).n_simulations for g, name in grids))
+    return [*grids, *beyond_grids(plan), (gangs.grid(plan), gangs.NAME)]
 
 
 def reproduce(
@@ -107,7 +143,7 @@ def reproduce(
     out_dir: Path,
     *,
     trace: Path | None = None,
-    workers: int = 1,
+    workers: int | None = None,
     dask: str | None = None,
     progress: bool = False,
     resume: bool = False,
@@ -115,33 +151,34 @@ def reproduce(
     log: Callable[[str], None] = lambda _: None,
 ) -> Path:
     """Run the plan, write ``out_dir/RESULTS.md`` and ``out_dir/results/``; return the document path.
-    ``progress``: the study's progress on stderr (:mod:`simcore.study.progress`)."""
+    ``workers``: local processes (default: the cores this process may use). ``progress``: the
+    study's progress on stderr (:mod:`simcore.study.progress`). Every sweep runs at once
+    (:func:`run_grids`), so the runs they share are simulated once."""
+    workers = sweep.default_workers() if workers is None else workers
     results = out_dir / "results"
     results.mkdir(parents=True, exist_ok=True)
     trace_dir = trace if trace is not None else REPO_ROOT / DEFAULT_TRACE
-    bar = study_progress(plan, trace_dir) if progress else None
+    grids = study_grids(plan, trace_dir)
+    bar = StudyProgress(1, sum(_spec(g, name).n_simulations for g, name in grids)) if progress else None
     kw = RunOptions(workers=workers, dask=dask, progress=bar, resume=resume)
-    timings: dict[str, float] = {}
     log(f"main study: paper preset, {plan.jobs} jobs on {plan.nodes} nodes, {plan.main_seeds} seeds")
-    main, timings["main"] = run_grid(main_grid(plan), "main", results, **kw)
     log(f"sensitivity curves: {plan.curve_seeds} seeds per point")
-    curves, timings["curves"] = run_grid(curve_grid(plan), "curves", results, **kw)
-    trace_rows: dict[str, pd.DataFrame] = {}
     trace_note = ""
     if trace_present(trace_dir):
-        for recipe, grid in trace_grids(plan, trace_dir).items():
-            log(f"Alibaba trace, recipe {recipe}")
-            trace_rows[recipe], timings[f"trace {recipe}"] = run_grid(grid, f"alibaba_{recipe}", results, **kw)
+        log("Alibaba trace, recipes " + " and ".join(trace_grids(plan, trace_dir)))
     else:
         trace_note = f"The Alibaba trace was not found at `{trace_dir}`; that part was skipped."
         log(trace_note)
-    study = run_beyond(plan, results, log, kw)
-    timings.update(study.timings)
+    _log_beyond(plan, log)
     from simcore.study import gangs  # here: that module also runs as a script
 
     log(f"gang jobs: {gangs.PRESET} preset, {plan.main_seeds} seeds")
-    _, timings["gangs"] = run_grid(gangs.grid(plan), gangs.NAME, results, **kw)  # document.render reads the rows
+    rows, wall = run_grids(grids, results, **kw)
+    timings = {f"all {len(grids)} sweeps together": wall}
+    trace_rows = {name.removeprefix("alibaba_"): r for name, r in rows.items() if name.startswith("alibaba_")}
+    study = beyond.Study(rows["beyond_regimes"], rows["beyond_min_runtime"], {})
     doc = out_dir / "RESULTS.md"
+    main, curves = rows["main"], rows["curves"]
     text = render(plan, main, curves, trace_rows, results, timings, command, workers, dask, trace_note, study)
     doc.write_text(text, encoding="utf-8")
     from simcore.policies import POLICIES

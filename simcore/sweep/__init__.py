@@ -18,8 +18,8 @@ The trace as a workload source and its recipes live with the adapter (:mod:`simc
 """
 
 from simcore.metrics import CLASSES
-from simcore.sweep.executors import execute
-from simcore.sweep.runner import SweepReport, read_rows, run_sweep
+from simcore.sweep.executors import default_workers, execute
+from simcore.sweep.runner import SweepReport, read_rows, run_sweep, run_sweeps
 from simcore.sweep.spec import (
     KNOB_NAMES,
     MAX_SEEDS,
@@ -38,7 +38,7 @@ from simcore.sweep.spec import (
 )
 from simcore.sweep.store import ID_COLUMNS, parts_dir
 from simcore.sweep.summary import aggregate, metric_columns, paired_differences, varying_columns
-from simcore.sweep.tasks import METRIC_COLUMNS, run_task
+from simcore.sweep.tasks import METRIC_COLUMNS, run_task, run_tasks
 
 __all__ = [
     "CLASSES",
@@ -54,6 +54,7 @@ __all__ = [
     "Task",
     "aggregate",
     "build_spec",
+    "default_workers",
     "execute",
     "load_spec_file",
     "metric_columns",
@@ -65,7 +66,9 @@ __all__ = [
     "point_id",
     "read_rows",
     "run_sweep",
+    "run_sweeps",
     "run_task",
+    "run_tasks",
     "spec_from_mapping",
     "varying_columns",
 ]

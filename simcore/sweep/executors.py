@@ -8,26 +8,43 @@ is killed (:mod:`simcore.workers`).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
-from typing import Any
+from typing import Any, TypeVar
 
 from simcore import workers as worker_life
 from simcore.errors import UserError
 from simcore.sweep.spec import Task
 from simcore.sweep.tasks import run_task
 
+U = TypeVar("U")
+R = TypeVar("R")
+
+
+def default_workers() -> int:
+    """The cores this process may run on (its CPU affinity; all cores where that is unknown)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # macOS and Windows have no sched_getaffinity
+        return os.cpu_count() or 1
+
 
 def execute(tasks: Sequence[Task], workers: int = 1, dask: str | None = None) -> Iterator[list[dict[str, Any]]]:
     """Run tasks, yielding each task's rows as it finishes (completion order)."""
-    if not tasks:
+    yield from execute_units(run_task, tasks, workers, dask)
+
+
+def execute_units(fn: Callable[[U], R], units: Sequence[U], workers: int = 1, dask: str | None = None) -> Iterator[R]:
+    """``fn(unit)`` for every unit, yielded as each finishes (completion order); submitted in the
+    given order, so a pool starts the units first that come first (put the longest there)."""
+    if not units:
         return
     if dask:
-        yield from _execute_dask(tasks, workers, dask)
-    elif workers <= 1 or len(tasks) == 1:
-        for t in tasks:
-            yield run_task(t)
+        yield from _execute_dask(fn, units, workers, dask)
+    elif workers <= 1 or len(units) == 1:
+        for u in units:
+            yield fn(u)
     else:
         # forkserver: workers start clean (no inherited threads, e.g. tqdm's monitor); the server
         # imports the simulator once and every worker forks from it warm (0.1 s instead of ~1 s each)
@@ -37,20 +54,20 @@ def execute(tasks: Sequence[Task], workers: int = 1, dask: str | None = None) ->
         )
         # workers die with this process, even when it is killed (SIGKILL leaves no time to stop them)
         pool = ProcessPoolExecutor(
-            max_workers=min(workers, len(tasks)),
+            max_workers=min(workers, len(units)),
             mp_context=context,
             initializer=worker_life.die_with,
             initargs=(os.getpid(),),
         )
         try:
-            futures = [pool.submit(run_task, t) for t in tasks]
+            futures = [pool.submit(fn, u) for u in units]
             for fut in as_completed(futures):
                 yield fut.result()
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _execute_dask(tasks: Sequence[Task], workers: int, address: str) -> Iterator[list[dict[str, Any]]]:
+def _execute_dask(fn: Callable[[U], R], units: Sequence[U], workers: int, address: str) -> Iterator[R]:
     try:
         import logging
 
@@ -71,7 +88,7 @@ def _execute_dask(tasks: Sequence[Task], workers: int, address: str) -> Iterator
             raise UserError(f"--dask {address}: cannot reach the scheduler ({e})") from None
     try:
         # pure=False: identical tasks would otherwise be merged by key (harmless, but a task is a unit of work)
-        futures = client.map(run_task, list(tasks), pure=False)
+        futures = client.map(fn, list(units), pure=False)
         for fut in dask_completed(futures):
             yield fut.result()
             fut.release()

@@ -7,6 +7,7 @@ with the same output skips every task whose rows are already there (resume); a d
 set aside and its task runs again. Rows depend only on the task and the final table is sorted by
 the spec's own order (point, seed, policy), so the same grid gives byte-identical files whatever
 the executor and worker count. Wall time is kept out of the rows; :class:`SweepReport` carries it.
+:func:`run_sweeps` runs several sweeps as one, sharing the runs they have in common.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ import numpy as np
 import pandas as pd
 
 from simcore.csvsafe import write_csv
-from simcore.sweep.executors import execute
+from simcore.sweep.executors import execute, execute_units
 from simcore.sweep.spec import SweepSpec, Task, point_id
 from simcore.sweep.store import ID_COLUMNS, good_parts, load_store, parts_dir, remove_merged, write_atomic
-from simcore.sweep.tasks import METRIC_COLUMNS
+from simcore.sweep.tasks import METRIC_COLUMNS, configurations, run_tasks, workload_key
 
 
 @dataclass
@@ -100,18 +101,88 @@ def run_sweep(
     finally:
         bar.close()
     wall = time.perf_counter() - start
+    merged = _merge(spec, out_path, stored, new_rows)
+    if csv is not None:
+        write_csv(merged, csv)
+    return SweepReport(_mine(merged, spec, tasks), len(todo), skipped, len(todo) * len(labels), wall, notes)
+
+
+def run_sweeps(
+    sweeps: Sequence[tuple[SweepSpec, str | Path]],
+    *,
+    workers: int = 1,
+    dask: str | None = None,
+    on_task: Callable[[int, Task], None] | None = None,
+) -> list[SweepReport]:
+    """Several sweeps run as one, each into its own output (resumed like :func:`run_sweep`).
+
+    Their tasks are grouped by workload (:func:`~simcore.sweep.tasks.workload_key`): a group is
+    one unit of work that builds its workload once and simulates each distinct configuration once
+    (:func:`~simcore.sweep.tasks.run_tasks`), however many sweeps ask for it. The units go to one
+    pool, the longest first (by distinct simulations), so no worker idles while another finishes a
+    long one. Each sweep's rows are stored and merged in its own spec order, so every output is
+    byte-identical to what :func:`run_sweep` writes alone, whatever the worker count.
+    ``on_task(i, task)`` is called as each task of sweep ``i`` is stored. Every report's
+    ``wall_seconds`` is the wall time of the whole run."""
+    outs = [Path(out) for _, out in sweeps]
+    loaded = [load_store(out, METRIC_COLUMNS) for out in outs]
+    todos = []
+    for (spec, _), (stored, _) in zip(sweeps, loaded, strict=True):
+        done = _done_tasks(stored, [p.label for p in spec.policies])
+        todos.append([t for t in spec.tasks() if t.key not in done])
+    groups: dict[str, list[tuple[int, Task]]] = {}
+    for i, todo in enumerate(todos):
+        for t in todo:
+            groups.setdefault(workload_key(t), []).append((i, t))
+    units = sorted(groups.values(), key=lambda g: -_distinct_runs(g))  # stable: ties keep the plan's order
+    new_rows: list[list[dict[str, Any]]] = [[] for _ in sweeps]
+    for out, todo in zip(outs, todos, strict=True):
+        if todo:
+            parts_dir(out).mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    for unit, rows_of in execute_units(_run_unit, units, workers, dask):
+        for (i, task), rows in zip(unit, rows_of, strict=True):
+            new_rows[i].extend(rows)
+            write_atomic(pd.DataFrame(rows), parts_dir(outs[i]) / f"{task.point_id}-{task.seed}.parquet")
+            if on_task is not None:
+                on_task(i, task)
+    wall = time.perf_counter() - start
+    reports = []
+    for i, (spec, _) in enumerate(sweeps):
+        merged = _merge(spec, outs[i], loaded[i][0], new_rows[i])
+        ran, tasks = len(todos[i]), spec.tasks()
+        reports.append(
+            SweepReport(_mine(merged, spec, tasks), ran, len(tasks) - ran, ran * len(spec.policies), wall, loaded[i][1])
+        )
+    return reports
+
+
+def _run_unit(unit: list[tuple[int, Task]]) -> tuple[list[tuple[int, Task]], list[list[dict[str, Any]]]]:
+    """A unit's rows, returned with the unit (a pool yields in completion order)."""
+    return unit, run_tasks([t for _, t in unit])
+
+
+def _distinct_runs(unit: Sequence[tuple[int, Task]]) -> int:
+    return len({repr(c.config) for _, t in unit for c in configurations(t)}) + sum(t.bound for _, t in unit)
+
+
+def _merge(spec: SweepSpec, out: Path | None, stored: pd.DataFrame, new_rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Stored and new rows in spec order, written to ``out`` (merging its parts) when there is something new."""
     fresh = pd.DataFrame(new_rows)
     merged = stored if not new_rows else fresh if stored.empty else pd.concat([stored, fresh], ignore_index=True)
     merged = merged.drop_duplicates(subset=list(ID_COLUMNS), keep="last")
     merged = _sort(merged, spec)
-    if out_path is not None and (new_rows or good_parts(out_path)):
-        write_atomic(merged, out_path)
-        remove_merged(out_path)
-    if csv is not None:
-        write_csv(merged, csv)
+    if out is not None and (new_rows or good_parts(out)):
+        write_atomic(merged, out)
+        remove_merged(out)
+    return merged
+
+
+def _mine(merged: pd.DataFrame, spec: SweepSpec, tasks: Sequence[Task]) -> pd.DataFrame:
+    """This spec's rows (an output may hold rows of other specs)."""
+    labels = [p.label for p in spec.policies]
     mine = merged[merged["point_id"].isin({t.point_id for t in tasks}) & merged["policy"].isin(labels)]
-    mine = mine[mine["seed"].isin(spec.seeds)].reset_index(drop=True)
-    return SweepReport(mine, len(todo), skipped, len(todo) * len(labels), wall, notes)
+    return mine[mine["seed"].isin(spec.seeds)].reset_index(drop=True)
 
 
 def _done_tasks(stored: pd.DataFrame, labels: Sequence[str]) -> set[tuple[str, int]]:
