@@ -17,6 +17,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Hashable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from dashboard.shared import budget, compute, decisions, notices, slots, uploads, views, warmup, worker
+from dashboard.shared import budget, compute, decisions, drawing, notices, slots, uploads, views, warmup, worker
 from dashboard.shared.budget import SAMPLE_DIR
 from dashboard.shared.compute import Run
 from dashboard.shared.demo import Limits, limits
@@ -105,14 +106,35 @@ def _store() -> BoundedStore:
 
 
 @st.cache_resource(show_spinner=False)
-def _shared_slots(capacity: int, max_waiting: int) -> slots.ComputeSlots:
-    return slots.ComputeSlots(capacity, max_waiting)
+def _shared_slots(capacity: int, max_waiting: int, _results: BoundedStore) -> slots.ComputeSlots:
+    return slots.ComputeSlots(capacity, max_waiting, room=_results.has_room)
 
 
 def _slots() -> slots.ComputeSlots:
-    """The computation slots of this server (one line for every visitor), sized by the limits."""
+    """The computation slots of this server (one line for every visitor), sized by the limits;
+    a computation starts only while the shared store has room (:meth:`BoundedStore.has_room`)."""
     lim = limits()
-    return _shared_slots(lim.max_computations, lim.max_waiting)
+    return _shared_slots(lim.max_computations, lim.max_waiting, _store())
+
+
+@st.cache_resource(show_spinner=False)
+def _shared_places(capacity: int) -> drawing.Places:
+    return drawing.Places(capacity)
+
+
+def _places() -> drawing.Places:
+    """The drawing places of this server (``max_drawing``)."""
+    return _shared_places(limits().max_drawing)
+
+
+def _stop_if_gone() -> None:
+    if not _visitor_present():
+        st.stop()
+
+
+def drawing_turn() -> AbstractContextManager[None]:
+    """Draw the body of the ``with`` in one of the server's ``max_drawing`` places (waiting for one)."""
+    return _places().turn(worker.POLL_SECONDS, _stop_if_gone)
 
 
 def _longest_wait(lim: Limits) -> float:
@@ -174,7 +196,7 @@ def _compute(
                     line.touch(ticket)
                     beat(fraction)
 
-                values = worker.run(fn, args, timeout=lim.run_seconds, heartbeat=running)
+                values = worker.run(fn, args, timeout=lim.run_seconds, heartbeat=running, memory_mb=lim.worker_mb)
 
         for key, value in zip(keys, values, strict=True):
             store.put(key, value, deep_size(value))
@@ -232,7 +254,9 @@ def _fetch(
         if not missing:
             return values
         fn, args = work(missing)
-        computed = _compute(tuple(keys[i] for i in missing), fn, args, heartbeat, command)
+        # a page drawing gives its drawing place back while it waits for a computation
+        with _places().released(worker.POLL_SECONDS, _stop_if_gone):
+            computed = _compute(tuple(keys[i] for i in missing), fn, args, heartbeat, command)
         if computed is not None:
             for i, value in zip(missing, computed, strict=True):
                 values[i] = value
