@@ -83,7 +83,7 @@ DEMO = Limits(
     max_waiting=40,  # waiting costs no process; each slot frees within run_seconds
     allow_dask=False,
     max_workers=1,  # a sweep runs in its computation's own worker: a pool would add a forkserver and processes
-    cache_mb=256,
+    cache_mb=200,  # one comparison at max_jobs x max_policies (171.5 MB) fits: memory_parts
     cache_seconds=3600.0,
 )
 LOCAL = Limits(
@@ -155,7 +155,7 @@ FORKSERVER_MB = 135  # the forkserver every worker forks from (120 measured) and
 WORKER_BASE_MB = 120  # a worker before it simulates: what it shares with the forkserver, counted again
 WORKER_KB_PER_JOB = 7.5  # a worker's growth per job of the one simulation it holds at a time (254 MB at 20,000)
 RESULT_BYTES_PER_JOB_RUN = 2000  # one policy's run as the server holds it, per job (deep_size; 1,650 measured)
-DRAW_MB = 0.0  # one visitor's page drawn (its open tab) on a comparison at max_jobs x max_policies
+DRAW_MB = 20  # one visitor's page drawn (its open tab) at max_jobs x max_policies: the Gantt allocates 15.6 MB at most
 
 
 def comparison_worker_mb(lim: Limits) -> float:
