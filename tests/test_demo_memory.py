@@ -71,17 +71,21 @@ def test_the_store_and_what_pages_hold_beyond_it_never_exceed_the_cap() -> None:
         assert store.elsewhere() <= sum(sizes.values())  # only what pages hold counts beyond the store
 
 
-def test_no_computation_starts_while_pages_hold_more_than_the_cap_beyond_the_store() -> None:
+def test_no_second_computation_starts_while_pages_hold_more_than_the_cap_beyond_the_store() -> None:
     store = BoundedStore(max_bytes=100, max_age=1e9)
     pages = [Result()]
     store.put("big", pages[0], 150)  # larger than the store: not kept, held by its page
     assert store.elsewhere() == 150 and not store.has_room()
     line = ComputeSlots(capacity=2, max_waiting=5, room=store.has_room)
-    ticket = line.enter()
-    assert line.wait(ticket, 0) == 1  # first in line, though both slots are free
+    first = line.enter()
+    assert line.place(first) == 0  # nothing runs: it starts (that page may itself be waiting in line)
+    second = line.enter()
+    assert line.wait(second, 0) == 1  # first in line, though a slot is free
     pages.clear()  # the page is drawn
     gc.collect()
-    assert line.wait(ticket, 0) == 0  # its next check-in starts it
+    assert line.wait(second, 0) == 0  # its next check-in starts it
+    line.leave(first)
+    line.leave(second)
 
 
 # --- the store's count is the memory its results really hold ------------------------------------

@@ -106,7 +106,7 @@ def _store() -> BoundedStore:
 
 
 @st.cache_resource(show_spinner=False)
-def _shared_slots(capacity: int, max_waiting: int, _results: BoundedStore) -> slots.ComputeSlots:
+def _shared_slots(capacity: int, max_waiting: int, store_id: int, _results: BoundedStore) -> slots.ComputeSlots:
     return slots.ComputeSlots(capacity, max_waiting, room=_results.has_room)
 
 
@@ -114,7 +114,8 @@ def _slots() -> slots.ComputeSlots:
     """The computation slots of this server (one line for every visitor), sized by the limits;
     a computation starts only while the shared store has room (:meth:`BoundedStore.has_room`)."""
     lim = limits()
-    return _shared_slots(lim.max_computations, lim.max_waiting, _store())
+    store = _store()  # one line per store: its gate reads that store
+    return _shared_slots(lim.max_computations, lim.max_waiting, id(store), store)
 
 
 @st.cache_resource(show_spinner=False)

@@ -4,7 +4,7 @@ The server's own process never simulates: a computation runs in a child process 
 process group, so the pool processes a sweep starts go with it) and the page waits for it in
 short steps. Each step calls ``heartbeat``, which draws progress, which is where Streamlit
 stops a script whose visitor reran or left; it may also raise :class:`Cancelled` itself.
-Whatever ends the wait (the result, an error, the wall-clock limit, a stop), the ``finally``
+Whatever ends the wait (the result, an error, the wall-clock or memory limit, a stop), the ``finally``
 kills the child's process group: nothing outlives the wait.
 
 A computation yields its values one by one and each crosses the pipe as a message of its own, as
