@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard.explore import charts, explore_gantt, explore_job, explore_results, explore_worth
 from dashboard.report import report_button
-from dashboard.shared import budget, data, keys, knob_widgets, notices, sizing, state, uploads, views, worker
+from dashboard.shared import budget, data, drawing, keys, knob_widgets, notices, sizing, state, uploads, views, worker
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.demo import limits
 from dashboard.shared.plain import md
@@ -249,7 +249,7 @@ state.keep_choice(st.session_state, keys.TAB, TABS, TABS[0])
 # only the open tab is computed and drawn ("rerun" on switch): five charts at once are slow to draw
 tab_sd, tab_gantt, tab_time, tab_pre, tab_worth, tab_job, tab_jobs = st.tabs(TABS, key=keys.TAB.name, on_change="rerun")
 # drawn in one of the server's max_drawing places (dashboard/shared/drawing.py)
-with data.drawing_turn():
+with drawing.page_turn(data.drawing_places(lim.max_drawing)):
     if tab_sd.open:
         with tab_sd:
             explore_results.slowdown(comparison, bound)

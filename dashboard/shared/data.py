@@ -17,15 +17,12 @@ import math
 import threading
 import time
 from collections.abc import Callable, Hashable, Mapping
-from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import streamlit as st
-from streamlit.runtime import Runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dashboard.shared import budget, compute, decisions, drawing, notices, slots, uploads, views, warmup, worker
 from dashboard.shared.budget import SAMPLE_DIR
@@ -119,23 +116,9 @@ def _slots() -> slots.ComputeSlots:
 
 
 @st.cache_resource(show_spinner=False)
-def _shared_places(capacity: int) -> drawing.Places:
+def drawing_places(capacity: int) -> drawing.Places:
+    """This server's ``max_drawing`` places (:func:`dashboard.shared.drawing.page_turn`)."""
     return drawing.Places(capacity)
-
-
-def _places() -> drawing.Places:
-    """The drawing places of this server (``max_drawing``)."""
-    return _shared_places(limits().max_drawing)
-
-
-def _stop_if_gone() -> None:
-    if not _visitor_present():
-        st.stop()
-
-
-def drawing_turn() -> AbstractContextManager[None]:
-    """Draw the body of the ``with`` in one of the server's ``max_drawing`` places (waiting for one)."""
-    return _places().turn(worker.POLL_SECONDS, _stop_if_gone)
 
 
 def _longest_wait(lim: Limits) -> float:
@@ -143,14 +126,6 @@ def _longest_wait(lim: Limits) -> float:
     (each slot frees within ``run_seconds``) and its own run."""
     turns = math.ceil((lim.max_waiting + lim.max_computations) / lim.max_computations)
     return (turns + 1) * (lim.run_seconds + 10)
-
-
-def _visitor_present() -> bool:
-    """False once the visitor's browser session is gone (closed tab): stop working for it."""
-    ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None or not Runtime.exists():
-        return True
-    return Runtime.instance().is_active_session(ctx.session_id)
 
 
 def _compute(
@@ -169,7 +144,7 @@ def _compute(
     lim = limits()
 
     def beat(fraction: float | None) -> None:
-        if not _visitor_present():
+        if not drawing.visitor_present():
             raise worker.Cancelled
         heartbeat(fraction)
 
@@ -256,7 +231,7 @@ def _fetch(
             return values
         fn, args = work(missing)
         # a page drawing gives its drawing place back while it waits for a computation
-        with _places().released(worker.POLL_SECONDS, _stop_if_gone):
+        with drawing.page_released(drawing_places(limits().max_drawing)):
             computed = _compute(tuple(keys[i] for i in missing), fn, args, heartbeat, command)
         if computed is not None:
             for i, value in zip(missing, computed, strict=True):
