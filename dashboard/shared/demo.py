@@ -155,7 +155,7 @@ FORKSERVER_MB = 135  # the forkserver every worker forks from (120 measured) and
 WORKER_BASE_MB = 120  # a worker before it simulates: what it shares with the forkserver, counted again
 WORKER_KB_PER_JOB = 7.5  # a worker's growth per job of the one simulation it holds at a time (254 MB at 20,000)
 RESULT_BYTES_PER_JOB_RUN = 2000  # one policy's run as the server holds it, per job (deep_size; 1,650 measured)
-DRAW_MB = 20  # one visitor's page drawn (its open tab) at max_jobs x max_policies: the Gantt allocates 15.6 MB at most
+DRAW_MB = 40  # one page's open tab drawn at max_jobs x max_policies: the Gantt grew the server by 34.7 MB at most
 
 
 def comparison_worker_mb(lim: Limits) -> float:
