@@ -84,15 +84,19 @@ class RssSampler:
     def now(self) -> int:
         return self.proc.memory_info().rss
 
+    def with_children(self) -> int:
+        """The server's resident memory plus that of every process it started (forkserver, workers)."""
+        return self.now() + sum(c.memory_info().rss for c in self.proc.children(recursive=True))
+
     def _run(self) -> None:
         while not self._stop.wait(0.1):
             try:
                 own = self.now()
-                workers = sum(c.memory_info().rss for c in self.proc.children(recursive=True))
+                total = self.with_children()
             except psutil.Error:
                 continue
             self.peak = max(self.peak, own)
-            self.peak_with_workers = max(self.peak_with_workers, own + workers)
+            self.peak_with_workers = max(self.peak_with_workers, total)
             self.load_max = max(self.load_max, os.getloadavg()[0])
 
     def stop(self) -> None:
@@ -176,6 +180,8 @@ async def crowd(url: str, rss: RssSampler, args: argparse.Namespace, out: Result
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         out["warm_up"] = summary([await first_chart(browser, url)])
+        out["rss_after_warm_up_mb"] = round(rss.now() / 1e6)  # the server's base after a first visit
+        out["rss_after_warm_up_with_children_mb"] = round(rss.with_children() / 1e6)  # and its forkserver
         rss.peak = rss.peak_with_workers = 0
         rss.load_max = 0.0
         policies = f"&policies={args.policies}" if args.policies else ""

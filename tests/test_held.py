@@ -70,6 +70,7 @@ def test_a_page_keeps_no_run_once_the_store_drops_it() -> None:
     runs = [weakref.ref(v) for v in store.values() if isinstance(v, compute.Run)]
     assert len(runs) >= 4  # the default scenario's policies
     data._shared_store.clear()  # the server's shared results are dropped (as past cache_mb)
+    data._shared_slots.clear()  # the slots' gate refers to that store
     del store
     gc.collect()
     assert [r for r in runs if r() is not None] == []

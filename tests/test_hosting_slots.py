@@ -228,14 +228,14 @@ def test_a_computation_past_the_time_limit_is_stopped_with_its_grandchildren_and
     monkeypatch.setattr(compute, "comparison", slow_comparison)
     real_run = worker.run
 
-    def run_once_started(fn: Any, args: Any, *, timeout: float, heartbeat: Callable[[float | None], None]) -> Any:
+    def run_once_started(fn: Any, args: Any, *, heartbeat: Callable[[float | None], None], **limits: Any) -> Any:
         def beat(fraction: float | None) -> None:
             # on a loaded machine the worker may need longer than the limit to start its
             # grandchild: the stop path is only tested once there is one to stop
             wait_until(pids_file.exists, "the worker to start its grandchild")
             heartbeat(fraction)
 
-        return real_run(fn, args, timeout=timeout, heartbeat=beat)
+        return real_run(fn, args, heartbeat=beat, **limits)
 
     monkeypatch.setattr(worker, "run", run_once_started)
     at = AppTest.from_file(APP, default_timeout=HANG_SECONDS)

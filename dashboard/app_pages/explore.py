@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard.explore import charts, explore_gantt, explore_job, explore_results, explore_worth
 from dashboard.report import report_button
-from dashboard.shared import budget, data, keys, knob_widgets, notices, sizing, state, uploads, views, worker
+from dashboard.shared import budget, data, drawing, keys, knob_widgets, notices, sizing, state, uploads, views, worker
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.demo import limits
 from dashboard.shared.plain import md
@@ -248,24 +248,26 @@ report_button.show(scenario, comparison, upload, command, cluster_upload[0] if c
 state.keep_choice(st.session_state, keys.TAB, TABS, TABS[0])
 # only the open tab is computed and drawn ("rerun" on switch): five charts at once are slow to draw
 tab_sd, tab_gantt, tab_time, tab_pre, tab_worth, tab_job, tab_jobs = st.tabs(TABS, key=keys.TAB.name, on_change="rerun")
-if tab_sd.open:
-    with tab_sd:
-        explore_results.slowdown(comparison, bound)
-if tab_gantt.open:
-    with tab_gantt:
-        explore_gantt.show(scenario, comparison, workload_file)
-if tab_time.open:
-    with tab_time:
-        explore_results.timeline(comparison)
-if tab_pre.open:
-    with tab_pre:
-        explore_results.preemptions(comparison)
-if tab_worth.open:
-    with tab_worth:
-        explore_worth.show(scenario, comparison, TABS[1])
-if tab_job.open:
-    with tab_job:
-        explore_job.show(scenario, comparison, workload_file)
-if tab_jobs.open:
-    with tab_jobs:
-        explore_results.jobs(scenario, comparison, JOB_TAB, workload_file)
+# drawn in one of the server's max_drawing places (dashboard/shared/drawing.py)
+with drawing.page_turn(data.drawing_places(lim.max_drawing)):
+    if tab_sd.open:
+        with tab_sd:
+            explore_results.slowdown(comparison, bound)
+    if tab_gantt.open:
+        with tab_gantt:
+            explore_gantt.show(scenario, comparison, workload_file)
+    if tab_time.open:
+        with tab_time:
+            explore_results.timeline(comparison)
+    if tab_pre.open:
+        with tab_pre:
+            explore_results.preemptions(comparison)
+    if tab_worth.open:
+        with tab_worth:
+            explore_worth.show(scenario, comparison, TABS[1])
+    if tab_job.open:
+        with tab_job:
+            explore_job.show(scenario, comparison, workload_file)
+    if tab_jobs.open:
+        with tab_jobs:
+            explore_results.jobs(scenario, comparison, JOB_TAB, workload_file)

@@ -66,7 +66,8 @@ with st.sidebar:
             "and sends back pickles, so give only one you control",
         )
     else:
-        st.caption(f"Demo mode: sweeps run on {lim.max_workers} local processes of this server.")
+        where = "in one process" if lim.max_workers == 1 else f"on {lim.max_workers} local processes"
+        st.caption(f"Demo mode: sweeps run {where} of this server (max_workers).")
     clicked = st.button("Run sweep", type="primary", icon=":material/play_arrow:", width="stretch")
 
 settings = sweep_state.sweep_settings(

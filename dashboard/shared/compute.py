@@ -7,7 +7,7 @@ sends only that here, and stores what comes back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -15,7 +15,6 @@ import pandas as pd
 
 from simcore import accounting, gantt, metrics, presets, whatif
 from simcore.bound import run_bound
-from simcore.compare import Configured, run_policies
 from simcore.engine import simulate
 from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.result import SimResult
@@ -94,27 +93,23 @@ def comparison(
     configs: Sequence[SimConfig],
     extra: Sequence[SeedWork],
     progress: Progress,
-) -> list[Any]:
+) -> Iterator[Any]:
     """Full runs of ``configs`` on the workload, then the :class:`Numbers` of each further seed
-    (in the order of ``extra`` and its configs): one flat list, a value per requested result."""
+    (in the order of ``extra`` and its configs): a value per requested result, each yielded as
+    soon as it is made. Each simulation's result is dropped once its value is made, so the worker
+    holds one simulation at a time (the demo's memory budget, :mod:`dashboard.shared.demo`)."""
     steps = len(configs) + sum(len(w.configs) for w in extra)
-    done: list[str] = []
-
-    def tick(label: str, _: SimResult) -> None:
-        done.append(label)
-        progress(len(done) / steps)
-
-    # labelled by position: two configs may be equal, and each is a value of its own here
-    def labelled(configs: Sequence[SimConfig]) -> list[Configured]:
-        return [Configured(str(i), c) for i, c in enumerate(configs)]
-
-    out: list[Any] = [run_of(r) for r in run_policies(table, cluster, labelled(configs), tick).values()]
+    done = 0
+    for config in configs:
+        yield run_of(simulate(table, cluster, config))
+        done += 1
+        progress(done / steps)
     for work in extra:
         gen = presets.generate(work.preset, work.seed, dict(work.gen))
-        seeded = labelled([replace(config, seed=work.seed) for config in work.configs])
-        results = run_policies(gen.table, work.cluster or gen.cluster, seeded, tick)
-        out.extend(numbers(r) for r in results.values())
-    return out
+        for config in work.configs:
+            yield numbers(simulate(gen.table, work.cluster or gen.cluster, replace(config, seed=work.seed)))
+            done += 1
+            progress(done / steps)
 
 
 @dataclass(frozen=True)
@@ -135,20 +130,22 @@ def bound(
     first: tuple[str, ...] | None,
     extra: Sequence[BoundSeed],
     progress: Progress,
-) -> list[Any]:
+) -> Iterator[Any]:
     """The pooled bound (:mod:`simcore.bound`) with the knobs of ``config``: a full run on the
-    workload when ``first`` (its unschedulable ids) is given, then its :class:`Numbers` per further seed."""
-    out: list[Any] = []
+    workload when ``first`` (its unschedulable ids) is given, then its :class:`Numbers` per further
+    seed, each yielded as soon as it is made."""
     steps = (first is not None) + len(extra)
+    done = 0
     if first is not None:
-        out.append(run_of(run_bound(table, cluster, config, first)))
-        progress(1 / steps)
+        yield run_of(run_bound(table, cluster, config, first))
+        done += 1
+        progress(done / steps)
     for work in extra:
         gen = presets.generate(work.preset, work.seed, dict(work.gen))
-        result = run_bound(gen.table, work.cluster or gen.cluster, replace(config, seed=work.seed), work.unschedulable)
-        out.append(numbers(result))
-        progress(len(out) / steps)
-    return out
+        seeded = replace(config, seed=work.seed)
+        yield numbers(run_bound(gen.table, work.cluster or gen.cluster, seeded, work.unschedulable))
+        done += 1
+        progress(done / steps)
 
 
 def sweep(spec: SweepSpec, workers: int, dask: str | None, progress: Progress) -> list[pd.DataFrame]:

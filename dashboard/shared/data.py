@@ -23,10 +23,8 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
-from streamlit.runtime import Runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from dashboard.shared import budget, compute, decisions, notices, slots, uploads, views, warmup, worker
+from dashboard.shared import budget, compute, decisions, drawing, notices, slots, uploads, views, warmup, worker
 from dashboard.shared.budget import SAMPLE_DIR
 from dashboard.shared.compute import Run
 from dashboard.shared.demo import Limits, limits
@@ -105,14 +103,22 @@ def _store() -> BoundedStore:
 
 
 @st.cache_resource(show_spinner=False)
-def _shared_slots(capacity: int, max_waiting: int) -> slots.ComputeSlots:
-    return slots.ComputeSlots(capacity, max_waiting)
+def _shared_slots(capacity: int, max_waiting: int, store_id: int, _results: BoundedStore) -> slots.ComputeSlots:
+    return slots.ComputeSlots(capacity, max_waiting, room=_results.has_room)
 
 
 def _slots() -> slots.ComputeSlots:
-    """The computation slots of this server (one line for every visitor), sized by the limits."""
+    """The computation slots of this server (one line for every visitor), sized by the limits;
+    a computation starts only while the shared store has room (:meth:`BoundedStore.has_room`)."""
     lim = limits()
-    return _shared_slots(lim.max_computations, lim.max_waiting)
+    store = _store()  # one line per store: its gate reads that store
+    return _shared_slots(lim.max_computations, lim.max_waiting, id(store), store)
+
+
+@st.cache_resource(show_spinner=False)
+def drawing_places(capacity: int) -> drawing.Places:
+    """This server's ``max_drawing`` places (:func:`dashboard.shared.drawing.page_turn`)."""
+    return drawing.Places(capacity)
 
 
 def _longest_wait(lim: Limits) -> float:
@@ -120,14 +126,6 @@ def _longest_wait(lim: Limits) -> float:
     (each slot frees within ``run_seconds``) and its own run."""
     turns = math.ceil((lim.max_waiting + lim.max_computations) / lim.max_computations)
     return (turns + 1) * (lim.run_seconds + 10)
-
-
-def _visitor_present() -> bool:
-    """False once the visitor's browser session is gone (closed tab): stop working for it."""
-    ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None or not Runtime.exists():
-        return True
-    return Runtime.instance().is_active_session(ctx.session_id)
 
 
 def _compute(
@@ -146,7 +144,7 @@ def _compute(
     lim = limits()
 
     def beat(fraction: float | None) -> None:
-        if not _visitor_present():
+        if not drawing.visitor_present():
             raise worker.Cancelled
         heartbeat(fraction)
 
@@ -174,7 +172,7 @@ def _compute(
                     line.touch(ticket)
                     beat(fraction)
 
-                values = worker.run(fn, args, timeout=lim.run_seconds, heartbeat=running)
+                values = worker.run(fn, args, timeout=lim.run_seconds, heartbeat=running, memory_mb=lim.worker_mb)
 
         for key, value in zip(keys, values, strict=True):
             store.put(key, value, deep_size(value))
@@ -232,7 +230,9 @@ def _fetch(
         if not missing:
             return values
         fn, args = work(missing)
-        computed = _compute(tuple(keys[i] for i in missing), fn, args, heartbeat, command)
+        # a page drawing gives its drawing place back while it waits for a computation
+        with drawing.page_released(drawing_places(limits().max_drawing)):
+            computed = _compute(tuple(keys[i] for i in missing), fn, args, heartbeat, command)
         if computed is not None:
             for i, value in zip(missing, computed, strict=True):
                 values[i] = value

@@ -4,6 +4,10 @@ Switched on by the environment variable ``SIMCORE_DEMO=1`` or the Streamlit secr
 ``simcore_demo = true``. In demo mode every visit's work is bounded by :data:`DEMO`; outside
 it (a user's own machine) :data:`LOCAL` applies. Each limit is defined here once and named in
 every refusal, together with the ``simcore`` command that runs the same work locally.
+
+The demo's memory at its caps is budgeted here too (:func:`memory_parts`): the server, its
+forkserver, the workers, the shared results and what pages drawn at once add, from constants
+measured by ``bench/demo_memory.py``; a test keeps the sum within :data:`SERVER_MEMORY_MB`.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ class Limits:
     upload_rows: int
     run_seconds: float
     max_computations: int
+    worker_mb: int
+    max_drawing: int
     max_waiting: int
     allow_dask: bool
     max_workers: int
@@ -48,6 +54,8 @@ MEANING: dict[str, str] = {
     "upload_rows": "rows parsed from one uploaded file (checked while parsing)",
     "run_seconds": "wall-clock limit of one computation: its worker process is stopped past it",
     "max_computations": "computations the whole server runs at once (every visitor's together); the next ones wait in line",
+    "worker_mb": "resident memory of one computation's worker process (MB): it is stopped past it",
+    "max_drawing": "pages drawing their charts at once (every visitor's together); the next ones wait a moment",
     "max_waiting": "visitors waiting in line for a computation, each shown its place; past it a visitor is told the server is busy",
     "allow_dask": "a Dask scheduler may be named (never from a link without a click)",
     "max_workers": "local worker processes of one sweep",
@@ -56,7 +64,7 @@ MEANING: dict[str, str] = {
 }
 
 
-PER_CORE = ("max_workers", "max_computations")  # outside demo mode: the machine's core count
+PER_CORE = ("max_workers", "max_computations", "max_drawing")  # outside demo mode: the machine's core count
 
 DEMO = Limits(
     demo=True,
@@ -69,11 +77,13 @@ DEMO = Limits(
     upload_bytes=10_000_000,
     upload_rows=100_000,
     run_seconds=60.0,
-    max_computations=2,  # two worker processes (a sweep's: 2 x max_workers) on a 2-core, 2 GB server
+    max_computations=2,  # two worker processes on a 2-core, 2 GB server (memory_parts)
+    worker_mb=320,  # a comparison at max_jobs x max_policies peaks at 254 MB (bench/demo_memory.py)
+    max_drawing=2,  # a drawing takes seconds; two cores draw two at a time anyway
     max_waiting=40,  # waiting costs no process; each slot frees within run_seconds
     allow_dask=False,
-    max_workers=2,
-    cache_mb=512,
+    max_workers=1,  # a sweep runs in its computation's own worker: a pool would add a forkserver and processes
+    cache_mb=200,  # one comparison at max_jobs x max_policies (171.5 MB) fits: memory_parts
     cache_seconds=3600.0,
 )
 LOCAL = Limits(
@@ -88,6 +98,8 @@ LOCAL = Limits(
     upload_rows=5_000_000,
     run_seconds=1800.0,
     max_computations=max(1, os.cpu_count() or 1),
+    worker_mb=0,  # no limit: the user's own machine
+    max_drawing=max(1, os.cpu_count() or 1),
     max_waiting=100,
     allow_dask=True,
     max_workers=max(1, os.cpu_count() or 1),
@@ -122,6 +134,7 @@ def limits_table() -> str:
     rows = ["| limit | demo mode | otherwise | what it bounds |", "|---|---|---|---|"]
     for name, meaning in MEANING.items():
         local = "one per CPU core" if name in PER_CORE else _text(getattr(LOCAL, name))
+        local = "no limit" if name == "worker_mb" and not LOCAL.worker_mb else local
         rows.append(f"| `{name}` | {_text(getattr(DEMO, name))} | {local} | {meaning} |")
     return "\n".join(rows)
 
@@ -132,3 +145,47 @@ def _text(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+# --- memory at the caps (docs/hosting.md "Memory at the caps") -----------------------------------
+# Measured with bench/demo_memory.py and bench/load_dashboard.py (resident sizes, MB), rounded up.
+SERVER_MEMORY_MB = 2000  # the hosted demo's machine
+SERVER_MB = 250  # the server process after its first visit (210 measured), with room for open sessions
+FORKSERVER_MB = 135  # the forkserver every worker forks from (120 measured) and the resource tracker (13)
+WORKER_BASE_MB = 120  # a worker before it simulates: what it shares with the forkserver, counted again
+WORKER_KB_PER_JOB = 7.5  # a worker's growth per job of the one simulation it holds at a time (254 MB at 20,000)
+RESULT_BYTES_PER_JOB_RUN = 2000  # one policy's run as the server holds it, per job (deep_size; 1,650 measured)
+DRAW_MB = 40  # one page's open tab drawn at max_jobs x max_policies: the Gantt grew the server by 34.7 MB at most
+
+
+def comparison_worker_mb(lim: Limits) -> float:
+    """A worker's peak for a comparison at ``max_jobs``: it holds one simulation at a time
+    (:func:`dashboard.shared.compute.comparison`), so the number of policies does not count."""
+    return WORKER_BASE_MB + WORKER_KB_PER_JOB * lim.max_jobs / 1000
+
+
+def result_mb(lim: Limits) -> float:
+    """The largest result one computation brings back: every policy's run of a workload at ``max_jobs``."""
+    return lim.max_jobs * lim.max_policies * RESULT_BYTES_PER_JOB_RUN / 1e6
+
+
+def memory_parts(lim: Limits) -> dict[str, float]:
+    """The server's memory at its worst under ``lim``, part by part (MB; docs/hosting.md). Every
+    worker is stopped past ``worker_mb`` and runs a sweep in its own process (``max_workers`` = 1)."""
+    return {
+        "the server after its first visit": SERVER_MB,
+        "the forkserver and the resource tracker": FORKSERVER_MB,
+        "`max_computations` x `worker_mb`": lim.max_computations * lim.worker_mb,
+        "`cache_mb`: the shared results, those pages still hold included": lim.cache_mb,
+        "`max_computations` x one result beyond the store (arriving, or held by its page)": lim.max_computations
+        * result_mb(lim),
+        "`max_drawing` x one page drawn": lim.max_drawing * DRAW_MB,
+    }
+
+
+def memory_table(lim: Limits = DEMO) -> str:
+    """The budget as the Markdown table in docs/hosting.md (a test keeps them equal)."""
+    parts = memory_parts(lim)
+    rows = ["| part | MB |", "|---|---|", *(f"| {name} | {mb:,.0f} |" for name, mb in parts.items())]
+    rows.append(f"| **worst case** (the aim: {SERVER_MEMORY_MB:,}) | **{sum(parts.values()):,.0f}** |")
+    return "\n".join(rows)

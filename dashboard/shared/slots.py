@@ -6,7 +6,10 @@ so without a cap a class opening the demo at once starts as many processes as th
 wait in line, each told its place; past that a visitor is told the server is busy
 (:class:`Full`). A ticket whose holder stops touching it (a session gone without leaving) is
 dropped after ``stale_after`` seconds, so an abandoned page never holds a slot or a place for
-long. ``dashboard/shared/data.py`` holds the one instance of a server (``st.cache_resource``).
+long. While a computation runs, the next starts only if ``room()`` allows (the shared store's
+:meth:`~dashboard.shared.store.BoundedStore.has_room`: results in memory within their bound);
+a waiting page checks in every ``worker.POLL_SECONDS``, so a slot held back is given once room
+returns, or once nothing runs. ``dashboard/shared/data.py`` holds the one instance of a server (``st.cache_resource``).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ class ComputeSlots:
         max_waiting: int,
         stale_after: float = STALE_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        room: Callable[[], bool] = lambda: True,
     ) -> None:
         if capacity < 1 or max_waiting < 0:
             raise ValueError(f"capacity {capacity} must be >= 1 and max_waiting {max_waiting} >= 0")
@@ -51,6 +55,7 @@ class ComputeSlots:
         self.max_waiting = max_waiting
         self.stale_after = stale_after
         self._clock = clock
+        self._room = room
         self._changed = threading.Condition()
         self._line: list[Ticket] = []  # waiting, in arrival order
         self._running: list[Ticket] = []
@@ -112,7 +117,9 @@ class ComputeSlots:
         ticket.running = False
 
     def _admit(self) -> None:
-        while self._line and len(self._running) < self.capacity:
+        # without room only while others run: the results pages hold may be those of pages in
+        # this very line (waiting for a what-if), which would otherwise wait for each other
+        while self._line and len(self._running) < self.capacity and (not self._running or self._room()):
             ticket = self._line.pop(0)
             ticket.running = True
             self._running.append(ticket)

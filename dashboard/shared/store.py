@@ -4,7 +4,11 @@ Entries are keyed by content (workload hash, cluster, config, ...), so identical
 are computed once for all visitors. The total size (each entry's :func:`deep_size`, the memory
 it holds in this process) stays under
 ``max_bytes``, least recently used entries leaving first, and an entry older than
-``max_age`` seconds is dropped when seen. A computation in flight is announced with
+``max_age`` seconds is dropped when seen. An entry dropped while a page being drawn still holds it
+(or one too large to keep) is still in memory: it counts against ``max_bytes`` until it is gone
+(:meth:`BoundedStore.elsewhere`), so the store's size is the memory its results really hold, and
+while what pages hold beyond the store exceeds ``max_bytes`` no new computation starts
+(:meth:`BoundedStore.has_room`, the gate of :mod:`dashboard.shared.slots`). A computation in flight is announced with
 :meth:`claim`, so a second visitor asking for the same thing waits for it instead of
 starting it again. ``dashboard/shared/data.py`` holds the one instance (``st.cache_resource``).
 """
@@ -15,6 +19,7 @@ import dataclasses
 import sys
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
@@ -32,6 +37,7 @@ class BoundedStore:
         self._items: OrderedDict[Hashable, tuple[Any, int, float]] = OrderedDict()  # key -> (value, bytes, stored at)
         self._bytes = 0
         self._flights: dict[Hashable, threading.Event] = {}
+        self._left: list[tuple[weakref.ref[Any], int]] = []  # dropped values, maybe alive elsewhere
 
     def get(self, key: Hashable) -> Any | None:
         """The value stored for ``key`` (marked as recently used), or None."""
@@ -53,19 +59,45 @@ class BoundedStore:
         with self._lock:
             if key in self._items:
                 self._drop(key)
-            if size > self.max_bytes:
-                return
-            self._items[key] = (value, size, self._clock())
-            self._bytes += size
+            if size + self._elsewhere() > self.max_bytes:
+                self._leave(value, size)
+            else:
+                self._items[key] = (value, size, self._clock())
+                self._bytes += size
             now = self._clock()
             for old in [k for k, (_, _, t) in self._items.items() if now - t > self.max_age]:
                 self._drop(old)
-            while self._bytes > self.max_bytes:
+            while self._items and self._bytes + self._elsewhere() > self.max_bytes:
                 self._drop(next(iter(self._items)))
 
     def _drop(self, key: Hashable) -> None:
-        _, size, _ = self._items.pop(key)
+        value, size, _ = self._items.pop(key)
         self._bytes -= size
+        self._leave(value, size)
+
+    def _leave(self, value: Any, size: int) -> None:
+        """Count ``value`` as held elsewhere for as long as it lives (a type without weak
+        references, a plain dict or list, is taken as freed at once)."""
+        try:
+            self._left.append((weakref.ref(value), size))
+        except TypeError:
+            pass
+
+    def _elsewhere(self) -> int:
+        self._left = [(ref, size) for ref, size in self._left if ref() is not None]
+        return sum(size for _, size in self._left)
+
+    def elsewhere(self) -> int:
+        """Bytes of values the store has dropped (or not kept) that are still in memory: held by
+        pages being drawn, until those finish."""
+        with self._lock:
+            return self._elsewhere()
+
+    def has_room(self) -> bool:
+        """May a computation start? Not while what pages hold beyond the store exceeds
+        ``max_bytes``: each computation started adds at most one result to the memory, so the
+        results in memory stay below ``max_bytes`` plus one result per computation running."""
+        return self.elsewhere() <= self.max_bytes
 
     def values(self) -> list[Any]:
         """Every value stored now, least recently used first (what the store keeps alive)."""

@@ -4,8 +4,12 @@ The server's own process never simulates: a computation runs in a child process 
 process group, so the pool processes a sweep starts go with it) and the page waits for it in
 short steps. Each step calls ``heartbeat``, which draws progress, which is where Streamlit
 stops a script whose visitor reran or left; it may also raise :class:`Cancelled` itself.
-Whatever ends the wait (the result, an error, the wall-clock limit, a stop), the ``finally``
+Whatever ends the wait (the result, an error, the wall-clock or memory limit, a stop), the ``finally``
 kills the child's process group: nothing outlives the wait.
+
+A computation yields its values one by one and each crosses the pipe as a message of its own, as
+soon as it is made: neither process ever holds the whole result pickled, and a computation that
+yields as it goes (:func:`dashboard.shared.compute.comparison`) keeps none of what it sent.
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ import threading
 import time
 import traceback
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from multiprocessing import forkserver, get_context
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 from simcore.errors import UserError
@@ -46,22 +51,30 @@ class TimedOut(UserError):
     """The computation went past the wall-clock limit and was stopped."""
 
 
+class OutOfMemory(UserError):
+    """The computation's worker went past its memory limit and was stopped."""
+
+
 class Failed(UserError):
     """The computation ended without a result (an unexpected error, or the process died)."""
 
 
 def run(
-    fn: Callable[..., Any],
+    fn: Callable[..., Iterable[Any]],
     args: tuple[Any, ...],
     *,
     timeout: float,
     heartbeat: Callable[[float | None], None],
+    memory_mb: float = 0,
 ) -> Any:
-    """``fn(*args, progress)`` in a child process; returns its result.
+    """``fn(*args, progress)`` in a child process; returns the values it yields (or the list it
+    returns), in order.
 
     ``progress(fraction)`` in the child reaches ``heartbeat(fraction)`` here; between messages
     ``heartbeat(None)`` is called every :data:`POLL_SECONDS`. Raises :class:`TimedOut` past
-    ``timeout`` seconds, :class:`Failed`, or the child's :class:`UserError` (its message)."""
+    ``timeout`` seconds, :class:`OutOfMemory` once the child's resident memory, read at every
+    step, is past ``memory_mb`` (0: no limit), :class:`Failed`, or the child's :class:`UserError`
+    (its message)."""
     context = _context()
     receiver, sender = context.Pipe(duplex=False)
     # not a daemon: a sweep's pool needs children of its own; the finally below always ends it
@@ -69,10 +82,13 @@ def run(
     child.start()
     sender.close()
     deadline = time.monotonic() + timeout
+    values: list[Any] = []
     try:
         while True:
             if time.monotonic() > deadline:
                 raise TimedOut(f"stopped after {timeout:g} s")
+            if memory_mb and resident_mb(child.pid) > memory_mb:
+                raise OutOfMemory(f"stopped: it needed more than worker_mb = {memory_mb:,g} MB of memory here")
             if receiver.poll(POLL_SECONDS):
                 try:
                     kind, payload = receiver.recv()
@@ -81,8 +97,11 @@ def run(
                 if kind == "progress":
                     heartbeat(payload)
                     continue
+                if kind == "value":
+                    values.append(payload)
+                    continue
                 if kind == "done":
-                    return payload
+                    return values
                 if kind == "user_error":
                     raise UserError(payload)
                 raise Failed(f"the computation failed: {payload}")
@@ -92,6 +111,15 @@ def run(
     finally:
         receiver.close()
         stop(child)
+
+
+def resident_mb(pid: int | None) -> float:
+    """Resident memory of process ``pid`` in MB (Linux's /proc; 0 when it cannot be read)."""
+    try:
+        pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
 
 
 def _context() -> Any:
@@ -128,7 +156,7 @@ def _watch(server: int) -> None:
             os.killpg(0, signal.SIGKILL)
 
 
-def _child_main(fn: Callable[..., Any], args: tuple[Any, ...], conn: Connection, server: int) -> None:
+def _child_main(fn: Callable[..., Iterable[Any]], args: tuple[Any, ...], conn: Connection, server: int) -> None:
     os.setpgrp()  # the group the parent kills: pool processes started below belong to it
     # a sweep's pool processes would import the server's main script again each: they need none
     sys.modules["__main__"] = types.ModuleType("__main__")
@@ -137,17 +165,17 @@ def _child_main(fn: Callable[..., Any], args: tuple[Any, ...], conn: Connection,
     def progress(fraction: float) -> None:
         conn.send(("progress", float(fraction)))
 
+    message: tuple[str, Any] = ("done", None)
     try:
-        message: tuple[str, Any] = ("done", fn(*args, progress))
+        for value in fn(*args, progress):
+            conn.send(("value", value))
+            del value  # not kept while the next one is computed
     except UserError as exc:
         message = ("user_error", str(exc))
     except MemoryError:
         message = ("error", "out of memory")
-    except Exception as exc:  # reported to the parent as text: no traceback reaches a visitor
+    except Exception as exc:  # as text (a value that does not pickle too): no traceback reaches a visitor
         message = ("error", f"{type(exc).__name__}: {exc}")
         traceback.print_exc()  # the server log keeps the details
-    try:
-        conn.send(message)
-    except Exception as exc:  # the result could not be sent (it does not pickle)
-        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    conn.send(message)
     conn.close()
