@@ -19,10 +19,9 @@ from simcore.model import ClusterSpec
 # the ufuncs' own reductions: ndarray.all/max add a Python-level wrapper per call
 _all, _max = np.logical_and.reduce, np.maximum.reduce
 SUBSET_NODES = 256  # from this many nodes, choose() looks only at the open nodes (see below)
-GROUPS_MAX = 8  # up to this many distinct node states, choose() compares the states in Python
-# on a large cluster, up to this many states of open nodes (each costs ~0.3 us in Python; the
-# numpy pass over the open nodes, ~15 us)
-OPEN_GROUPS_MAX = 40
+# up to this many distinct node states (of open nodes, on a large cluster), choose() compares
+# the states in Python: each costs ~0.3 us there, the numpy pass over the nodes ~10 us
+GROUPS_MAX = 32
 
 
 class ClusterState:
@@ -74,7 +73,6 @@ class ClusterState:
             self._open = _all(self.avail >= np.asarray(self._floor), 1)
             for key in [key for key in self._groups if not (key[0] >= f0 and key[1] >= f1 and key[2] >= f2)]:
                 del self._groups[key]
-            self.group_max = OPEN_GROUPS_MAX
 
     def top(self) -> list[int]:
         """Per dimension, the most any node has available (cached until room is taken); on a
