@@ -73,6 +73,32 @@ def test_scan_yields_what_repeated_searches_do(n, pending, seed, start):
         assert a.next_within(r, req[r], r + 1) == b.next_within(r, req[r], r + 1)
 
 
+@SETTINGS
+@given(n=st.integers(1, 3 * BLOCK), seed=st.integers(0, 2**32 - 1))
+def test_scans_between_adds_and_removals_yield_every_rank_within_the_bound(n, seed):
+    """Scans from random starts on random bounds (growing or shrinking from one scan to the
+    next), between random additions and removals (which switch between the sorted list and the
+    blocks, and leave block bounds stale): each yields exactly the pending ranks from its start
+    whose request is within its bound."""
+    rng = np.random.default_rng(seed)
+    req = [tuple(int(x) for x in row) for row in rng.integers(0, 6, size=(n, 3))]
+    q, pending = PendingQueue(req), set()
+    for _ in range(120):
+        op = rng.integers(0, 4)
+        if op == 0 or not pending:
+            for r in rng.integers(0, n, size=int(rng.integers(1, 2 * SHORT))).tolist():
+                if r not in pending:
+                    q.add(r)
+                    pending.add(r)
+        elif op == 1:
+            for r in rng.permutation(sorted(pending))[: int(rng.integers(1, len(pending) + 1))].tolist():
+                q.remove(r)
+                pending.discard(r)
+        start, bound = int(rng.integers(0, n)), [int(x) for x in rng.integers(0, 6, size=3)]
+        expected = sorted(r for r in pending if r >= start and all(c <= m for c, m in zip(req[r], bound, strict=True)))
+        assert list(q.scan(start, lambda b=bound: b)) == expected
+
+
 def test_scan_switches_to_the_short_list_when_removals_shrink_the_queue():
     """A walk that places almost every job turns the block arrays into the sorted short list
     mid-walk; the ranks after the switch are still all yielded."""
