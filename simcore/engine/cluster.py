@@ -2,8 +2,10 @@
 
 Answers "where does this request fit" (DESIGN.md rules 4 and 6) with checks vectorised
 over nodes, or, while the nodes are in few distinct states (same room, same capacity), in
-plain Python over those states (see :meth:`ClusterState.choose`). ``avail`` is free minus the reservations of nominated TE jobs: what any other
-job may use. Resources are integer units (:mod:`simcore.units`), so every sum is exact and
+plain Python over those states (see :meth:`ClusterState.choose`); on a large cluster only the
+nodes with room for the smallest request count, and those are in few states even when the
+nodes are in hundreds. ``avail`` is free minus the reservations of nominated TE jobs: what any
+other job may use. Resources are integer units (:mod:`simcore.units`), so every sum is exact and
 "fits" is an exact comparison.
 """
 
@@ -38,7 +40,7 @@ class ClusterState:
         self.placement = placement
         self.n = len(self.cap)
         self.version = 0  # bumped whenever room is given back, so a pass knows to look again
-        self._top: list[int] | None = None  # per-dimension max of avail, None when stale
+        self._top: list[int] | None = None  # per-dimension max of avail (see top()), None when stale
         #: the nodes whose avail changed, in order, for one reader that empties it (a gang's
         #: room count, :class:`simcore.engine.gang.GangRoom`); None: nobody reads it
         self.touched: list[int] | None = None
