@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from simcore.engine.cluster import ClusterState
+from simcore.engine.cluster import SUBSET_NODES, ClusterState
 from simcore.engine.gang import GangRoom
 from simcore.engine.pending import BLOCK, SHORT, PendingQueue
 from simcore.model import ClusterSpec, Node, Resources
@@ -73,6 +73,32 @@ def test_scan_yields_what_repeated_searches_do(n, pending, seed, start):
         assert a.next_within(r, req[r], r + 1) == b.next_within(r, req[r], r + 1)
 
 
+@SETTINGS
+@given(n=st.integers(1, 3 * BLOCK), seed=st.integers(0, 2**32 - 1))
+def test_scans_between_adds_and_removals_yield_every_rank_within_the_bound(n, seed):
+    """Scans from random starts on random bounds (growing or shrinking from one scan to the
+    next), between random additions and removals (which switch between the sorted list and the
+    blocks, and leave block bounds stale): each yields exactly the pending ranks from its start
+    whose request is within its bound."""
+    rng = np.random.default_rng(seed)
+    req = [tuple(int(x) for x in row) for row in rng.integers(0, 6, size=(n, 3))]
+    q, pending = PendingQueue(req), set()
+    for _ in range(120):
+        op = rng.integers(0, 4)
+        if op == 0 or not pending:
+            for r in rng.integers(0, n, size=int(rng.integers(1, 2 * SHORT))).tolist():
+                if r not in pending:
+                    q.add(r)
+                    pending.add(r)
+        elif op == 1:
+            for r in rng.permutation(sorted(pending))[: int(rng.integers(1, len(pending) + 1))].tolist():
+                q.remove(r)
+                pending.discard(r)
+        start, bound = int(rng.integers(0, n)), [int(x) for x in rng.integers(0, 6, size=3)]
+        expected = sorted(r for r in pending if r >= start and all(c <= m for c, m in zip(req[r], bound, strict=True)))
+        assert list(q.scan(start, lambda b=bound: b)) == expected
+
+
 def test_scan_switches_to_the_short_list_when_removals_shrink_the_queue():
     """A walk that places almost every job turns the block arrays into the sorted short list
     mid-walk; the ranks after the switch are still all yielded."""
@@ -122,24 +148,29 @@ def test_gang_room_counts_what_workers_per_node_sums(ops, seed):
 
 @SETTINGS
 @given(
+    big=st.booleans(),
     n=st.integers(1, 12),
     shapes=st.lists(st.tuples(*[st.sampled_from([0, 4, 8, 16])] * 3), min_size=1, max_size=3),
     placement=st.sampled_from(["best_fit", "worst_fit", "first_fit"]),
+    floor=st.tuples(*[st.integers(0, 2)] * 3),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_choose_by_groups_picks_what_the_numpy_pass_does(n, shapes, placement, seed):
+def test_choose_by_groups_picks_what_the_numpy_pass_does(big, n, shapes, placement, floor, seed):
     """The pick over groups of equal nodes and the numpy pass over every node agree on every
-    request through random allocations and give-backs (small capacities: many equal slacks)."""
+    request through random allocations and give-backs (small capacities: many equal slacks);
+    on a large cluster (`big`: the groups hold only the nodes that fit `floor`, and the numpy
+    pass looks at those nodes) too, and there top() is the most any such node has."""
     rng = np.random.default_rng(seed)
+    n = SUBSET_NODES + n if big else n
     caps = [shapes[i] for i in rng.integers(0, len(shapes), n).tolist()]
     spec = ClusterSpec(
         tuple(Node(f"n{k}", Resources(*(c / s for c, s in zip(cap, SCALE, strict=True)))) for k, cap in enumerate(caps))
     )
-    grouped, vectorised = ClusterState(spec, placement), ClusterState(spec, placement)
+    grouped, vectorised = ClusterState(spec, placement, np.array(floor)), ClusterState(spec, placement, np.array(floor))
     grouped.group_max, vectorised.group_max = 10**9, 0
     held: list[tuple[int, tuple[int, int, int]]] = []
-    for _ in range(60):
-        req = tuple(int(x) for x in rng.integers(0, 9, 3))
+    for _ in range(60 if not big else 150):
+        req = tuple(int(f + x) for f, x in zip(floor, rng.integers(0, 9, 3), strict=True))
         k = grouped.choose(np.array(req, dtype=np.int64), req)
         assert k == vectorised.choose(np.array(req, dtype=np.int64), req), (req, vectorised.avail.tolist())
         if k >= 0 and rng.random() < 0.6:
@@ -150,4 +181,6 @@ def test_choose_by_groups_picks_what_the_numpy_pass_does(n, shapes, placement, s
             k2, amount = held.pop(int(rng.integers(0, len(held))))
             grouped.release(k2, amount)
             vectorised.release(k2, amount)
+        rooms = [a for a in vectorised.avail.tolist() if not big or all(x >= f for x, f in zip(a, floor, strict=True))]
+        assert grouped.top() == [max((a[d] for a in rooms), default=-1) for d in range(3)]
         assert grouped.avail.tolist() == vectorised.avail.tolist()

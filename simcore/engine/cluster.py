@@ -2,8 +2,10 @@
 
 Answers "where does this request fit" (DESIGN.md rules 4 and 6) with checks vectorised
 over nodes, or, while the nodes are in few distinct states (same room, same capacity), in
-plain Python over those states (see :meth:`ClusterState.choose`). ``avail`` is free minus the reservations of nominated TE jobs: what any other
-job may use. Resources are integer units (:mod:`simcore.units`), so every sum is exact and
+plain Python over those states (see :meth:`ClusterState.choose`); on a large cluster only the
+nodes with room for the smallest request count, and those are in few states even when the
+nodes are in hundreds. ``avail`` is free minus the reservations of nominated TE jobs: what any
+other job may use. Resources are integer units (:mod:`simcore.units`), so every sum is exact and
 "fits" is an exact comparison.
 """
 
@@ -19,7 +21,9 @@ from simcore.model import ClusterSpec
 # the ufuncs' own reductions: ndarray.all/max add a Python-level wrapper per call
 _all, _max = np.logical_and.reduce, np.maximum.reduce
 SUBSET_NODES = 256  # from this many nodes, choose() looks only at the open nodes (see below)
-GROUPS_MAX = 8  # up to this many distinct node states, choose() compares the states in Python
+# up to this many distinct node states (of open nodes, on a large cluster), choose() compares
+# the states in Python: ~0.4 us a state, against 7 to 13 us for the numpy pass (docs/testing.md)
+GROUPS_MAX = 32
 
 
 class ClusterState:
@@ -36,7 +40,7 @@ class ClusterState:
         self.placement = placement
         self.n = len(self.cap)
         self.version = 0  # bumped whenever room is given back, so a pass knows to look again
-        self._top: list[int] | None = None  # per-dimension max of avail, None when stale
+        self._top: list[int] | None = None  # per-dimension max of avail (see top()), None when stale
         #: the nodes whose avail changed, in order, for one reader that empties it (a gang's
         #: room count, :class:`simcore.engine.gang.GangRoom`); None: nobody reads it
         self.touched: list[int] | None = None
@@ -61,19 +65,35 @@ class ClusterState:
         # On a large cluster most nodes are too full for even the smallest request, so
         # choose() looks only at the "open" nodes, those that fit `floor`. A node not open
         # fits no request (a < floor <= r), and the open nodes keep node order, so the pick
-        # is the same as over all nodes.
+        # is the same as over all nodes. There the groups hold only the open nodes: a busy
+        # cluster has few open states even when its nodes are in hundreds of states.
+        self._floor: tuple[int, int, int] | None = None
         self._open: np.ndarray | None = None
         self._open_idx: np.ndarray | None = None  # indices of the open nodes, None when stale
         if floor is not None and self.n >= SUBSET_NODES:
-            self._floor = tuple(int(x) for x in floor)
+            f0, f1, f2 = self._floor = (int(floor[0]), int(floor[1]), int(floor[2]))
             self._open = _all(self.avail >= np.asarray(self._floor), 1)
+            for key in [key for key in self._groups if not (key[0] >= f0 and key[1] >= f1 and key[2] >= f2)]:
+                del self._groups[key]
 
     def top(self) -> list[int]:
-        """Per dimension, the most any node has available (cached until room is taken)."""
+        """Per dimension, the most any node has available (cached until room is taken); on a
+        large cluster, any open node (the others fit no request: a bound as good, and tighter).
+        [-1, -1, -1] when no node is open: above no request."""
         if self._top is None:
-            keys = self._groups.keys()  # every node's room is its group's key
-            if len(keys) <= self.group_max:
-                self._top = [max(k[0] for k in keys), max(k[1] for k in keys), max(k[2] for k in keys)]
+            keys = self._groups.keys()  # every (open) node's room is its group's key
+            if not keys:
+                self._top = [-1, -1, -1]
+            elif len(keys) <= self.group_max or self._open is not None:
+                m0, m1, m2, _ = next(iter(keys))
+                for a0, a1, a2, _ in keys:  # comparisons: three max() over generators cost more
+                    if a0 > m0:
+                        m0 = a0
+                    if a1 > m1:
+                        m1 = a1
+                    if a2 > m2:
+                        m2 = a2
+                self._top = [m0, m1, m2]
             else:
                 self._top = _max(self.avail, 0).tolist()
         return self._top
@@ -104,18 +124,28 @@ class ClusterState:
         r0, r1, r2 = req
         best_k, best_s = -1, 0
         placement, inv, scale = self.placement, self._inv, units.NORM_SCALE
-        for (a0, a1, a2, c), nodes in self._groups.items():
+        groups = self._groups.items()
+        if placement == "first_fit":
+            for (a0, a1, a2, _), nodes in groups:
+                if a0 >= r0 and a1 >= r1 and a2 >= r2 and (best_k < 0 or nodes[0] < best_k):
+                    best_k = nodes[0]
+            return best_k
+        worst = placement == "worst_fit"
+        for (a0, a1, a2, c), nodes in groups:
             if a0 < r0 or a1 < r1 or a2 < r2:
                 continue
-            k = nodes[0]
-            if placement == "first_fit":
-                if best_k < 0 or k < best_k:
-                    best_k = k
-                continue
             i0, i1, i2 = inv[c]
-            s = round(max((a0 - r0) * i0, (a1 - r1) * i1, (a2 - r2) * i2) * scale)
-            if placement == "worst_fit":
+            # max() of the three, as comparisons (a call to max costs more): the same float
+            x, y = (a0 - r0) * i0, (a1 - r1) * i1
+            if y > x:
+                x = y
+            y = (a2 - r2) * i2
+            if y > x:
+                x = y
+            s = round(x * scale)
+            if worst:
                 s = -s
+            k = nodes[0]
             if best_k < 0 or s < best_s or (s == best_s and k < best_k):
                 best_k, best_s = k, s
         return best_k
@@ -147,43 +177,47 @@ class ClusterState:
             k = int(slack.argmax())
         return k if abs(slack[k]) != np.inf else -1
 
-    def _recheck_open(self, k: int, a0: int, a1: int, a2: int) -> None:
-        """Node k's avail is now (a0, a1, a2): update whether it is open."""
-        f0, f1, f2 = self._floor
-        is_open = a0 >= f0 and a1 >= f1 and a2 >= f2
-        open_ = self._open
-        assert open_ is not None  # called only on a cluster that keeps the open set
-        if is_open != open_[k]:
-            open_[k] = is_open
-            self._open_idx = None
-
     # Requests come as the (cpu, mem, gpu) tuples of integer units the engine keeps per job.
     def allocate(self, k: int, req: tuple[int, int, int]) -> None:
         old = self._key[k]
-        a0, a1, a2 = old[0] - req[0], old[1] - req[1], old[2] - req[2]
-        self._set(k, old, a0, a1, a2)
-        self._top = None
-        if self._open is not None:
-            self._recheck_open(k, a0, a1, a2)
+        self._set(k, old, old[0] - req[0], old[1] - req[1], old[2] - req[2])
+        t = self._top
+        # room only shrank, on one node: the maxima change only if that node held one of them
+        if t is not None and (old[0] == t[0] or old[1] == t[1] or old[2] == t[2]):
+            self._top = None
 
-    def _set(self, k: int, old: tuple[int, int, int, int], a0: int, a1: int, a2: int) -> None:
-        """Node k's room is now (a0, a1, a2), was `old` (its key): write it, and move k between groups."""
+    def _set(self, k: int, old: tuple[int, int, int, int], a0: int, a1: int, a2: int) -> bool:
+        """Node k's room is now (a0, a1, a2), was `old` (its key): write it, and move k between
+        groups (on a large cluster, the groups of open nodes). Returns whether k is in a group."""
         x0, x1, x2 = self._cols
         x0[k], x1[k], x2[k] = a0, a1, a2
         groups = self._groups
-        nodes = groups[old]
-        if len(nodes) == 1:
-            del groups[old]
-        else:
-            nodes.remove(k)
         key = self._key[k] = (a0, a1, a2, old[3])
-        joined = groups.get(key)
-        if joined is None:
-            groups[key] = [k]
-        else:
-            insort(joined, k)
+        was_in = is_in = True
+        floor = self._floor
+        if floor is not None:
+            f0, f1, f2 = floor
+            was_in = old[0] >= f0 and old[1] >= f1 and old[2] >= f2
+            is_in = a0 >= f0 and a1 >= f1 and a2 >= f2
+            if was_in != is_in:
+                assert self._open is not None  # kept with the floor
+                self._open[k] = is_in
+                self._open_idx = None
+        if was_in:
+            nodes = groups[old]
+            if len(nodes) == 1:
+                del groups[old]
+            else:
+                nodes.remove(k)
+        if is_in:
+            joined = groups.get(key)
+            if joined is None:
+                groups[key] = [k]
+            else:
+                insort(joined, k)
         if self.touched is not None:
             self.touched.append(k)
+        return is_in
 
     def release(self, k: int, req: tuple[int, int, int]) -> None:
         self._give_back(k, req)
@@ -197,12 +231,10 @@ class ClusterState:
     def _give_back(self, k: int, amount: tuple[int, int, int]) -> None:
         old = self._key[k]
         a0, a1, a2 = old[0] + amount[0], old[1] + amount[1], old[2] + amount[2]
-        self._set(k, old, a0, a1, a2)
+        is_in = self._set(k, old, a0, a1, a2)
         self.version += 1
-        if self._open is not None:
-            self._recheck_open(k, a0, a1, a2)
         t = self._top
-        # room only grew: the maximum stays exact (a new list: callers may hold the old one;
-        # comparisons rather than max(), whose calls cost more than this update)
-        if t is not None and (a0 > t[0] or a1 > t[1] or a2 > t[2]):
+        # room only grew (a node not open stays out of the bound): the maximum stays exact (a
+        # new list: callers may hold the old one; comparisons rather than max(), which costs more)
+        if is_in and t is not None and (a0 > t[0] or a1 > t[1] or a2 > t[2]):
             self._top = [a0 if a0 > t[0] else t[0], a1 if a1 > t[1] else t[1], a2 if a2 > t[2] else t[2]]

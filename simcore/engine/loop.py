@@ -109,7 +109,7 @@ class _Run(GangRun):
                 self._release(j)
             for j in arrived:
                 log.add(t, j, SUBMIT, -1)
-            freed = self._pass(released + arrived)
+            freed = self._pass(released + arrived if released else arrived)
             if freed:  # released within the pass (grace 0): they join after it
                 waiting.add(freed)
             if self.watch is not None:
@@ -197,9 +197,12 @@ class _Run(GangRun):
         only = not self.strict and v0 == self.version_seen  # only the joiners (and TE jobs) are looked at
         deferred: set[int] = set()
         if only and joining:  # see _walk_greedy; the others join the queue now
-            te, exempt = self.js.is_te_list, self.n_exempt if self.preemptive else 0
-            deferred = {j for j in joining if w.rank[j] >= exempt and not (self.preemptive and te[j])}
-            w.add([j for j in joining if j not in deferred])
+            if not self.preemptive:  # every joiner is deferred: nothing joins now
+                deferred = set(joining)
+            else:
+                te, exempt = self.js.is_te_list, self.n_exempt
+                deferred = {j for j in joining if w.rank[j] >= exempt and not te[j]}
+                w.add([j for j in joining if j not in deferred])
         else:
             w.add(joining)
         if not len(w) and not deferred:

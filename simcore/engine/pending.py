@@ -181,11 +181,12 @@ class PendingQueue:
                     pos, fresh = max(pos, b * BLOCK), True
                     break
                 lo, hi = max(pos, b * BLOCK), (b + 1) * BLOCK
-                ranks = (lo + _all(self.req_pad[lo:hi] <= bnd_a, 1).nonzero()[0]).tolist()
-                if not ranks and lo == b * BLOCK:  # the whole block: tighten its bound (as next_within)
+                at = _all(self.req_pad[lo:hi] <= bnd_a, 1).nonzero()[0].tolist()  # offsets from lo
+                if not at and lo == b * BLOCK:  # the whole block: tighten its bound (as next_within)
                     self.bmin[b] = np.minimum.reduce(self.req_pad[lo:hi], 0)
-                found = found or bool(ranks)
-                for r in ranks:
+                found = found or bool(at)
+                for i in at:
+                    r = lo + i
                     if bound() != bnd:  # the bound shrank
                         pos, fresh = r, True
                         break
