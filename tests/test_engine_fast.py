@@ -89,7 +89,6 @@ def test_scan_switches_to_the_short_list_when_removals_shrink_the_queue():
     assert q.short is not None and len(q) == SHORT // 4
 
 
-
 def test_scan_goes_on_in_the_short_list_when_blocks_are_left_after_the_switch():
     """The switch comes in the first block with two blocks left: the walk reads the rest from the
     short list (compiled with mypyc, a read of ``short`` narrowed to None there raised TypeError)."""
@@ -104,6 +103,7 @@ def test_scan_goes_on_in_the_short_list_when_blocks_are_left_after_the_switch():
             q.remove(r)
     assert seen == pending
     assert q.short == [*range(86, 100), BLOCK + 44, 2 * BLOCK + 88]
+
 
 OPS = st.lists(
     st.tuples(st.sampled_from(["allocate", "release", "ask"]), st.integers(0, 5), st.integers(0, 3)), max_size=80
