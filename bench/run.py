@@ -87,7 +87,7 @@ def heapq_floor(submit: list[float], duration: list[float], servers: int) -> tup
 
 
 def one(name: str) -> dict:
-    from simcore.engine import simulate
+    from simcore.engine import compiled, simulate
     from simcore.model import SimConfig
     from simcore.presets import generate
 
@@ -116,6 +116,7 @@ def one(name: str) -> dict:
         "events": len(result.ev_time),
         "preemptions": int(result.preemptions.sum()),
         "peak_rss_mb": round(peak_mb),
+        "compiled": compiled(),
         **floor,
     }
 
@@ -133,6 +134,11 @@ def main(argv: list[str]) -> int:
         skipped = [n for n in names if SCENARIOS[n][0] == "paper-gang"]
         print(f"skipped {', '.join(skipped)}: this engine does not run gangs yet (DESIGN rule 10)", flush=True)
         names = [n for n in names if n not in skipped]
+    from simcore.engine import compiled
+
+    # the path every scenario's subprocess runs (the same environment): SIMCORE_PURE=1 selects the sources
+    engine = "compiled (mypyc)" if compiled() else "pure Python"
+    print(f"engine: {engine}; the other path: {'SIMCORE_PURE=1' if compiled() else 'python build_engine.py'}")
     print(
         f"{'scenario':<22} {'jobs':>9} {'nodes':>6} {'sim s':>7} {'cpu s':>7} {'jobs/s':>9} {'events':>9} {'preempt':>8} {'peak MB':>8}"
     )

@@ -58,6 +58,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(sorted(names))}")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """A test marked ``pure_engine`` patches the engine's classes, which compiled (mypyc) classes do
+    not allow: when the engine is compiled it runs in a child pytest on the pure-Python engine
+    (``SIMCORE_PURE=1``) and passes or fails with it (docs/testing.md#the-compiled-engine)."""
+    if pyfuncitem.get_closest_marker("pure_engine") is None:
+        return None
+    from simcore.engine import compiled
+
+    if not compiled():
+        return None
+    import subprocess
+
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", pyfuncitem.nodeid]
+    env = {**os.environ, "SIMCORE_PURE": "1"}
+    done = subprocess.run(argv, cwd=pyfuncitem.config.rootpath, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.fail(f"on the pure-Python engine (SIMCORE_PURE=1):\n{done.stdout[-6000:]}", pytrace=False)
+    return True
+
+
 # The browser tests' servers and Chromium: started by the first browser test, shared by every
 # browser test that follows it on the same process, stopped as soon as the next test is not a
 # browser test (or the run ends). So a run of Chromium tests (the xdist group `browser` runs them

@@ -115,6 +115,22 @@ def test_scan_switches_to_the_short_list_when_removals_shrink_the_queue():
     assert q.short is not None and len(q) == SHORT // 4
 
 
+def test_scan_goes_on_in_the_short_list_when_blocks_are_left_after_the_switch():
+    """The switch comes in the first block with two blocks left: the walk reads the rest from the
+    short list (compiled with mypyc, a read of ``short`` narrowed to None there raised TypeError)."""
+    q = PendingQueue([(1, 1, 1)] * (3 * BLOCK))
+    pending = [*range(100), BLOCK + 44, 2 * BLOCK + 88]
+    for r in pending:
+        q.add(r)
+    seen = []
+    for r in q.scan(0, lambda: [1, 1, 1]):
+        seen.append(r)
+        if len(q) > SHORT // 2:  # the last removal switches to the short list, at rank 85
+            q.remove(r)
+    assert seen == pending
+    assert q.short == [*range(86, 100), BLOCK + 44, 2 * BLOCK + 88]
+
+
 OPS = st.lists(
     st.tuples(st.sampled_from(["allocate", "release", "ask"]), st.integers(0, 5), st.integers(0, 3)), max_size=80
 )

@@ -149,6 +149,7 @@ def test_victims_released_with_grace_0_rejoin_at_the_next_min_runtime_instant():
     )
 
 
+@pytest.mark.pure_engine  # spies on _Run._pass
 def test_a_min_runtime_instant_is_skipped_only_when_its_pass_changes_nothing(monkeypatch):
     # The scenario above. Wake-ups at 1000 (1, 2, 3: TE 4 waits) and 1600 (5: 1 and 2 rejoined
     # after the last pass, unseen) are instants. At 2600 (1's, restarted at 1600) only 2 is pending,

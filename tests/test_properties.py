@@ -389,6 +389,7 @@ def _units_replay(jobs: JobTable, cluster: ClusterSpec, r) -> np.ndarray:
     return used
 
 
+@pytest.mark.pure_engine  # subclasses ClusterState and patches the engine's name for it
 @pytest.mark.parametrize("policy", POLICIES)
 @given(data=st.data())
 def test_free_resources_return_exactly_to_capacity(policy, data):

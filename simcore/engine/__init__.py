@@ -8,3 +8,10 @@ cluster state). Only :func:`simulate` is public.
 from simcore.engine.loop import job_order, simulate
 
 __all__ = ["job_order", "simulate"]
+
+
+def compiled() -> bool:
+    """Does this process run the engine compiled with mypyc (not its ``.py`` sources)?"""
+    from simcore.engine import loop
+
+    return not (loop.__file__ or "").endswith(".py")

@@ -222,11 +222,14 @@ class ClusterState:
     def release(self, k: int, req: tuple[int, int, int]) -> None:
         self._give_back(k, req)
 
+    # a tuple, not the list tolist() gives: compiled (mypyc), a tuple annotation is checked
     def reserve(self, k: int, amount: np.ndarray) -> None:
-        self.allocate(k, amount.tolist())
+        a0, a1, a2 = amount.tolist()
+        self.allocate(k, (a0, a1, a2))
 
     def unreserve(self, k: int, amount: np.ndarray) -> None:
-        self._give_back(k, amount.tolist())
+        a0, a1, a2 = amount.tolist()
+        self._give_back(k, (a0, a1, a2))
 
     def _give_back(self, k: int, amount: tuple[int, int, int]) -> None:
         old = self._key[k]

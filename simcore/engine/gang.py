@@ -21,7 +21,7 @@ decides, on the empty cluster, which jobs are unschedulable.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -194,17 +194,28 @@ class GangRun:
     now: float
     room: GangRoom | None  # the gang room count, when the run has gangs
 
-    if TYPE_CHECKING:  # the run's life cycle and its policy calls (simcore.engine.loop)
+    # The run's life cycle and its policy calls, defined by simcore.engine.loop._Run. Plain methods
+    # rather than stubs under TYPE_CHECKING: mypyc compiles this class and needs them declared.
+    def _start(self, j: int, k: int, nodes: list[int] | None = None) -> None:
+        raise NotImplementedError
 
-        def _start(self, j: int, k: int, nodes: list[int] | None = None) -> None: ...
-        def _signal(self, j: int) -> None: ...
-        def _release(self, j: int) -> None: ...
-        def _candidates(self) -> tuple[Candidates, Candidates | None]: ...
-        def _view(
-            self, te: int, avail: np.ndarray, cands: Candidates, everyone: Candidates | None
-        ) -> PreemptionView: ...
-        def _budget_spent(self, te: int, view: PreemptionView) -> bool: ...
-        def _decide(self, te: int, view: PreemptionView) -> Preemption | None: ...
+    def _signal(self, j: int) -> None:
+        raise NotImplementedError
+
+    def _release(self, j: int) -> None:
+        raise NotImplementedError
+
+    def _candidates(self) -> tuple[Candidates, Candidates | None]:
+        raise NotImplementedError
+
+    def _view(self, te: int, avail: np.ndarray, cands: Candidates, everyone: Candidates | None) -> PreemptionView:
+        raise NotImplementedError
+
+    def _budget_spent(self, te: int, view: PreemptionView) -> bool:
+        raise NotImplementedError
+
+    def _decide(self, te: int, view: PreemptionView) -> Preemption | None:
+        raise NotImplementedError
 
     def _release_gang(self, j: int, nodes: list[int]) -> None:
         """The end of a gang's grace: every worker's node freed, then one row per worker."""

@@ -153,6 +153,12 @@ class PendingQueue:
             self.gmin = np.minimum.reduce(self.bmin[self.lo_block : self.hi_block + 1], 0).tolist()
         return -1
 
+    def _is_short(self) -> bool:
+        """Is the queue a sorted list now? Asked inside :meth:`scan`'s loop on ``short is None``: a
+        removal between two of its yields may set it, and a read of the narrowed attribute there would
+        be checked against None when compiled (mypyc), so the loop asks through a call."""
+        return self.short is not None
+
     def scan(self, start: int, bound: Callable[[], list[int]]) -> Iterator[int]:
         """The pending ranks >= start whose request is within ``bound()`` when reached, in rank order.
 
@@ -177,7 +183,7 @@ class PendingQueue:
             fresh, found = False, False  # fresh: the candidates must be read afresh from pos
             for b in blocks.tolist():
                 b += b0
-                if self.short is not None:  # shrunk to a sorted list by a removal: read that from here on
+                if self._is_short():  # shrunk to a sorted list by a removal: read that from here on
                     pos, fresh = max(pos, b * BLOCK), True
                     break
                 lo, hi = max(pos, b * BLOCK), (b + 1) * BLOCK
@@ -194,7 +200,7 @@ class PendingQueue:
                 if fresh:
                     break
             if not fresh:
-                if len(blocks) and not found and self.short is None:  # tighten the global bound too
+                if len(blocks) and not found and not self._is_short():  # tighten the global bound too
                     self.gmin = np.minimum.reduce(self.bmin[self.lo_block : self.hi_block + 1], 0).tolist()
                 return
         for r in self.short[bisect_left(self.short, pos) :]:  # a copy: the walk removes from the list
