@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.browser import BROWSER_TESTS, TIMEOUT_MS
+from helpers.browser import BROWSER_TESTS, TIMEOUT_MS, wait_idle
 
 from dashboard.shared import gantt_views
 from dashboard.shared.decision_text import decision_for
@@ -44,15 +44,9 @@ def _first_steps(n: int) -> list[dict]:
 
 
 def _wait_idle(page) -> None:
-    page.wait_for_selector('[data-testid="stApp"]', timeout=TIMEOUT_MS)
-    page.wait_for_function(
-        """() => {
-            const w = document.querySelector('[data-testid="stStatusWidget"]');
-            return !(w && /Running|Connecting/i.test(w.innerText))
-                && !document.querySelector('[data-stale="true"]');
-        }""",
-        timeout=TIMEOUT_MS,
-    )
+    """The run a click started is over and no element of the previous one is left."""
+    wait_idle(page)
+    page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
 
 
 def test_why_this_victim_names_defines_and_compares_on_the_same_state(

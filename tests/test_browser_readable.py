@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from helpers.browser import ARTIFACTS, BROWSER_TESTS, TIMEOUT_MS, choose
+from helpers.browser import ARTIFACTS, BROWSER_TESTS, IDLE, TIMEOUT_MS, choose
 
 ROOT = Path(__file__).resolve().parent.parent
 LOG_TICKS = {f"{step * 10**k:,}" for k in range(6) for step in (1, 2, 5)}  # 1, 2, 5, 10, ..., 500,000
@@ -22,10 +22,7 @@ def _idle(page: object, selector: str) -> None:
     """Wait for ``selector`` in the page and for the app to stop running."""
     page.wait_for_selector(selector, state="attached", timeout=TIMEOUT_MS)  # grid headers are not drawn as text
     page.wait_for_function(
-        """() => { const s = document.querySelector('[data-testid="stStatusWidget"]');
-                   return !(s && /Running|Connecting/i.test(s.innerText))
-                       && !document.querySelector('[data-stale="true"]'); }""",
-        timeout=TIMEOUT_MS,
+        f"""() => ({IDLE})() && !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS
     )
 
 

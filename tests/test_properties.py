@@ -325,14 +325,28 @@ def test_deterministic_across_processes_and_hash_seeds():
     """Byte-identical outputs for the same inputs (DESIGN rule 9), also in fresh processes
     with different string-hash seeds (no dependence on set/dict iteration of ids)."""
     root = Path(__file__).resolve().parents[1]
-    outs = []
-    for hash_seed in ("1", "2"):
-        env = dict(os.environ, PYTHONHASHSEED=hash_seed)
-        p = subprocess.run(
-            [sys.executable, "-c", _HASH_SCRIPT], cwd=root, env=env, capture_output=True, text=True, timeout=300
+    # the two processes run side by side (a core each when the machine has them), then are read
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _HASH_SCRIPT],
+            cwd=root,
+            env=dict(os.environ, PYTHONHASHSEED=hash_seed),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
-        assert p.returncode == 0, p.stderr
-        outs.append(p.stdout)
+        for hash_seed in ("1", "2")
+    ]
+    outs = []
+    try:
+        for proc in procs:
+            out, err = proc.communicate(timeout=300)
+            assert proc.returncode == 0, err
+            outs.append(out)
+    finally:
+        for proc in procs:  # none is left running if one failed or hung
+            proc.kill()
+            proc.communicate()
     assert outs[0] == outs[1]
     lines = outs[0].split("\n")
     # the workload is busy enough that every preemptive policy preempts (not a vacuous check)

@@ -120,30 +120,34 @@ def _healthy(url: str) -> bool:
         return False
 
 
-_RUNNING = """() => { const s = document.querySelector('[data-testid="stStatusWidget"]');
-                      return !!(s && /Running|Connecting/i.test(s.innerText)); }"""
+# The app's own run state, as Streamlit marks it on its root element (what Streamlit's own
+# end-to-end tests wait on): ``data-test-script-state`` is "running" from the first message of a
+# run on, and "notRunning" once it ends. (The status widget's "Running" text is no signal: the widget
+# shows an icon and a Stop button, and only after half a second of running.)
+_APP = "document.querySelector('[data-testid=\"stApp\"]')"
+RUNNING = f"""() => {{ const a = {_APP};
+                      return !!a && /^(running|rerunRequested|stopRequested)$/.test(a.dataset.testScriptState); }}"""
+IDLE = f"""() => {{ const a = {_APP};
+                   return !!a && a.dataset.testScriptState === 'notRunning'
+                       && a.dataset.testConnectionState === 'CONNECTED'; }}"""
 
 
 def wait_idle(page: Any, charts: int = 0, cards: int = 0) -> None:
-    """Wait until the app is connected, not running, and shows at least ``charts`` charts and
-    ``cards`` metric cards (Explore's results come from a worker process, on a later rerun than
+    """Wait until the app is connected, its run is over, and it shows at least ``charts`` charts
+    and ``cards`` metric cards (Explore's results come from a worker process, on a later rerun than
     the workload's own charts)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=TIMEOUT_MS)
+    # A rerun just triggered by a click may not have reached the server yet: give it up to 0.5 s to
+    # start (returns as soon as it does, or at once when a run is under way).
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(RUNNING, timeout=500)
     page.wait_for_function(
-        """([n, m]) => {
-            const running = document.querySelector('[data-testid="stStatusWidget"]');
-            const busy = running && /Running|Connecting/i.test(running.innerText);
-            return !busy && document.querySelectorAll('.js-plotly-plot').length >= n
-                && document.querySelectorAll('[data-testid="stMetric"]').length >= m;
-        }""",
+        f"""([n, m]) => ({IDLE})()
+            && document.querySelectorAll('.js-plotly-plot').length >= n
+            && document.querySelectorAll('[data-testid="stMetric"]').length >= m""",
         arg=[charts, cards],
         timeout=TIMEOUT_MS,
     )
-    # A rerun just triggered by a click may not have announced itself yet: give it up to 0.5 s
-    # to show "Running" (returns as soon as it does), then wait for it to end.
-    with contextlib.suppress(PlaywrightTimeout):
-        page.wait_for_function(_RUNNING, timeout=500)
-    page.wait_for_function(f"() => !({_RUNNING})()", timeout=TIMEOUT_MS)
 
 
 def settle(page: Any) -> None:
