@@ -7,11 +7,15 @@ the run's state as the pass left it, the facts that decide why the job waits
 (:mod:`simcore.whatif.reasons` turns them into words).
 The state does not change between two instants, so the facts of a pass hold until the next one.
 It reads the engine's parts and never writes to them.
+
+A job's consecutive passes whose facts share a key (the caller's: a reason and its blocker) make one
+:class:`Stretch`, kept as its first pass's facts and the instant of its last pass, so what the
+watch holds grows with the stretches, not with the passes (issue 16).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +31,7 @@ if TYPE_CHECKING:  # the run itself: only read
 Watch = Callable[[Any], None]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class JobFacts:
     """One job after one pass (job indices into the simulated table; resources in GPUs)."""
 
@@ -46,17 +50,34 @@ class JobFacts:
     te_first: bool  # the queue puts TE jobs first
 
 
-class JobWatch:
-    """Collects :class:`JobFacts` after every pass for each watched job while it is pending.
+#: what makes two passes' facts one stretch (equal keys), from the caller that gives them meaning
+Key = Callable[[JobFacts], Hashable]
 
+
+@dataclass(slots=True)
+class Stretch:
+    """One job's consecutive passes with the same key: the first pass's facts stand for them all."""
+
+    first: JobFacts
+    key: Hashable
+    last: float  # the instant of its last pass
+
+
+class JobWatch:
+    """Collects, after every pass, the facts of each watched job while it is pending, as stretches.
+
+    A job's facts extend its last stretch when their ``key`` equals the stretch's and the stretch's
+    last pass is the pass instant just before this one; else they open a new stretch.
     ``job_ids`` names the jobs watched; None watches every job. One job or all, each job's facts
     come from the same code on the same state, so watching more jobs changes no job's facts.
     """
 
-    def __init__(self, job_ids: Iterable[str] | None = None) -> None:
+    def __init__(self, key: Key, job_ids: Iterable[str] | None = None) -> None:
+        self.key = key
         self.job_ids = None if job_ids is None else frozenset(job_ids)
-        self.facts: dict[int, list[JobFacts]] = {}  # job index -> one per pass while it waits
+        self.stretches: dict[int, list[Stretch]] = {}  # job index -> its stretches in time order
         self.passes: list[float] = []  # the instant of every pass
+        self._before: float | None = None  # the last pass instant before the current pass's
         self._jobs: list[int] | None = None  # the watched jobs' indices (every job: None)
         self._ready = False
         self._seen = 0  # decision records already looked at
@@ -72,14 +93,23 @@ class JobWatch:
             self._ready = True
         if self._jobs == []:
             return
-        self.passes.append(float(run.now))
+        now, passes = float(run.now), self.passes
+        if passes and passes[-1] < now:  # two passes may share an instant: the one before is earlier
+            self._before = passes[-1]
+        passes.append(now)
         ranks = _pending_ranks(run) if self._jobs is None else _watched_pending(run, self._jobs)
         if ranks:
             view = _PassView(run, new)
-            job_of_rank = run.waiting.job_of_rank
+            job_of_rank, key, before, stretches = run.waiting.job_of_rank, self.key, self._before, self.stretches
             for r in ranks:
                 j = job_of_rank[r]
-                self.facts.setdefault(j, []).append(view.facts(j, r))
+                f = view.facts(j, r)
+                k = key(f)
+                mine = stretches.setdefault(j, [])
+                if mine and mine[-1].last == before and mine[-1].key == k:
+                    mine[-1].last = now
+                else:
+                    mine.append(Stretch(f, k, now))
 
 
 def _pending_ranks(run: _Run) -> list[int]:

@@ -4,7 +4,8 @@
 :class:`~simcore.engine.watch.JobWatch` observer, which notes after every pass, while a watched job
 is pending, what held it back there; the state holds until the next instant, so each pass's reason
 covers the time up to the next pass. Consecutive passes with the same reason (and blocker) make
-one :class:`Wait`. The reasons are checked in the order of :data:`WAIT_REASONS`' comment below.
+one :class:`Wait` (:func:`wait_key`; the watch merges them as it goes, keeping each stretch's first
+pass, whose words the wait keeps). The reasons are checked in the order of :data:`WAIT_REASONS`' comment below.
 :func:`blocking_reasons` and :func:`watched_run` watch one job, :func:`all_waits` every job: the
 same observer and the same rules, so a job's waits are the same either way.
 """
@@ -19,7 +20,7 @@ import numpy as np
 
 from simcore import fmt
 from simcore.engine import simulate
-from simcore.engine.watch import JobFacts, JobWatch
+from simcore.engine.watch import JobFacts, JobWatch, Stretch
 from simcore.errors import UserError
 from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.policies import decision
@@ -95,14 +96,14 @@ def waits_run(
     """The run with its decision records, and the waits of each job of `job_ids` it simulated (None:
     every job), in the run's job order. The one place a run is watched: every other function here
     restricts it."""
-    watch = JobWatch(job_ids)
+    watch = JobWatch(wait_key, job_ids)
     result = simulate(jobs, cluster, config, record_decisions=True, watch=watch)
     ids = [str(x) for x in result.jobs.job_id]
     watched = watch.job_ids
     wanted = [j for j, x in enumerate(ids) if watched is None or x in watched]
     passes = watch.passes
     ends = dict(zip(passes, [*passes[1:], math.inf], strict=False))  # pass instant -> the next one
-    return result, {ids[j]: _waits(watch.facts.get(j, []), ends, ids) for j in wanted}
+    return result, {ids[j]: _waits(watch.stretches.get(j, []), ends, ids) for j in wanted}
 
 
 def job_index(result: SimResult, job_id: str) -> int:
@@ -120,47 +121,57 @@ def reason_at(waits: tuple[Wait, ...], t: float) -> Wait | None:
     return next((w for w in waits if w.start <= t < w.end), None)
 
 
-def _waits(facts: list[JobFacts], ends: dict[float, float], ids: list[str]) -> tuple[Wait, ...]:
-    """One job's facts with consecutive passes of the same reason and blocker merged; each ends at
-    the next pass that differs (`ends`: each pass's instant -> the next pass's)."""
+def _waits(stretches: list[Stretch], ends: dict[float, float], ids: list[str]) -> tuple[Wait, ...]:
+    """One job's stretches (consecutive passes of the same :func:`wait_key`) as waits, each in its first
+    pass's words, ending at the pass after its last (`ends`: each pass's instant -> the next pass's)."""
     out: list[Wait] = []
-    for f in facts:
-        code, blocker, text = _reason(f, ids)
-        end = ends[f.time]
-        if out and out[-1].reason == code and out[-1].blocker == blocker and out[-1].end == f.time:
-            last = out[-1]
-            out[-1] = Wait(last.start, end, code, last.text, blocker)
-        else:
-            out.append(Wait(f.time, end, code, text, blocker))
+    for s in stretches:
+        code, blocker, text = _reason(s.first, ids)
+        out.append(Wait(s.first.time, ends[s.last], code, text, blocker))
     return tuple(out)
+
+
+def wait_key(f: JobFacts) -> tuple[str, int | None]:
+    """(reason code, blocker's job index) for one pass's facts: equal keys on consecutive passes
+    make one wait."""
+    if f.nominated:  # its first victim still in its grace period blocks it (none: all released)
+        return "waiting_for_grace", f.victims[0] if f.victims else None
+    if f.ahead is not None:
+        return "behind_te" if f.te_first and f.ahead_is_te and not f.is_te else "head_of_line", f.ahead
+    if f.fits:
+        return "next_pass", None
+    if f.reserved_by is not None:
+        return "reserved_for_other", f.reserved_by
+    if f.decision is not None and f.decision.get("reason"):
+        return _FROM_DECISION.get(f.decision["reason"], "no_victims"), None
+    return "no_room", None
 
 
 def _reason(f: JobFacts, ids: list[str]) -> tuple[str, str | None, str]:
     """(code, blocker, text) for one pass's facts."""
-    if f.nominated:
+    code, b = wait_key(f)
+    blocker = None if b is None else ids[b]
+    if code == "waiting_for_grace":
         if not f.victims:  # every victim released: it starts once its reserved room is whole
-            return "waiting_for_grace", None, "its victims have released; it waits on the room reserved for it"
+            return code, blocker, "its victims have released; it waits on the room reserved for it"
         who = ", ".join(ids[v] for v in f.victims)
-        return "waiting_for_grace", ids[f.victims[0]], f"its victims ({who}) are checkpointing in their grace period"
-    if f.ahead is not None:
-        x = ids[f.ahead]
-        if f.te_first and f.ahead_is_te and not f.is_te:
-            return "behind_te", x, f"backfill none: TE job {x} waits at the head of the queue, ahead of it"
-        return "head_of_line", x, f"head-of-line: job {x} is ahead and does not fit yet"
-    if f.fits:
-        return "next_pass", None, "it rejoined the queue within the last pass and starts at the next"
-    if f.reserved_by is not None:
-        x = ids[f.reserved_by]
-        return "reserved_for_other", x, f"the room it fits in is reserved for TE job {x}, waiting for its victims"
+        return code, blocker, f"its victims ({who}) are checkpointing in their grace period"
+    if code == "behind_te":
+        return code, blocker, f"backfill none: TE job {blocker} waits at the head of the queue, ahead of it"
+    if code == "head_of_line":
+        return code, blocker, f"head-of-line: job {blocker} is ahead and does not fit yet"
+    if code == "next_pass":
+        return code, blocker, "it rejoined the queue within the last pass and starts at the next"
+    if code == "reserved_for_other":
+        return code, blocker, f"the room it fits in is reserved for TE job {blocker}, waiting for its victims"
     where = (
         "no node has room for its request"
         if f.workers == 1
         else f"no set of nodes has room for its {f.workers} workers"
     )
     room = f"{where} (most GPUs free on one node: {fmt.setting(f.free_gpu)})"
-    if f.decision is not None and f.decision.get("reason"):
-        code = _FROM_DECISION.get(f.decision["reason"], "no_victims")
-        if code != "no_room":
-            return code, None, f"{room}, and {f.decision['policy']} found no victims: {f.decision['reason']}"
-        return code, None, f"{room}, and no running BE job to preempt"
-    return "no_room", None, f"{room}; it fits on the empty cluster"
+    if f.decision is None or not f.decision.get("reason"):
+        return code, None, f"{room}; it fits on the empty cluster"
+    if code != "no_room":
+        return code, None, f"{room}, and {f.decision['policy']} found no victims: {f.decision['reason']}"
+    return code, None, f"{room}, and no running BE job to preempt"
