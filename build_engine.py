@@ -33,14 +33,20 @@ MODULES = (
     "queue_order",
     "budget",
 )
-GROUP = "simcore_engine"  # the name of the shared library mypyc builds for them (at the root)
+# the shared library mypyc builds for them, inside the package (simcore/engine/native__mypyc...):
+# at the root it would import only where the root is on sys.path, never from another directory
+GROUP = "simcore.engine.native"
 LOG = ROOT / "build" / "engine-compile.log"
 
 
 def compiled_files() -> list[Path]:
     """What a build left in the source tree: an extension per module and the shared library."""
     ext = [ENGINE / (m + s) for m in MODULES for s in EXTENSION_SUFFIXES]
-    return [f for f in ext if f.exists()] + sorted(ROOT.glob(f"{GROUP}__mypyc*"))
+    return (
+        [f for f in ext if f.exists()]
+        + sorted(ENGINE.glob(f"{GROUP.rpartition('.')[2]}__mypyc*"))
+        + sorted(ROOT.glob("simcore_engine__mypyc*"))
+    )
 
 
 def build() -> None:

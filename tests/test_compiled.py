@@ -118,7 +118,24 @@ def test_the_build_is_what_import_loads() -> None:
     compiled, files = _which(pure=False)
     assert compiled
     for m, f in files.items():
-        assert f == str(ENGINE / Path(f).name) and not f.endswith(".py"), (m, f)
+        # the extension (mypyc names its __file__ from the shared library's directory)
+        assert Path(f).name.startswith(f"{m}.") and f.endswith(tuple(EXTENSION_SUFFIXES)), (m, f)
+
+
+def test_the_build_imports_from_anywhere(tmp_path: Path) -> None:
+    """The build lies wholly inside the package: `simcore` found on a path that holds only the
+    package (as an installed or `pip install -e` copy is found), run from another directory,
+    still loads the compiled engine (a shared library at the repository root would not import)."""
+    if not BUILT:
+        pytest.skip("the engine is not compiled here")
+    (tmp_path / "path").mkdir()
+    (tmp_path / "path" / "simcore").symlink_to(ROOT / "simcore", target_is_directory=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("SIMCORE_PURE", "PYTHONPATH")}
+    env["PYTHONPATH"] = str(tmp_path / "path")
+    code = "import simcore.engine as e; print(e.compiled())"
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True"]
 
 
 def test_simcore_pure_loads_the_sources() -> None:
