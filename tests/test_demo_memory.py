@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -173,14 +172,10 @@ def test_the_worker_holds_one_simulation_at_a_time() -> None:
 
 
 def grow(progress: object) -> Iterator[int]:
-    """Runs in the worker: takes 10 MB more at a time, up to 400 MB, then waits to be stopped."""
-    held = []
-    for _ in range(40):
-        held.append(bytearray(10_000_000))  # zero-filled: resident at once
-        time.sleep(0.01)
+    """Runs in the worker: takes 400 MB, 10 MB at a time, then blocks until it is stopped."""
+    held = [bytearray(10_000_000) for _ in range(40)]  # zero-filled: resident at once
     yield len(held)
-    while True:
-        time.sleep(1)
+    threading.Event().wait()  # nothing sets it: only the parent's memory check ends this process
 
 
 def test_a_worker_past_its_memory_limit_is_stopped_and_the_visitor_told() -> None:

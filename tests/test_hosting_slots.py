@@ -13,7 +13,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -39,8 +38,7 @@ APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "streamlit_app.
 def hold(started: str, gate: str, progress: object) -> list[str]:
     """Note that this computation runs, then run until the test opens ``gate``."""
     Path(started).write_text(str(os.getpid()))
-    while not Path(gate).exists():  # the child waits on the test's condition
-        time.sleep(0.02)
+    wait_until(lambda: Path(gate).exists(), "the test to open the gate")  # the child waits on the test's condition
     return [gate]
 
 
@@ -51,11 +49,11 @@ def _grandchild_file(seed: int) -> Path:
 def slow_comparison(table: Any, cluster: Any, configs: Any, extra: Any, progress: object) -> None:
     """Stands in for ``compute.comparison``: starts a grandchild (as a sweep's pool would),
     writes both pids, and outlives any time limit."""
-    grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    grandchild = subprocess.Popen([sys.executable, "-c", "import threading; threading.Event().wait(600)"])
     path = _grandchild_file(configs[0].seed)
     Path(f"{path}.tmp").write_text(f"{os.getpid()} {grandchild.pid}")
     os.replace(f"{path}.tmp", path)  # whole or absent
-    time.sleep(600)
+    threading.Event().wait(600)  # nothing sets it: only the time limit's stop ends this process
 
 
 def _gone(pid: int) -> bool:

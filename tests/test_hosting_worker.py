@@ -9,7 +9,6 @@ import shlex
 import subprocess
 import sys
 import threading
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,10 +34,10 @@ def add(a: int, b: int, progress: object) -> list[int]:
 
 def sleep_with_grandchild(seconds: float, pid_file: str, progress: object) -> None:
     """Start a grandchild (as a sweep's pool would), note its pid, then work for a long time."""
-    grandchild = subprocess.Popen([sys.executable, "-c", f"import time; time.sleep({seconds})"])
+    grandchild = subprocess.Popen([sys.executable, "-c", f"import threading; threading.Event().wait({seconds})"])
     Path(pid_file + ".tmp").write_text(str(grandchild.pid))
     os.replace(pid_file + ".tmp", pid_file)  # whole or absent: the test reads it while this runs
-    time.sleep(seconds)
+    threading.Event().wait(seconds)  # nothing sets it: the worker is stopped before it ends
 
 
 def refuse(progress: object) -> None:

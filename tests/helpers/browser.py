@@ -12,7 +12,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +19,8 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from .waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -96,11 +97,11 @@ def serve(
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not _healthy(url):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not start; see {log_path}")
-            time.sleep(0.2)  # polling interval of the health check, not a wait for a result
+        wait_until(
+            lambda: proc.poll() is not None or _healthy(url), f"streamlit to start (see {log_path})", STARTUP_SECONDS
+        )
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit stopped before it answered; see {log_path}")
         yield url
     finally:
         proc.terminate()
