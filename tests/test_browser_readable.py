@@ -73,8 +73,12 @@ def test_readable_numbers_and_the_upload_cluster_in_chromium(
     phone.goto(dashboard_server)
     _idle(phone, '.st-key-trio [data-testid="stMetric"]')
     row = phone.locator('.st-key-trio [data-testid="stHorizontalBlock"]').nth(1)
-    tops = [c.bounding_box()["y"] for c in row.locator('[data-testid="stColumn"]').all()]
-    assert len(tops) == 4 and max(tops) - min(tops) < 5, tops  # one row, not four stacked cells
+    boxes = [c.bounding_box() for c in row.locator('[data-testid="stColumn"]').all()]
+    # one row, not four stacked cells: left to right, and every cell's height spans a common band
+    # (the cells are centred vertically, so their tops differ with their heights and the fonts)
+    lefts = [b["x"] for b in boxes]
+    assert len(boxes) == 4 and lefts == sorted(set(lefts)), boxes
+    assert max(b["y"] for b in boxes) < min(b["y"] + b["height"] for b in boxes), boxes
     main = phone.evaluate(
         """() => { const m = document.querySelector('[data-testid="stMain"]');
                    return [m.scrollWidth, m.clientWidth]; }"""
