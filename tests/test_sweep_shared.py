@@ -112,8 +112,15 @@ def test_resume_runs_only_what_a_sweep_lacks(tmp_path, counted):
     sweep.run_sweep(a, outs[0], workers=1)
     first = outs[0].read_bytes()
     counted["simulate"] = 0
-    ra, rb = sweep.run_sweeps(list(zip([a, b], outs, strict=True)), workers=1)
+    stored, ran = [], []
+    ra, rb = sweep.run_sweeps(
+        list(zip([a, b], outs, strict=True)),
+        workers=1,
+        on_stored=lambda i, n: stored.append((i, n)),
+        on_task=lambda i, t: ran.append(i),
+    )
     assert (ra.ran_tasks, ra.skipped_tasks, rb.ran_tasks) == (0, 2, 4)
+    assert stored == [(0, 2), (1, 0)] and ran == [1, 1, 1, 1]  # what the study's progress is told
     assert counted["simulate"] == 2 * 2 * 3  # B's runs all, A's rows stored already
     assert outs[0].read_bytes() == first
     assert pd.read_parquet(outs[1]).equals(rb.rows)

@@ -77,15 +77,16 @@ def run_grids(
             out.unlink(missing_ok=True)
             shutil.rmtree(sweep.parts_dir(out), ignore_errors=True)
         sweeps.append((_spec(grid, name), out))
-    if progress is not None:
-        label = grids[0][1] if len(grids) == 1 else f"{len(grids)} sweeps together"
-        progress.begin(label, sum(spec.n_simulations for spec, _ in sweeps))
+    names = [name for _, name in grids]
     start = time.perf_counter()
     reports = sweep.run_sweeps(
         sweeps,
         workers=workers,
         dask=dask,
-        on_task=None if progress is None else lambda i, _: progress.ran_task(_runs(sweeps[i][0])),
+        on_task=None
+        if progress is None
+        else lambda i, t: progress.ran_task(names[i], _runs(sweeps[i][0]), t.point, t.seed),
+        on_stored=None if progress is None else lambda i, n: progress.stored(names[i], n * _runs(sweeps[i][0])),
     )
     if progress is not None:
         progress.end()
@@ -159,7 +160,7 @@ def reproduce(
     results.mkdir(parents=True, exist_ok=True)
     trace_dir = trace if trace is not None else REPO_ROOT / DEFAULT_TRACE
     grids = study_grids(plan, trace_dir)
-    bar = StudyProgress(1, sum(_spec(g, name).n_simulations for g, name in grids)) if progress else None
+    bar = StudyProgress({name: _spec(g, name).n_simulations for g, name in grids}) if progress else None
     kw = RunOptions(workers=workers, dask=dask, progress=bar, resume=resume)
     log(f"main study: paper preset, {plan.jobs} jobs on {plan.nodes} nodes, {plan.main_seeds} seeds")
     log(f"sensitivity curves: {plan.curve_seeds} seeds per point")

@@ -113,6 +113,7 @@ def run_sweeps(
     workers: int = 1,
     dask: str | None = None,
     on_task: Callable[[int, Task], None] | None = None,
+    on_stored: Callable[[int, int], None] | None = None,
 ) -> list[SweepReport]:
     """Several sweeps run as one, each into its own output (resumed like :func:`run_sweep`).
 
@@ -122,7 +123,8 @@ def run_sweeps(
     pool, the longest first (by distinct simulations), so no worker idles while another finishes a
     long one. Each sweep's rows are stored and merged in its own spec order, so every output is
     byte-identical to what :func:`run_sweep` writes alone, whatever the worker count.
-    ``on_task(i, task)`` is called as each task of sweep ``i`` is stored. Every report's
+    ``on_stored(i, n)`` says, before any work, that ``n`` tasks of sweep ``i`` were stored by an
+    earlier run; ``on_task(i, task)`` is called as each task of sweep ``i`` is stored. Every report's
     ``wall_seconds`` is the wall time of the whole run."""
     outs = [Path(out) for _, out in sweeps]
     loaded = [load_store(out, METRIC_COLUMNS) for out in outs]
@@ -130,6 +132,8 @@ def run_sweeps(
     for (spec, _), (stored, _) in zip(sweeps, loaded, strict=True):
         done = _done_tasks(stored, [p.label for p in spec.policies])
         todos.append([t for t in spec.tasks() if t.key not in done])
+        if on_stored is not None:
+            on_stored(len(todos) - 1, len(spec.tasks()) - len(todos[-1]))
     groups: dict[str, list[tuple[int, Task]]] = {}
     for i, todo in enumerate(todos):
         for t in todo:
