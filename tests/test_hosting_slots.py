@@ -135,10 +135,11 @@ def test_abandoned_tickets_lose_their_slot_and_their_place() -> None:
 
 
 def test_the_waiting_notice_names_the_place_and_the_limits() -> None:
-    text = notices.line_text(3, 2, 60.0)
+    text = notices.line_text(3, 2, demo.DEMO)
     assert "number 3 in line (2 visitors are ahead of you)" in text
-    assert "2 computations at once (limit max_computations)" in text and "run_seconds = 60 s" in text
-    assert "nobody is ahead of you" in notices.line_text(1, 1, 60.0)
+    assert "2 computations at once (limit max_computations)" in text
+    assert "run_seconds = 60 s of CPU time or wall_seconds = 600 s" in text
+    assert "nobody is ahead of you" in notices.line_text(1, 1, demo.DEMO)
 
 
 def test_the_store_counts_the_memory_a_value_holds_not_its_pickle() -> None:
@@ -222,7 +223,8 @@ def test_a_computation_past_the_time_limit_is_stopped_with_its_grandchildren_and
     pids_file = _grandchild_file(seed)
     pids_file.unlink(missing_ok=True)
     monkeypatch.setenv(demo.ENV_VAR, "1")
-    monkeypatch.setattr(demo, "DEMO", replace(demo.DEMO, run_seconds=1.0))
+    # the stand-in waits without using CPU time: the wall-clock limit is the one that stops it
+    monkeypatch.setattr(demo, "DEMO", replace(demo.DEMO, wall_seconds=1.0))
     monkeypatch.setattr(compute, "comparison", slow_comparison)
     real_run = worker.run
 
@@ -241,7 +243,7 @@ def test_a_computation_past_the_time_limit_is_stopped_with_its_grandchildren_and
     at.run()
     assert not at.exception
     message = at.error[0].value.replace("\\", "")
-    assert "run_seconds = 1 s" in message and "stopped" in message
+    assert "wall_seconds = 1 s" in message and "stopped" in message
     assert any(c.value.startswith("simcore generate") for c in at.code)  # the command to run it locally
     child, grandchild = map(int, pids_file.read_text().split())
     pids_file.unlink()

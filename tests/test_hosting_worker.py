@@ -9,6 +9,7 @@ import shlex
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -38,6 +39,20 @@ def sleep_with_grandchild(seconds: float, pid_file: str, progress: object) -> No
     Path(pid_file + ".tmp").write_text(str(grandchild.pid))
     os.replace(pid_file + ".tmp", pid_file)  # whole or absent: the test reads it while this runs
     threading.Event().wait(seconds)  # nothing sets it: the worker is stopped before it ends
+
+
+def spin(progress: object) -> None:
+    """Uses CPU time until it is stopped."""
+    while True:
+        pass
+
+
+def idle_until(path: str, progress: Callable[[float], None]) -> list[int]:
+    """Says it has started (its imports done), then waits, using almost no CPU time, until ``path`` exists."""
+    progress(0.0)
+    while not Path(path).exists():
+        threading.Event().wait(0.05)  # nothing sets it: a pause between two looks
+    return [7]
 
 
 def refuse(progress: object) -> None:
@@ -90,11 +105,30 @@ def test_worker_past_the_time_limit_is_killed_with_everything_it_started(tmp_pat
         # wait holds the limit's check back until there is a grandchild to kill
         wait_until(pid_file.exists, "the worker to start its grandchild")
 
-    with pytest.raises(worker.TimedOut):
-        worker.run(sleep_with_grandchild, (600, str(pid_file)), timeout=1.0, heartbeat=started)
+    with pytest.raises(worker.TimedOut) as info:
+        worker.run(sleep_with_grandchild, (600, str(pid_file)), timeout=1.0, cpu_seconds=60, heartbeat=started)
+    assert info.value.wall  # it slept: the wall-clock limit stopped it
     grandchild = int(pid_file.read_text())
     wait_until(lambda: not _descendants(), "the worker to be gone")
     wait_until(lambda: _gone(grandchild), "the grandchild to be gone")  # killed with the child's group
+
+
+def test_a_worker_is_stopped_at_its_cpu_time_not_at_the_wall_clock_time_it_waited(tmp_path: Path) -> None:
+    with pytest.raises(worker.TimedOut, match="of CPU time") as info:  # CPU time used: stopped at it
+        worker.run(spin, (), timeout=HANG_SECONDS, cpu_seconds=0.5, heartbeat=lambda _: None)
+    assert not info.value.wall
+    wait_until(lambda: not _descendants(), "the worker to be gone")
+    flag, beats = tmp_path / "go", []
+
+    def beat(fraction: float | None) -> None:  # from its start on, one every POLL_SECONDS at least
+        if fraction is not None or beats:
+            beats.append(fraction)
+        if len(beats) == 25:  # 6 s of waiting at least, past the CPU limit of 5 s (its imports included)
+            flag.touch()
+
+    # waiting costs no CPU time: a computation that waits longer than its CPU limit is not stopped
+    assert worker.run(idle_until, (str(flag),), timeout=HANG_SECONDS, cpu_seconds=5, heartbeat=beat) == [7]
+    assert worker.cpu_time(os.getpid()) > 0 and worker.cpu_time(None) == 0
 
 
 def test_worker_is_killed_when_the_page_stops_waiting(tmp_path: Path) -> None:
@@ -241,6 +275,7 @@ def test_every_limit_is_tighter_in_demo_mode() -> None:
     for name in ("budget", "max_jobs", "max_nodes", "max_seeds", "max_sweep_values", "upload_bytes", "upload_rows"):
         assert getattr(demo.DEMO, name) < getattr(demo.LOCAL, name), name
     assert demo.DEMO.run_seconds < demo.LOCAL.run_seconds and not demo.DEMO.allow_dask
+    assert demo.DEMO.wall_seconds < demo.LOCAL.wall_seconds
 
 
 # --- plain text ------------------------------------------------------------------------------------

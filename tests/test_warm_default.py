@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from helpers.waiting import HANG_SECONDS
 
-from dashboard.shared import compute, data, runkeys, slots, warmup, worker
+from dashboard.shared import compute, data, demo, runkeys, slots, warmup, worker
 from dashboard.shared.results import Workload
 from dashboard.shared.scenario import Scenario
 from dashboard.shared.store import BoundedStore
@@ -65,6 +65,6 @@ def test_the_warm_up_leaves_runs_a_visitor_is_computing_to_the_visitor(monkeypat
         raise AssertionError("computed twice")
 
     monkeypatch.setattr(worker, "run", no_computation)
-    warmup.warm(keys, (workload.table, cluster, (), ()), store, slots.ComputeSlots(1, 1), 60.0)
+    warmup.warm(keys, (workload.table, cluster, (), ()), store, slots.ComputeSlots(1, 1), demo.DEMO)
     assert store.claim(keys) is not None  # still the visitor's
     assert all(store.get(k) is None for k in keys)

@@ -51,7 +51,8 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
         "Job",
         options,
         key=keys.JOB_ID.name,
-        format_func=lambda j: job_views.job_label(run.jobs, j),
+        # labels, not a closure over the run: the widget's function outlives this script run
+        format_func={j: job_views.job_label(run.jobs, j) for j in options}.__getitem__,
         help=f"the first {job_views.MAX_OPTIONS} ids that match the filter; the tab opens on the run's first preempted job",
     )
     if len(comparison.seeds) > 1:
@@ -229,9 +230,9 @@ def ask(
         budget.check_whatif(workers, simulations, lim, command)
         with notices.progress(waiting) as heartbeat:
             key = ("whatif", comparison.workload.key, cluster_hash(comparison.cluster), config_json(config), *question)
-            return data.computed(key, *call, heartbeat, command)
-    except worker.TimedOut:
-        notices.error(budget.timed_out("This what-if", lim, command))
+            return data.computed(key, *call, heartbeat, command, beside=True)  # the page holds the comparison
+    except worker.TimedOut as exc:
+        notices.error(budget.timed_out("This what-if", lim, command, exc.wall))
     except UserError as exc:
         notices.error(exc)
     except worker.Cancelled:

@@ -243,10 +243,13 @@ def busy(lim: Limits, running: int, waiting: int, command: str) -> Refused:
     )
 
 
-def timed_out(what: str, lim: Limits, command: str) -> Refused:
-    """The notice of a computation stopped at the wall-clock limit ``run_seconds``."""
-    return Refused(
-        f"{what} took longer than the limit run_seconds = {lim.run_seconds:g} s of "
-        f"{'this demo' if lim.demo else 'the dashboard'} and was stopped.\n"
-        f"Run it on your own machine instead:\n{command}"
+def timed_out(what: str, lim: Limits, command: str, wall: bool) -> Refused:
+    """The notice of a computation stopped at its CPU-time limit ``run_seconds`` or, on a server too
+    busy to give it that time, at the wall-clock limit ``wall_seconds`` (``wall``)."""
+    where = "this demo" if lim.demo else "the dashboard"
+    limit = (
+        f"took longer than the limit wall_seconds = {lim.wall_seconds:g} s of {where} (the server is busy)"
+        if wall
+        else f"needed more than the limit run_seconds = {lim.run_seconds:g} s of CPU time of {where}"
     )
+    return Refused(f"{what} {limit} and was stopped.\nRun it on your own machine instead:\n{command}")

@@ -1,19 +1,15 @@
 """Data access for the pages: workloads, simulation runs and sweeps, shared and bounded.
 
-This is the only module that caches (``st.cache_data``, ``st.cache_resource``). Runs are keyed
-by the workload's content hash, the cluster and the config, so the same jobs reached through a
-sample, a generator or an upload share one result, and every visitor shares it: results live
-in one :class:`~dashboard.shared.store.BoundedStore` per server, capped in MB and by age
-(``cache_mb``, ``cache_seconds`` in :mod:`dashboard.shared.demo`). Simulations never run in the
-server's process: what is missing from the store is computed in a worker process
-(:mod:`dashboard.shared.worker`) that is stopped at the wall-clock limit or when the visitor leaves,
-and at most ``max_computations`` of them run at once on the server, the next visitors waiting
-in line (:mod:`dashboard.shared.slots`).
+The only module that caches. Runs are keyed by the workload's content hash, the cluster and the
+config, so every visitor shares them, in one :class:`~dashboard.shared.store.BoundedStore` per
+server capped in MB and by age (``cache_mb``, ``cache_seconds``). What is missing is computed in a
+worker process (:mod:`dashboard.shared.worker`) stopped at its limits or when the visitor leaves,
+``max_computations`` at once, the next visitors waiting in line (:mod:`dashboard.shared.slots`);
+a page holding its results never waits in that line (:mod:`dashboard.shared.parked`).
 """
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections.abc import Callable, Hashable, Mapping
@@ -24,10 +20,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard.shared import budget, compute, decisions, drawing, notices, slots, uploads, views, warmup, worker
+from dashboard.shared import budget, compute, decisions, drawing, notices, parked, slots, uploads, views, warmup, worker
 from dashboard.shared.budget import SAMPLE_DIR
 from dashboard.shared.compute import Run
-from dashboard.shared.demo import Limits, limits
+from dashboard.shared.demo import limits, longest_wait
 from dashboard.shared.results import Bound, Comparison, Workload
 from dashboard.shared.runkeys import cluster_hash, config_json, run_key
 from dashboard.shared.scenario import Scenario
@@ -121,26 +117,21 @@ def drawing_places(capacity: int) -> drawing.Places:
     return drawing.Places(capacity)
 
 
-def _longest_wait(lim: Limits) -> float:
-    """A bound on how long a computation another visitor claimed can take: its wait in line
-    (each slot frees within ``run_seconds``) and its own run."""
-    turns = math.ceil((lim.max_waiting + lim.max_computations) / lim.max_computations)
-    return (turns + 1) * (lim.run_seconds + 10)
-
-
 def _compute(
     keys: tuple[Hashable, ...],
     fn: Callable[..., Any],
     args: tuple[Any, ...],
     heartbeat: Callable[[float | None], None],
     command: str,
+    ticket: slots.Ticket | None = None,
 ) -> list[Any] | None:
     """Compute the values of ``keys`` with ``fn(*args)`` in a worker process and store each,
     in turn with every other visitor's computations (``max_computations`` at once).
 
     Returns None when another visitor was computing the same keys: they are in the store now
     (or that computation stopped), so look again. Only one visitor computes a set of keys; it
-    claims them before it waits in line, so the others wait for it and take no place."""
+    claims them before it waits in line, so the others wait for it and take no place (a running
+    ``ticket`` from :func:`parked.now_or_park`: claimed already, its slot held)."""
     lim = limits()
 
     def beat(fraction: float | None) -> None:
@@ -149,30 +140,30 @@ def _compute(
         heartbeat(fraction)
 
     store = _store()
-    flight = store.claim(keys)
+    flight = None if ticket is not None else store.claim(keys)
     if flight is not None:
-        deadline = time.monotonic() + _longest_wait(lim)
+        deadline = time.monotonic() + longest_wait(lim)
         while not flight.wait(worker.POLL_SECONDS):
             if time.monotonic() > deadline:
-                raise worker.TimedOut(f"still waiting after {_longest_wait(lim):g} s")
+                raise worker.TimedOut(f"still waiting after {longest_wait(lim):g} s", wall=True)
             beat(None)
         return None
     line = _slots()
     try:
-        with notices.place_in_line(line.capacity, lim.run_seconds) as show:
+        with notices.place_in_line(line.capacity, lim) as show:
 
             def waiting(place: int) -> None:
                 show(place)
                 beat(None)  # the visitor may leave the line as well
 
-            with slots.turn(line, waiting, worker.POLL_SECONDS) as ticket:
+            with slots.turn(line, waiting, worker.POLL_SECONDS, ticket) as mine:
                 show(None)
 
                 def running(fraction: float | None) -> None:
-                    line.touch(ticket)
+                    line.touch(mine)
                     beat(fraction)
 
-                values = worker.run(fn, args, timeout=lim.run_seconds, heartbeat=running, memory_mb=lim.worker_mb)
+                values = worker.run_within(lim, fn, args, running)
 
         for key, value in zip(keys, values, strict=True):
             store.put(key, value, deep_size(value))
@@ -219,20 +210,25 @@ def _fetch(
     work: Callable[[list[int]], tuple[Callable[..., Any], tuple[Any, ...]]],
     heartbeat: Callable[[float | None], None],
     command: str = "",
+    beside: bool = False,
 ) -> list[Any]:
     """The values of ``keys``: from the store, the missing ones computed by ``work(missing
-    positions)``, which gives the worker function and its arguments. ``command`` is the local
-    ``simcore`` command a refusal names (none for the Learn lessons)."""
+    positions)``, which gives the worker function and its arguments; ``command``: the local command
+    a refusal names. ``beside``: the page holds its comparison, so it never waits (:mod:`.parked`)."""
     while True:
         store = _store()
         values = [store.get(k) for k in keys]
+        if beside:  # a computation parked by the run before this one was served to it
+            values = [parked.served(k) if v is None else v for k, v in zip(keys, values, strict=True)]
         missing = [i for i, v in enumerate(values) if v is None]
         if not missing:
             return values
         fn, args = work(missing)
+        wanted = tuple(keys[i] for i in missing)
+        ticket = parked.now_or_park(store, _slots(), parked.Request(wanted, fn, args, command)) if beside else None
         # a page drawing gives its drawing place back while it waits for a computation
         with drawing.page_released(drawing_places(limits().max_drawing)):
-            computed = _compute(tuple(keys[i] for i in missing), fn, args, heartbeat, command)
+            computed = _compute(wanted, fn, args, heartbeat, command, ticket)
         if computed is not None:
             for i, value in zip(missing, computed, strict=True):
                 values[i] = value
@@ -249,6 +245,7 @@ def compare(
     """Run every policy; for a generated workload with several seeds, also the other seeds.
 
     ``command`` is the local ``simcore`` command named if the run is stopped at the time limit."""
+    parked.serve_parked(_store(), lambda r: _compute(r.keys, r.fn, r.args, heartbeat, r.command))
     base_seed = scenario.knobs.seed
     seeds = [base_seed + i for i in range(scenario.seeds)] if scenario.source == "generate" else [base_seed]
     policies = scenario.policies
@@ -273,8 +270,8 @@ def compare(
 
     try:
         values = _fetch(keys, work, heartbeat, command)
-    except worker.TimedOut:
-        raise budget.timed_out("This comparison", limits(), command) from None
+    except worker.TimedOut as exc:
+        raise budget.timed_out("This comparison", limits(), command, exc.wall) from None
     n = len(policies)
     runs = dict(zip(policies, values[:n], strict=True))
     further = [dict(zip(policies, values[k * n : (k + 1) * n], strict=True)) for k in range(1, len(seeds))]
@@ -297,7 +294,7 @@ def warm_default() -> threading.Thread | None:
     """The default Explore scenario's runs, read from the shipped file or computed, in the background
     once per server process (:mod:`dashboard.shared.warmup`); nothing when its sample is not shipped."""
     default = default_scenario()
-    return None if default is None else warmup.start(*warmup.work(*default), _store(), _slots(), limits().run_seconds)
+    return None if default is None else warmup.start(*warmup.work(*default), _store(), _slots(), limits())
 
 
 def bound(scenario: Scenario, comparison: Comparison, heartbeat: Callable[[float | None], None], command: str) -> Bound:
@@ -313,18 +310,17 @@ def bound(scenario: Scenario, comparison: Comparison, heartbeat: Callable[[float
     left_out = [tuple(s[scenario.baseline]["unschedulable"]) for s in comparison.seed_summaries]
 
     def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+        more = [i for i in missing if i > 0]
         extra = tuple(
-            compute.BoundSeed(scenario.preset, seeds[i], scenario.gen, extra_cluster, left_out[i])
-            for i in missing
-            if i > 0
+            compute.BoundSeed(scenario.preset, seeds[i], scenario.gen, extra_cluster, left_out[i]) for i in more
         )
         first = left_out[0] if 0 in missing else None
         return compute.bound, (comparison.workload.table, comparison.cluster, config, first, extra)
 
     try:
-        values = _fetch(keys, work, heartbeat)
-    except worker.TimedOut:
-        raise budget.timed_out("The pooled bound", limits(), command) from None
+        values = _fetch(keys, work, heartbeat, command, beside=True)
+    except worker.TimedOut as exc:
+        raise budget.timed_out("The pooled bound", limits(), command, exc.wall) from None
     return Bound(values[0], [values[0].flat, *(x.flat for x in values[1:])])
 
 
@@ -335,8 +331,8 @@ def sweep_rows(
     executor or the worker count, so neither is part of the key)."""
     try:
         return _fetch([("sweep", repr(spec))], lambda _: (compute.sweep, (spec, workers, dask)), heartbeat, command)[0]
-    except worker.TimedOut:
-        raise budget.timed_out("This sweep", limits(), command) from None
+    except worker.TimedOut as exc:
+        raise budget.timed_out("This sweep", limits(), command, exc.wall) from None
 
 
 def stored_sweep(spec: SweepSpec) -> pd.DataFrame | None:
@@ -372,10 +368,12 @@ def computed(
     args: tuple[Any, ...],
     heartbeat: Callable[[float | None], None],
     command: str = "",
+    beside: bool = False,
 ) -> Any:
     """``fn(*args)`` (a module-level function of a page section, e.g. a Learn exercise drawn from a
-    seed), computed in a worker process on first use and shared under ``key``."""
-    return _fetch([key], lambda _missing: (_alone, (fn, args)), heartbeat, command)[0]
+    seed, or a what-if ``beside`` the comparison the page holds), computed in a worker process on
+    first use and shared under ``key``."""
+    return _fetch([key], lambda _missing: (_alone, (fn, args)), heartbeat, command, beside)[0]
 
 
 def _alone(fn: Callable[..., Any], args: tuple[Any, ...], _progress: Callable[[float], None]) -> list[Any]:
@@ -387,13 +385,15 @@ def decision_records(
     cluster: ClusterSpec,
     runs: tuple[decisions.Recorded, ...],
     heartbeat: Callable[[float | None], None],
+    beside: bool = False,
 ) -> list[tuple[dict[str, Any], ...]]:
     """The decision records of each run on the workload (:mod:`dashboard.shared.decisions`),
-    computed in a worker process on first use and shared."""
+    computed in a worker process on first use and shared; ``beside``: asked by a page drawing the
+    comparison (:func:`_fetch`), not by a download built outside a script run."""
     cluster_id = cluster_hash(cluster)
     keys: list[Hashable] = [("decisions", workload.key, cluster_id, config_json(c), other) for c, other in runs]
 
     def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         return decisions.records, (workload.table, cluster, tuple(runs[i] for i in missing))
 
-    return _fetch(keys, work, heartbeat)
+    return _fetch(keys, work, heartbeat, beside=beside)

@@ -63,7 +63,7 @@ def show(
     runs = ((scenario.config(policy), other), *(((scenario.config(other), None),) if other else ()))
     try:
         with notices.progress("Recording the decisions...") as heartbeat:
-            records = data.decision_records(workload, cluster, runs, heartbeat)
+            records = data.decision_records(workload, cluster, runs, heartbeat, beside=True)
     except UserError as exc:  # a timed-out or failed worker
         notices.error(exc)
         return

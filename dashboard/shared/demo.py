@@ -12,6 +12,7 @@ measured by ``bench/demo_memory.py``; a test keeps the sum within :data:`SERVER_
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 
@@ -33,6 +34,7 @@ class Limits:
     upload_bytes: int
     upload_rows: int
     run_seconds: float
+    wall_seconds: float
     max_computations: int
     worker_mb: int
     max_drawing: int
@@ -52,7 +54,8 @@ MEANING: dict[str, str] = {
     "max_sweep_values": "values of the swept knob",
     "upload_bytes": "size of one uploaded file",
     "upload_rows": "rows parsed from one uploaded file (checked while parsing)",
-    "run_seconds": "wall-clock limit of one computation: its worker process is stopped past it",
+    "run_seconds": "CPU time one computation may use (its worker process's own seconds on a core): it is stopped past it; a busy server makes a computation slower, not stopped sooner",
+    "wall_seconds": "wall-clock limit of one computation, however busy the server: it is stopped past it, so each place in line frees within it",
     "max_computations": "computations the whole server runs at once (every visitor's together); the next ones wait in line",
     "worker_mb": "resident memory of one computation's worker process (MB): it is stopped past it",
     "max_drawing": "pages drawing their charts at once (every visitor's together); the next ones wait a moment",
@@ -76,11 +79,12 @@ DEMO = Limits(
     max_sweep_values=6,
     upload_bytes=10_000_000,
     upload_rows=100_000,
-    run_seconds=60.0,
+    run_seconds=60.0,  # the worst comparison the caps allow takes 21 s on the pure-Python engine (bench/comparison_cost.py)
+    wall_seconds=600.0,  # ten times run_seconds: a computation sharing its core with nine others still finishes
     max_computations=2,  # two worker processes on a 2-core, 2 GB server (memory_parts)
     worker_mb=320,  # a comparison at max_jobs x max_policies peaks at 254 MB (bench/demo_memory.py)
     max_drawing=2,  # a drawing takes seconds; two cores draw two at a time anyway
-    max_waiting=40,  # waiting costs no process; each slot frees within run_seconds
+    max_waiting=40,  # waiting costs no process; each slot frees within wall_seconds
     allow_dask=False,
     max_workers=1,  # a sweep runs in its computation's own worker: a pool would add a forkserver and processes
     cache_mb=200,  # one comparison at max_jobs x max_policies (171.5 MB) fits: memory_parts
@@ -97,6 +101,7 @@ LOCAL = Limits(
     upload_bytes=200_000_000,
     upload_rows=5_000_000,
     run_seconds=1800.0,
+    wall_seconds=3600.0,
     max_computations=max(1, os.cpu_count() or 1),
     worker_mb=0,  # no limit: the user's own machine
     max_drawing=max(1, os.cpu_count() or 1),
@@ -106,6 +111,13 @@ LOCAL = Limits(
     cache_mb=2048,
     cache_seconds=6 * 3600.0,
 )
+
+
+def longest_wait(lim: Limits) -> float:
+    """A bound on how long a computation another visitor claimed can take: its wait in line
+    (each slot frees within ``wall_seconds``) and its own run."""
+    turns = math.ceil((lim.max_waiting + lim.max_computations) / lim.max_computations)
+    return (turns + 1) * (lim.wall_seconds + 10)
 
 
 def _truthy(value: object) -> bool:

@@ -138,3 +138,7 @@ S_WORKERS: Key[int] = Key("s_workers")
 S_DASK: Key[str] = Key("s_dask")
 SWEEP_RAN_FOR: Key[Any] = Key("_sweep_ran_for")  # the SweepSettings last run (results shown only for them)
 DASK_OFFERED: Key[str | None] = Key("_dask_offered")  # a Dask address a link offered, until accepted
+
+# --- a computation asked by a page holding its results, parked for the next run (dashboard.shared.parked) ---
+PARKED: Key[Any] = Key("_parked")  # the parked computation (dashboard.shared.parked.Request), until served
+SERVED: Key[dict[Any, Any]] = Key("_served")  # its values (or its failure) by store key, for the run after

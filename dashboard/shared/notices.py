@@ -13,6 +13,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from dashboard.shared.budget import Refused
+from dashboard.shared.demo import Limits
 from dashboard.shared.plain import md
 from simcore.errors import UserError
 
@@ -60,19 +61,19 @@ def progress(text: str) -> Iterator[Callable[[float | None], None]]:
         bar.empty()
 
 
-def line_text(place: int, capacity: int, run_seconds: float) -> str:
+def line_text(place: int, capacity: int, lim: Limits) -> str:
     """What a visitor waiting for a computation slot reads (``place`` 1 = next)."""
     ahead = "nobody is ahead of you" if place == 1 else f"{place - 1} visitors are ahead of you"
     return (
         f"The server is busy: you are number {place} in line ({ahead}). It runs {capacity} "
         f"{'computation' if capacity == 1 else 'computations'} at once (limit max_computations), each "
-        f"stopped within run_seconds = {run_seconds:g} s, and serves the line in order of arrival. "
-        "Keep this tab open: your computation starts by itself."
+        f"stopped past run_seconds = {lim.run_seconds:g} s of CPU time or wall_seconds = {lim.wall_seconds:g} s, "
+        "and serves the line in order of arrival. Keep this tab open: your computation starts by itself."
     )
 
 
 @contextmanager
-def place_in_line(capacity: int, run_seconds: float) -> Iterator[Callable[[int | None], None]]:
+def place_in_line(capacity: int, lim: Limits) -> Iterator[Callable[[int | None], None]]:
     """A notice of the visitor's place in line while it waits; yields ``show(place)``, and
     ``show(None)`` takes the notice away (the computation started)."""
     box = st.empty()
@@ -81,7 +82,7 @@ def place_in_line(capacity: int, run_seconds: float) -> Iterator[Callable[[int |
         if place is None:
             box.empty()
         else:
-            box.info(line_text(place, capacity, run_seconds), icon=":material/hourglass_top:")
+            box.info(line_text(place, capacity, lim), icon=":material/hourglass_top:")
 
     try:
         yield show

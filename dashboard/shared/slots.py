@@ -9,7 +9,8 @@ dropped after ``stale_after`` seconds, so an abandoned page never holds a slot o
 long. While a computation runs, the next starts only if ``room()`` allows (the shared store's
 :meth:`~dashboard.shared.store.BoundedStore.has_room`: results in memory within their bound);
 a waiting page checks in every ``worker.POLL_SECONDS``, so a slot held back is given once room
-returns, or once nothing runs. ``dashboard/shared/data.py`` holds the one instance of a server (``st.cache_resource``).
+returns (no page waits in line holding results: :mod:`dashboard.shared.parked`, so room returns
+without the line). ``dashboard/shared/data.py`` holds the one instance of a server (``st.cache_resource``).
 """
 
 from __future__ import annotations
@@ -117,9 +118,9 @@ class ComputeSlots:
         ticket.running = False
 
     def _admit(self) -> None:
-        # without room only while others run: the results pages hold may be those of pages in
-        # this very line (waiting for a what-if), which would otherwise wait for each other
-        while self._line and len(self._running) < self.capacity and (not self._running or self._room()):
+        # never without room, not even when nothing runs: no page waits in line holding results
+        # (dashboard/shared/parked.py), so what pages hold beyond the store is let go without the line
+        while self._line and len(self._running) < self.capacity and self._room():
             ticket = self._line.pop(0)
             ticket.running = True
             self._running.append(ticket)
@@ -134,10 +135,13 @@ class ComputeSlots:
 
 
 @contextmanager
-def turn(slots: ComputeSlots, waiting: Callable[[int], None], poll: float) -> Iterator[Ticket]:
-    """Hold a slot for the body of the ``with``: wait in line first, calling ``waiting(place)``
-    every ``poll`` seconds (it may raise to give up); the slot is given back however it ends."""
-    ticket = slots.enter()
+def turn(
+    slots: ComputeSlots, waiting: Callable[[int], None], poll: float, ticket: Ticket | None = None
+) -> Iterator[Ticket]:
+    """Hold a slot for the body of the ``with``: wait in line first (with ``ticket`` if the caller
+    entered already), calling ``waiting(place)`` every ``poll`` seconds (it may raise to give up);
+    the slot is given back however it ends."""
+    ticket = slots.enter() if ticket is None else ticket
     try:
         while (place := slots.wait(ticket, poll)) != 0:
             waiting(place)

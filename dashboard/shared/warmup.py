@@ -18,6 +18,7 @@ from collections.abc import Hashable, Iterator
 from typing import Any
 
 from dashboard.shared import compute, shipped, slots, worker
+from dashboard.shared.demo import Limits
 from dashboard.shared.results import Workload
 from dashboard.shared.runkeys import cluster_hash, run_key
 from dashboard.shared.scenario import Scenario
@@ -57,12 +58,10 @@ def start(
     args: tuple[Any, ...],
     store: BoundedStore,
     line: slots.ComputeSlots,
-    run_seconds: float,
+    lim: Limits,
 ) -> threading.Thread:
     """A daemon thread putting the runs of ``keys`` (``compute.comparison(*args)``) in ``store``."""
-    thread = threading.Thread(
-        target=warm, args=(keys, args, store, line, run_seconds), name="warm-default", daemon=True
-    )
+    thread = threading.Thread(target=warm, args=(keys, args, store, line, lim), name="warm-default", daemon=True)
     thread.start()
     return thread
 
@@ -72,7 +71,7 @@ def warm(
     args: tuple[Any, ...],
     store: BoundedStore,
     line: slots.ComputeSlots,
-    run_seconds: float,
+    lim: Limits,
 ) -> None:
     """The runs of ``keys`` read from the shipped file or computed, and stored, unless they are there
     already or a visitor is computing them (a visitor asking meanwhile waits for this instead)."""
@@ -84,9 +83,7 @@ def warm(
         if values is None:
             LOG.info("no shipped runs for the default scenario (regenerate: %s): simulating", shipped.REGENERATE)
             with slots.turn(line, lambda _place: None, worker.POLL_SECONDS) as ticket:
-                values = worker.run(
-                    compute.comparison, args, timeout=run_seconds, heartbeat=lambda _fraction: line.touch(ticket)
-                )
+                values = worker.run_within(lim, compute.comparison, args, lambda _fraction: line.touch(ticket))
         for key, value in zip(keys, values, strict=True):
             store.put(key, value, deep_size(value))
     except Exception as exc:  # a warm-up that fails costs nothing: the first visitor computes the runs

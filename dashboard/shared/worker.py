@@ -4,8 +4,8 @@ The server's own process never simulates: a computation runs in a child process 
 process group, so the pool processes a sweep starts go with it) and the page waits for it in
 short steps. Each step calls ``heartbeat``, which draws progress, which is where Streamlit
 stops a script whose visitor reran or left; it may also raise :class:`Cancelled` itself.
-Whatever ends the wait (the result, an error, the wall-clock or memory limit, a stop), the ``finally``
-kills the child's process group: nothing outlives the wait.
+Whatever ends the wait (the result, an error, the CPU-time, wall-clock or memory limit, a stop), the
+``finally`` kills the child's process group: nothing outlives the wait.
 
 A computation yields its values one by one and each crosses the pipe as a message of its own, as
 soon as it is made: neither process ever holds the whole result pickled, and a computation that
@@ -28,6 +28,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from dashboard.shared.demo import Limits
 from simcore.errors import UserError
 
 POLL_SECONDS = 0.25
@@ -48,7 +49,11 @@ class Cancelled(Exception):
 
 
 class TimedOut(UserError):
-    """The computation went past the wall-clock limit and was stopped."""
+    """The computation went past its CPU-time limit (``wall`` False) or its wall-clock limit and was stopped."""
+
+    def __init__(self, message: str, *, wall: bool) -> None:
+        super().__init__(message)
+        self.wall = wall
 
 
 class OutOfMemory(UserError):
@@ -66,13 +71,16 @@ def run(
     timeout: float,
     heartbeat: Callable[[float | None], None],
     memory_mb: float = 0,
+    cpu_seconds: float = 0,
 ) -> Any:
     """``fn(*args, progress)`` in a child process; returns the values it yields (or the list it
     returns), in order.
 
     ``progress(fraction)`` in the child reaches ``heartbeat(fraction)`` here; between messages
     ``heartbeat(None)`` is called every :data:`POLL_SECONDS`. Raises :class:`TimedOut` past
-    ``timeout`` seconds, :class:`OutOfMemory` once the child's resident memory, read at every
+    ``timeout`` seconds of wall-clock time or once the child has used ``cpu_seconds`` of CPU time
+    (0: no such limit; read at every step, so a busy machine makes a computation slower, not
+    stopped sooner), :class:`OutOfMemory` once the child's resident memory, read at every
     step, is past ``memory_mb`` (0: no limit), :class:`Failed`, or the child's :class:`UserError`
     (its message)."""
     context = _context()
@@ -86,7 +94,9 @@ def run(
     try:
         while True:
             if time.monotonic() > deadline:
-                raise TimedOut(f"stopped after {timeout:g} s")
+                raise TimedOut(f"stopped after {timeout:g} s", wall=True)
+            if cpu_seconds and cpu_time(child.pid) > cpu_seconds:
+                raise TimedOut(f"stopped after {cpu_seconds:g} s of CPU time", wall=False)
             if memory_mb and resident_mb(child.pid) > memory_mb:
                 raise OutOfMemory(f"stopped: it needed more than worker_mb = {memory_mb:,g} MB of memory here")
             if receiver.poll(POLL_SECONDS):
@@ -113,6 +123,15 @@ def run(
         stop(child)
 
 
+def run_within(
+    lim: Limits, fn: Callable[..., Iterable[Any]], args: tuple[Any, ...], heartbeat: Callable[[float | None], None]
+) -> Any:
+    """:func:`run` under the limits ``lim``: ``run_seconds`` of CPU time, ``wall_seconds``, ``worker_mb``."""
+    return run(
+        fn, args, timeout=lim.wall_seconds, cpu_seconds=lim.run_seconds, heartbeat=heartbeat, memory_mb=lim.worker_mb
+    )
+
+
 def resident_mb(pid: int | None) -> float:
     """Resident memory of process ``pid`` in MB (Linux's /proc; 0 when it cannot be read)."""
     try:
@@ -120,6 +139,18 @@ def resident_mb(pid: int | None) -> float:
     except (OSError, ValueError, IndexError):
         return 0.0
     return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+def cpu_time(pid: int | None) -> float:
+    """CPU seconds process ``pid`` has used (user and system, its reaped children's included;
+    Linux's /proc; 0 when it cannot be read)."""
+    try:
+        # the fields after the command's closing parenthesis: utime is the 12th, then stime, cutime, cstime
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        ticks = sum(int(f) for f in fields[11:15])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _context() -> Any:
