@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 from helpers.browser import ARTIFACTS, MAKE_RUN, serve
+from streamlit.testing.v1 import AppTest
 from streamlit.web import bootstrap
 
 import dashboard.__main__ as launcher
-from dashboard.shared import data, warmup
+from dashboard.shared import data, warmup, worker
 
 FAILED = "warm-up before serving failed (RuntimeError: no warm-up today); starting the server anyway"
 # the launcher with a warm-up that fails, as a command (python -c)
@@ -68,6 +69,24 @@ def test_prepare_fills_the_store_before_any_visitor() -> None:
         assert all(data._store().get(k) is not None for k in keys)
         thread = data.warm_default()  # what the app's first script run calls: the same, done
         assert thread is not None and not thread.is_alive()
+    finally:
+        data.warm_default.clear()
+        data._shared_store.clear()
+
+
+def test_a_visit_after_the_warm_up_asks_no_worker_for_anything(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default Explore page after the warm-up: its runs come from the store (no worker call,
+    so no simulation) and its first render draws its two charts."""
+    data.warm_default.clear()
+    data._shared_store.clear()
+    try:
+        launcher.prepare()
+        asked: list[Any] = []
+        monkeypatch.setattr(worker, "run", lambda fn, *_args, **_kwargs: asked.append(fn))
+        at = AppTest.from_file(str(launcher.APP), default_timeout=120).run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert asked == []
+        assert [c.proto.id for c in at.get("plotly_chart")] and len(at.get("plotly_chart")) == 2
     finally:
         data.warm_default.clear()
         data._shared_store.clear()
