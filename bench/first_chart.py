@@ -9,7 +9,10 @@ one run, in headless Chromium (Debian's /usr/bin/chromium, or ``$CHROMIUM``).
 
 Each load opens a fresh tab and times page open to the first Plotly chart drawn (its SVG); for
 Explore also to the first result card; and the server's CPU seconds until that chart (its
-processes' user and system time, which load hardly stretches). Every Explore load is followed by
+processes' user and system time, which load hardly stretches). Where the time goes: each load also
+times the arrival of the first chart's figure (``chart message``: the server's part is done) and the
+end of the download of Streamlit's Plotly code (``plotly code``, the largest script of the page,
+fetched when the first chart arrives); the rest, to ``chart``, is the browser's. Every Explore load is followed by
 a load of the bare page (its server warm), so background load hits both alike. Prints, per mode, the medians of
 ``--loads`` loads, the bare page's median and the ratio (aims: warm within 1.3x bare, cold within
 2x), and writes them to ``test-artifacts/speed-first-chart.json`` (or ``$ARTIFACTS_DIR``).
@@ -39,6 +42,8 @@ from helpers.browser import ARTIFACTS, MAKE_RUN, STREAMLIT_RUN, TIMEOUT_MS, laun
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 CHART = ".js-plotly-plot .main-svg"
+FIGURE = b'{"data":['  # how a Plotly figure's JSON starts inside Streamlit's chart message
+PLOTLY_CODE = "/PlotlyChart."  # Streamlit's script holding Plotly (static/js/PlotlyChart.<hash>.js)
 CARD = '[data-testid="stMetric"]'
 FULL = {"SIMCORE_DEMO": "0"}  # full mode: the limits of a hosted demo play no part here
 BARE = "bench/bare_plotly_app.py"
@@ -62,12 +67,23 @@ def load(browser: Any, url: str, cards: bool) -> dict[str, float]:
     """Seconds from opening ``url`` in a fresh tab to its first chart (and first result card), and
     the server's CPU seconds meanwhile (``server_cpu``)."""
     page = browser.new_page(viewport={"width": 1400, "height": 900})
+    marks: dict[str, float] = {}
+
+    def mark(name: str) -> None:
+        marks.setdefault(name, time.perf_counter() - start)
+
+    def frame(payload: bytes | str) -> None:
+        if isinstance(payload, bytes) and FIGURE in payload:
+            mark("chart message")
+
+    page.on("websocket", lambda ws: ws.on("framereceived", frame))
+    page.on("requestfinished", lambda request: PLOTLY_CODE in request.url and mark("plotly code"))
     try:
         cpu = server_cpu(url)
         start = time.perf_counter()
         page.goto(url)
         page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
-        times = {"chart": time.perf_counter() - start, "server_cpu": server_cpu(url) - cpu}
+        times = {"chart": time.perf_counter() - start, "server_cpu": server_cpu(url) - cpu, **marks}
         if cards:
             page.wait_for_selector(CARD, timeout=TIMEOUT_MS)
             times["results"] = time.perf_counter() - start
@@ -98,18 +114,30 @@ def measure(
     return runs
 
 
+def medians(loads: list[dict[str, float]]) -> dict[str, float]:
+    """Each measure's median over the loads that have it (a mark a load did not see is left out)."""
+    names = dict.fromkeys(name for load in loads for name in load)
+    return {name: statistics.median(load[name] for load in loads if name in load) for name in names}
+
+
 def summary(mode: str, runs: dict[str, list[dict[str, float]]]) -> dict[str, Any]:
-    explore = {m: statistics.median(r[m] for r in runs["explore"]) for m in runs["explore"][0]}
-    bare = statistics.median(r["chart"] for r in runs["bare"])
-    bare_cpu = statistics.median(r["server_cpu"] for r in runs["bare"])
+    explore, bare_marks = medians(runs["explore"]), medians(runs["bare"])
+    bare = bare_marks["chart"]
     return {
         "seconds": runs,
         "explore": explore,
         "bare": bare,
-        "bare server_cpu": bare_cpu,
+        "bare server_cpu": bare_marks["server_cpu"],
+        "bare marks": bare_marks,
         "ratio": explore["chart"] / bare,
         "aim": AIMS[mode],
     }
+
+
+def marks_text(marks: dict[str, float]) -> str:
+    return ", ".join(
+        f"{name} {marks[name]:.2f} s" for name in ("chart message", "plotly code", "chart") if name in marks
+    )
 
 
 def main() -> int:
@@ -142,6 +170,10 @@ def main() -> int:
             f"ratio {r['ratio']:.2f} (aim {r['aim']:g}); server CPU meanwhile: explore "
             f"{r['explore']['server_cpu']:.2f} s, bare {r['bare server_cpu']:.2f} s"
             + (f"; server start to health check {r['explore']['startup']:.2f} s" if mode == "cold" else "")
+        )
+        print(
+            f"  {mode}, where the time goes (medians): "
+            + "; ".join(f"{page} {marks_text(m)}" for page, m in (("explore", r["explore"]), ("bare", r["bare marks"])))
         )
     return 0
 

@@ -6,6 +6,7 @@ scheduler's results) is a regression test here: a listener on 127.0.0.1 must nev
 
 from __future__ import annotations
 
+import ast
 import re
 import socket
 import threading
@@ -16,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from streamlit.runtime.scriptrunner import magic
 from streamlit.testing.v1 import AppTest
 
 from dashboard.shared import data, demo, worker
@@ -288,6 +290,20 @@ def test_link_text_is_never_rendered_as_markdown(demo_mode: bool, page: str, que
 def test_error_details_are_off_in_the_deployed_config() -> None:
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["client"]["showErrorDetails"] in (False, "none")
+
+
+def test_magic_is_off_and_no_page_would_show_anything_through_it() -> None:
+    """Magic is off (a lone visitor's pages are compiled again, docs/dashboard.md#speed), which
+    changes no page: Streamlit's own rewrite finds no expression to display in the entry point
+    or any page (one that relied on magic would show nothing now)."""
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["runner"]["magicEnabled"] is False
+    scripts = [ROOT / "dashboard" / "streamlit_app.py", *sorted((ROOT / "dashboard" / "app_pages").glob("*.py"))]
+    assert len(scripts) == 4
+    for script in scripts:
+        rewritten = ast.dump(magic.add_magic(script.read_text(encoding="utf-8"), str(script)))
+        assert magic.MAGIC_MODULE_NAME in rewritten  # the rewrite ran (its import)
+        assert "transparent_write" not in rewritten, f"{script.name} relies on magic"
 
 
 @pytest.mark.parametrize("tab", TABS)

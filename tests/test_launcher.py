@@ -4,18 +4,21 @@ page before serving, serves the app, and still serves when the warm-up fails."""
 from __future__ import annotations
 
 import ast
+import gc
 import logging
 import textwrap
 import urllib.request
+import weakref
 from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers.browser import ARTIFACTS, MAKE_RUN, serve
+from streamlit.testing.v1 import AppTest
 from streamlit.web import bootstrap
 
 import dashboard.__main__ as launcher
-from dashboard.shared import data, warmup
+from dashboard.shared import data, warmup, worker
 
 FAILED = "warm-up before serving failed (RuntimeError: no warm-up today); starting the server anyway"
 # the launcher with a warm-up that fails, as a command (python -c)
@@ -67,6 +70,52 @@ def test_prepare_fills_the_store_before_any_visitor() -> None:
         thread = data.warm_default()  # what the app's first script run calls: the same, done
         assert thread is not None and not thread.is_alive()
     finally:
+        data.warm_default.clear()
+        data._shared_store.clear()
+
+
+def test_a_visit_after_the_warm_up_asks_no_worker_for_anything(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default Explore page after the warm-up: its runs come from the store (no worker call,
+    so no simulation) and its first render draws its two charts."""
+    data.warm_default.clear()
+    data._shared_store.clear()
+    try:
+        launcher.prepare()
+        asked: list[Any] = []
+        monkeypatch.setattr(worker, "run", lambda fn, *_args, **_kwargs: asked.append(fn))
+        at = AppTest.from_file(str(launcher.APP), default_timeout=120).run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert asked == []
+        assert [c.proto.id for c in at.get("plotly_chart")] and len(at.get("plotly_chart")) == 2
+    finally:
+        data.warm_default.clear()
+        data._shared_store.clear()
+
+
+def test_settle_freezes_what_the_warm_up_leaves_and_keeps_no_result_alive() -> None:
+    """After the warm-up nothing alive is scanned by the collector again, and a stored run replaced
+    afterwards is freed at once, by reference counting alone (the collector off): frozen, it is
+    not kept."""
+    data.warm_default.clear()
+    data._shared_store.clear()
+    try:
+        launcher.prepare()
+        found = data.default_scenario()
+        assert found is not None
+        keys, _args = warmup.work(*found)
+        store = data._store()
+        runs = [weakref.ref(store.get(k)) for k in keys]
+        launcher.settle()
+        assert gc.get_freeze_count() > 10_000 and not gc.get_objects(generation=2)  # all moved out of its scans
+        assert all(run() is not None for run in runs)
+        gc.disable()
+        for key in keys:
+            store.put(key, "replaced", 1)  # the run leaves the store: freed unless something holds it
+        assert [run() for run in runs] == [None] * len(keys)
+        assert store.elsewhere() == 0
+    finally:
+        gc.enable()
+        gc.unfreeze()
         data.warm_default.clear()
         data._shared_store.clear()
 
