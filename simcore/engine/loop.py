@@ -425,10 +425,10 @@ def simulate(
         env = simpy.Environment()
         env.process(run.process(env))
         env.run()
+        ev_time, ev_job, ev_code, ev_node = run.log.columns()  # the last rows' move allocates too
     finally:
         if collecting:
             gc.enable()
-    ev_time, ev_job, ev_code, ev_node = run.log.columns()
     js = run.js
     return SimResult(
         config=config,
