@@ -102,7 +102,7 @@ def test_scans_between_adds_and_removals_yield_every_rank_within_the_bound(n, se
 def test_scan_switches_to_the_short_list_when_removals_shrink_the_queue():
     """A walk that places almost every job turns the block arrays into the sorted short list
     mid-walk; the ranks after the switch are still all yielded."""
-    n = 2 * BLOCK
+    n = max(2 * BLOCK, 8 * SHORT)  # more than SHORT pending (SHORT is larger when compiled)
     q = PendingQueue([(1, 1, 1)] * n)
     for r in range(0, n, 4):
         q.add(r)
@@ -119,16 +119,19 @@ def test_scan_goes_on_in_the_short_list_when_blocks_are_left_after_the_switch():
     """The switch comes in the first block with two blocks left: the walk reads the rest from the
     short list (compiled with mypyc, a read of ``short`` narrowed to None there raised TypeError)."""
     q = PendingQueue([(1, 1, 1)] * (3 * BLOCK))
-    pending = [*range(100), BLOCK + 44, 2 * BLOCK + 88]
+    m = min(SHORT + 68, BLOCK)  # ranks 0..m-1 in the first block: with the two others, more than SHORT
+    pending = [*range(m), BLOCK + 44, 2 * BLOCK + 88]
+    switch = len(pending) - SHORT // 2  # ranks removed: the last (in the first block) switches to the short list
     for r in pending:
         q.add(r)
+    assert q.short is None
     seen = []
     for r in q.scan(0, lambda: [1, 1, 1]):
         seen.append(r)
-        if len(q) > SHORT // 2:  # the last removal switches to the short list, at rank 85
+        if len(q) > SHORT // 2:  # with SHORT = 32: the last removal at rank 85
             q.remove(r)
     assert seen == pending
-    assert q.short == [*range(86, 100), BLOCK + 44, 2 * BLOCK + 88]
+    assert switch - 1 < BLOCK and q.short == [*range(switch, m), BLOCK + 44, 2 * BLOCK + 88]
 
 
 OPS = st.lists(

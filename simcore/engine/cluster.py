@@ -11,7 +11,8 @@ other job may use. Resources are integer units (:mod:`simcore.units`), so every 
 
 from __future__ import annotations
 
-from bisect import insort
+import bisect
+from typing import Final
 
 import numpy as np
 
@@ -19,11 +20,14 @@ from simcore import units
 from simcore.model import ClusterSpec
 
 # the ufuncs' own reductions: ndarray.all/max add a Python-level wrapper per call
-_all, _max = np.logical_and.reduce, np.maximum.reduce
-SUBSET_NODES = 256  # from this many nodes, choose() looks only at the open nodes (see below)
+_all: Final = np.logical_and.reduce
+_max: Final = np.maximum.reduce
+SUBSET_NODES: Final = 256  # from this many nodes, choose() looks only at the open nodes (see below)
 # up to this many distinct node states (of open nodes, on a large cluster), choose() compares
 # the states in Python: ~0.4 us a state, against 7 to 13 us for the numpy pass (docs/testing.md)
-GROUPS_MAX = 32
+GROUPS_MAX: Final = 32
+_bisect_left: Final = bisect.bisect_left  # Final: a static read when compiled, not a module-dict look-up
+_insort: Final = bisect.insort
 
 
 class ClusterState:
@@ -34,7 +38,8 @@ class ClusterState:
         # Fortran order: reductions over the 3 dimensions of every node run ~10x faster
         self.cap = np.asfortranarray(units.capacities(spec.capacity_matrix(), spec.names))
         self.cap.flags.writeable = False
-        self.avail = np.array(self.cap, order="F")
+        # the room per node; written lazily (see the avail property): most runs read it rarely
+        self._avail = np.array(self.cap, order="F")
         # 1/capacity per unit, 0 where a dimension has no capacity (those dimensions are skipped)
         self.inv_cap = np.asfortranarray(units.inverse(self.cap))
         self.placement = placement
@@ -45,19 +50,26 @@ class ClusterState:
         #: room count, :class:`simcore.engine.gang.GangRoom`); None: nobody reads it
         self.touched: list[int] | None = None
         # scratch arrays for choose(): reusing them saves an allocation per numpy call
-        self._d = np.empty_like(self.avail)
-        self._s = np.empty(self.avail.shape, order="F")
+        self._d = np.empty_like(self._avail)
+        self._s = np.empty(self._avail.shape, order="F")
         self._m = np.empty(self.n)
-        self._cols = (self.avail[:, 0], self.avail[:, 1], self.avail[:, 2])  # scalar writes: faster than a row
+        self._cols = (self._avail[:, 0], self._avail[:, 1], self._avail[:, 2])  # scalar writes: faster than a row
+        # the nodes whose room changed since avail was last read (each once: `_stale` marks them);
+        # their numpy rows are written when it is read, not on every start and finish
+        self._dirty: list[int] = []
+        self._stale = [False] * self.n
         # Nodes of equal room and capacity get equal slacks for every request, so the placement
         # rule's pick is, among the *groups* of such nodes, the best group's lowest node: with few
         # groups (an M/M/c cluster of identical nodes has two, empty and full) comparing them in
         # Python beats the numpy pass over every node. A node's key is its room and its
         # capacity's class (the first node of that capacity); each group keeps its nodes sorted.
-        cap_rows = self.cap.tolist()
-        first: dict[tuple[int, ...], int] = {}
-        self._inv = self.inv_cap.tolist()
-        self._key = [(*row, first.setdefault(tuple(row), k)) for k, row in enumerate(cap_rows)]
+        # typed rows, so that the compiled engine (mypyc) does their arithmetic natively
+        cap_rows: list[list[int]] = self.cap.tolist()
+        first: dict[tuple[int, int, int], int] = {}
+        self._inv: list[tuple[float, float, float]] = [(r[0], r[1], r[2]) for r in self.inv_cap.tolist()]
+        self._key: list[tuple[int, int, int, int]] = [
+            (r[0], r[1], r[2], first.setdefault((r[0], r[1], r[2]), k)) for k, r in enumerate(cap_rows)
+        ]
         self._groups: dict[tuple[int, int, int, int], list[int]] = {}
         for k, key in enumerate(self._key):
             self._groups.setdefault(key, []).append(k)
@@ -72,9 +84,23 @@ class ClusterState:
         self._open_idx: np.ndarray | None = None  # indices of the open nodes, None when stale
         if floor is not None and self.n >= SUBSET_NODES:
             f0, f1, f2 = self._floor = (int(floor[0]), int(floor[1]), int(floor[2]))
-            self._open = _all(self.avail >= np.asarray(self._floor), 1)
+            self._open = _all(self._avail >= np.asarray(self._floor), 1)
             for key in [key for key in self._groups if not (key[0] >= f0 and key[1] >= f1 and key[2] >= f2)]:
                 del self._groups[key]
+
+    @property
+    def avail(self) -> np.ndarray:
+        """(nodes x 3) the room of every node (units): free minus reservations. Up to date when read."""
+        dirty = self._dirty
+        if dirty:
+            x0, x1, x2 = self._cols
+            key, stale = self._key, self._stale
+            for k in dirty:
+                a0, a1, a2, _ = key[k]
+                x0[k], x1[k], x2[k] = a0, a1, a2
+                stale[k] = False
+            dirty.clear()
+        return self._avail
 
     def top(self) -> list[int]:
         """Per dimension, the most any node has available (cached until room is taken); on a
@@ -98,15 +124,17 @@ class ClusterState:
                 self._top = _max(self.avail, 0).tolist()
         return self._top
 
-    def choose(self, req: np.ndarray, req_t: tuple[int, int, int]) -> int:
+    def choose(self, req: np.ndarray | None, req_t: tuple[int, int, int]) -> int:
         """The node the placement rule picks among those that fit `req` (also given as the
-        tuple `req_t`), or -1."""
+        tuple `req_t`; None: made from it when the numpy pass needs it), or -1."""
         top = self._top
         # no node has more than top: this rejects what the vectorised test below would, without a numpy call
         if top is not None and (top[0] < req_t[0] or top[1] < req_t[1] or top[2] < req_t[2]):
             return -1
         if len(self._groups) <= self.group_max:
             return self._choose_group(req_t)
+        if req is None:
+            req = np.array(req_t, dtype=np.int64)
         if self._open is None:
             return self._pick(self.avail, self.inv_cap, req, self._d, self._s, self._m)
         idx = self._open_idx
@@ -123,7 +151,8 @@ class ClusterState:
         half to even as ``rint``: ``round``), the same ties (the lowest node)."""
         r0, r1, r2 = req
         best_k, best_s = -1, 0
-        placement, inv, scale = self.placement, self._inv, units.NORM_SCALE
+        placement, inv = self.placement, self._inv
+        scale: float = units.NORM_SCALE
         groups = self._groups.items()
         if placement == "first_fit":
             for (a0, a1, a2, _), nodes in groups:
@@ -142,7 +171,13 @@ class ClusterState:
             y = (a2 - r2) * i2
             if y > x:
                 x = y
-            s = round(x * scale)
+            # round(v) (half to even) in native arithmetic: v >= 0 (the request fits), so int() floors,
+            # and v - s is exact (v < 2**52)
+            v = x * scale
+            s = int(v)
+            d = v - s
+            if d > 0.5 or (d == 0.5 and s & 1):
+                s += 1
             if worst:
                 s = -s
             k = nodes[0]
@@ -189,8 +224,9 @@ class ClusterState:
     def _set(self, k: int, old: tuple[int, int, int, int], a0: int, a1: int, a2: int) -> bool:
         """Node k's room is now (a0, a1, a2), was `old` (its key): write it, and move k between
         groups (on a large cluster, the groups of open nodes). Returns whether k is in a group."""
-        x0, x1, x2 = self._cols
-        x0[k], x1[k], x2[k] = a0, a1, a2
+        if not self._stale[k]:
+            self._stale[k] = True
+            self._dirty.append(k)
         groups = self._groups
         key = self._key[k] = (a0, a1, a2, old[3])
         was_in = is_in = True
@@ -207,14 +243,14 @@ class ClusterState:
             nodes = groups[old]
             if len(nodes) == 1:
                 del groups[old]
-            else:
-                nodes.remove(k)
+            else:  # sorted: a binary search rather than remove()'s scan
+                del nodes[_bisect_left(nodes, k)]
         if is_in:
             joined = groups.get(key)
             if joined is None:
                 groups[key] = [k]
             else:
-                insort(joined, k)
+                _insort(joined, k)
         if self.touched is not None:
             self.touched.append(k)
         return is_in

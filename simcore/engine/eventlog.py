@@ -2,7 +2,10 @@
 
 Append-only and compact: a 1M-job run writes about 4M rows, so rows go into typed arrays
 (:mod:`array`, 8 bytes or less per value) rather than Python objects, and become numpy
-arrays once, at the end (:meth:`EventLog.columns`). Event codes are those of
+arrays once, at the end (:meth:`EventLog.columns`). Rows are first appended to short Python
+lists, which move into the typed arrays :data:`CHUNK` rows at a time through one numpy
+conversion: an append to a list is a native operation of the compiled engine, while an
+append to a typed array parses its argument in C on every call. Event codes are those of
 :mod:`simcore.result`; the node is -1 for a submit.
 
 Beside the rows, two records the events alone do not hold, for the preemption accounting
@@ -13,8 +16,11 @@ node, the GPUs it lacked there, and the row of its first ``preempt``).
 from __future__ import annotations
 
 from array import array
+from typing import Final
 
 import numpy as np
+
+CHUNK: Final = 1 << 14  # rows held in the lists before they move into the typed arrays
 
 
 class EventLog:
@@ -23,21 +29,36 @@ class EventLog:
         self.job = array("q")
         self.code = array("b")
         self.node = array("q")
-        # bound once: the engine appends a row per event, the hottest call of a run
-        self._appends = (self.time.append, self.job.append, self.code.append, self.node.append)
+        # the rows not yet moved into the arrays (one list per column)
+        self._time: list[float] = []
+        self._job: list[int] = []
+        self._code: list[int] = []
+        self._node: list[int] = []
         self.lost = array("d")  # per signalled job, in signal order: the work it discarded (s)
         self.nominations: list[tuple[int, int, int, int]] = []  # (row, TE job, node, GPU units lacked)
 
     def __len__(self) -> int:
-        return len(self.time)
+        return len(self.time) + len(self._time)
 
     def add(self, now: float, j: int, code: int, k: int) -> None:
         """Job `j` has event `code` on node `k` at `now`."""
-        at, aj, ac, ak = self._appends
-        at(now)
-        aj(j)
-        ac(code)
-        ak(k)
+        self._time.append(now)
+        self._job.append(j)
+        self._code.append(code)
+        self._node.append(k)
+        if len(self._time) >= CHUNK:
+            self._move()
+
+    def _move(self) -> None:
+        """The rows held in the lists go to the typed arrays (numpy converts a list in one C loop)."""
+        self.time.frombytes(np.array(self._time, dtype=np.float64).tobytes())
+        self.job.frombytes(np.array(self._job, dtype=np.int64).tobytes())
+        self.code.frombytes(np.array(self._code, dtype=np.int8).tobytes())
+        self.node.frombytes(np.array(self._node, dtype=np.int64).tobytes())
+        self._time.clear()
+        self._job.clear()
+        self._code.clear()
+        self._node.clear()
 
     def signalled(self, lost: float) -> None:
         """The job just signalled discarded `lost` seconds of work."""
@@ -46,10 +67,11 @@ class EventLog:
     def nominated(self, te: int, k: int, lacked_gpu: int) -> None:
         """`te` is nominated to node `k`, lacking `lacked_gpu` GPU units there; its victims'
         ``preempt`` rows come next."""
-        self.nominations.append((len(self.time), te, k, lacked_gpu))
+        self.nominations.append((len(self), te, k, lacked_gpu))
 
     def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(time, job, code, node) as numpy arrays sharing the log's memory (empty arrays when no row)."""
+        self._move()
         if not len(self.time):
             return np.zeros(0), np.zeros(0, np.int64), np.zeros(0, np.int8), np.zeros(0, np.int64)
         return (

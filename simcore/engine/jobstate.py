@@ -42,6 +42,7 @@ class JobState:
         self._interval = config.checkpoint_interval
         self._p_fail = failure_probability(config)
         self.node = np.full(n, -1, dtype=np.int64)  # current or last node
+        self.node_list = [-1] * n  # the same, read one job at a time (a list read is native when compiled)
         self.first_start = [math.nan] * n
         self.finish = [math.nan] * n
         self.preemptions = np.zeros(n, dtype=np.int64)
@@ -61,6 +62,7 @@ class JobState:
         `segment`: record the segment's start (only preemption reads it)."""
         restore = self._restore if self.token[j] else 0.0  # every start after a preemption restores
         self.node[j] = k
+        self.node_list[j] = k
         if math.isnan(self.first_start[j]):
             self.first_start[j] = now
         if segment:

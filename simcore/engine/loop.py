@@ -15,15 +15,17 @@ life cycle with one event row per worker; where its workers go is chosen in
 
 from __future__ import annotations
 
+import gc
 import math
 import time as wallclock
 from collections.abc import Collection
 from dataclasses import replace
+from typing import Final
 
 import numpy as np
 import simpy
 
-from simcore import units
+from simcore import result, units
 from simcore.engine.budget import PreemptionBudget
 from simcore.engine.cluster import ClusterState
 from simcore.engine.eventlog import EventLog
@@ -38,13 +40,19 @@ from simcore.engine.watch import Watch
 from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.policies import Candidates, Preemption, PreemptionView, decision, get_policy
 from simcore.policies.base import Explained
-from simcore.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
+from simcore.result import SimResult
 from simcore.saves import SaveDraws
 from simcore.workload.fit import fits_empty_cluster
 
 __all__ = ["job_order", "simulate"]
 
 _UNBOUNDED = (UNBOUNDED, UNBOUNDED, UNBOUNDED)
+# the event codes (simcore.result), as Final: static reads in the compiled engine, not module-dict look-ups
+SUBMIT: Final[int] = result.SUBMIT
+START: Final[int] = result.START
+PREEMPT: Final[int] = result.PREEMPT
+RELEASE: Final[int] = result.RELEASE
+FINISH: Final[int] = result.FINISH
 
 
 class _Run(GangRun):
@@ -84,7 +92,8 @@ class _Run(GangRun):
         queue_rank = order_rank if self.policy.fifo_order else job_order(jobs, te_first=True)
         self.waiting = Waiting(queue_rank, self.js.req_list, self.js.is_te_list)
         self.n_exempt = int(jobs.is_te.sum())  # TE jobs take the first ranks when they may preempt
-        arrivals = np.argsort(order_rank)  # submit time, then job_id
+        arrivals = np.empty_like(order_rank)  # submit time, then job_id: the inverse permutation
+        arrivals[order_rank] = np.arange(n)  # (an argsort of a permutation, without the sort)
         self.timeline = Timeline(arrivals.tolist(), jobs.submit_time[arrivals].tolist(), self.js.token, self.running)
         self.rng = np.random.default_rng(config.seed)
         self.saves = SaveDraws(config)
@@ -98,10 +107,10 @@ class _Run(GangRun):
 
     # -- the clock (rule 1) ---------------------------------------------------------------
     def process(self, env: simpy.Environment):
-        waiting, log = self.waiting, self.log
+        waiting, log, timeout = self.waiting, self.log, env.timeout  # env.timeout: a new bound class per read
         for t, finished, released, arrived in self.timeline.instants(self._pass_may_act, self.waiting.te):
             now = env.now
-            yield env.timeout(t - now if t > now else 0)
+            yield timeout(t - now if t > now else 0)
             self.now = t
             for j in finished:
                 self._finish(j)
@@ -157,7 +166,7 @@ class _Run(GangRun):
         self.log.signalled(float(js.lost[j]) - before)
         self.running.remove(j)
         nodes = js.gang_nodes.get(j) if self.gangs else None
-        for k in nodes or (int(js.node[j]),):  # a gang: one row per worker
+        for k in nodes or (js.node_list[j],):  # a gang: one row per worker
             self.log.add(self.now, j, PREEMPT, k)
         if self.cfg.grace > 0:  # with grace 0 the pass releases it at once
             self.timeline.release_at(self.now + self.cfg.grace, js.order_rank_list[j], j)
@@ -167,7 +176,7 @@ class _Run(GangRun):
         if self.gangs and j in self.js.gang_nodes:
             self._release_gang(j, self.js.gang_nodes[j])
             return
-        k = int(self.js.node[j])
+        k = self.js.node_list[j]
         self.cl.release(k, self.js.req_list[j])
         self.book.released(j, k)
         self.log.add(self.now, j, RELEASE, k)
@@ -177,7 +186,7 @@ class _Run(GangRun):
         if self.gangs and j in js.gang_nodes:
             self._finish_gang(j, js.gang_nodes[j])
             return
-        k = int(js.node[j])
+        k = js.node_list[j]
         self.cl.release(k, js.req_list[j])
         js.finish[j] = self.now
         if self.preemptive and not js.is_te_list[j]:
@@ -298,17 +307,17 @@ class _Run(GangRun):
         cl, book, js = self.cl, self.book, self.js
         if self.gangs and js.workers_list[j] > 1:
             return self._try_gang(j)
-        req, req_t = js.req[j], js.req_list[j]
+        req_t = js.req_list[j]  # the numpy row only if choose() needs it (a view per read costs)
         k = book.node_of(j)
         if k is not None:  # nominated: placed on its node once it fits there, or wherever fits first
             if not book.fits_on_its_node(j):
-                k = cl.choose(req, req_t)
+                k = cl.choose(None, req_t)
                 if k < 0:
                     return None
             book.drop(j)
             self._start(j, k)
             return ()
-        k = cl.choose(req, req_t)
+        k = cl.choose(None, req_t)
         if k >= 0:
             self._start(j, k)
             return ()
@@ -407,11 +416,19 @@ def simulate(
     fits_somewhere = fits_empty_cluster(jobs, cluster)  # a gang: all its workers at once
     unschedulable = tuple(str(x) for x in jobs.job_id[~fits_somewhere])
     sim_jobs = _subset(jobs, fits_somewhere) if len(unschedulable) else jobs
-    run = _Run(sim_jobs, cluster, config, record_decisions or same_state is not None, same_state, watch, exempt)
-    env = simpy.Environment()
-    env.process(run.process(env))
-    env.run()
-    ev_time, ev_job, ev_code, ev_node = run.log.columns()
+    # The collector off while the run builds its state and steps: the engine makes no reference
+    # cycles, yet its passes over the run's many live tuples and lists took ~20% of the CPU (docs/testing.md)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        run = _Run(sim_jobs, cluster, config, record_decisions or same_state is not None, same_state, watch, exempt)
+        env = simpy.Environment()
+        env.process(run.process(env))
+        env.run()
+        ev_time, ev_job, ev_code, ev_node = run.log.columns()  # the last rows' move allocates too
+    finally:
+        if collecting:
+            gc.enable()
     js = run.js
     return SimResult(
         config=config,

@@ -16,18 +16,26 @@ never hide a job; a block found to hold no candidate gets its bound recomputed.
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+import bisect
 from collections.abc import Callable, Iterable, Iterator
+from typing import Final
 
 import numpy as np
 
 from simcore import units
 
-BLOCK = 256
-_all = np.logical_and.reduce  # ndarray.all adds a Python-level wrapper per call
-SHORT = 32  # up to this many pending jobs, a sorted list beats the block search
-UNBOUNDED = units.TOO_BIG  # a bound every request is within
-ABSENT = units.TOO_BIG + 1  # above every bound: marks "not pending" and "empty block"
+# Final: the compiled engine (mypyc) reads these as constants, not module-dict look-ups
+BLOCK: Final = 256
+_bisect_left: Final = bisect.bisect_left  # Final: a static read when compiled, not a module-dict look-up
+_insort: Final = bisect.insort
+_all: Final = np.logical_and.reduce  # ndarray.all adds a Python-level wrapper per call
+# compiled (mypyc: this module is then not its .py file), a walk over a sorted list costs ~10 ns a
+# rank against a few us per numpy call, so the list pays up to a longer queue (docs/testing.md)
+SHORT: Final = (
+    32 if __file__.endswith(".py") else 256
+)  # up to this many pending jobs, a sorted list beats the block search
+UNBOUNDED: Final[int] = units.TOO_BIG  # a bound every request is within
+ABSENT: Final[int] = units.TOO_BIG + 1  # above every bound: marks "not pending" and "empty block"
 
 
 class PendingQueue:
@@ -62,7 +70,7 @@ class PendingQueue:
         if self.short is None:
             self._block_add(r)
             return
-        insort(self.short, r)
+        _insort(self.short, r)
         if self.count > SHORT:
             for x in self.short:
                 self._block_add(x)
@@ -87,7 +95,7 @@ class PendingQueue:
     def remove(self, r: int) -> None:
         self.count -= 1
         if self.short is not None:
-            self.short.remove(r)
+            del self.short[_bisect_left(self.short, r)]  # sorted: a binary search rather than remove()'s scan
             if self.count == 0:
                 self.gmin = [ABSENT, ABSENT, ABSENT]
             return
@@ -122,7 +130,7 @@ class PendingQueue:
         if self.short is not None:
             m0, m1, m2 = bound
             short, req = self.short, self.req_list
-            for i in range(bisect_left(short, start), len(short)):
+            for i in range(_bisect_left(short, start), len(short)):
                 r = short[i]
                 if r >= end:
                     return -1
@@ -203,11 +211,12 @@ class PendingQueue:
                 if len(blocks) and not found and not self._is_short():  # tighten the global bound too
                     self.gmin = np.minimum.reduce(self.bmin[self.lo_block : self.hi_block + 1], 0).tolist()
                 return
-        for r in self.short[bisect_left(self.short, pos) :]:  # a copy: the walk removes from the list
-            m0, m1, m2 = bound()
+        m0, m1, m2 = bound()  # it changes only while the walk holds a rank: read again after each yield
+        for r in self.short[_bisect_left(self.short, pos) :]:  # a copy: the walk removes from the list
             c0, c1, c2 = req[r]
             if c0 <= m0 and c1 <= m1 and c2 <= m2:
                 yield r
+                m0, m1, m2 = bound()
 
 
 class Waiting:
@@ -235,7 +244,7 @@ class Waiting:
             r = self.rank[j]
             self.queue.add(r)
             if self._is_te[j]:
-                insort(self.te, r)
+                _insort(self.te, r)
 
     def remove(self, r: int) -> None:
         """The job of rank `r` leaves (placed)."""

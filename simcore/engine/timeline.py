@@ -17,11 +17,15 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Iterator, Sized
+from typing import Final
 
 from simcore.engine.running import RunningTable
 
-FINISH, RELEASE, WAKE, BUDGET = 0, 1, 2, 3  # WAKE: a running BE job's segment reaches min_runtime (no event row)
-# BUDGET: the preemption budget frees up (no event row)
+# Final: constants to the compiled engine (mypyc), not module-dict look-ups
+FINISH: Final = 0
+RELEASE: Final = 1
+WAKE: Final = 2  # a running BE job's segment reaches min_runtime (no event row)
+BUDGET: Final = 3  # the preemption budget frees up (no event row)
 
 
 class Timeline:

@@ -31,6 +31,18 @@ def fits_empty_cluster(jobs: JobTable, cluster: ClusterSpec) -> np.ndarray:
     if not len(jobs):
         return np.zeros(0, dtype=bool)
     cap = units.capacities(cluster.capacity_matrix(), cluster.names)
-    shapes, inverse = np.unique(units.requests(jobs.request), axis=0, return_inverse=True)
+    shapes, inverse = _shapes(units.requests(jobs.request))
     room = workers_per_node(shapes, cap).sum(axis=1)  # workers of each shape the empty cluster holds
-    return np.asarray(room[inverse.reshape(-1)] >= np.asarray(jobs.workers), dtype=bool)
+    return np.asarray(room[inverse] >= np.asarray(jobs.workers), dtype=bool)
+
+
+def _shapes(req: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of `req` and each row's index among them: ``np.unique(axis=0,
+    return_inverse=True)`` by a lexsort of the columns (several times faster on many rows)."""
+    order = np.lexsort(req.T[::-1])
+    rows = req[order]
+    new = np.ones(len(rows), dtype=bool)
+    new[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    inverse = np.empty(len(rows), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return rows[new], inverse
