@@ -46,7 +46,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Make ``--dist loadgroup`` group again: pytest-xdist marks a test of an ``xdist_group`` by a
     ``@group`` suffix of its node id, written where pytest 9.2 no longer reads it, so the groups were
     silently ignored (pytest-xdist issue #1386). Add the suffix where pytest reads it, after every
-    other hook (selection included); a no-op once pytest-xdist does it itself."""
+    other hook (selection included); a no-op once pytest-xdist does it itself. Before them: each
+    browser test gets its xdist group from the server it uses (``helpers.browser.browser_group``)."""
+    from helpers.browser import browser_group
+
+    for item in items:
+        if item.get_closest_marker("browser") is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(browser_group(list(getattr(item, "fixturenames", ())))))
     yield
     if NodeId is None or not getattr(config.option, "loadgroup", False):
         return
@@ -56,6 +62,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         }
         if names and "@" not in item.nodeid:
             item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(sorted(names))}")
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: a worker per core for the tests that keep a core busy, plus one per browser
+    group, whose worker mostly waits on pages (a server and Chromium do the work, a rerun at a time);
+    none extra when no browser test can run. docs/testing.md#how-long-it-takes measures it."""
+    from helpers.browser import BROWSER_GROUPS, CHROMIUM
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    skipped = not Path(CHROMIUM).exists() or "not browser" in (config.option.markexpr or "")
+    return cores + (0 if skipped else len(BROWSER_GROUPS))
 
 
 @pytest.hookimpl(tryfirst=True)

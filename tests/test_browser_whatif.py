@@ -29,7 +29,6 @@ SCREENSHOT = ROOT / "docs" / "screenshot-whatif.png"
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.xdist_group("browser"),
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
 ]
 
