@@ -125,8 +125,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
 
 # The browser tests' servers and Chromium: started by the first browser test, shared by every
 # browser test that follows it on the same process, stopped as soon as the next test is not a
-# browser test (or the run ends). So a run of Chromium tests (the xdist group `browser` runs them
-# back to back on one worker) starts each server and Chromium once, while no other test ever
+# browser test (or the run ends). So a run of Chromium tests (each browser xdist group runs its
+# tests back to back on one worker) starts each server and Chromium once, while no other test ever
 # runs beside them: tests/test_hosting_worker.py checks that the test process has no child
 # processes left, and Playwright's sync API keeps an asyncio loop marked running in this thread
 # between its calls.
