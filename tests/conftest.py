@@ -46,7 +46,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Make ``--dist loadgroup`` group again: pytest-xdist marks a test of an ``xdist_group`` by a
     ``@group`` suffix of its node id, written where pytest 9.2 no longer reads it, so the groups were
     silently ignored (pytest-xdist issue #1386). Add the suffix where pytest reads it, after every
-    other hook (selection included); a no-op once pytest-xdist does it itself."""
+    other hook (selection included); a no-op once pytest-xdist does it itself. Before them: each
+    browser test gets its xdist group from the server it uses (``helpers.browser.browser_group``),
+    and the pure_engine tests one group (they run in one child pytest: ``pytest_pyfunc_call``)."""
+    from helpers.browser import browser_group
+
+    for item in items:
+        if item.get_closest_marker("browser") is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(browser_group(list(getattr(item, "fixturenames", ())))))
+        if item.get_closest_marker("pure_engine") is not None:  # one worker, one child pytest for them all
+            item.add_marker(pytest.mark.xdist_group(PURE_GROUP))
     yield
     if NodeId is None or not getattr(config.option, "loadgroup", False):
         return
@@ -58,31 +67,69 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(sorted(names))}")
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto``: a worker per core for the tests that keep a core busy, plus one per browser
+    group, whose worker mostly waits on pages (a server and Chromium do the work, a rerun at a time);
+    none extra when no browser test can run. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides when
+    set (None: pytest-xdist's own hook reads it). docs/testing.md#how-long-it-takes measures it."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    from helpers.browser import BROWSER_GROUPS, CHROMIUM
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    skipped = not Path(CHROMIUM).exists() or "not browser" in (config.option.markexpr or "")
+    return cores + (0 if skipped else len(BROWSER_GROUPS))
+
+
+# The outcomes of the pure_engine tests, run together in one child pytest: {node id: (passed, report)}
+_PURE: dict[str, tuple[bool, str]] | None = None
+PURE_GROUP = "pure_engine"
+
+
+def _bare(nodeid: str) -> str:
+    """A node id without the ``@group`` suffix xdist's loadgroup adds (the child runs no xdist)."""
+    return nodeid.removesuffix(f"@{PURE_GROUP}")
+
+
+def _run_pure(session: pytest.Session) -> dict[str, tuple[bool, str]]:
+    """Every pure_engine test of the session in one child pytest on the pure-Python engine: one
+    start and collection instead of one per test (each costs about 5 s of CPU)."""
+    import subprocess
+
+    ids = [_bare(i.nodeid) for i in session.items if i.get_closest_marker("pure_engine") is not None]
+    argv = [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", *ids]
+    env = {**os.environ, "SIMCORE_PURE": "1"}
+    done = subprocess.run(argv, cwd=session.config.rootpath, env=env, capture_output=True, text=True)
+    passed = {line.removeprefix("PASSED ") for line in done.stdout.splitlines() if line.startswith("PASSED ")}
+    return {i: (i in passed, done.stdout[-6000:]) for i in ids}
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     """A test marked ``pure_engine`` patches the engine's classes, which compiled (mypyc) classes do
     not allow: when the engine is compiled it runs in a child pytest on the pure-Python engine
-    (``SIMCORE_PURE=1``) and passes or fails with it (docs/testing.md#the-compiled-engine)."""
+    (``SIMCORE_PURE=1``), with every other pure_engine test of the session (one xdist group, so one
+    worker runs them), and passes or fails with its own outcome there
+    (docs/testing.md#the-compiled-engine)."""
+    global _PURE
     if pyfuncitem.get_closest_marker("pure_engine") is None:
         return None
     from simcore.engine import compiled
 
     if not compiled():
         return None
-    import subprocess
-
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", pyfuncitem.nodeid]
-    env = {**os.environ, "SIMCORE_PURE": "1"}
-    done = subprocess.run(argv, cwd=pyfuncitem.config.rootpath, env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.fail(f"on the pure-Python engine (SIMCORE_PURE=1):\n{done.stdout[-6000:]}", pytrace=False)
+    if _PURE is None or _bare(pyfuncitem.nodeid) not in _PURE:
+        _PURE = _run_pure(pyfuncitem.session)
+    ok, report = _PURE[_bare(pyfuncitem.nodeid)]
+    if not ok:
+        pytest.fail(f"on the pure-Python engine (SIMCORE_PURE=1):\n{report}", pytrace=False)
     return True
 
 
 # The browser tests' servers and Chromium: started by the first browser test, shared by every
 # browser test that follows it on the same process, stopped as soon as the next test is not a
-# browser test (or the run ends). So a run of Chromium tests (the xdist group `browser` runs them
-# back to back on one worker) starts each server and Chromium once, while no other test ever
+# browser test (or the run ends). So a run of Chromium tests (each browser xdist group runs its
+# tests back to back on one worker) starts each server and Chromium once, while no other test ever
 # runs beside them: tests/test_hosting_worker.py checks that the test process has no child
 # processes left, and Playwright's sync API keeps an asyncio loop marked running in this thread
 # between its calls.
@@ -135,10 +182,15 @@ def chromium() -> object:
 def new_page(chromium: Any) -> Iterator[Callable[..., Any]]:
     """``new_page(width, height)``: a page of the shared Chromium in a fresh browser context (no
     cookies, storage or session shared with another test), closed after the test."""
+    from helpers.browser import TIMEOUT_MS
+
     contexts: list[Any] = []
 
     def make(width: int = 1400, height: int = 1000) -> Any:
         ctx = chromium.new_context(viewport={"width": width, "height": height})
+        # every wait without its own bound gets the generous one, not Playwright's 30 s, which a
+        # loaded machine can exceed: a bound stops a stuck test, never judges speed
+        ctx.set_default_timeout(TIMEOUT_MS)
         contexts.append(ctx)
         return ctx.new_page()
 

@@ -186,19 +186,20 @@ def test_a_chart_is_in_sight_on_a_1400_by_900_window(dashboard_server: str, new_
 LEARN_SCREENSHOT = ROOT / "docs" / "screenshot-learn.png"
 
 
-def test_each_lesson_steps_jumps_and_plays_to_its_end(dashboard_server: str, new_page: Callable[..., Any]) -> None:
+def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page: Callable[..., Any]) -> None:
     """Each lesson's preemptive end in the real front end: Next to instant 3 (the preemption or the
     blocked queue on screen), Last to the end; on the first lesson Previous twice, then Play runs
     to the end and stops by itself (the page's own timer, 1.5 s a tick: two ticks, not the six from
     the start). Every instant of every variant, and Play's ticks one by one, are walked by the
-    AppTests of tests/test_lessons.py."""
+    AppTests of tests/test_lessons.py. On the demo-mode server, as the public sees Learn (its lessons
+    are far inside every limit), which also puts it in the other browser group than Explore's tests."""
     from dashboard.learn import lesson_views, lessons
     from dashboard.shared import compute
 
     page = new_page(1400, 1300)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(f"{dashboard_server}/learn")
+    page.goto(f"{demo_server}/learn")
     wait_idle(page, charts=2)
 
     def one(button: str) -> Any:  # a rerun briefly shows the stale stepper too: wait until one is left

@@ -21,7 +21,6 @@ from helpers.browser import ARTIFACTS, CHROMIUM, TIMEOUT_MS, assert_no_exception
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.xdist_group("browser"),
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
 ]
 
@@ -92,7 +91,9 @@ def test_a_gang_on_the_explore_gantt(dashboard_server: str, new_page: Callable[.
     page.screenshot(path=str(ARTIFACTS / "explore-gang-gantt.png"))
 
 
-def test_walk_the_gang_lesson_to_its_end(dashboard_server: str, new_page: Callable[..., Any]) -> None:
+def test_walk_the_gang_lesson_to_its_end(demo_server: str, new_page: Callable[..., Any]) -> None:
+    """Learn's gang lesson stepped to its end, on the demo-mode server (as the public sees Learn; it
+    also puts this walk in the other browser group than the Explore tests')."""
     from dashboard.learn import lesson_views, lessons
     from dashboard.shared import compute
 
@@ -101,7 +102,7 @@ def test_walk_the_gang_lesson_to_its_end(dashboard_server: str, new_page: Callab
     run = compute.full_run(*lessons.load(item), variant.config)
     n = len(lesson_views.instants(run.events))
     page = new_page(1400, 1300)
-    page.goto(f"{dashboard_server}/learn")
+    page.goto(f"{demo_server}/learn")
     wait_idle(page, charts=2)
     box = page.get_by_role("combobox", name="Lesson")
     for attempt in range(3):  # a rerun may close the list

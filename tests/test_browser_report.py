@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from helpers.browser import BROWSER_TESTS
+from helpers.browser import BROWSER_TESTS, TIMEOUT_MS
 
 from tests.test_report import demo_report
 
@@ -38,7 +38,7 @@ def test_the_report_opens_offline_with_every_chart_drawn(tmp_path: Path, new_pag
     names = [divs.nth(i).get_attribute("id") for i in range(divs.count())]
     assert names == ["chart-percentiles", "chart-cdf", "chart-gantt", "chart-worth"]
     for name in names:  # Plotly draws asynchronously: wait on the condition, never a sleep
-        page.wait_for_selector(f"#{name} .main-svg", state="attached", timeout=60_000)
+        page.wait_for_selector(f"#{name} .main-svg", state="attached", timeout=TIMEOUT_MS)
     bars = page.locator("#chart-gantt .main-svg .trace.bars .point").count()
     assert bars > 100  # the Gantt has its bars, not only axes
     if os.environ.get("REPORT_SCREENSHOT"):  # docs/screenshot-report.png is taken this way

@@ -29,7 +29,6 @@ SCREENSHOT = ROOT / "docs" / "screenshot-whatif.png"
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.xdist_group("browser"),
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
 ]
 
@@ -37,6 +36,7 @@ pytestmark = [
 @pytest.fixture
 def page(chromium: Any) -> Iterator[Any]:
     ctx = chromium.new_context(viewport={"width": 1400, "height": 2600})
+    ctx.set_default_timeout(TIMEOUT_MS)  # a bound against a hang, as new_page's
     yield ctx.new_page()
     ctx.close()
 

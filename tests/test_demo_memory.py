@@ -189,7 +189,7 @@ def test_the_worker_limit_lets_the_largest_comparison_run() -> None:
 
 def test_a_generator_that_fails_midway_reports_its_error_not_a_partial_result() -> None:
     with pytest.raises(worker.Failed, match="third"):
-        worker.run(two_then_fail, (), timeout=60, heartbeat=lambda _: None)
+        worker.run(two_then_fail, (), timeout=HANG_SECONDS, heartbeat=lambda _: None)
 
 
 def two_then_fail(progress: object) -> Iterable[int]:

@@ -86,7 +86,7 @@ def live_workers(root: psutil.Process) -> list[psutil.Process]:
 
 def test_worker_returns_the_result_and_reports_progress() -> None:
     seen: list[float | None] = []
-    assert worker.run(add, (2, 3), timeout=60, heartbeat=seen.append) == [5]
+    assert worker.run(add, (2, 3), timeout=HANG_SECONDS, heartbeat=seen.append) == [5]
     assert 0.5 in seen
 
 
@@ -149,9 +149,9 @@ def test_worker_is_killed_when_the_page_stops_waiting(tmp_path: Path) -> None:
 
 def test_worker_errors_reach_the_page_as_messages_without_tracebacks() -> None:
     with pytest.raises(UserError, match="row 3, column gpu"):
-        worker.run(refuse, (), timeout=60, heartbeat=lambda _: None)
+        worker.run(refuse, (), timeout=HANG_SECONDS, heartbeat=lambda _: None)
     with pytest.raises(worker.Failed) as info:
-        worker.run(crash, (), timeout=60, heartbeat=lambda _: None)
+        worker.run(crash, (), timeout=HANG_SECONDS, heartbeat=lambda _: None)
     assert "Traceback" not in str(info.value) and "KeyError" in str(info.value)
 
 

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
+import numpy as np
 import pandas as pd
 import pytest
 from helpers.waiting import HANG_SECONDS
@@ -65,6 +67,30 @@ def test_the_warm_up_leaves_runs_a_visitor_is_computing_to_the_visitor(monkeypat
         raise AssertionError("computed twice")
 
     monkeypatch.setattr(worker, "run", no_computation)
-    warmup.warm(keys, (workload.table, cluster, (), ()), store, slots.ComputeSlots(1, 1), demo.DEMO)
+    warmup.warm(keys, (workload.table, cluster, (), ()), store, slots.ComputeSlots(1, 1), demo.DEMO, None)
     assert store.claim(keys) is not None  # still the visitor's
     assert all(store.get(k) is None for k in keys)
+
+
+def test_the_shipped_file_is_read_in_the_callers_thread_not_beside_a_page_compile(
+    fresh: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """numpy reads .npy headers with ast.literal_eval; on CPython 3.11 that beside Streamlit's
+    ast.parse of a page script in another thread can fail with "SystemError: AST constructor
+    recursion depth mismatch" (it failed a page run of a parallel suite run): the warm-up thread
+    never reads the file, the thread that starts it does."""
+    readers: list[str] = []
+    load = np.load
+
+    def recording_load(*args: object, **kwargs: object) -> object:
+        readers.append(threading.current_thread().name)
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(np, "load", recording_load)
+    thread = data.warm_default()
+    assert thread is not None
+    thread.join(HANG_SECONDS)
+    assert readers == [threading.current_thread().name]
+    scenario, workload, cluster = _default()
+    keys = warmup.work(scenario, workload, cluster)[0]
+    assert all(data._store().get(k) is not None for k in keys)  # and the thread stored the runs

@@ -19,6 +19,7 @@ import sys
 import zipfile
 from collections.abc import Hashable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -71,28 +72,40 @@ def _member(z: zipfile.ZipFile, name: str, array: np.ndarray) -> None:
     z.writestr(info, buffer.getvalue())
 
 
-def load(
-    keys: Sequence[Hashable], table: JobTable, cluster: ClusterSpec, configs: Sequence[SimConfig]
-) -> list[Run] | None:
-    """The shipped runs of ``keys`` (``configs`` on ``table`` and ``cluster``), or None when the
+def read(keys: Sequence[Hashable]) -> dict[str, Any] | None:
+    """The shipped file's arrays by member name when it holds the runs of ``keys``, or None when the
     file is missing or holds other runs (the default scenario changed: see :data:`REGENERATE`)."""
     if not FILE.is_file():
         return None
     with np.load(FILE, allow_pickle=False) as npz:
         if str(npz["keys"]) != keys_text(keys):
             return None
-        results = [
-            SimResult(
-                config=config,
-                cluster=cluster,
-                jobs=table,
-                unschedulable=(),
-                wall_seconds=0.0,
-                **{name: npz[f"{i}/{name}"] for name in FIELDS},
-            )
-            for i, config in enumerate(configs)
-        ]
+        return {name: npz[name] for name in npz.files}
+
+
+def runs(arrays: dict[str, Any], table: JobTable, cluster: ClusterSpec, configs: Sequence[SimConfig]) -> list[Run]:
+    """The runs of ``configs`` on ``table`` and ``cluster`` from the arrays :func:`read` returned."""
+    results = [
+        SimResult(
+            config=config,
+            cluster=cluster,
+            jobs=table,
+            unschedulable=(),
+            wall_seconds=0.0,
+            **{name: arrays[f"{i}/{name}"] for name in FIELDS},
+        )
+        for i, config in enumerate(configs)
+    ]
     return [run_of(r) for r in results]
+
+
+def load(
+    keys: Sequence[Hashable], table: JobTable, cluster: ClusterSpec, configs: Sequence[SimConfig]
+) -> list[Run] | None:
+    """The shipped runs of ``keys`` (``configs`` on ``table`` and ``cluster``), or None when the
+    file is missing or holds other runs."""
+    arrays = read(keys)
+    return None if arrays is None else runs(arrays, table, cluster, configs)
 
 
 def main() -> int:

@@ -60,8 +60,21 @@ def start(
     line: slots.ComputeSlots,
     lim: Limits,
 ) -> threading.Thread:
-    """A daemon thread putting the runs of ``keys`` (``compute.comparison(*args)``) in ``store``."""
-    thread = threading.Thread(target=warm, args=(keys, args, store, line, lim), name="warm-default", daemon=True)
+    """A daemon thread putting the runs of ``keys`` (``compute.comparison(*args)``) in ``store``.
+
+    The shipped file is read here, in the caller's thread, not in the new one: numpy parses each
+    ``.npy`` header with ``ast.literal_eval``, and CPython 3.11 keeps the AST converter's recursion
+    count per interpreter, not per thread, so that read beside the page script Streamlit compiles
+    (``ast.parse``) in the caller's thread can fail either with "SystemError: AST constructor
+    recursion depth mismatch" (it failed a page run of the test suite)."""
+    try:
+        arrays = shipped.read(keys)
+    except Exception as exc:  # a damaged file costs nothing: the thread computes the runs
+        LOG.warning("reading the shipped runs failed (%s: %s); simulating", type(exc).__name__, exc)
+        arrays = None
+    thread = threading.Thread(
+        target=warm, args=(keys, args, store, line, lim, arrays), name="warm-default", daemon=True
+    )
     thread.start()
     return thread
 
@@ -72,14 +85,16 @@ def warm(
     store: BoundedStore,
     line: slots.ComputeSlots,
     lim: Limits,
+    arrays: dict[str, Any] | None,
 ) -> None:
-    """The runs of ``keys`` read from the shipped file or computed, and stored, unless they are there
-    already or a visitor is computing them (a visitor asking meanwhile waits for this instead)."""
+    """The runs of ``keys`` built from the shipped file's ``arrays`` (:func:`shipped.read`) or, when
+    None, computed, and stored, unless they are there already or a visitor is computing them (a
+    visitor asking meanwhile waits for this instead)."""
     if all(store.get(k) is not None for k in keys) or store.claim(keys) is not None:
         return
     try:
         table, cluster, configs, _extra = args
-        values: list[Any] | None = shipped.load(keys, table, cluster, configs)
+        values: list[Any] | None = None if arrays is None else shipped.runs(arrays, table, cluster, configs)
         if values is None:
             LOG.info("no shipped runs for the default scenario (regenerate: %s): simulating", shipped.REGENERATE)
             with slots.turn(line, lambda _place: None, worker.POLL_SECONDS) as ticket:

@@ -34,14 +34,24 @@ ARGS = [
     "--no-first-run",
 ]
 ARTIFACTS = Path(os.environ.get("ARTIFACTS_DIR", ROOT / "test-artifacts"))
-# A browser test module's marks (``pytestmark = BROWSER_TESTS``): the marker ``browser``; the xdist
-# group ``browser``, so one worker runs every Chromium test back to back on the shared servers and
-# Chromium (the fixtures of tests/conftest.py) and never two browsers at once; skipped without Chromium.
+# A browser test module's marks (``pytestmark = BROWSER_TESTS``): the marker ``browser`` and skipped
+# without Chromium. tests/conftest.py gives each browser test its xdist group by the server it uses
+# (:func:`browser_group`), so one worker runs a group back to back on its shared server and Chromium.
 BROWSER_TESTS = [
     pytest.mark.browser,
-    pytest.mark.xdist_group("browser"),
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
 ]
+#: the xdist groups of the browser tests: those on the dashboard server (demo mode off), and those on
+#: the demo-mode server or on no server (they share nothing with the first group)
+BROWSER_GROUPS = ("browser", "browser_demo")
+
+
+def browser_group(fixtures: list[str]) -> str:
+    """The xdist group of a browser test that asks for ``fixtures``: the tests of one group share a
+    worker, and so its server and Chromium; the two groups share nothing and run side by side."""
+    return BROWSER_GROUPS[0] if "dashboard_server" in fixtures else BROWSER_GROUPS[1]
+
+
 # Generous: a page's first run re-simulates, and a loaded 2-core machine stretches it many times.
 TIMEOUT_MS = 180_000
 STARTUP_SECONDS = 180.0
