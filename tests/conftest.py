@@ -67,20 +67,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(sorted(names))}")
 
 
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """``-n auto``: a worker per core for the tests that keep a core busy, plus one per browser
-    group, whose worker mostly waits on pages (a server and Chromium do the work, a rerun at a time);
-    none extra when no browser test can run. ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still decides when
-    set (None: pytest-xdist's own hook reads it). docs/testing.md#how-long-it-takes measures it."""
-    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
-        return None
-    from helpers.browser import BROWSER_GROUPS, CHROMIUM
-
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    skipped = not Path(CHROMIUM).exists() or "not browser" in (config.option.markexpr or "")
-    return cores + (0 if skipped else len(BROWSER_GROUPS))
-
-
 # The outcomes of the pure_engine tests, run together in one child pytest: {node id: (passed, report)}
 _PURE: dict[str, tuple[bool, str]] | None = None
 PURE_GROUP = "pure_engine"
