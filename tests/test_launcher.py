@@ -9,6 +9,7 @@ import logging
 import textwrap
 import urllib.request
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,16 @@ from dashboard.shared import data, warmup, worker
 FAILED = "warm-up before serving failed (RuntimeError: no warm-up today); starting the server anyway"
 # the launcher with a warm-up that fails, as a command (python -c)
 FAIL = "import dashboard.__main__ as m\ndef boom():\n    raise RuntimeError('no warm-up today')\nm.prepare = boom\nm.main()\n"
+
+
+@pytest.fixture
+def fresh_store() -> Iterator[None]:
+    """The process's shared store and warm-up cache empty before the test and after it."""
+    data.warm_default.clear()
+    data._shared_store.clear()
+    yield
+    data.warm_default.clear()
+    data._shared_store.clear()
 
 
 def test_the_modules_a_script_imports_are_found_by_name(tmp_path: Path) -> None:
@@ -58,46 +69,34 @@ def test_the_page_warmed_is_the_apps_default_page() -> None:
     assert [launcher.APP.parent / page for page in defaults] == [launcher.DEFAULT_PAGE]
 
 
-def test_prepare_fills_the_store_before_any_visitor() -> None:
-    data.warm_default.clear()
-    data._shared_store.clear()
-    try:
-        launcher.prepare()
-        found = data.default_scenario()
-        assert found is not None
-        keys, _args = warmup.work(*found)
-        assert all(data._store().get(k) is not None for k in keys)
-        thread = data.warm_default()  # what the app's first script run calls: the same, done
-        assert thread is not None and not thread.is_alive()
-    finally:
-        data.warm_default.clear()
-        data._shared_store.clear()
+def test_prepare_fills_the_store_before_any_visitor(fresh_store: None) -> None:
+    launcher.prepare()
+    found = data.default_scenario()
+    assert found is not None
+    keys, _args = warmup.work(*found)
+    assert all(data._store().get(k) is not None for k in keys)
+    thread = data.warm_default()  # what the app's first script run calls: the same, done
+    assert thread is not None and not thread.is_alive()
 
 
-def test_a_visit_after_the_warm_up_asks_no_worker_for_anything(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_visit_after_the_warm_up_asks_no_worker_for_anything(
+    fresh_store: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The default Explore page after the warm-up: its runs come from the store (no worker call,
     so no simulation) and its first render draws its two charts."""
-    data.warm_default.clear()
-    data._shared_store.clear()
-    try:
-        launcher.prepare()
-        asked: list[Any] = []
-        monkeypatch.setattr(worker, "run", lambda fn, *_args, **_kwargs: asked.append(fn))
-        at = AppTest.from_file(str(launcher.APP), default_timeout=120).run()
-        assert not at.exception, [e.value for e in at.exception]
-        assert asked == []
-        assert [c.proto.id for c in at.get("plotly_chart")] and len(at.get("plotly_chart")) == 2
-    finally:
-        data.warm_default.clear()
-        data._shared_store.clear()
+    launcher.prepare()
+    asked: list[Any] = []
+    monkeypatch.setattr(worker, "run", lambda fn, *_args, **_kwargs: asked.append(fn))
+    at = AppTest.from_file(str(launcher.APP), default_timeout=120).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert asked == []
+    assert [c.proto.id for c in at.get("plotly_chart")] and len(at.get("plotly_chart")) == 2
 
 
-def test_settle_freezes_what_the_warm_up_leaves_and_keeps_no_result_alive() -> None:
+def test_settle_freezes_what_the_warm_up_leaves_and_keeps_no_result_alive(fresh_store: None) -> None:
     """After the warm-up nothing alive is scanned by the collector again, and a stored run replaced
     afterwards is freed at once, by reference counting alone (the collector off): frozen, it is
     not kept."""
-    data.warm_default.clear()
-    data._shared_store.clear()
     try:
         launcher.prepare()
         found = data.default_scenario()
@@ -116,8 +115,6 @@ def test_settle_freezes_what_the_warm_up_leaves_and_keeps_no_result_alive() -> N
     finally:
         gc.enable()
         gc.unfreeze()
-        data.warm_default.clear()
-        data._shared_store.clear()
 
 
 def test_a_failing_warm_up_logs_one_line_and_the_server_starts(
