@@ -8,8 +8,9 @@ one run, in headless Chromium (Debian's /usr/bin/chromium, or ``$CHROMIUM``).
   the seconds from its start to its health answer are reported beside).
 
 Each load opens a fresh tab and times page open to the first Plotly chart drawn (its SVG); for
-Explore also to the first result card; and the server's CPU seconds until that chart (its
-processes' user and system time, which load hardly stretches). Where the time goes: each load also
+Explore also to the first result card; and the CPU seconds until that chart of the server (its
+processes' user and system time) and of the browser (all of Chromium's processes, as Chromium
+counts them): what load hardly stretches. Where the time goes: each load also
 times the arrival of the first chart's figure (``chart message``: the server's part is done) and the
 end of the download of Streamlit's Plotly code (``plotly code``, the largest script of the page,
 fetched when the first chart arrives); the rest, to ``chart``, is the browser's. Every Explore load is followed by
@@ -63,9 +64,22 @@ def server_cpu(url: str) -> float:
     raise RuntimeError(f"no server process on port {port}")
 
 
-def load(browser: Any, url: str, cards: bool) -> dict[str, float]:
+def browser_cpu(session: Any) -> dict[int, float]:
+    """CPU seconds used so far by each of the browser's processes (Chromium's own count, through
+    ``session``, a browser-level DevTools session), by process id."""
+    return {p["id"]: p["cpuTime"] for p in session.send("SystemInfo.getProcessInfo")["processInfo"]}
+
+
+def cpu_since(before: dict[int, float], now: dict[int, float]) -> float:
+    """The CPU seconds the processes of ``now`` used since ``before`` (a process started since counts
+    from zero; one that ended meanwhile is left out)."""
+    return sum(cpu - before.get(pid, 0.0) for pid, cpu in now.items())
+
+
+def load(browser: Any, session: Any, url: str, cards: bool) -> dict[str, float]:
     """Seconds from opening ``url`` in a fresh tab to its first chart (and first result card), and
-    the server's CPU seconds meanwhile (``server_cpu``)."""
+    the server's and the browser's CPU seconds meanwhile (``server_cpu``, ``browser_cpu``;
+    ``session``: a browser-level DevTools session)."""
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     marks: dict[str, float] = {}
 
@@ -79,11 +93,16 @@ def load(browser: Any, url: str, cards: bool) -> dict[str, float]:
     page.on("websocket", lambda ws: ws.on("framereceived", frame))
     page.on("requestfinished", lambda request: PLOTLY_CODE in request.url and mark("plotly code"))
     try:
-        cpu = server_cpu(url)
+        cpu, browser_before = server_cpu(url), browser_cpu(session)
         start = time.perf_counter()
         page.goto(url)
         page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
-        times = {"chart": time.perf_counter() - start, "server_cpu": server_cpu(url) - cpu, **marks}
+        times = {
+            "chart": time.perf_counter() - start,
+            "server_cpu": server_cpu(url) - cpu,
+            "browser_cpu": cpu_since(browser_before, browser_cpu(session)),
+            **marks,
+        }
         if cards:
             page.wait_for_selector(CARD, timeout=TIMEOUT_MS)
             times["results"] = time.perf_counter() - start
@@ -93,24 +112,24 @@ def load(browser: Any, url: str, cards: bool) -> dict[str, float]:
 
 
 def measure(
-    browser: Any, mode: str, loads: int, bare: str, start: tuple[str, ...]
+    browser: Any, session: Any, mode: str, loads: int, bare: str, start: tuple[str, ...]
 ) -> dict[str, list[dict[str, float]]]:
     """``loads`` Explore loads in ``mode``, each followed by one load of the bare page (cold: with
     the seconds each server took from its start to answering its health check, as ``startup``)."""
     runs: dict[str, list[dict[str, float]]] = {"explore": [], "bare": []}
     if mode == "warm":
         with serve(FULL, "streamlit-explore.log", start) as app:
-            load(browser, app, cards=True)  # its first visitor: imports, the default scenario's runs
+            load(browser, session, app, cards=True)  # its first visitor: imports, the default scenario's runs
             for _ in range(loads):
-                runs["explore"].append(load(browser, app, cards=True))
-                runs["bare"].append(load(browser, bare, cards=False))
+                runs["explore"].append(load(browser, session, app, cards=True))
+                runs["bare"].append(load(browser, session, bare, cards=False))
         return runs
     for _ in range(loads):
         started = time.perf_counter()
         with serve(FULL, "streamlit-explore.log", start) as fresh:  # a fresh server: its first visitor
             startup = time.perf_counter() - started
-            runs["explore"].append({**load(browser, fresh, cards=True), "startup": startup})
-        runs["bare"].append(load(browser, bare, cards=False))
+            runs["explore"].append({**load(browser, session, fresh, cards=True), "startup": startup})
+        runs["bare"].append(load(browser, session, bare, cards=False))
     return runs
 
 
@@ -128,6 +147,7 @@ def summary(mode: str, runs: dict[str, list[dict[str, float]]]) -> dict[str, Any
         "explore": explore,
         "bare": bare,
         "bare server_cpu": bare_marks["server_cpu"],
+        "bare browser_cpu": bare_marks["browser_cpu"],
         "bare marks": bare_marks,
         "ratio": explore["chart"] / bare,
         "aim": AIMS[mode],
@@ -152,10 +172,11 @@ def main() -> int:
     report: dict[str, Any] = {"loads": args.loads, "start": args.start, "load average": os.getloadavg()[0]}
     with serve(FULL, "streamlit-bare.log", streamlit_run(BARE)) as bare, sync_playwright() as pw:
         browser = launch(pw)
+        session = browser.new_browser_cdp_session()
         try:
-            load(browser, bare, cards=False)  # warm-up, not counted
+            load(browser, session, bare, cards=False)  # warm-up, not counted
             for mode in modes:
-                report[mode] = summary(mode, measure(browser, mode, args.loads, bare, STARTS[args.start]))
+                report[mode] = summary(mode, measure(browser, session, mode, args.loads, bare, STARTS[args.start]))
         finally:
             browser.close()
     report["load average after"] = os.getloadavg()[0]
@@ -168,7 +189,8 @@ def main() -> int:
             f"{mode}: first chart, median of {args.loads}: explore {r['explore']['chart']:.2f} s "
             f"(results {r['explore']['results']:.2f} s), bare {r['bare']:.2f} s, "
             f"ratio {r['ratio']:.2f} (aim {r['aim']:g}); server CPU meanwhile: explore "
-            f"{r['explore']['server_cpu']:.2f} s, bare {r['bare server_cpu']:.2f} s"
+            f"{r['explore']['server_cpu']:.2f} s, bare {r['bare server_cpu']:.2f} s; browser CPU: explore "
+            f"{r['explore']['browser_cpu']:.2f} s, bare {r['bare browser_cpu']:.2f} s"
             + (f"; server start to health check {r['explore']['startup']:.2f} s" if mode == "cold" else "")
         )
         print(
