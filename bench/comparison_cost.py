@@ -14,11 +14,12 @@ and which engine ran (``SIMCORE_PURE=1`` forces the pure-Python one, what Commun
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
 from pathlib import Path
+
+from emit import emit  # bench/emit.py (a script's own folder is on sys.path)
 
 from dashboard.shared import compute
 from dashboard.shared.scenario import Scenario
@@ -56,11 +57,7 @@ def main() -> int:
     out["policies"] = rows
     out["total_cpu_s"] = round(sum(r["simulate_cpu_s"] + r["frames_cpu_s"] for r in rows.values()), 1)
     out["load_avg_after"] = [round(x, 1) for x in os.getloadavg()]
-    text = json.dumps(out, indent=2)
-    print(text)
-    if args.out:
-        args.out.write_text(text + "\n")
-    return 0
+    return emit(out, args.out)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import pickle
 import sys
 import time
@@ -37,6 +36,8 @@ import tracemalloc
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+from emit import emit  # bench/emit.py (a script's own folder is on sys.path)
 
 from dashboard.shared import compute, worker
 from dashboard.shared.scenario import Scenario
@@ -149,10 +150,7 @@ def main() -> int:
     if args.page or args.sweep:
         result: dict[str, Any] = {"jobs": args.jobs, "policies": args.policies, "seed": args.seed}
         (page if args.page else sweep)(args, result)
-        print(json.dumps(result, indent=2))
-        if args.out:
-            args.out.write_text(json.dumps(result, indent=2) + "\n")
-        return 0
+        return emit(result, args.out)
     scenario = Scenario(source="generate", gen=(("jobs", str(args.jobs)),), policies=tuple(args.policies.split(",")))
     gen = presets.generate(scenario.preset, args.seed, dict(scenario.gen))
     configs = tuple(scenario.config(p) for p in scenario.policies)
@@ -196,11 +194,7 @@ def main() -> int:
         growth.append(round((status("VmRSS") - rss) / MB, 1))
     out["copy_rss_growth_mb"] = growth
     out["copy_deep_size_mb"] = [round(deep_size(v) / MB, 1) for v in kept[1:]]
-    text = json.dumps(out, indent=2)
-    print(text)
-    if args.out:
-        args.out.write_text(text + "\n")
-    return 0
+    return emit(out, args.out)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,8 @@ from playwright.async_api import Error as PlaywrightError
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from emit import emit  # noqa: E402  (bench/emit.py: a script's own folder is on sys.path)
+
 from dashboard.shared.demo import DEMO  # noqa: E402  (the project root, as for `streamlit run`)
 
 T0 = time.perf_counter()
@@ -337,11 +339,7 @@ def main() -> int:
             server.kill()
     names = ("visitors", "jobs", "policies") if args.visitors else ("sessions", "scenarios", "parallel", "jobs")
     results["settings"] = {k: getattr(args, k) for k in names}
-    text = json.dumps(results, indent=2)
-    print(text)
-    if args.out:
-        args.out.write_text(text + "\n")
-    return 0
+    return emit(results, args.out)
 
 
 if __name__ == "__main__":
