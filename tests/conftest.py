@@ -46,11 +46,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Make ``--dist loadgroup`` group again: pytest-xdist marks a test of an ``xdist_group`` by a
     ``@group`` suffix of its node id, written where pytest 9.2 no longer reads it, so the groups were
     silently ignored (pytest-xdist issue #1386). Add the suffix where pytest reads it, after every
-    other hook (selection included); a no-op once pytest-xdist does it itself. Before them: each
+    other hook (selection included); a no-op once pytest-xdist does it itself. Before them: the
+    longest tests first (``helpers.order.long_first``); each
     browser test gets its xdist group from the server it uses (``helpers.browser.browser_group``),
     and the pure_engine tests one group (they run in one child pytest: ``pytest_pyfunc_call``)."""
     from helpers.browser import browser_group
+    from helpers.order import long_first
 
+    items[:] = long_first(items)
     for item in items:
         if item.get_closest_marker("browser") is not None and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(browser_group(list(getattr(item, "fixturenames", ())))))

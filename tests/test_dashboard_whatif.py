@@ -46,7 +46,7 @@ def _same(shown: pd.DataFrame, expected: pd.DataFrame) -> None:
     pd.testing.assert_frame_equal(shown.reset_index(drop=True), expected.reset_index(drop=True))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # once per process: the first test runs first (helpers.order)
 def inputs():
     """The default scenario's jobs, cluster and fitgpp knobs, as the page runs them."""
     scenario = Scenario()

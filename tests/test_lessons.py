@@ -368,7 +368,10 @@ def test_play_advances_and_stops_at_the_end() -> None:
     button(at, "Play").click().run()
     assert at.select_slider(key="lesson_step_hol_fitgpp").value == 2
     assert any(b.label == "Pause" for b in at.button)
-    for _ in range(n):
+    # moved near the end while playing (it keeps playing): each rerun one instant on, no further
+    at.select_slider(key="lesson_step_hol_fitgpp").set_value(n - 3).run()
+    assert at.select_slider(key="lesson_step_hol_fitgpp").value == n - 2
+    for _ in range(3):
         at.run()
     assert at.select_slider(key="lesson_step_hol_fitgpp").value == n - 1
     assert any(b.label == "Play" for b in at.button)  # stopped by itself at the end

@@ -37,7 +37,7 @@ def small_spec(**kw) -> sweep.SweepSpec:
     return sweep.build_spec(**args)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # once per process: the executors' test runs first (helpers.order)
 def reference(tmp_path_factory) -> tuple[pd.DataFrame, bytes, bytes]:
     """The small grid run in this process: rows, Parquet bytes, CSV bytes."""
     d = tmp_path_factory.mktemp("ref")
