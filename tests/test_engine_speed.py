@@ -1,5 +1,5 @@
-"""The speed changes of issue 21's compiled rounds (docs/testing.md#the-compiled-engine-second-round,
-#the-compiled-engine-third-round): each faster form against what it replaces."""
+"""The speed changes of issue 21's compiled rounds (docs/testing.md#the-compiled-engine-second-round-issue-21,
+#the-compiled-engine-third-round-issue-21): each faster form against what it replaces."""
 
 from __future__ import annotations
 
