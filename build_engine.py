@@ -30,6 +30,7 @@ MODULES = (
     "running",
     "reservations",
     "gang",
+    "ask",
     "queue_order",
     "budget",
 )

@@ -1,5 +1,5 @@
-"""The speed changes of issue 21's compiled round (docs/testing.md#the-compiled-engine-second-round):
-each faster form against what it replaces."""
+"""The speed changes of issue 21's compiled rounds (docs/testing.md#the-compiled-engine-second-round-issue-21,
+#the-compiled-engine-third-round-issue-21): each faster form against what it replaces."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import pytest
 from simcore.engine import simulate
 from simcore.engine.queue_order import _has_equal
 from simcore.model import SimConfig
+from simcore.policies.base import Candidates, PreemptionView
+from simcore.policies.evaluator import _feasible_nodes
 from simcore.presets import generate
 from simcore.workload.fit import _shapes
 
@@ -65,3 +67,45 @@ def test_a_run_makes_no_cycles_per_event(preset, policy, grace):
     """The collector is off while a run steps: that is safe because the garbage in cycles a run
     leaves does not grow with its length (a few objects per run, none per event)."""
     assert _cycles_left(preset, 200, policy, grace) == _cycles_left(preset, 2000, policy, grace)
+
+
+def _feasible_nodes_with_numpy(view: PreemptionView, pos: np.ndarray) -> list[tuple[int, list[int]]]:
+    """The evaluator's feasible nodes as they were computed before (numpy over every node), for reference."""
+    c = view.candidates
+    total = view.avail.copy()
+    np.add.at(total, c.node[pos], c.req[pos])
+    has = np.zeros(len(view.avail), dtype=bool)
+    has[c.node[pos]] = True
+    nodes = np.flatnonzero(has & (total >= view.te_req).all(axis=1)).tolist()
+    order = np.argsort(c.node[pos], kind="stable")  # stable: job order within a node
+    grouped = pos[order]
+    return [(k, grouped[c.node[grouped] == k].tolist()) for k in nodes]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_feasible_nodes_in_python_are_the_numpy_ones(seed):
+    """The evaluator's per-node grouping (Python sums over the candidates' lists) against the numpy
+    pass it replaces, on random views: the same nodes, ascending, each with its candidates in job order."""
+    rng = np.random.default_rng(seed)
+    nodes, m = int(rng.integers(1, 9)), int(rng.integers(0, 30))
+    cap = rng.integers(1, 9, size=(nodes, 3), dtype=np.int64)
+    c = Candidates(
+        job=np.arange(m, dtype=np.int64),
+        node=rng.integers(0, nodes, size=m).astype(np.int64),
+        req=rng.integers(0, 4, size=(m, 3), dtype=np.int64),
+        seg_start=np.zeros(m),
+        remaining=np.ones(m),
+        lost_now=np.zeros(m),
+        expected_loss=np.zeros(m),
+        preemptions=np.zeros(m, dtype=np.int64),
+        rank=np.arange(m, dtype=np.int64),
+        last_checkpoint=np.full(m, np.nan),
+        restore_next=np.zeros(m),
+    )
+    avail = rng.integers(0, 3, size=(nodes, 3), dtype=np.int64)
+    te = rng.integers(0, 7, size=3, dtype=np.int64)
+    view = PreemptionView(0.0, te, cap, 1.0 / cap, avail, c, SimConfig(), rng)
+    pos = np.flatnonzero(rng.random(m) < 0.7)  # what the caps allow, ascending
+    got = _feasible_nodes(view, pos)
+    assert got == _feasible_nodes_with_numpy(view, pos)
+    assert all(view.fits(np.asarray(avail[k]) + c.req[here].sum(axis=0)) for k, here in got)

@@ -15,7 +15,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numpy as np
 import pytest
 from helpers import events_of, job, prop_cluster, te
 
@@ -31,11 +30,11 @@ class Youngest(PreemptivePolicy):
     help: ClassVar[str] = "Preempts the youngest BE jobs, on the node needing the fewest."
     key: ClassVar[tuple[tuple[str, str], ...]] = (("victims", "min"),)
 
-    def on_node(self, view: PreemptionView, k: int, here: np.ndarray) -> Iterable[VictimSet]:
+    def on_node(self, view: PreemptionView, k: int, here: list[int]) -> Iterable[VictimSet]:
         c = view.candidates
         total = view.avail[k].copy()
         taken: list[int] = []
-        for p in sorted(here.tolist(), key=lambda p: (-c.seg_start[p], -c.rank[p])):
+        for p in sorted(here, key=lambda p: (-c.seg_start[p], -c.rank[p])):
             if view.fits(total):
                 break
             taken.append(p)

@@ -12,7 +12,8 @@ so nothing is held for a gang that does not fit (DESIGN-gangs.md points 1, 6-9, 
   of victims already chosen counted as free on every node they hold.
 
 Those only choose nodes. :class:`GangRun` holds the life cycle's gang branches (a gang's pass
-step, release and finish), mixed into the engine's run (:mod:`simcore.engine.loop`), which
+step, release and finish), mixed into the engine's run (:mod:`simcore.engine.loop`; it asks the policy through
+:class:`~simcore.engine.ask.PolicyAsk`), which
 owns the life cycle and sends a single-worker job never this way. Whether a gang's workers fit
 in some room is counted by :func:`simcore.workload.fit.workers_per_node`, the count that also
 decides, on the empty cluster, which jobs are unschedulable.
@@ -25,14 +26,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from simcore.engine.budget import PreemptionBudget
+from simcore.engine.ask import PolicyAsk, read_only
 from simcore.engine.cluster import ClusterState
 from simcore.engine.eventlog import EventLog
-from simcore.engine.jobstate import JobState
 from simcore.engine.reservations import ReservationBook
-from simcore.engine.running import RunningTable
-from simcore.model import SimConfig
-from simcore.policies import Candidates, Policy, Preemption, PreemptionView, decision
+from simcore.policies import Candidates, decision
 from simcore.result import FINISH, RELEASE
 from simcore.workload.fit import workers_per_node
 from simcore.workload.schema import MAX_WORKERS
@@ -177,24 +175,16 @@ def _holds(a: list[int], req: tuple[int, int, int]) -> int:
     return n
 
 
-class GangRun:
+class GangRun(PolicyAsk):
     """The engine run's gang branches (DESIGN-gangs points 1, 6-13), mixed into
     :class:`simcore.engine.loop._Run`, whose state and life cycle they use."""
 
-    cfg: SimConfig
-    policy: Policy
-    cl: ClusterState
-    js: JobState
     book: ReservationBook
     log: EventLog
-    running: RunningTable
-    budget: PreemptionBudget | None
-    decisions: list[dict] | None
     preemptive: bool
-    now: float
     room: GangRoom | None  # the gang room count, when the run has gangs
 
-    # The run's life cycle and its policy calls, defined by simcore.engine.loop._Run. Plain methods
+    # The run's life cycle, defined by simcore.engine.loop._Run (its policy calls: PolicyAsk). Plain methods
     # rather than stubs under TYPE_CHECKING: mypyc compiles this class and needs them declared.
     def _start(self, j: int, k: int, nodes: list[int] | None = None) -> None:
         raise NotImplementedError
@@ -203,18 +193,6 @@ class GangRun:
         raise NotImplementedError
 
     def _release(self, j: int) -> None:
-        raise NotImplementedError
-
-    def _candidates(self) -> tuple[Candidates, Candidates | None]:
-        raise NotImplementedError
-
-    def _view(self, te: int, avail: np.ndarray, cands: Candidates, everyone: Candidates | None) -> PreemptionView:
-        raise NotImplementedError
-
-    def _budget_spent(self, te: int, view: PreemptionView) -> bool:
-        raise NotImplementedError
-
-    def _decide(self, te: int, view: PreemptionView) -> Preemption | None:
         raise NotImplementedError
 
     def _release_gang(self, j: int, nodes: list[int]) -> None:
@@ -302,10 +280,3 @@ class GangRun:
         view = self._view(te, avail, cands, everyone)
         pre = self.policy.victims(view) if self.decisions is None else self._decide(te, view)
         return None if pre is None else (pre.node, pre.victims)
-
-
-def read_only(a: np.ndarray) -> np.ndarray:
-    """A read-only view: a policy sees the engine's arrays without a copy and cannot change them."""
-    v = a.view()
-    v.flags.writeable = False
-    return v

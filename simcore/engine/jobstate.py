@@ -93,18 +93,20 @@ class JobState:
         """The policies' view of running BE `jobs` at `now`, in job order; with `min_runtime` > 0
         only those whose segment has lasted that long."""
         jobs = jobs[np.argsort(self.order_rank[jobs])]
+        seg = self.seg_start[jobs]  # each column read once: a numpy call costs more than its few rows
         if min_runtime > 0:  # the same sum as the wake-up time, so the instant it is pushed for qualifies
-            jobs = jobs[self.seg_start[jobs] + min_runtime <= now]
-        progress = np.maximum(0.0, now - self.seg_start[jobs] - self.seg_restore[jobs])
-        total = self.kept[jobs] + progress
-        lost_now = self._lost_if_signalled(total, self.kept[jobs])
+            keep = seg + min_runtime <= now
+            jobs, seg = jobs[keep], seg[keep]
+        kept = self.kept[jobs]
+        total = kept + np.maximum(0.0, now - seg - self.seg_restore[jobs])
+        lost_now = self._lost_if_signalled(total, kept)
         # with on_preempt: P(the save fails) x the work since the last successful save or start
-        expected = self._p_fail * (total - self.kept[jobs]) if self._mode == "on_preempt" else lost_now
+        expected = self._p_fail * (total - kept) if self._mode == "on_preempt" else lost_now
         c = Candidates(
             job=jobs,
             node=self.node[jobs],
             req=self.req[jobs],
-            seg_start=self.seg_start[jobs],
+            seg_start=seg,
             remaining=self.dur[jobs] - total,
             lost_now=lost_now,
             expected_loss=expected,

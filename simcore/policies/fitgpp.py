@@ -67,7 +67,7 @@ class FitSearch(PreemptivePolicy):
         slack = units.norm_round(units.l1(total - view.te_req, view.inv_cap[node]))
         return VictimSets(pos[:, None], node, self._single_values(view, pos, slack), (view.candidates.rank[pos],))
 
-    def on_node(self, view: PreemptionView, k: int, here: np.ndarray) -> Iterable[VictimSet]:
+    def on_node(self, view: PreemptionView, k: int, here: list[int]) -> Iterable[VictimSet]:
         """The feasible 1- and 2-job sets on node k with the fewest victims (workers), or when there
         is none the greedy set. (Asked only when no 1-job set is feasible on any node, unless a gang
         is among the candidates.) A set with more victims than another feasible set is never the
@@ -76,14 +76,13 @@ class FitSearch(PreemptivePolicy):
         c = view.candidates
         req, workers = c.column("req"), c.column("workers")
         avail = view.avail_on(k)
-        cands = here.tolist()
-        feasible = [s for size in (1, 2) for s in combinations(cands, size) if view.fits(_total(avail, req, s))]
+        feasible = [s for size in (1, 2) for s in combinations(here, size) if view.fits(_total(avail, req, s))]
         if feasible:
             sizes = [sum(workers[p] for p in s) for s in feasible]
             fewest = min(sizes)
             sets = [s for s, n in zip(feasible, sizes, strict=True) if n == fewest]
         else:
-            sets = [self._greedy(view, k, cands)]
+            sets = [self._greedy(view, k, here)]
         for s in sets:
             idx = list(s)
             slack = self._slack(view, k, np.array(_total(avail, req, s)))

@@ -12,8 +12,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numpy as np
-
 from simcore.policies.base import PreemptionView, minus, plus
 from simcore.policies.evaluator import PreemptivePolicy, VictimSet
 
@@ -28,15 +26,14 @@ class K8s(PreemptivePolicy):
     )
     key: ClassVar[tuple[tuple[str, str], ...]] = (("victims", "min"), ("earliest_victim_start", "max"))
 
-    def on_node(self, view: PreemptionView, k: int, here: np.ndarray) -> Iterable[VictimSet]:
+    def on_node(self, view: PreemptionView, k: int, here: list[int]) -> Iterable[VictimSet]:
         c = view.candidates
-        req, start, rank = c.column("req"), c.column("seg_start"), c.column("rank")
-        cands = here.tolist()
+        req, start = c.column("req"), c.column("seg_start")
         total = view.avail_on(k)
-        for p in cands:
+        for p in here:
             total = plus(total, req[p])
         keep = []
-        for p in sorted(cands, key=lambda p: (start[p], rank[p])):
+        for p in sorted(here, key=start.__getitem__):  # `here` is in job order: the sort is stable, so ties go by rank
             rest = minus(total, req[p])
             if view.fits(rest):
                 total = rest

@@ -11,8 +11,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numpy as np
-
 from simcore.policies.base import PreemptionView, minus, plus
 from simcore.policies.evaluator import PreemptivePolicy, VictimSet
 
@@ -26,12 +24,12 @@ class Lrtp(PreemptivePolicy):
     )
     key: ClassVar[tuple[tuple[str, str], ...]] = (("victims", "min"), ("min_remaining", "max"))
 
-    def on_node(self, view: PreemptionView, k: int, here: np.ndarray) -> Iterable[VictimSet]:
+    def on_node(self, view: PreemptionView, k: int, here: list[int]) -> Iterable[VictimSet]:
         c = view.candidates
         req, remaining, rank = c.column("req"), c.column("remaining"), c.column("rank")
         total = view.avail_on(k)
         added: list[int] = []
-        for p in sorted(here.tolist(), key=lambda p: (-remaining[p], rank[p])):
+        for p in sorted(here, key=lambda p: (-remaining[p], rank[p])):
             if view.fits(total):
                 break
             added.append(p)

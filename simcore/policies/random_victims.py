@@ -12,8 +12,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numpy as np
-
 from simcore.policies.base import PreemptionView, plus
 from simcore.policies.evaluator import PreemptivePolicy, VictimSet
 
@@ -27,17 +25,16 @@ class RandomVictims(PreemptivePolicy):
     )
     key: ClassVar[tuple[tuple[str, str], ...]] = (("draw", "drawn"),)
 
-    def on_node(self, view: PreemptionView, k: int, here: np.ndarray) -> Iterable[VictimSet]:
+    def on_node(self, view: PreemptionView, k: int, here: list[int]) -> Iterable[VictimSet]:
         """Shuffle the node's candidates and take them until the TE job fits (no reprieve)."""
         req = view.candidates.column("req")
         total = view.avail_on(k)
         chosen: list[int] = []
-        cands = here.tolist()
         for i in view.rng.permutation(len(here)).tolist():
             if view.fits(total):
                 break
-            chosen.append(cands[i])
-            total = plus(total, req[cands[i]])
+            chosen.append(here[i])
+            total = plus(total, req[here[i]])
         return (VictimSet(chosen, ()),)
 
 

@@ -1,0 +1,103 @@
+"""Asking the policy for victims: the candidates, the view it sees, the preemption budget and
+the decision records (DESIGN.md section 4). Mixed into :class:`simcore.engine.loop._Run` (through
+:class:`~simcore.engine.gang.GangRun`, whose TE gangs ask the same way), whose state it reads; the
+engine owns the mechanics, the policy only chooses, from a read-only view.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from simcore.engine.budget import PreemptionBudget
+from simcore.engine.cluster import ClusterState
+from simcore.engine.jobstate import JobState
+from simcore.engine.running import RunningTable
+from simcore.engine.timeline import Timeline
+from simcore.model import SimConfig
+from simcore.policies import Candidates, Policy, Preemption, PreemptionView, decision
+from simcore.policies.base import Explained
+
+
+class PolicyAsk:
+    """The run's calls to its policy; the state is :class:`simcore.engine.loop._Run`'s."""
+
+    cfg: SimConfig
+    policy: Policy
+    other: Policy | None  # the same_state policy, asked on every recorded view
+    cl: ClusterState
+    js: JobState
+    running: RunningTable
+    timeline: Timeline
+    exempt: np.ndarray | None  # never offered as victims (a what-if)
+    min_runtime: float
+    rng: np.random.Generator
+    budget: PreemptionBudget | None
+    decisions: list[dict] | None
+    names: tuple[list[str], list[str]]  # job ids and node names, when decisions are recorded
+    now: float
+
+    def _ask_policy(self, te: int) -> tuple[int, list[int]] | None:
+        """The policy's victims for TE job `te` as (node, victim jobs in signal order), or None."""
+        cands, everyone = self._candidates()
+        view = self._view(te, read_only(self.cl.avail), cands, everyone)
+        if self._budget_spent(te, view):
+            return None
+        pre = self.policy.victims(view) if self.decisions is None else self._decide(te, view)
+        if pre is None:
+            return None
+        if self.budget is not None:
+            self.budget.spend(self.now)
+        return pre.node, [int(cands.job[p]) for p in pre.victims]
+
+    def _candidates(self) -> tuple[Candidates, Candidates | None]:
+        """The victim candidates now, and every running BE job when ``min_runtime`` exempts some
+        (for what their finishes free: fitdelay), else None."""
+        running = self.running.jobs()
+        offered = running if self.exempt is None else running[~np.isin(running, self.exempt)]
+        cands = self.js.candidates(offered, self.now, self.min_runtime)
+        shown = len(cands) if not self.js.gang_nodes else len(set(cands.job.tolist()))  # a gang: an entry per node
+        return cands, self.js.candidates(running, self.now, 0.0) if shown < len(running) else None
+
+    def _view(self, te: int, avail: np.ndarray, cands: Candidates, everyone: Candidates | None) -> PreemptionView:
+        """What the policy sees for (a worker of) TE job `te` on the read-only room `avail`."""
+        cl = self.cl
+        return PreemptionView(self.now, self.js.req[te], cl.cap, cl.inv_cap, avail, cands, self.cfg, self.rng, everyone)
+
+    def _budget_spent(self, te: int, view: PreemptionView) -> bool:
+        """Is the preemption budget spent (once per TE job, before the policy is asked)? Then a pass
+        is due when it frees up, and the decision is recorded with the policy not asked (nothing drawn)."""
+        if self.budget is None:
+            return False
+        frees_at = self.budget.frees_at(self.now)
+        if frees_at is None:
+            return False
+        if frees_at < math.inf:
+            self.timeline.budget_wake_at(frees_at)
+        self._record(te, view, Explained(None, ()), decision.BUDGET_SPENT)
+        return True
+
+    def _decide(self, te: int, view: PreemptionView) -> Preemption | None:
+        """Ask the policy to explain its choice, and record the decision."""
+        explained = self.policy.explain(view)
+        self._record(te, view, explained)
+        return explained.preemption
+
+    def _record(self, te: int, view: PreemptionView, explained: Explained, why: str | None = None) -> None:
+        """Keep the decision record, when decisions are recorded; `why` overrides the reason told."""
+        if self.decisions is None:
+            return
+        ids, nodes = self.names
+        running = len(self.running)  # before min_runtime: the reason tells them apart
+        record = decision.record(self.policy, view, explained, ids[te], ids, nodes, running, why)
+        if self.other is not None and why is None:  # a spent budget asks no policy
+            record["same_state"] = decision.same_state(self.other, view, ids[te], ids, nodes, running)
+        self.decisions.append(record)
+
+
+def read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only view: a policy sees the engine's arrays without a copy and cannot change them."""
+    v = a.view()
+    v.flags.writeable = False
+    return v
