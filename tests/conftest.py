@@ -166,19 +166,16 @@ def chromium() -> object:
 
 @pytest.fixture
 def new_page(chromium: Any) -> Iterator[Callable[..., Any]]:
-    """``new_page(width, height)``: a page of the shared Chromium in a fresh browser context (no
-    cookies, storage or session shared with another test), closed after the test."""
-    from helpers.browser import TIMEOUT_MS
+    """``new_page(width, height)``: a page of the shared Chromium in a fresh browser context
+    (``helpers.browser.new_context``: no cookies, storage or session shared with another test, no
+    motion), closed after the test."""
+    from helpers.browser import new_context
 
     contexts: list[Any] = []
 
     def make(width: int = 1400, height: int = 1000) -> Any:
-        ctx = chromium.new_context(viewport={"width": width, "height": height})
-        # every wait without its own bound gets the generous one, not Playwright's 30 s, which a
-        # loaded machine can exceed: a bound stops a stuck test, never judges speed
-        ctx.set_default_timeout(TIMEOUT_MS)
-        contexts.append(ctx)
-        return ctx.new_page()
+        contexts.append(new_context(chromium, width, height))
+        return contexts[-1].new_page()
 
     yield make
     for ctx in contexts:

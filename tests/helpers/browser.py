@@ -170,6 +170,29 @@ def settle(page: Any) -> None:
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
+# Test-only, every page of the browser tests: no CSS animation or transition runs (an infinite
+# spinner or skeleton pulse would repaint in software at every frame while a test waits on the
+# server), and the page is told the visitor prefers reduced motion. Nothing a test checks moves.
+NO_MOTION = """(() => { const style = document.createElement('style');
+  style.textContent = `*, *::before, *::after { animation-duration: 0s !important; animation-delay: 0s !important;
+    animation-iteration-count: 1 !important; transition-duration: 0s !important; transition-delay: 0s !important; }`;
+  const put = () => { if (document.documentElement && !style.isConnected) document.documentElement.appendChild(style); };
+  put();  // a document may have no root element yet: add the style as soon as it has one
+  if (!style.isConnected) new MutationObserver((_, seen) => { put(); if (style.isConnected) seen.disconnect(); })
+    .observe(document, {childList: true}); })();"""
+
+
+def new_context(browser: Any, width: int, height: int) -> Any:
+    """A fresh browser context of ``browser`` (no cookies, storage or session of another) with a
+    ``width`` x ``height`` window, no motion (:data:`NO_MOTION`), and every wait without a bound of
+    its own bounded by :data:`TIMEOUT_MS`, not Playwright's 30 s, which a loaded machine can exceed (a
+    bound stops a stuck test, never judges speed)."""
+    ctx = browser.new_context(viewport={"width": width, "height": height}, reduced_motion="reduce")
+    ctx.add_init_script(NO_MOTION)
+    ctx.set_default_timeout(TIMEOUT_MS)
+    return ctx
+
+
 def launch(pw: Any) -> Any:
     """Headless Chromium from a started ``sync_playwright()``."""
     return pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
