@@ -114,11 +114,13 @@ def test_crafted_links_are_refused_or_neutralised_while_the_server_keeps_serving
 
 
 def _step_the_lesson(page: Any, button: str, instant: int) -> None:
-    """Press ``button`` of the open lesson's stepper and wait until it shows ``instant``."""
+    """Press ``button`` of the open lesson's stepper and wait until it shows ``instant`` and its run
+    is over."""
     target = page.get_by_role("button", name=button)
     expect(target).to_have_count(1, timeout=HANG_MS)  # a rerun briefly shows the stale stepper too
     target.click()
     page.get_by_text(re.compile(rf"\(instant {instant} of \d+\)")).first.wait_for()
+    wait_idle(page)  # its run over: the next press is not taken mid-run
 
 
 def test_csv_downloads_escape_formulas(demo_server: str, new_page: Callable[..., Any], tmp_path: Path) -> None:
