@@ -169,20 +169,25 @@ def chromium() -> object:
 
 @pytest.fixture
 def new_page(chromium: Any) -> Iterator[Callable[..., Any]]:
-    """``new_page(width, height)``: a page of the shared Chromium in a fresh browser context (no
-    cookies, storage or session shared with another test), closed after the test."""
-    from helpers.browser import TIMEOUT_MS
+    """``new_page(width, height)``: a page of the shared Chromium. A test's first is the reused page
+    of ``Shared.page`` (no cookie, storage, route or server session of an earlier test: only the
+    browser's cache of the dashboard's static files and compiled scripts is kept), left after the
+    test; any further one is in a fresh browser context (``helpers.browser.new_context``), closed
+    after the test. Every page without motion."""
+    from helpers.browser import new_context
 
     contexts: list[Any] = []
+    reused: list[bool] = []
 
     def make(width: int = 1400, height: int = 1000) -> Any:
-        ctx = chromium.new_context(viewport={"width": width, "height": height})
-        # every wait without its own bound gets the generous one, not Playwright's 30 s, which a
-        # loaded machine can exceed: a bound stops a stuck test, never judges speed
-        ctx.set_default_timeout(TIMEOUT_MS)
-        contexts.append(ctx)
-        return ctx.new_page()
+        if not reused:
+            reused.append(True)
+            return _shared().page(width, height)
+        contexts.append(new_context(chromium, width, height))
+        return contexts[-1].new_page()
 
     yield make
     for ctx in contexts:
         ctx.close()
+    if reused:
+        _shared().release_page()

@@ -187,12 +187,13 @@ LEARN_SCREENSHOT = ROOT / "docs" / "screenshot-learn.png"
 
 
 def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page: Callable[..., Any]) -> None:
-    """Each lesson's preemptive end in the real front end: Next to instant 3 (the preemption or the
-    blocked queue on screen), Last to the end; on the first lesson Previous twice, then Play runs
-    to the end and stops by itself (the page's own timer, 1.5 s a tick: two ticks, not the six from
-    the start). Every instant of every variant, and Play's ticks one by one, are walked by the
-    AppTests of tests/test_lessons.py. On the demo-mode server, as the public sees Learn (its lessons
-    are far inside every limit), which also puts it in the other browser group than Explore's tests."""
+    """Each lesson's preemptive end (its last variant that preempts) in the real front end: Next to
+    instant 3 (the preemption or the blocked queue on screen; on the gang lesson, the gang signalled
+    on each of its four nodes), Last to the end; on the first lesson Previous twice, then Play runs to
+    the end and stops by itself (the page's own timer, 1.5 s a tick: two ticks, not the six from the
+    start). Every instant of every variant, and Play's ticks one by one, are walked by the AppTests of
+    tests/test_lessons.py. On the demo-mode server, as the public sees Learn (its lessons are far
+    inside every limit), which also puts it in the other browser group than Explore's tests."""
     from dashboard.learn import lesson_views, lessons
     from dashboard.shared import compute
 
@@ -201,6 +202,7 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(f"{demo_server}/learn")
     wait_idle(page, charts=2)
+    update = os.environ.get("UPDATE_SCREENSHOT") == "1"
 
     def one(button: str) -> Any:  # a rerun briefly shows the stale stepper too: wait until one is left
         target = page.get_by_role("button", name=button)
@@ -224,13 +226,21 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
     for item in lessons.LESSONS:
         choose(page, "Lesson", item.title)
         wait_idle(page, charts=2)
-        variant = item.variants[-1]  # the preemptive end of each lesson
+        runs = {v.label: compute.full_run(*lessons.load(item), v.config).events for v in item.variants}
+        variant = next(v for v in reversed(item.variants) if (runs[v.label]["event"] == "preempt").any())
         page.get_by_role("radiogroup", name="Run it with").get_by_text(variant.label, exact=True).first.click()
         wait_idle(page, charts=2)
-        n = len(lesson_views.instants(compute.full_run(*lessons.load(item), variant.config).events))
+        times = lesson_views.instants(runs[variant.label])
+        n = len(times)
         page.get_by_text(f"(instant 1 of {n})").first.wait_for(timeout=TIMEOUT_MS)
         for i in (2, 3):  # step as a class would, to the preemption (or the blocked queue)
             step("Next", f"(instant {i} of {n})")
+        events = runs[variant.label]
+        signalled = events[(events["event"] == "preempt") & (events["time"] == times[2])]
+        if item.key == "gang":  # the gang's workers, each told on its node at the instant it is signalled
+            assert len(signalled) == 4, signalled
+        for _, row in signalled.iterrows():
+            page.get_by_text(f"BE job {row['job_id']} on {row['node']} is preempted").first.wait_for(timeout=TIMEOUT_MS)
         shot(f"learn-lesson-{item.key}-step3.png")
         step("Last", f"(instant {n} of {n})")
         assert page.get_by_text("finishes on").count() >= 1
@@ -243,30 +253,13 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
             one("Play")  # stopped by itself at the end
             assert_no_exception(page)
         shot(f"learn-lesson-{item.key}-end.png")
-        if item.key == "victim":  # the Learn screenshot: instant 7, the TE job arrives and fitgpp preempts
+        if item.key == "victim" and update:  # the Learn screenshot: instant 7, the TE job arrives and fitgpp preempts
             step("First", f"(instant 1 of {n})")
             for i in range(2, 8):
                 step("Next", f"(instant {i} of {n})")
             shot(LEARN_SCREENSHOT.name, scroll=200)
-            if os.environ.get("UPDATE_SCREENSHOT") == "1":
-                shutil.copy(ARTIFACTS / LEARN_SCREENSHOT.name, LEARN_SCREENSHOT)
+            shutil.copy(ARTIFACTS / LEARN_SCREENSHOT.name, LEARN_SCREENSHOT)
     assert not errors, errors
-
-
-def test_open_a_decision_from_the_gantt(dashboard_server: str, new_page: Callable[..., Any]) -> None:
-    page = new_page(1400, 2200)
-    page.goto(f"{dashboard_server}/?tab=Gantt")
-    wait_idle(page, charts=2)
-    page.get_by_role("button", name="Next preemption").click()
-    wait_idle(page, charts=2)
-    page.wait_for_selector("text=Why this victim?", timeout=TIMEOUT_MS)
-    page.get_by_text("chosen because").first.wait_for(timeout=TIMEOUT_MS)
-    words = page.get_by_text("chosen because").first.inner_text()
-    assert "fitgpp took node" in words and "k8s" in words
-    assert_no_exception(page)
-    page.get_by_text("Why this victim?").scroll_into_view_if_needed()
-    settle(page)
-    page.screenshot(path=str(ARTIFACTS / "explore-decision.png"), full_page=True)
 
 
 def test_worth_panel_opens_a_decision_on_the_gantt(dashboard_server: str, new_page: Callable[..., Any]) -> None:

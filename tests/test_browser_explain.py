@@ -1,5 +1,5 @@
-"""In headless Chromium: *Why this victim?* names the deciding key value, defines it, and shows what
-k8s would take on the same state (issue 19).
+"""In headless Chromium: the Gantt's Next preemption opens *Why this victim?*, which names the
+deciding key value, defines it, and shows what k8s would take on the same state (issue 19).
 
 The expected words are computed here from the engine, independently of the page: the default
 scenario's fitgpp run with k8s asked on every view (``simulate(..., same_state="k8s")``).
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.browser import BROWSER_TESTS, TIMEOUT_MS, wait_idle
+from helpers.browser import ARTIFACTS, BROWSER_TESTS, TIMEOUT_MS, settle, wait_idle
 
 from dashboard.shared import gantt_views
 from dashboard.shared.decision_text import decision_for
@@ -61,9 +61,17 @@ def test_why_this_victim_names_defines_and_compares_on_the_same_state(
     page.goto(f"{dashboard_server}/?tab=Gantt")
     _wait_idle(page)
     page.get_by_role("button", name="Next preemption").wait_for(timeout=TIMEOUT_MS)
-    for _ in range(step + 1):
+    for n in range(step + 1):
         page.get_by_role("button", name="Next preemption").click()
         _wait_idle(page)
+        if n == 0:  # the first preemption's decision opens under the Gantt, fitgpp's choice beside k8s's
+            page.get_by_text("Why this victim?").wait_for(timeout=TIMEOUT_MS)
+            first = page.get_by_text("chosen because").first
+            first.wait_for(timeout=TIMEOUT_MS)
+            assert "fitgpp took node" in first.inner_text() and "k8s" in first.inner_text()
+            page.get_by_text("Why this victim?").scroll_into_view_if_needed()
+            settle(page)
+            page.screenshot(path=str(ARTIFACTS / "explore-decision.png"), full_page=True)
     words = page.get_by_text("chosen because").first
     words.wait_for(timeout=TIMEOUT_MS)
     page.get_by_text(f"TE job {record['te_job']} needed").first.wait_for(timeout=TIMEOUT_MS)

@@ -3,7 +3,8 @@
 Explore generates a small ``paper-gang`` workload; the Gantt's figure is read from the page (the
 Plotly div's ``data``), so the checks are on what the visitor's browser draws: a gang's bars on
 every node it holds, in one colour with its own label, the hover naming its worker count, and a
-preempted gang stopped on every node at the same instant. Then lesson (e) is walked to its end.
+preempted gang stopped on every node at the same instant. Lesson (e), the gang's, is stepped in
+Chromium by tests/test_browser.py's Learn walk (the gang signalled on each of its four nodes).
 """
 
 from __future__ import annotations
@@ -89,43 +90,3 @@ def test_a_gang_on_the_explore_gantt(dashboard_server: str, new_page: Callable[.
         ending = {b["node"] for b in bars if b["job"] == job and b["trace"].endswith(" run") and b["end"] == at}
         assert ending == {s["node"] for s in rows} and len(ending) > 1  # stopped everywhere at once
     page.screenshot(path=str(ARTIFACTS / "explore-gang-gantt.png"))
-
-
-def test_walk_the_gang_lesson_to_its_end(demo_server: str, new_page: Callable[..., Any]) -> None:
-    """Learn's gang lesson stepped to its end, on the demo-mode server (as the public sees Learn; it
-    also puts this walk in the other browser group than the Explore tests')."""
-    from dashboard.learn import lesson_views, lessons
-    from dashboard.shared import compute
-
-    item = lessons.lesson("gang")
-    variant = item.variant("fitgpp (s = 1)")  # the variant that stops the gang
-    run = compute.full_run(*lessons.load(item), variant.config)
-    n = len(lesson_views.instants(run.events))
-    page = new_page(1400, 1300)
-    page.goto(f"{demo_server}/learn")
-    wait_idle(page, charts=2)
-    box = page.get_by_role("combobox", name="Lesson")
-    for attempt in range(3):  # a rerun may close the list
-        box.scroll_into_view_if_needed()
-        box.click()
-        try:
-            page.get_by_role("option", name=item.title, exact=True).click(timeout=15_000)
-            break
-        except sync_api.TimeoutError:
-            if attempt == 2:
-                raise
-            page.keyboard.press("Escape")
-    wait_idle(page, charts=2)
-    page.get_by_role("radiogroup", name="Run it with").get_by_text(variant.label, exact=True).first.click()
-    wait_idle(page, charts=2)
-    page.get_by_text(f"(instant 1 of {n})").first.wait_for(timeout=TIMEOUT_MS)
-    for i in range(2, n + 1):
-        page.get_by_role("button", name="Next").click()
-        page.get_by_text(f"(instant {i} of {n})").first.wait_for(timeout=TIMEOUT_MS)
-        wait_idle(page, charts=2)
-        assert_no_exception(page)
-        if lesson_views.instants(run.events)[i - 1] == 2980.0:  # the TE job arrives: the gang is signalled
-            for node in ("node-0", "node-1", "node-2", "node-3"):
-                page.get_by_text(f"BE job 6 on {node} is preempted").first.wait_for(timeout=TIMEOUT_MS)
-    assert page.get_by_text("finishes on").count() >= 1
-    page.screenshot(path=str(ARTIFACTS / "learn-lesson-gang-end.png"))

@@ -44,15 +44,16 @@ def test_readable_numbers_and_the_upload_cluster_in_chromium(
         values = [float(t.replace(",", "")) for t in ticks]
         assert values == sorted(values), ticks
 
-    # units in the jobs table's headers (the grid's accessible column headers)
-    page.goto(f"{dashboard_server}/?tab=Jobs+and+downloads")
+    # units in the jobs table's headers (the grid's accessible column headers); a tab opened by a click,
+    # not a page load: the same rerun a visitor makes
+    page.get_by_role("tab", name="Jobs and downloads").click()
     _idle(page, '[data-testid="stDataFrame"] [role="columnheader"]')
     headers = _texts(page, '[data-testid="stDataFrame"] [role="columnheader"]')
     for name in ("submit", "run time", "first start", "finish", "wait", "JCT", "lost work"):
         assert any(re.fullmatch(rf"{name} \((s|min|h|d)\)", h) for h in headers), (name, headers)
 
     # an upload: the cluster it runs on, and one click to the cluster sized from it
-    page.goto(f"{dashboard_server}/?source=upload")
+    page.get_by_text("upload a file", exact=True).click()
     _idle(page, '[data-testid="stFileUploader"] input[type="file"]')
     demo = (ROOT / "sample_workloads" / "demo.csv").read_bytes()
     page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(
@@ -68,8 +69,10 @@ def test_readable_numbers_and_the_upload_cluster_in_chromium(
     _idle(page, '[data-testid="stMetric"]')
     assert page.locator(".st-key-upload_cluster").count() == 0  # a chosen cluster needs no notice
 
-    # a 390 px phone: the trio grid keeps its columns (header and values side by side), nothing overflows
-    phone = new_page(390, 844)
+    # a 390 px phone: the trio grid keeps its columns (header and values side by side), nothing overflows;
+    # the page loaded afresh at the phone's size (the same page object: its renderer is warm)
+    phone = page
+    phone.set_viewport_size({"width": 390, "height": 844})
     phone.goto(dashboard_server)
     _idle(phone, '.st-key-trio [data-testid="stMetric"]')
     row = phone.locator('.st-key-trio [data-testid="stHorizontalBlock"]').nth(1)

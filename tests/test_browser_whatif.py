@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,15 +33,9 @@ pytestmark = [
 ]
 
 
-@pytest.fixture
-def page(chromium: Any) -> Iterator[Any]:
-    ctx = chromium.new_context(viewport={"width": 1400, "height": 2600})
-    ctx.set_default_timeout(TIMEOUT_MS)  # a bound against a hang, as new_page's
-    yield ctx.new_page()
-    ctx.close()
-
-
-def test_the_one_job_tab_tells_a_preempted_jobs_story_and_a_counterfactual(dashboard_server: str, page: Any) -> None:
+def test_the_one_job_tab_tells_a_preempted_jobs_story_and_a_counterfactual(
+    dashboard_server: str, new_page: Callable[..., Any]
+) -> None:
     scenario = Scenario()
     workload = data.sample_workload(scenario.sample)
     table, cluster, config = workload.table, workload.cluster, scenario.config("fitgpp")
@@ -52,6 +46,7 @@ def test_the_one_job_tab_tells_a_preempted_jobs_story_and_a_counterfactual(dashb
     preempted = next(s for s in story if s.kind == "preempted")
     answer = whatif.counterfactual(table, cluster, config, job, whatif.Change("not_preempted"))
 
+    page = new_page(1400, 2600)
     page.goto(f"{dashboard_server}/?tab=One+job")
     wait_idle(page, charts=2)  # the trio's percentile chart and the job's Gantt
     story_box = page.locator('[data-testid="stText"]').filter(has_text=preempted.text)

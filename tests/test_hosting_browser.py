@@ -1,13 +1,14 @@
 """Hosting in public, end to end: a demo-mode server (SIMCORE_DEMO=1) and headless Chromium.
 
-Each crafted link is refused or neutralised within seconds while another page of the same
-server keeps loading; no request ever leaves loopback; CSV downloads are escaped.
+Each crafted link is refused or neutralised while another page of the same server keeps
+being served; no request ever leaves loopback; CSV downloads are escaped.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import psutil
 import pytest
 from helpers import wait_until
 from helpers.browser import BROWSER_TESTS, TIMEOUT_MS, assert_no_exception, wait_idle
+from playwright.sync_api import expect
 from test_hosting import Listener
 from test_hosting_worker import live_workers
 
@@ -81,16 +83,22 @@ def _crafted(listener: Listener) -> list[tuple[str, str]]:
 def test_crafted_links_are_refused_or_neutralised_while_the_server_keeps_serving(
     demo_server: str, new_page: Callable[..., Any], listener: Listener
 ) -> None:
+    """Each crafted link opened in a page of its own while another page of the same server (Learn,
+    opened once) steps its lesson, a rerun of its own session, meanwhile; after the last link a new
+    page of the server loads too. A rerun of an open session waits on the same server (its event
+    loop, a script thread) as a new page's first run, at a fraction of a page load's CPU
+    (docs/testing.md#the-chromium-tests-cost-round-6)."""
     crafted = new_page(1400, 1000)
     other = new_page(1400, 1000)
     for page in (crafted, other):
         page.set_default_timeout(HANG_MS)  # navigation included
     fetched: list[str] = []
     crafted.on("request", lambda r: fetched.append(r.url))
-    for link, answer in _crafted(listener):
+    other.goto(f"{demo_server}/learn")
+    other.get_by_text("Two kinds of jobs").wait_for()
+    for n, (link, answer) in enumerate(_crafted(listener)):
         crafted.goto(demo_server + link, wait_until="commit")
-        other.goto(f"{demo_server}/learn")  # another page of the same server, meanwhile
-        other.get_by_text("Two kinds of jobs").wait_for()
+        _step_the_lesson(other, "Next" if n % 2 == 0 else "Previous", 2 if n % 2 == 0 else 1)  # meanwhile
         crafted.get_by_text(answer, exact=False).first.wait_for()
         wait_idle(crafted)
         assert_no_exception(crafted)
@@ -98,8 +106,21 @@ def test_crafted_links_are_refused_or_neutralised_while_the_server_keeps_serving
         assert crafted.locator(f'a[href*="{listener.port}"], img[src*="{listener.port}"]').count() == 0, link
         if "P=[x]" not in link and "ignored" not in answer:
             assert crafted.locator('[data-testid="stPlotlyChart"]').count() == 0, link  # nothing was run
+    other.goto(f"{demo_server}/learn")  # and a new page of the server still loads
+    other.get_by_text("Two kinds of jobs").wait_for()
+    assert_no_exception(other)
     assert [u for u in fetched if urlparse(u).port == listener.port] == []
     assert listener.connections == 0  # neither the browser nor the server contacted it
+
+
+def _step_the_lesson(page: Any, button: str, instant: int) -> None:
+    """Press ``button`` of the open lesson's stepper and wait until it shows ``instant`` and its run
+    is over."""
+    target = page.get_by_role("button", name=button)
+    expect(target).to_have_count(1, timeout=HANG_MS)  # a rerun briefly shows the stale stepper too
+    target.click()
+    page.get_by_text(re.compile(rf"\(instant {instant} of \d+\)")).first.wait_for()
+    wait_idle(page)  # its run over: the next press is not taken mid-run
 
 
 def test_csv_downloads_escape_formulas(demo_server: str, new_page: Callable[..., Any], tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .waiting import wait_until
@@ -170,6 +171,29 @@ def settle(page: Any) -> None:
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
+# Test-only, every page of the browser tests: no CSS animation or transition runs (an infinite
+# spinner or skeleton pulse would repaint in software at every frame while a test waits on the
+# server), and the page is told the visitor prefers reduced motion. Nothing a test checks moves.
+NO_MOTION = """(() => { const style = document.createElement('style');
+  style.textContent = `*, *::before, *::after { animation-duration: 0s !important; animation-delay: 0s !important;
+    animation-iteration-count: 1 !important; transition-duration: 0s !important; transition-delay: 0s !important; }`;
+  const put = () => { if (document.documentElement && !style.isConnected) document.documentElement.appendChild(style); };
+  put();  // a document may have no root element yet: add the style as soon as it has one
+  if (!style.isConnected) new MutationObserver((_, seen) => { put(); if (style.isConnected) seen.disconnect(); })
+    .observe(document, {childList: true}); })();"""
+
+
+def new_context(browser: Any, width: int, height: int) -> Any:
+    """A fresh browser context of ``browser`` (no cookies, storage or session of another) with a
+    ``width`` x ``height`` window, no motion (:data:`NO_MOTION`), and every wait without a bound of
+    its own bounded by :data:`TIMEOUT_MS`, not Playwright's 30 s, which a loaded machine can exceed (a
+    bound stops a stuck test, never judges speed)."""
+    ctx = browser.new_context(viewport={"width": width, "height": height}, reduced_motion="reduce")
+    ctx.add_init_script(NO_MOTION)
+    ctx.set_default_timeout(TIMEOUT_MS)
+    return ctx
+
+
 def launch(pw: Any) -> Any:
     """Headless Chromium from a started ``sync_playwright()``."""
     return pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -180,14 +204,15 @@ def assert_no_exception(page: Any) -> None:
 
 
 class Shared:
-    """The dashboard servers and the one Chromium that a run of browser tests shares, each started
-    on first use and kept until :meth:`close`: a second test on the same server finds its runs
-    already simulated (the server's shared store), and nothing is started twice."""
+    """The dashboard servers, the one Chromium and its one reused page that a run of browser tests
+    shares, each started on first use and kept until :meth:`close`: a second test on the same server
+    finds its runs already simulated (the server's shared store), and nothing is started twice."""
 
     def __init__(self) -> None:
         self._stack = contextlib.ExitStack()
         self._servers: dict[bool, str] = {}
         self._browser: Any = None
+        self._page: Any = None
 
     def server(self, demo: bool) -> str:
         """The URL of the dashboard served in demo mode (``SIMCORE_DEMO=1``) or not."""
@@ -205,6 +230,34 @@ class Shared:
             self._stack.callback(self._browser.close)
         return self._browser
 
+    def page(self, width: int, height: int) -> Any:
+        """The reused page, ``width`` x ``height``, as :meth:`release_page` left it (blank, no cookie,
+        storage or route of an earlier test). Reused because a page load in a page whose renderer has
+        loaded the dashboard before costs about half the CPU of one in a fresh context
+        (docs/testing.md#the-chromium-tests-cost-round-6)."""
+        if self._page is None or self._page.is_closed():  # first use, or a test closed it
+            if self._page is not None:
+                self._page.context.close()
+            self._page = new_context(self.browser(), width, height).new_page()
+        self._page.set_viewport_size({"width": width, "height": height})
+        return self._page
+
+    def release_page(self) -> None:
+        """After a test: leave its page (which ends its session on the server, as closing its context
+        did), and clear what it could leave to the next test: storage, cookies, routes, its bound."""
+        page = self._page
+        if page is None or page.is_closed():
+            return
+        try:
+            page.unroute_all(behavior="ignoreErrors")
+            page.evaluate("() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} }")
+            page.goto("about:blank")
+            page.context.clear_cookies()
+            page.set_default_timeout(TIMEOUT_MS)
+        except PlaywrightError:  # a page that cannot be cleared (a test failed with it mid-way) is not reused
+            page.context.close()
+            self._page = None
+
     @property
     def running(self) -> bool:
         return bool(self._servers) or self._browser is not None
@@ -217,6 +270,7 @@ class Shared:
             self._stack = contextlib.ExitStack()
             self._servers.clear()
             self._browser = None
+            self._page = None
 
 
 def choose(page: Any, label: str, option: str) -> None:
