@@ -150,6 +150,19 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 @pytest.fixture
+def fresh_store() -> Iterator[None]:
+    """The dashboard's shared store empty and no warm-up started in this process, before the test
+    and after it (a test that fills them leaves nothing to the next on the same worker)."""
+    from dashboard.shared import data
+
+    data.warm_default.clear()
+    data._shared_store.clear()
+    yield
+    data.warm_default.clear()
+    data._shared_store.clear()
+
+
+@pytest.fixture
 def dashboard_server() -> str:
     """The URL of the shared dashboard server, demo mode off."""
     return _shared().server(demo=False)

@@ -9,7 +9,6 @@ import logging
 import textwrap
 import urllib.request
 import weakref
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,16 +23,6 @@ from dashboard.shared import data, warmup, worker
 FAILED = "warm-up before serving failed (RuntimeError: no warm-up today); starting the server anyway"
 # the launcher with a warm-up that fails, as a command (python -c)
 FAIL = "import dashboard.__main__ as m\ndef boom():\n    raise RuntimeError('no warm-up today')\nm.prepare = boom\nm.main()\n"
-
-
-@pytest.fixture
-def fresh_store() -> Iterator[None]:
-    """The process's shared store and warm-up cache empty before the test and after it."""
-    data.warm_default.clear()
-    data._shared_store.clear()
-    yield
-    data.warm_default.clear()
-    data._shared_store.clear()
 
 
 def test_the_modules_a_script_imports_are_found_by_name(tmp_path: Path) -> None:

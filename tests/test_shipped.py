@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import zipfile
-from collections.abc import Iterator
 from dataclasses import fields, replace
 from pathlib import Path
 
@@ -82,16 +81,6 @@ def test_encode_refuses_runs_it_could_not_rebuild(default: tuple) -> None:
     result = run_policies(table, cluster, [Configured("k8s", configs[2])])["k8s"]
     with pytest.raises(ValueError, match="every job simulated"):
         shipped.encode(keys[:1], [replace(result, unschedulable=("x",))])
-
-
-@pytest.fixture
-def fresh_store() -> Iterator[None]:
-    """An empty shared store and no warm-up started yet in this process."""
-    data.warm_default.clear()
-    data._shared_store.clear()
-    yield
-    data.warm_default.clear()
-    data._shared_store.clear()
 
 
 def page_numbers(at: AppTest) -> dict[str, object]:

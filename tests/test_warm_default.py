@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
@@ -18,16 +17,6 @@ from dashboard.shared.store import BoundedStore
 from simcore.model import ClusterSpec
 
 
-@pytest.fixture
-def fresh() -> Iterator[None]:
-    """An empty shared store and no warm-up started yet in this process."""
-    data.warm_default.clear()
-    data._shared_store.clear()
-    yield
-    data.warm_default.clear()
-    data._shared_store.clear()
-
-
 def _default() -> tuple[Scenario, Workload, ClusterSpec]:
     scenario = Scenario()
     workload = data.sample_workload(scenario.sample)
@@ -35,7 +24,7 @@ def _default() -> tuple[Scenario, Workload, ClusterSpec]:
 
 
 def test_the_default_scenario_is_computed_once_and_a_visitor_reads_it(
-    fresh: None, monkeypatch: pytest.MonkeyPatch
+    fresh_store: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     thread = data.warm_default()
     assert thread is not None and data.warm_default() is thread  # started once per process
@@ -73,7 +62,7 @@ def test_the_warm_up_leaves_runs_a_visitor_is_computing_to_the_visitor(monkeypat
 
 
 def test_the_shipped_file_is_read_in_the_callers_thread_not_beside_a_page_compile(
-    fresh: None, monkeypatch: pytest.MonkeyPatch
+    fresh_store: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """numpy reads .npy headers with ast.literal_eval; on CPython 3.11 that beside Streamlit's
     ast.parse of a page script in another thread can fail with "SystemError: AST constructor
