@@ -14,15 +14,15 @@ from simcore.model import SimConfig
 from simcore.policies.base import Candidates, PreemptionView
 from simcore.policies.evaluator import _feasible_nodes
 from simcore.presets import generate
-from simcore.workload.fit import _shapes
+from simcore.workload.fit import distinct_rows
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 50, 2000])
 @pytest.mark.parametrize("high", [1, 3, 10**12])
-def test_shapes_are_numpys_unique_rows(n, high):
+def test_distinct_rows_are_numpys_unique_rows(n, high):
     rng = np.random.default_rng(n + high)
     req = rng.integers(0, high, size=(n, 3), dtype=np.int64)
-    shapes, inverse = _shapes(req)
+    shapes, inverse = distinct_rows(req)
     want, want_inverse = np.unique(req, axis=0, return_inverse=True)
     assert shapes.tolist() == want.tolist()
     assert inverse.tolist() == want_inverse.reshape(-1).tolist()

@@ -3,9 +3,9 @@
 Append-only and compact: a 1M-job run writes about 4M rows, so rows go into typed arrays
 (:mod:`array`, 8 bytes or less per value) rather than Python objects, and become numpy
 arrays once, at the end (:meth:`EventLog.columns`). Rows are first appended to short Python
-lists, which move into the typed arrays :data:`CHUNK` rows at a time through one numpy
-conversion: an append to a list is a native operation of the compiled engine, while an
-append to a typed array parses its argument in C on every call. Event codes are those of
+lists, which move into the typed arrays :data:`CHUNK` rows at a time (``array.fromlist``):
+an append to a list is a native operation of the compiled engine, while an append to a
+typed array parses its argument in C on every call. Event codes are those of
 :mod:`simcore.result`; the node is -1 for a submit.
 
 Beside the rows, two records the events alone do not hold, for the preemption accounting
@@ -50,11 +50,12 @@ class EventLog:
             self._move()
 
     def _move(self) -> None:
-        """The rows held in the lists go to the typed arrays (numpy converts a list in one C loop)."""
-        self.time.frombytes(np.array(self._time, dtype=np.float64).tobytes())
-        self.job.frombytes(np.array(self._job, dtype=np.int64).tobytes())
-        self.code.frombytes(np.array(self._code, dtype=np.int8).tobytes())
-        self.node.frombytes(np.array(self._node, dtype=np.int64).tobytes())
+        """The rows held in the lists go to the typed arrays (``fromlist``: one C loop, about twice as fast as a
+        numpy conversion and its copy)."""
+        self.time.fromlist(self._time)
+        self.job.fromlist(self._job)
+        self.code.fromlist(self._code)
+        self.node.fromlist(self._node)
         self._time.clear()
         self._job.clear()
         self._code.clear()

@@ -32,7 +32,7 @@ from simcore.engine.eventlog import EventLog
 from simcore.engine.gang import GangRoom, GangRun
 from simcore.engine.jobstate import JobState
 from simcore.engine.pending import UNBOUNDED, Waiting
-from simcore.engine.queue_order import job_order
+from simcore.engine.queue_order import int_pool, job_order, job_orders
 from simcore.engine.reservations import ReservationBook
 from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
@@ -80,20 +80,22 @@ class _Run(GangRun):
         self.strict = config.backfill == "none"
         n = len(jobs)
         req = units.requests(jobs.request)  # integer units: every sum and comparison is exact
-        order_rank = job_order(jobs, te_first=False)
+        order_rank, queue_rank = job_orders(jobs, te_first=not self.policy.fifo_order)
+        ints = int_pool(n)  # every list of job indices or ranks holds these int objects (memory: docs/testing.md)
         self.cl = ClusterState(cluster, config.placement, req.min(axis=0) if n else None)
-        self.js = JobState(jobs, req, order_rank, config)
+        self.js = JobState(jobs, req, order_rank, config, ints)
         self.gangs = jobs.has_gangs
         self.room = GangRoom(self.cl) if self.gangs else None
         self.running = RunningTable(n)
         self.book = ReservationBook(self.cl, req)
         self.log = EventLog()
-        queue_rank = order_rank if self.policy.fifo_order else job_order(jobs, te_first=True)
-        self.waiting = Waiting(queue_rank, self.js.req_list, self.js.is_te_list)
+        self.waiting = Waiting(queue_rank, self.js.req_list, self.js.is_te_list, ints)
         self.n_exempt = int(jobs.is_te.sum())  # TE jobs take the first ranks when they may preempt
         arrivals = np.empty_like(order_rank)  # submit time, then job_id: the inverse permutation
         arrivals[order_rank] = np.arange(n)  # (an argsort of a permutation, without the sort)
-        self.timeline = Timeline(arrivals.tolist(), jobs.submit_time[arrivals].tolist(), self.js.token, self.running)
+        self.timeline = Timeline(
+            ints[arrivals].tolist(), jobs.submit_time[arrivals].tolist(), self.js.token, self.running
+        )
         self.rng = np.random.default_rng(config.seed)
         self.saves = SaveDraws(config)
         limited = self.preemptive and not math.isinf(config.preempt_budget)

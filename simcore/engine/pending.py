@@ -23,6 +23,7 @@ from typing import Final
 import numpy as np
 
 from simcore import units
+from simcore.engine.queue_order import int_pool
 
 # Final: the compiled engine (mypyc) reads these as constants, not module-dict look-ups
 BLOCK: Final = 256
@@ -212,11 +213,18 @@ class PendingQueue:
                     self.gmin = np.minimum.reduce(self.bmin[self.lo_block : self.hi_block + 1], 0).tolist()
                 return
         m0, m1, m2 = bound()  # it changes only while the walk holds a rank: read again after each yield
-        for r in self.short[_bisect_left(self.short, pos) :]:  # a copy: the walk removes from the list
+        short = self.short  # the walk may remove the rank it holds from this list, nothing else
+        i = _bisect_left(short, pos)
+        while i < len(short):
+            r = short[i]
             c0, c1, c2 = req[r]
             if c0 <= m0 and c1 <= m1 and c2 <= m2:
                 yield r
                 m0, m1, m2 = bound()
+                if i < len(short) and short[i] == r:  # still pending: go past it (else the next is at i)
+                    i += 1
+            else:
+                i += 1
 
 
 class Waiting:
@@ -226,12 +234,16 @@ class Waiting:
     preemption, or be nominated and now fit) while it skips most other jobs.
     """
 
-    def __init__(self, rank: np.ndarray, req_list: list[tuple[int, int, int]], is_te: list[bool]) -> None:
-        """`rank`: each job's queue rank (rule 2); `req_list`, `is_te`: each job's request (units) and class."""
+    def __init__(
+        self, rank: np.ndarray, req_list: list[tuple[int, int, int]], is_te: list[bool], ints: np.ndarray | None = None
+    ) -> None:
+        """`rank`: each job's queue rank (rule 2); `req_list`, `is_te`: each job's request (units) and class;
+        `ints`: :func:`~simcore.engine.queue_order.int_pool` of the jobs (made here when not given)."""
+        ints = int_pool(len(rank)) if ints is None else ints
         job_of_rank = np.empty(len(rank), dtype=np.int64)
         job_of_rank[rank] = np.arange(len(rank))
-        self.rank: list[int] = rank.tolist()
-        self.job_of_rank: list[int] = job_of_rank.tolist()
+        self.rank: list[int] = ints[rank].tolist()
+        self.job_of_rank: list[int] = ints[job_of_rank].tolist()
         self._is_te = is_te
         self.queue = PendingQueue([req_list[j] for j in self.job_of_rank])
         self.te: list[int] = []  # ranks of the pending TE jobs, sorted

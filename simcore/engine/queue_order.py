@@ -18,13 +18,35 @@ def job_order(jobs: JobTable, te_first: bool) -> np.ndarray:
     job_id compares numerically (any size) when every id matches ``-?[0-9]+``, else as a
     string; ids of equal value (``7``, ``07``) then go by their text.
     """
+    return _rank(_keys(jobs) + ([~jobs.is_te] if te_first else []))
+
+
+def job_orders(jobs: JobTable, te_first: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Job order (no class) and the queue order (``te_first``: class first, else job order
+    itself), the ids' key built once for both (on a 1M-job run it takes most of a sort's time)."""
+    keys = _keys(jobs)
+    order = _rank(keys)
+    return order, _rank([*keys, ~jobs.is_te]) if te_first else order
+
+
+def int_pool(n: int) -> np.ndarray:
+    """0..n-1 as an object array: lists taken from it (``pool[perm].tolist()``) share one int
+    object per value, where ``perm.tolist()`` makes a new one per item (28 bytes each)."""
+    return np.arange(n).astype(object)
+
+
+def _keys(jobs: JobTable) -> list[np.ndarray]:
+    """The sort keys of job order, least significant first (np.lexsort's order)."""
     ids = jobs.job_id.astype(str)
     id_key = _id_key(ids)
     keys = [id_key, jobs.submit_time]
     if id_key is not ids and _has_equal(id_key):
         keys.insert(0, ids)
-    if te_first:
-        keys.append(~jobs.is_te)
+    return keys
+
+
+def _rank(keys: list[np.ndarray]) -> np.ndarray:
+    """Each row's position in the lexicographic order of `keys` (the last most significant)."""
     order = np.lexsort(keys)
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))

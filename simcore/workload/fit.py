@@ -31,12 +31,12 @@ def fits_empty_cluster(jobs: JobTable, cluster: ClusterSpec) -> np.ndarray:
     if not len(jobs):
         return np.zeros(0, dtype=bool)
     cap = units.capacities(cluster.capacity_matrix(), cluster.names)
-    shapes, inverse = _shapes(units.requests(jobs.request))
+    shapes, inverse = distinct_rows(units.requests(jobs.request))
     room = workers_per_node(shapes, cap).sum(axis=1)  # workers of each shape the empty cluster holds
     return np.asarray(room[inverse] >= np.asarray(jobs.workers), dtype=bool)
 
 
-def _shapes(req: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def distinct_rows(req: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows of `req` and each row's index among them: ``np.unique(axis=0,
     return_inverse=True)`` by a lexsort of the columns (several times faster on many rows)."""
     order = np.lexsort(req.T[::-1])
