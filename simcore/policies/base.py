@@ -62,15 +62,18 @@ class Candidates:
 
     def size(self, pos: Sequence[int]) -> int:
         """Workers stopped by signalling the jobs of entries `pos` (one entry per job)."""
-        if self.single:  # the per-node rules ask this for every node they weigh
+        if self.single():  # the per-node rules ask this for every node they weigh
             return len(pos)
         workers = self.column("workers")
         return sum(workers[p] for p in pos)
 
-    @cached_property
     def single(self) -> bool:
-        """Is every entry a single-worker job (no gang among the candidates)?"""
-        return not (self.workers > 1).any()
+        """Is every entry a single-worker job (no gang among the candidates)? Computed once (a plain
+        cache: ``cached_property`` takes a lock on every first read in Python 3.11)."""
+        single = self.__dict__.get("_single")
+        if single is None:
+            single = self.__dict__["_single"] = not (self.workers > 1).any()
+        return single
 
     def column(self, name: str) -> list:
         """Column `name` as a Python list (``req``: a list of integer units per entry), built once.
