@@ -7,7 +7,7 @@ be the brute force's on random views."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import ClassVar
 
@@ -16,7 +16,7 @@ import pytest
 
 from simcore import units
 from simcore.model import SimConfig
-from simcore.policies.base import Candidates, PreemptionView
+from simcore.policies.base import Candidates, PreemptionView, sum_of
 from simcore.policies.fitgpp import FitGpp, FitSearch
 
 
@@ -90,6 +90,37 @@ def test_gang_search_matches_the_brute_force(seed: int) -> None:
     chosen = policy.victims(view)
     assert chosen is not None
     assert (chosen.node, chosen.victims) == brute_force(policy, view)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_set_values_are_numpys_bit_for_bit(seed: int) -> None:
+    """The per-node sets' values (what decision records show), computed on Python lists, are those of
+    the numpy formulas they replaced, with uneven capacities and lost work so that no sum is trivially exact."""
+    rng = np.random.default_rng(seed)
+    view = gang_view(rng)
+    c = replace(view.candidates, lost_now=rng.random(len(view.candidates)) * 10.0 ** rng.integers(-3, 5))
+    view = replace(view, candidates=c, inv_cap=1 / rng.integers(8, 10**6, size=view.cap.shape))
+    sets = [(k, s) for k in range(len(view.cap)) for s in FitGpp().on_node(view, k, c.on_node(k).tolist())]
+    assert len(sets) >= len(view.cap)
+    for k, s in sets:
+        idx = list(s.victims)  # in the order the rule built the set (the greedy one's: the order taken)
+        room = view.avail[k] + c.req[idx].sum(axis=0) - view.te_req
+        want = (
+            int(c.workers[idx].sum()),
+            float(units.norm_round(units.l1(room, view.inv_cap[k]))) / units.NORM_SCALE,
+            float(c.lost_scaled()[idx].sum()),
+            int(c.preemptions[idx].sum()),
+            float(c.seg_start[idx].min()),
+        )
+        assert s.values == want and [type(v) for v in s.values] == [type(v) for v in want]
+
+
+@pytest.mark.parametrize(
+    "values", [[0.1], [0.1, 0.2], [0.1, 0.2, 0.3], [1e16, 1.0, -1e16, 3.0], [0.1] * 9, [-0.0], [-0.0, -0.0]]
+)
+def test_sum_of_is_numpys_sum(values: list[float]) -> None:
+    got, want = sum_of(values), float(np.sum(values))
+    assert got == want and math.copysign(1, got) == math.copysign(1, want) and type(got) is float
 
 
 def test_a_fit_search_must_rank_by_fewest_victims_first() -> None:

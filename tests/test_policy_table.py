@@ -91,6 +91,9 @@ CASES = [
     ("lrtp", TWO_NODES, 2, {}, "n0", "a", [("n0", "a", (1, 90.0)), ("n1", "c", (1, 70.0))]),
     # lrtp reprieves: a (1, remaining 100) then b (3, 50) are added to free 3; giving a back still leaves 3
     ("lrtp", ([4], [(0, 1, 0, 100, 0, 0), (0, 3, 0, 50, 0, 0)]), 3, {}, "n0", "b", [("n0", "b", (1, 50.0))]),
+    # lrtp ties on remaining work go by job order: a and c (50 each) before b (10); a, the first, frees 2
+    ("lrtp", ([6], [(0, 2, 0, 50, 0, 0), (0, 2, 0, 10, 0, 0), (0, 2, 0, 50, 0, 0)]), 2, {}, "n0", "a",
+     [("n0", "a", (1, 50.0))]),
     # fitgpp. 1-victim sets: a on n0 (room 3 - 2: slack 3 x 1/4 = 0.75), c and d on n1 (slack 0); b (1) is too
     # small. c and d tie on slack; lost work 8 < 10 picks d. Each node shows its best.
     ("fitgpp", TWO_NODES, 2, {}, "n1", "d",

@@ -147,3 +147,18 @@ def test_cli_refuses_a_capacity_beyond_the_supported_range(tmp_path, capsys):
     assert cli_main(["run", str(wl), "--nodes", "1", "--node-cpu", "1e20"]) == 2
     # the CLI's own range (1e9 cores) refuses it first; units.capacities guards the library API
     assert "error: --node-cpu: 1e+20 must be a finite number >= 0 and <= 1e9" in capsys.readouterr().err
+
+
+def test_scalar_twins_give_the_same_doubles_as_the_vectorised_rules():
+    """``l1_one`` / ``norm_round_one`` (victim searches over a few sets) against ``l1`` / ``norm_round``,
+    bit for bit, on random rows, capacities from tiny to the largest supported, and exact halves of 1e-9."""
+    rng = np.random.default_rng(7)
+    cap = rng.integers(1, units.MAX_UNITS, size=(2000, 3), endpoint=True) // rng.integers(1, 10**12, size=(2000, 3))
+    cap[::7, 2] = 0  # a zero capacity: 1/capacity 0
+    inv = units.inverse(cap)
+    diff = rng.integers(-(2**40), 2**40, size=(2000, 3)) // rng.integers(1, 10**9, size=(2000, 3))
+    vector = units.norm_round(units.l1(diff, inv))
+    scalar = [units.norm_round_one(units.l1_one(d, i)) for d, i in zip(diff.tolist(), inv.tolist(), strict=True)]
+    assert np.array_equal(vector, np.array(scalar)) and all(type(v) is float for v in scalar)
+    halves = [0.5e-9, 1.5e-9, 2.5e-9, 1e-9 * (2**52 + 0.5)]  # ties go to the even count, as rint does
+    assert [units.norm_round_one(v) for v in halves] == units.norm_round(np.array(halves)).tolist()

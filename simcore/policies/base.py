@@ -13,7 +13,7 @@ quantities multiply an integer difference by ``inv_cap``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Protocol
@@ -53,24 +53,37 @@ class Candidates:
             object.__setattr__(self, "workers", np.ones(len(self.job), dtype=np.int64))
         if self.unit_req is None:
             object.__setattr__(self, "unit_req", self.req)
+        # caches, not fields (:meth:`take` copies fields only): made once, not on every read
+        self.__dict__["_columns"] = {}
 
     def take(self, pos: np.ndarray) -> Candidates:
         """The entries at positions `pos`, in that order."""
         return Candidates(**{f.name: getattr(self, f.name)[pos] for f in fields(self)})
 
-    def size(self, pos: Iterable[int]) -> int:
+    def size(self, pos: Sequence[int]) -> int:
         """Workers stopped by signalling the jobs of entries `pos` (one entry per job)."""
+        if self.single():  # the per-node rules ask this for every node they weigh
+            return len(pos)
         workers = self.column("workers")
         return sum(workers[p] for p in pos)
+
+    def single(self) -> bool:
+        """Is every entry a single-worker job (no gang among the candidates)? Computed once (a plain
+        cache: ``cached_property`` takes a lock on every first read in Python 3.11)."""
+        single = self.__dict__.get("_single")
+        if single is None:
+            single = self.__dict__["_single"] = not (self.workers > 1).any()
+        return single
 
     def column(self, name: str) -> list:
         """Column `name` as a Python list (``req``: a list of integer units per entry), built once.
         Per-candidate loops index these lists: several times cheaper than numpy scalars, and
         exact (integers stay integers, floats are the same doubles)."""
-        cache = self.__dict__.setdefault("_columns", {})  # not a field: :meth:`take` copies fields only
-        if name not in cache:
-            cache[name] = getattr(self, name).tolist()
-        return cache[name]
+        cache = self.__dict__["_columns"]
+        col = cache.get(name)
+        if col is None:
+            col = cache[name] = getattr(self, name).tolist()
+        return col
 
     def lost_scaled(self) -> np.ndarray:
         """Per entry, the work a signal now would lose x the job's workers (DESIGN-gangs point 4);
@@ -109,19 +122,28 @@ class PreemptionView:
         """Does the TE job fit in `total` resources (rule 4)? Compared as Python integers: exact, and
         for three numbers several times faster than numpy (policies ask this in their inner loops)."""
         a = total.tolist() if isinstance(total, np.ndarray) else total
-        b = self._te_units
+        b = self.te_units
         return a[0] >= b[0] and a[1] >= b[1] and a[2] >= b[2]  # cpu, mem, gpu
 
     def avail_on(self, k: int) -> list[int]:
         """Node k's available units as Python integers (see :meth:`Candidates.column`)."""
         return self._avail_units[k]
 
+    def inv_cap_on(self, k: int) -> list[float]:
+        """Node k's 1/capacity per unit as Python floats (the same doubles)."""
+        return self._inv_cap_rows[k]
+
     @cached_property
     def _avail_units(self) -> list[list[int]]:
         return self.avail.tolist()
 
     @cached_property
-    def _te_units(self) -> list[int]:
+    def _inv_cap_rows(self) -> list[list[float]]:
+        return self.inv_cap.tolist()
+
+    @cached_property
+    def te_units(self) -> list[int]:
+        """The TE job's request as Python integers (see :meth:`Candidates.column`)."""
         return self.te_req.tolist()
 
 
@@ -133,6 +155,17 @@ def plus(total: list[int], req: list[int]) -> list[int]:
 def minus(total: list[int], req: list[int]) -> list[int]:
     """Units `total` with `req` taken away (Python integers: exact)."""
     return [total[0] - req[0], total[1] - req[1], total[2] - req[2]]
+
+
+def sum_of(values: list[float]) -> float:
+    """``np.sum(values)`` as a Python float, the same double. One or two terms are added in Python as numpy
+    adds them, from 0.0 (so -0.0 sums to 0.0): a numpy call costs more than the sum. More go through numpy,
+    whose summation order (pairwise from 8 terms) decision records have always shown."""
+    if len(values) == 1:
+        return 0.0 + values[0]
+    if len(values) == 2:
+        return 0.0 + values[0] + values[1]
+    return float(np.sum(values))
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ import numpy as np
 
 from simcore import units
 from simcore.knobs import default
-from simcore.policies.base import Cap, PreemptionView, plus
+from simcore.policies.base import Cap, PreemptionView, minus, plus, sum_of
 from simcore.policies.decision import CAPPED_BY_P, LARGER_THAN_S
 from simcore.policies.evaluator import PreemptivePolicy, VictimSet, VictimSets
 
@@ -83,10 +83,10 @@ class FitSearch(PreemptivePolicy):
             sets = [s for s, n in zip(feasible, sizes, strict=True) if n == fewest]
         else:
             sets = [self._greedy(view, k, here)]
+        rank = c.column("rank")
         for s in sets:
-            idx = list(s)
-            slack = self._slack(view, k, np.array(_total(avail, req, s)))
-            yield VictimSet(s, self._set_values(view, idx, slack), (tuple(sorted(int(c.rank[p]) for p in s)),))
+            slack = self._slack(view, k, _total(avail, req, s))
+            yield VictimSet(s, self._set_values(view, list(s), slack), (tuple(sorted(rank[p] for p in s)),))
 
     def _greedy(self, view: PreemptionView, k: int, here: list[int]) -> tuple[int, ...]:
         """Add the candidate covering most of the normalised deficit (ties: least lost work,
@@ -111,9 +111,10 @@ class FitSearch(PreemptivePolicy):
         return tuple(chosen)
 
     @staticmethod
-    def _slack(view: PreemptionView, k: int, total: np.ndarray) -> float:
-        """The tightest-fit measure as an integer count of 1e-9 (exact ties)."""
-        return float(units.norm_round(units.l1(total - view.te_req, view.inv_cap[k])))
+    def _slack(view: PreemptionView, k: int, total: list[int]) -> float:
+        """The tightest-fit measure as an integer count of 1e-9 (exact ties); in Python numbers, the
+        same double as the vectorised :meth:`all_nodes` computes."""
+        return units.norm_round_one(units.l1_one(minus(total, view.te_units), view.inv_cap_on(k)))
 
     # -- what a subclass writes: the named values of its key -------------------------------
     def _single_values(self, view: PreemptionView, pos: np.ndarray, slack: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -176,13 +177,15 @@ class FitGpp(FitSearch):
         return c.workers[pos], slack / units.NORM_SCALE, c.lost_scaled()[pos], c.preemptions[pos], c.seg_start[pos]
 
     def _set_values(self, view: PreemptionView, idx: list[int], slack: float) -> tuple:
-        c = view.candidates
+        c = view.candidates  # read as Python lists: sets of one or two jobs, numpy calls cost more
+        lost, workers = c.column("lost_now"), c.column("workers")
+        past, start = c.column("preemptions"), c.column("seg_start")
         return (
             c.size(idx),
             slack / units.NORM_SCALE,
-            float(c.lost_scaled()[idx].sum()),
-            int(c.preemptions[idx].sum()),
-            float(c.seg_start[idx].min()),
+            sum_of([lost[p] * workers[p] for p in idx]),  # lost_scaled: the same products
+            sum(past[p] for p in idx),
+            min(start[p] for p in idx),
         )
 
 

@@ -26,10 +26,11 @@ class Lrtp(PreemptivePolicy):
 
     def on_node(self, view: PreemptionView, k: int, here: list[int]) -> Iterable[VictimSet]:
         c = view.candidates
-        req, remaining, rank = c.column("req"), c.column("remaining"), c.column("rank")
+        req, remaining = c.column("req"), c.column("remaining")
         total = view.avail_on(k)
         added: list[int] = []
-        for p in sorted(here, key=lambda p: (-remaining[p], rank[p])):
+        # `here` is in job order and a reverse sort is stable: longest remaining first, ties by rank
+        for p in sorted(here, key=remaining.__getitem__, reverse=True):
             if view.fits(total):
                 break
             added.append(p)
