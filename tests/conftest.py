@@ -70,6 +70,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(sorted(names))}")
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Every AppTest scans all installed distributions' metadata for Streamlit components (about
+    0.25 s of CPU, half of a small page's run; there are none here, and nothing is installed during
+    a run): scan once per process. Only where a test module imported AppTest (so not in a child that
+    has no use for Streamlit). Test-only: a served dashboard scans once at its start anyway."""
+    if "streamlit.testing.v1" not in sys.modules:
+        return
+    import functools
+
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = functools.cache(manifest_scanner.scan_component_manifests)
+    # read by BidiComponentManager.discover_and_register_components at each call; a copy each time
+    manifest_scanner.scan_component_manifests = lambda *args, **kwargs: list(scan(*args, **kwargs))
+
+
 # The outcomes of the pure_engine tests, run together in one child pytest: {node id: (passed, report)}
 _PURE: dict[str, tuple[bool, str]] | None = None
 PURE_GROUP = "pure_engine"
@@ -186,21 +202,31 @@ def new_page(chromium: Any) -> Iterator[Callable[..., Any]]:
     of ``Shared.page`` (no cookie, storage, route or server session of an earlier test: only the
     browser's cache of the dashboard's static files and compiled scripts is kept), left after the
     test; any further one is in a fresh browser context (``helpers.browser.new_context``), closed
-    after the test. Every page without motion."""
-    from helpers.browser import new_context
+    after the test. Every page without motion, and every request of its browser context recorded:
+    the test fails when one leaves loopback (the dashboard loads nothing from elsewhere; this guard
+    covers every page and tab the browser tests open, docs/testing.md#round-7)."""
+    from helpers.browser import new_context, outside_loopback
 
     contexts: list[Any] = []
-    reused: list[bool] = []
+    reused: list[Any] = []
+    requests: list[str] = []
+
+    def record(request: Any) -> None:
+        requests.append(request.url)
 
     def make(width: int = 1400, height: int = 1000) -> Any:
         if not reused:
-            reused.append(True)
-            return _shared().page(width, height)
+            reused.append(_shared().page(width, height))
+            reused[0].context.on("request", record)
+            return reused[0]
         contexts.append(new_context(chromium, width, height))
+        contexts[-1].on("request", record)
         return contexts[-1].new_page()
 
     yield make
     for ctx in contexts:
         ctx.close()
     if reused:
+        reused[0].context.remove_listener("request", record)  # the context outlives the test
         _shared().release_page()
+    assert outside_loopback(requests) == [], "a page loaded something from outside the machine"

@@ -13,9 +13,10 @@ import socket
 import subprocess
 import sys
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
@@ -197,6 +198,17 @@ def new_context(browser: Any, width: int, height: int) -> Any:
 def launch(pw: Any) -> Any:
     """Headless Chromium from a started ``sync_playwright()``."""
     return pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+
+
+#: what a page loads without a request to any host: inline data, its own blobs, a blank page, a file
+LOCAL_URL = ("data:", "blob:", "about:", "file:")
+
+
+def outside_loopback(urls: Iterable[str]) -> list[str]:
+    """The URLs of ``urls`` that would leave the machine: neither local (:data:`LOCAL_URL`) nor to
+    127.0.0.1, where the test servers listen (the dashboard's promise: it loads nothing from
+    elsewhere, docs/hosting.md)."""
+    return [u for u in urls if not u.startswith(LOCAL_URL) and urlparse(u).hostname != "127.0.0.1"]
 
 
 def assert_no_exception(page: Any) -> None:
