@@ -213,18 +213,11 @@ class PendingQueue:
                     self.gmin = np.minimum.reduce(self.bmin[self.lo_block : self.hi_block + 1], 0).tolist()
                 return
         m0, m1, m2 = bound()  # it changes only while the walk holds a rank: read again after each yield
-        short = self.short  # the walk may remove the rank it holds from this list, nothing else
-        i = _bisect_left(short, pos)
-        while i < len(short):
-            r = short[i]
+        for r in self.short[_bisect_left(self.short, pos) :]:  # a copy: the walk removes from the list
             c0, c1, c2 = req[r]
             if c0 <= m0 and c1 <= m1 and c2 <= m2:
                 yield r
                 m0, m1, m2 = bound()
-                if i < len(short) and short[i] == r:  # still pending: go past it (else the next is at i)
-                    i += 1
-            else:
-                i += 1
 
 
 class Waiting:
