@@ -8,12 +8,15 @@ import re
 from pathlib import Path
 
 import pytest
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import Widget
 
 from dashboard.learn.learn_content import regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
-from dashboard.shared import uploads
-from dashboard.shared.scenario import Scenario
+from dashboard.shared import keys, uploads
+from dashboard.shared.scenario import Scenario, from_widgets
 from simcore import fmt
 from simcore.errors import UserError
 from simcore.stats import BOOTSTRAP_NAME, bootstrap_mean
@@ -80,6 +83,47 @@ def test_url_restores_the_scenario() -> None:
     assert len(at.metric) == 2 * 3
     assert any("Mean over 2 seeds" in c.value for c in at.caption)
     assert any("150 jobs" in c.value for c in at.caption)
+
+
+def sidebar_scenario(at: AppTest) -> tuple[Scenario, Scenario]:
+    """The scenario the page used, and the one its sidebar's widgets show once drawn."""
+    used = at.session_state[keys.PAGE_SETTINGS("explore").name]
+    shown = {n.key: n.value for n in at.sidebar if isinstance(n, Widget) and (n.key or "").startswith(keys.EXPLORE)}
+    return used, from_widgets(shown, used, uploads.UPLOAD_DEFAULTS)[0]
+
+
+def test_the_first_chart_is_sent_before_the_sidebar(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm run sends the percentile chart before any of the sidebar's elements (the browser then
+    fetches Plotly's code ahead of the widgets' scripts), and the widgets, drawn after the scenario was
+    read from the session, show the scenario the page used: on a first visit, from a link, on a rerun."""
+    sent: list[tuple[int, str]] = []  # (root container: 0 main, 1 sidebar; element type), in sending order
+    enqueue = ForwardMsgQueue.enqueue
+
+    def record(queue: ForwardMsgQueue, msg: ForwardMsg) -> None:
+        if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            sent.append((msg.metadata.delta_path[0], msg.delta.new_element.WhichOneof("type")))
+        enqueue(queue, msg)
+
+    at = app()  # the first run leaves the default scenario's runs in the store: the next one is warm
+    assert sidebar_scenario(at)[0] == Scenario() and sidebar_scenario(at)[1] == Scenario()
+    monkeypatch.setattr(ForwardMsgQueue, "enqueue", record)
+    at.run()
+    assert_clean(at)
+    first_chart = sent.index((0, "plotly_chart"))
+    sidebar = [i for i, (root, _) in enumerate(sent) if root == 1]
+    assert sidebar and first_chart < sidebar[0]
+    assert [kind for root, kind in sent[: sidebar[0]]].count("metric") == 4 * 3  # the trio too
+    assert sent[sidebar[-1] + 1 :].count((0, "plotly_chart")) == 1  # the open tab's CDF after the sidebar
+    at.multiselect(key="x_policies").set_value(["fifo", "fitgpp"]).run()  # a rerun: the browser's value
+    assert sidebar_scenario(at)[0].policies == ("fifo", "fitgpp") and len(at.metric) == 2 * 3
+    link = app(source="generate", **{"g.jobs": "150"}, seeds="2", cluster="custom", nodes="3", baseline="k8s", P="1")
+    used, shown_scenario = sidebar_scenario(link)
+    assert used == shown_scenario and (used.nodes, used.baseline, used.gen, used.seeds) == (
+        3,
+        "k8s",
+        (("jobs", "150"),),
+        2,
+    )
 
 
 def _gantt_span(at: AppTest) -> float:
