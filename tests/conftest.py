@@ -165,6 +165,16 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         _SHARED.close()
 
 
+@pytest.fixture(autouse=True)
+def whole_explore_page(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """AppTest runs no JavaScript, so nothing would answer the component with which a session's first
+    Explore run waits for its first chart before the rest of the page (dashboard/explore/first_chart.py):
+    every test but the Chromium ones (their servers are real browsers' servers) sees the whole page on
+    every run. A test of that first run itself deletes the variable again (``monkeypatch.delenv``)."""
+    if request.node.get_closest_marker("browser") is None:
+        monkeypatch.setenv("SIMCORE_WHOLE_PAGE", "1")  # first_chart.WHOLE_PAGE_ENV: no dashboard import here
+
+
 @pytest.fixture
 def fresh_store() -> Iterator[None]:
     """The dashboard's shared store empty and no warm-up started in this process, before the test

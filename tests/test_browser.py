@@ -24,6 +24,7 @@ sync_api = pytest.importorskip("playwright.sync_api")
 from helpers.browser import (  # noqa: E402  (after the skip when Playwright is missing)
     ARTIFACTS,
     BROWSER_TESTS,
+    HELD,
     TIMEOUT_MS,
     assert_no_exception,
     choose,
@@ -133,6 +134,40 @@ def test_explore_end_to_end(dashboard_server: str, new_page: Callable[..., Any])
     assert not errors, errors
 
 
+CHART = ".js-plotly-plot .main-svg"  # a drawn Plotly chart
+SIDEBAR_WIDGET = '[data-testid="stSidebar"] [data-testid="stWidgetLabel"]'
+# Polled every frame from page open until a sidebar widget is in: the number of sidebar widgets in the
+# first frame with the first chart drawn, and whether the component holding the rest was ever in the page.
+UNTIL_THE_SIDEBAR = f"""() => {{
+    const seen = window.firstChartSeen ??= {{held: false}};
+    seen.held ||= !!document.querySelector('{HELD}');
+    if (seen.widgets === undefined && document.querySelector('{CHART}'))
+        seen.widgets = document.querySelectorAll('{SIDEBAR_WIDGET}').length;
+    return seen.widgets !== undefined && !!document.querySelector('{SIDEBAR_WIDGET}') && seen; }}"""
+
+
+def test_the_first_chart_is_drawn_before_the_sidebar_comes_by_itself(
+    dashboard_server: str, new_page: Callable[..., Any]
+) -> None:
+    """A fresh page of a warm server: the first chart is drawn while the page holds no sidebar widget
+    (only the component waiting for it), then the sidebar's widgets and the rest come without any user
+    action, and the widgets work."""
+    page = new_page(1400, 900)
+    page.goto(dashboard_server)
+    wait_idle(page, charts=2, cards=12)  # the default scenario's runs in the server's store
+    page.goto(dashboard_server)  # a fresh page: a new session, whose first run finds them there
+    seen = page.wait_for_function(UNTIL_THE_SIDEBAR, polling="raf", timeout=TIMEOUT_MS).json_value()
+    assert seen == {"held": True, "widgets": 0}, seen  # and nothing was clicked meanwhile
+    wait_idle(page, charts=2, cards=12)
+    assert page.locator(HELD).count() == 0 and page.get_by_role("tab", name="Gantt").count() == 1
+    assert_no_exception(page)
+    choose(page, "Baseline", "k8s")  # a widget of the sidebar sent after the chart
+    page.wait_for_function("() => location.search.includes('baseline=k8s')", timeout=TIMEOUT_MS)
+    page.get_by_text("The trio against k8s").wait_for(timeout=TIMEOUT_MS)
+    wait_idle(page, charts=2, cards=12)
+    assert_no_exception(page)
+
+
 def test_learn_link_opens_the_scenario_in_explore(dashboard_server: str, new_page: Callable[..., Any]) -> None:
     page = new_page(1400, 1000)
     page.goto(f"{dashboard_server}/learn")
@@ -163,7 +198,7 @@ def test_a_link_with_the_save_and_budget_knobs_fills_their_widgets(
 
 def _chart_below_the_fold(page: Any) -> float:
     """Top of the first drawn Plotly chart, in pixels from the top of the window."""
-    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=TIMEOUT_MS)
+    page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
     return float(page.locator(".js-plotly-plot").first.bounding_box()["y"])
 
 

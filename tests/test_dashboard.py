@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -13,6 +14,7 @@ from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Widget
 
+from dashboard.explore import first_chart
 from dashboard.learn.learn_content import regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
 from dashboard.shared import keys, uploads
@@ -92,11 +94,10 @@ def sidebar_scenario(at: AppTest) -> tuple[Scenario, Scenario]:
     return used, from_widgets(shown, used, uploads.UPLOAD_DEFAULTS)[0]
 
 
-def test_the_first_chart_is_sent_before_the_sidebar(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A warm run sends the percentile chart before any of the sidebar's elements (the browser then
-    fetches Plotly's code ahead of the widgets' scripts), and the widgets, drawn after the scenario was
-    read from the session, show the scenario the page used: on a first visit, from a link, on a rerun."""
-    sent: list[tuple[int, str]] = []  # (root container: 0 main, 1 sidebar; element type), in sending order
+def record_sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, str]]:
+    """From now on, every element the app sends: (root container: 0 main, 1 sidebar; element type),
+    in sending order."""
+    sent: list[tuple[int, str]] = []
     enqueue = ForwardMsgQueue.enqueue
 
     def record(queue: ForwardMsgQueue, msg: ForwardMsg) -> None:
@@ -104,18 +105,28 @@ def test_the_first_chart_is_sent_before_the_sidebar(monkeypatch: pytest.MonkeyPa
             sent.append((msg.metadata.delta_path[0], msg.delta.new_element.WhichOneof("type")))
         enqueue(queue, msg)
 
-    at = app()  # the first run leaves the default scenario's runs in the store: the next one is warm
-    assert sidebar_scenario(at)[0] == Scenario() and sidebar_scenario(at)[1] == Scenario()
     monkeypatch.setattr(ForwardMsgQueue, "enqueue", record)
-    at.run()
+    return sent
+
+
+def test_the_first_chart_is_sent_before_the_sidebar(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session's first warm run sends the percentile chart before any of the sidebar's elements (whole,
+    as AppTests get it), a later run the sidebar first; the widgets, drawn after the scenario was read
+    from the session, show the scenario the page used: on a first visit, from a link, on a rerun."""
+    warm = app()  # the first run leaves the default scenario's runs in the store: the next one is warm
+    assert sidebar_scenario(warm)[0] == Scenario() and sidebar_scenario(warm)[1] == Scenario()
+    sent = record_sent(monkeypatch)
+    at = app()
     assert_clean(at)
-    first_chart = sent.index((0, "plotly_chart"))
+    chart_at = sent.index((0, "plotly_chart"))
     sidebar = [i for i, (root, _) in enumerate(sent) if root == 1]
-    assert sidebar and first_chart < sidebar[0]
+    assert sidebar and chart_at < sidebar[0]
     assert [kind for root, kind in sent[: sidebar[0]]].count("metric") == 4 * 3  # the trio too
     assert sent[sidebar[-1] + 1 :].count((0, "plotly_chart")) == 1  # the open tab's CDF after the sidebar
+    sent.clear()
     at.multiselect(key="x_policies").set_value(["fifo", "fitgpp"]).run()  # a rerun: the browser's value
     assert sidebar_scenario(at)[0].policies == ("fifo", "fitgpp") and len(at.metric) == 2 * 3
+    assert sent[0][0] == 1  # the sidebar first
     link = app(source="generate", **{"g.jobs": "150"}, seeds="2", cluster="custom", nodes="3", baseline="k8s", P="1")
     used, shown_scenario = sidebar_scenario(link)
     assert used == shown_scenario and (used.nodes, used.baseline, used.gen, used.seeds) == (
@@ -124,6 +135,63 @@ def test_the_first_chart_is_sent_before_the_sidebar(monkeypatch: pytest.MonkeyPa
         (("jobs", "150"),),
         2,
     )
+
+
+def sidebar_widgets(at: AppTest) -> list[Widget]:
+    return [n for n in at.sidebar if isinstance(n, Widget)]
+
+
+def test_a_sessions_first_run_holds_the_rest_until_the_first_chart_is_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in a browser (no SIMCORE_WHOLE_PAGE): a session's first warm run of Explore sends the title,
+    the workload line, the toggle, the trio with the percentile chart and last the component that
+    answers once the chart is drawn, and not one sidebar element; the next run (its answer's) sends
+    the whole page, the component gone, and the widgets show the scenario the first run used."""
+    app()  # the default scenario's runs in the store: the next session's first run waits for nothing
+    monkeypatch.delenv(first_chart.WHOLE_PAGE_ENV)  # raises if tests/conftest.py spelled it otherwise
+    sent = record_sent(monkeypatch)
+    at = app()
+    assert_clean(at)
+    assert all(root != 1 for root, _ in sent) and not sidebar_widgets(at)
+    main = [kind for root, kind in sent if root == 0]
+    assert main.count("plotly_chart") == 1 and main.count("metric") == 4 * 3 and main.count("checkbox") == 1
+    assert main[-1] == "bidi_component" and main.count("bidi_component") == 1
+    assert not at.get("download_button") and not at.dataframe and not at.tabs
+    assert any("sample demo_seed1.csv" in shown(c) for c in at.caption)  # the workload line
+    sent.clear()
+    at.run()
+    assert_clean(at)
+    assert not at.get("bidi_component") and "bidi_component" not in [kind for _, kind in sent]
+    assert sidebar_widgets(at) and len(at.get("plotly_chart")) == 2 and at.dataframe and len(at.metric) == 4 * 3
+    used, shown_scenario = sidebar_scenario(at)
+    assert used == shown_scenario == Scenario()
+    at.run()  # and so on: only the first run is held
+    assert sidebar_widgets(at) and not at.get("bidi_component")
+
+
+def test_a_first_run_without_a_chart_or_that_waited_is_not_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in a browser: a session's first run is sent whole, sidebar included, when it shows no chart
+    (an upload not given yet, a refusal) or waited for a computation (a progress beat)."""
+    from dashboard.shared import data, demo
+
+    app()  # warm, so only the waiting below makes the third case wait
+    monkeypatch.delenv(first_chart.WHOLE_PAGE_ENV)
+    upload = app(source="upload")
+    assert upload.info and sidebar_widgets(upload) and not upload.get("bidi_component")
+    monkeypatch.setenv(demo.ENV_VAR, "1")
+    refused = app(cluster="custom", nodes="1000")
+    assert refused.error and sidebar_widgets(refused) and not refused.get("bidi_component")
+    monkeypatch.delenv(demo.ENV_VAR)
+    compare = data.compare
+
+    def waited(*args: Any) -> data.Comparison:  # as a computation does: the progress bar beats first
+        args[3](None)
+        return compare(*args)
+
+    monkeypatch.setattr(data, "compare", waited)
+    computed = app()
+    assert_clean(computed)
+    assert sidebar_widgets(computed) and len(computed.get("plotly_chart")) == 2
+    assert not computed.get("bidi_component")
 
 
 def _gantt_span(at: AppTest) -> float:

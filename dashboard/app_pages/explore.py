@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from dashboard.explore import charts, explore_gantt, explore_job, explore_results, explore_sidebar, explore_worth
+from dashboard.explore import (
+    charts,
+    explore_gantt,
+    explore_job,
+    explore_results,
+    explore_sidebar,
+    explore_worth,
+    first_chart,
+)
 from dashboard.report import report_button
 from dashboard.shared import budget, data, drawing, keys, notices, sizing, state, uploads, views, worker
 from dashboard.shared.chart_style import PLOT_CONFIG
@@ -28,6 +36,7 @@ TABS = (
 )
 
 lim = limits()
+first = first_chart.first_run(st.session_state)  # the session's first run may hold the rest (below)
 link_warnings = state.restore("explore", keys.SOURCE.name, Scenario.from_query, state.explore_widget_values)
 
 # the scenario is read from the session before the sidebar's widgets are drawn (explore_sidebar.py):
@@ -38,10 +47,13 @@ sidebar = explore_sidebar.Sidebar(lim)
 previous = state.last_settings("explore") or Scenario()
 scenario, problems = from_widgets(state.widget_state(), previous, uploads.UPLOAD_DEFAULTS)
 state.publish("explore", scenario, scenario.to_query())
+if not first:  # only a session's first run sends its first chart ahead of the sidebar
+    sidebar.draw()
 
 
-def results() -> None:
-    """The results of ``scenario``; returns early when there is nothing (more) to show."""
+def results() -> bool:
+    """The results of ``scenario``; returns early when there is nothing (more) to show, True when
+    this run ends after the first chart (first_chart.py: its answer starts the run that draws the rest)."""
     link_note = "This link restores every setting except uploaded files. Use the copy icon."
     if scenario.source == "upload" and upload_file is not None:
         link_note = (
@@ -59,12 +71,12 @@ def results() -> None:
             "or an Alibaba GPU trace pod list.",
             icon=":material/upload_file:",
         )
-        return
+        return False
     if scenario.cluster == "upload" and cluster_file is None:
         st.info(
             "Upload a cluster file in the sidebar: YAML/JSON pools or a node list CSV.", icon=":material/upload_file:"
         )
-        return
+        return False
     try:
         budget.check_scenario(scenario, lim)  # before any workload is built
         upload = uploads.upload_content(upload_file) if upload_file is not None else None
@@ -79,9 +91,9 @@ def results() -> None:
             comparison = data.compare(scenario, workload, cluster, sidebar.then(heartbeat), command)
     except UserError as exc:
         notices.error(exc)
-        return
+        return False
     except worker.Cancelled:
-        return
+        return False
     runs = comparison.runs
     baseline = scenario.baseline
 
@@ -119,7 +131,7 @@ def results() -> None:
             "No job fits on any node of this cluster, so nothing ran: give the nodes more CPU, memory or GPUs.",
             icon=":material/info:",
         )
-        return
+        return False
     details = st.expander("Workload details", key="workload_details", on_change="rerun")
     if details.open:  # drawn only when opened: the first render stays fast
         with details:
@@ -140,12 +152,17 @@ def results() -> None:
         try:
             budget.check_bound(scenario, len(table), lim, workload_file)
             with notices.progress("Simulating the pooled bound...") as heartbeat:
-                bound = data.bound(scenario, comparison, heartbeat, budget.explore_command(scenario, workload_file))
+                bound = data.bound(
+                    scenario, comparison, sidebar.then(heartbeat), budget.explore_command(scenario, workload_file)
+                )
         except UserError as exc:
             notices.error(exc)
         except worker.Cancelled:
-            return
+            return False
     explore_results.trio(scenario, comparison, bound)
+    if first_chart.holds(first, waited=sidebar.drawn):  # a progress beat drew the sidebar: it waited
+        first_chart.answer_when_drawn()
+        return True
     sidebar.draw()  # after the first chart and the trio
     report_button.show(scenario, comparison, upload, command, cluster_upload[0] if cluster_upload else None)
     state.keep_choice(st.session_state, keys.TAB, TABS, TABS[0])
@@ -176,9 +193,12 @@ def results() -> None:
         if tab_jobs.open:
             with tab_jobs:
                 explore_results.jobs(scenario, comparison, JOB_TAB, workload_file)
+    return False
 
 
+held = False
 try:
-    results()
-finally:  # however the run ends, the sidebar is drawn
-    sidebar.draw()
+    held = results()
+finally:  # however the run ends, the sidebar is drawn, unless it waits for the first chart
+    if not held:
+        sidebar.draw()

@@ -1,13 +1,14 @@
-"""Explore's sidebar: the scenario's widgets, drawn after the first chart.
+"""Explore's sidebar: the scenario's widgets, on a session's first run drawn after the first chart.
 
 The page reads its scenario from the session before any of these widgets is drawn (on a rerun a
 widget's value is the session's, which the browser set; on a first visit or a shared link
-:func:`dashboard.shared.state.restore` put it there), so the results are computed and the first
-chart is sent before the sidebar's widgets and the scripts the browser fetches for them
-(docs/dashboard.md, "Where a warm visit waits"). :func:`settle` applies, before the scenario is
-read, the rules the widgets' options need; :class:`Sidebar` draws the widgets once: after the first
-chart, when the run starts waiting for a computation, or at the latest when the run ends, however
-it ends (an upload not given yet, an error shown).
+:func:`dashboard.shared.state.restore` put it there), so a session's first run can send the first
+chart before the sidebar's widgets and the scripts the browser fetches for them, or without them
+(:mod:`dashboard.explore.first_chart`). :func:`settle` applies, before the scenario is read, the
+rules the widgets' options need; :class:`Sidebar` draws the widgets once: first on every later run;
+on a first run after the trio, when the run starts waiting for a computation, or at the latest
+when the run ends, however it ends (an upload not given yet, an error shown), unless the run ends
+held after its first chart.
 """
 
 from __future__ import annotations

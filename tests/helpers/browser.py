@@ -140,13 +140,17 @@ def _healthy(url: str) -> bool:
 _APP = "document.querySelector('[data-testid=\"stApp\"]')"
 RUNNING = f"""() => {{ const a = {_APP};
                       return !!a && /^(running|rerunRequested|stopRequested)$/.test(a.dataset.testScriptState); }}"""
+# A session's first Explore run may end after its first chart and leave the component whose answer
+# starts the run that draws the rest (dashboard/explore/first_chart.py, its key): not idle until it goes.
+HELD = ".st-key-first_chart_drawn"
 IDLE = f"""() => {{ const a = {_APP};
                    return !!a && a.dataset.testScriptState === 'notRunning'
-                       && a.dataset.testConnectionState === 'CONNECTED'; }}"""
+                       && a.dataset.testConnectionState === 'CONNECTED' && !document.querySelector('{HELD}'); }}"""
 
 
 def wait_idle(page: Any, charts: int = 0, cards: int = 0) -> None:
-    """Wait until the app is connected, its run is over, and it shows at least ``charts`` charts
+    """Wait until the app is connected, its run is over (and no run waits to follow a first chart:
+    :data:`HELD`), and it shows at least ``charts`` charts
     and ``cards`` metric cards (Explore's results come from a worker process, on a later rerun than
     the workload's own charts)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=TIMEOUT_MS)
