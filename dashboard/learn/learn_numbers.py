@@ -16,6 +16,7 @@ from typing import Any, cast
 import pandas as pd
 
 from simcore.metrics import TRIO_KEYS, versus
+from simcore.parquet_read import read_frame
 from simcore.study import NAIVE, paired, stat
 
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "docs" / "results"
@@ -46,7 +47,7 @@ class LearnNumbers:
 
 
 def rows(name: str, results: Path = RESULTS_DIR) -> pd.DataFrame:
-    return pd.read_parquet(results / f"rows_{name}.parquet")
+    return read_frame(results / f"rows_{name}.parquet")
 
 
 def learn_numbers(results: Path = RESULTS_DIR) -> LearnNumbers:

@@ -24,6 +24,7 @@ import pandas as pd
 from simcore import fmt
 from simcore.accounting import COSTS
 from simcore.bound import BOUND_LABEL
+from simcore.parquet_read import read_frame
 from simcore.study.tables import Stat, paired, stat, table
 
 GRID_NAME = "grid_accounting.yaml"
@@ -184,7 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"error: {rows_path} not found: run simcore sweep {results / GRID_NAME} --out {rows_path}", file=sys.stderr
         )
         return 2
-    section = render(pd.read_parquet(rows_path))
+    section = render(read_frame(rows_path))
     (results / SECTION_NAME).write_text(section)
     doc = Path(args.doc)
     doc.write_text(splice(doc.read_text(), section))

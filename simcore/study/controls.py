@@ -24,6 +24,7 @@ import pandas as pd
 
 from simcore import fmt
 from simcore.metrics import TRIO_LABELS
+from simcore.parquet_read import read_frame
 from simcore.stats import SPREAD_NAME
 from simcore.study import tables as tb
 from simcore.study.plan import BE_P50, BE_P95, TE_P95
@@ -180,7 +181,7 @@ def section(failure: pd.DataFrame, save_time: pd.DataFrame, budget: pd.DataFrame
 
 def load(folder: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The rows of the three sweeps (save_failure, save_time, budget) stored in `folder`."""
-    failure, save_time, budget = (pd.read_parquet(folder / f"rows_controls_{n}.parquet") for n in SWEEPS)
+    failure, save_time, budget = (read_frame(folder / f"rows_controls_{n}.parquet") for n in SWEEPS)
     return failure, save_time, budget
 
 

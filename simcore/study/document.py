@@ -14,6 +14,7 @@ import pandas as pd
 
 from simcore import alibaba, fmt
 from simcore.metrics import TRIO_LABELS, versus
+from simcore.parquet_read import read_frame
 from simcore.stats import SPREAD_NAME
 from simcore.study import beyond, controls
 from simcore.study.figures import Figures
@@ -161,7 +162,7 @@ def render(
     if all((results / f"rows_controls_{n}.parquet").exists() for n in controls.SWEEPS):
         add(controls.section(*controls.load(results)) + "\n")  # saves and budget, from their own rows
     if (results / gangs.ROWS).exists():
-        add(gangs.section(pd.read_parquet(results / gangs.ROWS)) + "\n")  # gang jobs, from their own rows
+        add(gangs.section(read_frame(results / gangs.ROWS)) + "\n")  # gang jobs, from their own rows
 
     add("## Reproduce\n")
     total = sum(timings.values())

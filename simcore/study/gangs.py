@@ -23,6 +23,7 @@ import pandas as pd
 from simcore import fmt
 from simcore.accounting import COSTS
 from simcore.metrics import TRIO_KEYS, TRIO_LABELS, versus
+from simcore.parquet_read import read_frame
 from simcore.stats import SPREAD_NAME
 from simcore.study import tables as tb
 from simcore.study.plan import Plan
@@ -251,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {rows_path} not found: run simcore sweep {grid_path} --out {rows_path}", file=sys.stderr)
         return 2
     doc = Path(args.doc)
-    doc.write_text(splice(doc.read_text(), section(pd.read_parquet(rows_path))))
+    doc.write_text(splice(doc.read_text(), section(read_frame(rows_path))))
     print(f"wrote the gang section of {doc}")
     return 0
 

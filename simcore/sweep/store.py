@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from simcore.errors import UserError
+from simcore.parquet_read import read_frame
 
 #: Columns that identify a row: one row per (point, seed, policy).
 ID_COLUMNS = ("point_id", "seed", "policy")
@@ -50,7 +51,7 @@ def _problem(df: pd.DataFrame, required: Sequence[str]) -> str | None:
 
 def _read(path: Path) -> tuple[pd.DataFrame | None, str | None]:
     try:
-        return pd.read_parquet(path), None
+        return read_frame(path), None
     except Exception as exc:  # pyarrow raises many types for damaged bytes; all mean "unreadable"
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return None, f"is not a readable Parquet file ({first[:200]})"

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from simcore import alibaba, fmt, jsonstream, parquet_pages
+from simcore import alibaba, fmt, jsonstream, parquet_pages, parquet_read
 from simcore.workload.problems import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_ROWS,
@@ -248,7 +248,7 @@ def read_parquet_raw(
     if paged > max_bytes:
         raise LimitExceeded(source, f"its pages declare {fmt.megabytes(paged)} of uncompressed data", "byte", max_bytes)
     try:
-        table = pq.ParquetFile(pa.BufferReader(data), read_dictionary=list(wanted)).read(columns=list(wanted))
+        table = parquet_read.read_table(data, columns=list(wanted), dictionary=list(wanted))
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise WorkloadError(f"{source}: not a readable Parquet file ({exc})") from None
     expanded = sum(_text_bytes(chunk) for col in table.columns for chunk in col.chunks)
