@@ -73,6 +73,9 @@ class ClusterState:
         self._groups: dict[tuple[int, int, int, int], list[int]] = {}
         for k, key in enumerate(self._key):
             self._groups.setdefault(key, []).append(k)
+        # each node's group (its key's list; stale while the node is in none): a node leaving its
+        # group finds it here, without hashing its key (a dictionary look-up per move saved)
+        self._group_of: list[list[int]] = [self._groups[key] for key in self._key]
         self.group_max = GROUPS_MAX
         # On a large cluster most nodes are too full for even the smallest request, so
         # choose() looks only at the "open" nodes, those that fit `floor`. A node not open
@@ -240,7 +243,7 @@ class ClusterState:
                 self._open[k] = is_in
                 self._open_idx = None
         if was_in:
-            nodes = groups[old]
+            nodes = self._group_of[k]
             if len(nodes) == 1:
                 del groups[old]
             else:  # sorted: a binary search rather than remove()'s scan
@@ -248,9 +251,10 @@ class ClusterState:
         if is_in:
             joined = groups.get(key)
             if joined is None:
-                groups[key] = [k]
+                joined = groups[key] = [k]
             else:
                 _insort(joined, k)
+            self._group_of[k] = joined
         if self.touched is not None:
             self.touched.append(k)
         return is_in

@@ -18,12 +18,13 @@ from __future__ import annotations
 import gc
 import math
 import time as wallclock
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import replace
 from typing import Final
 
 import numpy as np
 import simpy
+from simpy.events import NORMAL
 
 from simcore import result, units
 from simcore.engine.budget import PreemptionBudget
@@ -57,6 +58,13 @@ FINISH: Final[int] = result.FINISH
 class _Run(GangRun):
     """One run: the clock, the life cycle and the pass, over the run's state (a gang's
     branches: :class:`~simcore.engine.gang.GangRun`)."""
+
+    # the clock's (set by clock_on)
+    env: simpy.Environment
+    instants: Iterator[tuple[float, list[int], list[int], list[int]]]
+    instant: tuple[float, list[int], list[int], list[int]]  # the instant scheduled next
+    on_instant: Callable[[simpy.Event], None]
+    event: simpy.Event | None  # the one event, re-armed for each instant
 
     def __init__(
         self,
@@ -107,23 +115,51 @@ class _Run(GangRun):
         self.version_seen = -1  # cluster.version after the last pass, -1 when room was given back during it
 
     # -- the clock (rule 1) ---------------------------------------------------------------
-    def process(self, env: simpy.Environment):
-        waiting, log, timeout = self.waiting, self.log, env.timeout  # env.timeout: a new bound class per read
-        for t, finished, released, arrived in self.timeline.instants(self._pass_may_act, self.waiting.te):
-            now = env.now
-            yield timeout(t - now if t > now else 0)
-            self.now = t
-            for j in finished:
-                self._finish(j)
-            for j in released:
-                self._release(j)
-            for j in arrived:
-                log.add(t, j, SUBMIT, -1)
-            freed = self._pass(released + arrived if released else arrived)
-            if freed:  # released within the pass (grace 0): they join after it
-                waiting.add(freed)
-            if self.watch is not None:
-                self.watch(self)
+    def clock_on(self, env: simpy.Environment) -> None:
+        """Put the run on `env`'s clock: each instant is one SimPy event whose callback handles it
+        and schedules the next; ``env.run()`` then steps through them all. One event, re-armed for
+        each instant (its callbacks set and scheduled again once processed), rather than a process
+        and a new ``Timeout`` per instant: SimPy's resume of a process and the event's making were
+        about a third of its per-instant work (docs/testing.md, the fifth round)."""
+        self.env = env
+        self.instants = self.timeline.instants(self._pass_may_act, self.waiting.te)
+        self.on_instant = self._instant  # one bound method, not a new one per instant
+        self.event = None
+        self._next()
+
+    def _next(self) -> None:
+        """Schedule the next instant, if any, on the clock."""
+        instant = next(self.instants, None)
+        if instant is None:  # nothing is scheduled: env.run() returns
+            self.on_instant = _stopped  # the run held itself through it: a cycle left for the collector
+            return
+        self.instant = instant
+        t, now, event = instant[0], self.env.now, self.event
+        delay = t - now if t > now else 0
+        if event is None:  # the first instant: a timeout, which SimPy schedules
+            event = self.event = self.env.timeout(delay)
+            event.callbacks.append(self.on_instant)
+        else:  # processed (callbacks None): re-armed
+            event.callbacks = [self.on_instant]
+            self.env.schedule(event, NORMAL, delay)
+
+    def _instant(self, _event: simpy.Event) -> None:
+        """Handle one instant (rule 1): finishes, releases, arrivals, then one pass."""
+        t, finished, released, arrived = self.instant
+        self.now = t
+        for j in finished:
+            self._finish(j)
+        for j in released:
+            self._release(j)
+        log = self.log
+        for j in arrived:
+            log.add(t, j, SUBMIT, -1)
+        freed = self._pass(released + arrived if released else arrived)
+        if freed:  # released within the pass (grace 0): they join after it
+            self.waiting.add(freed)
+        if self.watch is not None:
+            self.watch(self)
+        self._next()
 
     def _pass_may_act(self) -> bool:
         """May a pass run now, with nothing new since the last instant, change anything (a
@@ -341,6 +377,10 @@ class _Run(GangRun):
         return tuple(victims)
 
 
+def _stopped(_event: simpy.Event) -> None:
+    """A stopped run's clock callback (never called: nothing is scheduled any more)."""
+
+
 def simulate(
     jobs: JobTable,
     cluster: ClusterSpec,
@@ -367,7 +407,7 @@ def simulate(
     try:
         run = _Run(sim_jobs, cluster, config, record_decisions or same_state is not None, same_state, watch, exempt)
         env = simpy.Environment()
-        env.process(run.process(env))
+        run.clock_on(env)
         env.run()
         ev_time, ev_job, ev_code, ev_node = run.log.columns()  # the last rows' move allocates too
     finally:
@@ -382,7 +422,7 @@ def simulate(
         finish=np.array(js.finish, dtype=float),
         preemptions=js.preemptions,
         lost_work=js.lost,
-        node=js.node,
+        node=np.array(js.node_list, dtype=np.int64),
         ev_time=ev_time,
         ev_job=ev_job,
         ev_code=ev_code,
