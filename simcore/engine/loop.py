@@ -1,8 +1,8 @@
 """The event loop: one SimPy environment per run, driving the job life cycle.
 
-One SimPy process advances the clock from instant to instant. At each instant it applies,
-in order, finishes, releases (end of a grace period) and arrivals, then runs exactly one
-scheduling pass (DESIGN.md section 3, rule 1). This module holds that loop, the life cycle
+SimPy's clock goes from instant to instant: one event, re-armed for each instant, whose
+callback applies, in order, finishes, releases (end of a grace period) and arrivals, then runs
+exactly one scheduling pass (DESIGN.md section 3, rule 1). This module holds that loop, the life cycle
 (start, signal, release, finish: section 2) and the pass (rule 3); the state they act on
 lives in small types of its own: the nodes (:mod:`simcore.engine.cluster`), the pending jobs
 (:mod:`simcore.engine.pending`), each job's state (:mod:`simcore.engine.jobstate`), the running BE jobs
