@@ -59,12 +59,11 @@ class _Run(GangRun):
     """One run: the clock, the life cycle and the pass, over the run's state (a gang's
     branches: :class:`~simcore.engine.gang.GangRun`)."""
 
-    # the clock's (set by clock_on)
-    env: simpy.Environment
+    env: simpy.Environment  # the clock's, set by clock_on; event: the one event, re-armed per instant
     instants: Iterator[tuple[float, list[int], list[int], list[int]]]
     instant: tuple[float, list[int], list[int], list[int]]  # the instant scheduled next
     on_instant: Callable[[simpy.Event], None]
-    event: simpy.Event | None  # the one event, re-armed for each instant
+    event: simpy.Event | None
 
     def __init__(
         self,
@@ -116,11 +115,9 @@ class _Run(GangRun):
 
     # -- the clock (rule 1) ---------------------------------------------------------------
     def clock_on(self, env: simpy.Environment) -> None:
-        """Put the run on `env`'s clock: each instant is one SimPy event whose callback handles it
-        and schedules the next; ``env.run()`` then steps through them all. One event, re-armed for
-        each instant (its callbacks set and scheduled again once processed), rather than a process
-        and a new ``Timeout`` per instant: SimPy's resume of a process and the event's making were
-        about a third of its per-instant work (docs/testing.md, the fifth round)."""
+        """Put the run on `env`'s clock (``env.run()`` then steps it): one event, re-armed for each
+        instant, whose callback handles it and schedules the next; not a process and a ``Timeout``
+        per instant, SimPy's own work for which was twice this (docs/testing.md, the fifth round)."""
         self.env = env
         self.instants = self.timeline.instants(self._pass_may_act, self.waiting.te)
         self.on_instant = self._instant  # one bound method, not a new one per instant
@@ -131,7 +128,7 @@ class _Run(GangRun):
         """Schedule the next instant, if any, on the clock."""
         instant = next(self.instants, None)
         if instant is None:  # nothing is scheduled: env.run() returns
-            self.on_instant = _stopped  # the run held itself through it: a cycle left for the collector
+            self.on_instant = _stopped  # it held the run itself: a cycle left for the collector
             return
         self.instant = instant
         t, now, event = instant[0], self.env.now, self.event
