@@ -9,11 +9,13 @@ import numpy as np
 import pytest
 
 from simcore.engine import simulate
-from simcore.engine.queue_order import _has_equal
-from simcore.model import SimConfig
+from simcore.engine.eventlog import CHUNK, EventLog
+from simcore.engine.queue_order import _has_equal, _id_key, _keys
+from simcore.model import JobTable, SimConfig
 from simcore.policies.base import Candidates, PreemptionView
 from simcore.policies.evaluator import _feasible_nodes
 from simcore.presets import generate
+from simcore.result import EVENT_NAMES
 from simcore.workload.fit import distinct_rows
 
 
@@ -32,6 +34,56 @@ def test_distinct_rows_are_numpys_unique_rows(n, high):
 def test_has_equal_says_whether_a_key_repeats(keys):
     key = np.array(keys, dtype=np.int64)
     assert _has_equal(key) == (len(np.unique(key)) < len(key))
+
+
+def _keys_before(jobs: JobTable) -> list[np.ndarray]:
+    """Job order's keys as the fourth round built them (every id through ``astype(str)``)."""
+    ids = jobs.job_id.astype(str)
+    id_key = _id_key(ids)
+    keys = [id_key, jobs.submit_time]
+    if id_key is not ids and _has_equal(id_key):
+        keys.insert(0, ids)
+    return keys
+
+
+_IDS = {
+    "numeric": ["3", "10", "2", "-4", "0", "11"],
+    "leading zeros and equal values": ["007", "7", "-0", "0", "10", "010"],
+    "beyond int64": ["99999999999999999999", "5", "-99999999999999999999", "6", "18446744073709551616", "1"],
+    "not integers": ["+5", "5", "5.0", "a", "-", "1_0"],
+    "unicode digits": ["\u0663", "3", "12", "1", "\uff11", "2"],
+    "spaces": [" 1", "2", "3 ", "4", "5", "6"],
+}
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"), [(n, k) for n in sorted(_IDS) for k in ("object", "unicode", "mixed")] + [("numeric", "int64")]
+)
+def test_job_orders_keys_are_the_keys_before(name, kind):
+    ids = _IDS[name]
+    rng = np.random.default_rng(len(name))
+    if kind == "int64":
+        job_id = np.array([int(x) for x in ids], dtype=np.int64)
+    elif kind == "unicode":
+        job_id = np.array(ids)
+    else:
+        job_id = np.array(ids, dtype=object)
+        if kind == "mixed":
+            job_id[1] = 17  # an int among the text: not all text, so through astype(str)
+    n = len(ids)
+    jobs = JobTable(
+        job_id=job_id,
+        submit_time=rng.integers(0, 3, n).astype(float),  # ties on submit time: the ids decide
+        duration=np.ones(n),
+        request=np.ones((n, 3)),
+        is_te=np.zeros(n, dtype=bool),
+    )
+    got, want = _keys(jobs), _keys_before(jobs)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype
+        assert g.tolist() == w.tolist()
+    assert np.lexsort(got).tolist() == np.lexsort(want).tolist()
 
 
 @pytest.mark.parametrize("enabled", [True, False])
@@ -109,3 +161,23 @@ def test_feasible_nodes_in_python_are_the_numpy_ones(seed):
     got = _feasible_nodes(view, pos)
     assert got == _feasible_nodes_with_numpy(view, pos)
     assert all(view.fits(np.asarray(avail[k]) + c.req[here].sum(axis=0)) for k, here in got)
+
+
+def test_event_log_packs_the_rows_it_was_given():
+    """The log's chunks packed to bytes (struct, bytes) hold exactly the rows added, across chunk moves."""
+    rng = np.random.default_rng(5)
+    n = 2 * CHUNK + 123
+    rows = (
+        (rng.random(n) * 1e9).tolist(),
+        rng.integers(0, 2**40, n).tolist(),
+        rng.integers(0, len(EVENT_NAMES), n).tolist(),
+        rng.integers(-1, 10**6, n).tolist(),
+    )
+    log = EventLog()
+    for t, j, c, k in zip(*rows, strict=True):
+        log.add(t, j, c, k)
+    cols = log.columns()
+    assert [c.dtype for c in cols] == [np.float64, np.int64, np.int8, np.int64]
+    for got, want in zip(cols, rows, strict=True):
+        assert got.tolist() == want
+    assert [len(c) for c in EventLog().columns()] == [0, 0, 0, 0]

@@ -28,6 +28,11 @@ SUBSET_NODES: Final = 256  # from this many nodes, choose() looks only at the op
 GROUPS_MAX: Final = 32
 _bisect_left: Final = bisect.bisect_left  # Final: a static read when compiled, not a module-dict look-up
 _insort: Final = bisect.insort
+# A node's key: its room (three units) and its capacity's class. Of any length to the compiled
+# engine (mypyc), which keeps a tuple of a fixed length unboxed and made a new tuple object of
+# it, with a new int object per value, at every use as a dictionary key or list item: a key is
+# now made once, as a tuple object (docs/testing.md, the fifth round).
+Key = tuple[int, ...]
 
 
 class ClusterState:
@@ -67,12 +72,15 @@ class ClusterState:
         cap_rows: list[list[int]] = self.cap.tolist()
         first: dict[tuple[int, int, int], int] = {}
         self._inv: list[tuple[float, float, float]] = [(r[0], r[1], r[2]) for r in self.inv_cap.tolist()]
-        self._key: list[tuple[int, int, int, int]] = [
+        self._key: list[Key] = [
             (r[0], r[1], r[2], first.setdefault((r[0], r[1], r[2]), k)) for k, r in enumerate(cap_rows)
         ]
-        self._groups: dict[tuple[int, int, int, int], list[int]] = {}
+        self._groups: dict[Key, list[int]] = {}
         for k, key in enumerate(self._key):
             self._groups.setdefault(key, []).append(k)
+        # each node's group (its key's list; stale while the node is in none): a node leaving its
+        # group finds it here, without hashing its key (a dictionary look-up per move saved)
+        self._group_of: list[list[int]] = [self._groups[key] for key in self._key]
         self.group_max = GROUPS_MAX
         # On a large cluster most nodes are too full for even the smallest request, so
         # choose() looks only at the "open" nodes, those that fit `floor`. A node not open
@@ -221,14 +229,15 @@ class ClusterState:
         if t is not None and (old[0] == t[0] or old[1] == t[1] or old[2] == t[2]):
             self._top = None
 
-    def _set(self, k: int, old: tuple[int, int, int, int], a0: int, a1: int, a2: int) -> bool:
+    def _set(self, k: int, old: Key, a0: int, a1: int, a2: int) -> bool:
         """Node k's room is now (a0, a1, a2), was `old` (its key): write it, and move k between
         groups (on a large cluster, the groups of open nodes). Returns whether k is in a group."""
         if not self._stale[k]:
             self._stale[k] = True
             self._dirty.append(k)
         groups = self._groups
-        key = self._key[k] = (a0, a1, a2, old[3])
+        key: Key = (a0, a1, a2, old[3])  # a tuple object, made once (see Key)
+        self._key[k] = key
         was_in = is_in = True
         floor = self._floor
         if floor is not None:
@@ -240,7 +249,7 @@ class ClusterState:
                 self._open[k] = is_in
                 self._open_idx = None
         if was_in:
-            nodes = groups[old]
+            nodes = self._group_of[k]
             if len(nodes) == 1:
                 del groups[old]
             else:  # sorted: a binary search rather than remove()'s scan
@@ -248,9 +257,10 @@ class ClusterState:
         if is_in:
             joined = groups.get(key)
             if joined is None:
-                groups[key] = [k]
+                joined = groups[key] = [k]
             else:
                 _insort(joined, k)
+            self._group_of[k] = joined
         if self.touched is not None:
             self.touched.append(k)
         return is_in

@@ -3,7 +3,7 @@
 Append-only and compact: a 1M-job run writes about 4M rows, so rows go into typed arrays
 (:mod:`array`, 8 bytes or less per value) rather than Python objects, and become numpy
 arrays once, at the end (:meth:`EventLog.columns`). Rows are first appended to short Python
-lists, which move into the typed arrays :data:`CHUNK` rows at a time (``array.fromlist``):
+lists, which move into the typed arrays :data:`CHUNK` rows at a time (packed to bytes):
 an append to a list is a native operation of the compiled engine, while an append to a
 typed array parses its argument in C on every call. Event codes are those of
 :mod:`simcore.result`; the node is -1 for a submit.
@@ -15,6 +15,7 @@ node, the GPUs it lacked there, and the row of its first ``preempt``).
 
 from __future__ import annotations
 
+import struct
 from array import array
 from typing import Final
 
@@ -50,12 +51,15 @@ class EventLog:
             self._move()
 
     def _move(self) -> None:
-        """The rows held in the lists go to the typed arrays (``fromlist``: one C loop, about twice as fast as a
-        numpy conversion and its copy)."""
-        self.time.fromlist(self._time)
-        self.job.fromlist(self._job)
-        self.code.fromlist(self._code)
-        self.node.fromlist(self._node)
+        """The rows held in the lists go to the typed arrays, packed to bytes in one C loop per column
+        (``struct.pack`` in native layout, the very bytes the arrays hold; ``bytes`` for the small
+        event codes): about twice as fast as ``array.fromlist``, which parses every item."""
+        n = len(self._time)
+        if n:
+            self.time.frombytes(struct.pack(f"{n}d", *self._time))
+            self.job.frombytes(struct.pack(f"{n}q", *self._job))
+            self.code.frombytes(bytes(self._code))  # codes 0 to 4: one byte each, as int8
+            self.node.frombytes(struct.pack(f"{n}q", *self._node))
         self._time.clear()
         self._job.clear()
         self._code.clear()

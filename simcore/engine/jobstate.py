@@ -53,8 +53,10 @@ class JobState:
         self._mode = config.checkpoint
         self._interval = config.checkpoint_interval
         self._p_fail = failure_probability(config)
-        self.node = np.full(n, -1, dtype=np.int64)  # current or last node
-        self.node_list = [-1] * n  # the same, read one job at a time (a list read is native when compiled)
+        self.node_list = [-1] * n  # current or last node (a list read is native when compiled)
+        # the same for the jobs that may be preempted, whose segments start with `segment` (what
+        # candidates read); every job's is node_list (the result's), a numpy write per start costs more
+        self.node = np.full(n, -1, dtype=np.int64)
         # typed arrays, not lists: a float written to a list is an object of 24 bytes more (48 MB on 1M jobs)
         self.first_start = array("d", [math.nan]) * n
         self.finish = array("d", [math.nan]) * n
@@ -72,13 +74,13 @@ class JobState:
 
     def start(self, j: int, k: int, now: float, segment: bool) -> float:
         """`j` starts on node `k` at `now`; returns when it finishes unless preempted.
-        `segment`: record the segment's start (only preemption reads it)."""
+        `segment`: record the segment's start and node (only preemption reads them)."""
         restore = self._restore if self.token[j] else 0.0  # every start after a preemption restores
-        self.node[j] = k
         self.node_list[j] = k
         if math.isnan(self.first_start[j]):
             self.first_start[j] = now
         if segment:
+            self.node[j] = k
             self.seg_start[j] = now
             self.seg_restore[j] = restore
         return now + restore + self.work_left[j]

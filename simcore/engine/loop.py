@@ -1,8 +1,8 @@
 """The event loop: one SimPy environment per run, driving the job life cycle.
 
-One SimPy process advances the clock from instant to instant. At each instant it applies,
-in order, finishes, releases (end of a grace period) and arrivals, then runs exactly one
-scheduling pass (DESIGN.md section 3, rule 1). This module holds that loop, the life cycle
+SimPy's clock goes from instant to instant: one event, re-armed for each instant, whose
+callback applies, in order, finishes, releases (end of a grace period) and arrivals, then runs
+exactly one scheduling pass (DESIGN.md section 3, rule 1). This module holds that loop, the life cycle
 (start, signal, release, finish: section 2) and the pass (rule 3); the state they act on
 lives in small types of its own: the nodes (:mod:`simcore.engine.cluster`), the pending jobs
 (:mod:`simcore.engine.pending`), each job's state (:mod:`simcore.engine.jobstate`), the running BE jobs
@@ -18,12 +18,13 @@ from __future__ import annotations
 import gc
 import math
 import time as wallclock
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import replace
 from typing import Final
 
 import numpy as np
 import simpy
+from simpy.events import NORMAL
 
 from simcore import result, units
 from simcore.engine.budget import PreemptionBudget
@@ -57,6 +58,12 @@ FINISH: Final[int] = result.FINISH
 class _Run(GangRun):
     """One run: the clock, the life cycle and the pass, over the run's state (a gang's
     branches: :class:`~simcore.engine.gang.GangRun`)."""
+
+    env: simpy.Environment  # the clock's, set by clock_on; event: the one event, re-armed per instant
+    instants: Iterator[tuple[float, list[int], list[int], list[int]]]
+    instant: tuple[float, list[int], list[int], list[int]]  # the instant scheduled next
+    on_instant: Callable[[simpy.Event], None]
+    event: simpy.Event | None
 
     def __init__(
         self,
@@ -107,23 +114,49 @@ class _Run(GangRun):
         self.version_seen = -1  # cluster.version after the last pass, -1 when room was given back during it
 
     # -- the clock (rule 1) ---------------------------------------------------------------
-    def process(self, env: simpy.Environment):
-        waiting, log, timeout = self.waiting, self.log, env.timeout  # env.timeout: a new bound class per read
-        for t, finished, released, arrived in self.timeline.instants(self._pass_may_act, self.waiting.te):
-            now = env.now
-            yield timeout(t - now if t > now else 0)
-            self.now = t
-            for j in finished:
-                self._finish(j)
-            for j in released:
-                self._release(j)
-            for j in arrived:
-                log.add(t, j, SUBMIT, -1)
-            freed = self._pass(released + arrived if released else arrived)
-            if freed:  # released within the pass (grace 0): they join after it
-                waiting.add(freed)
-            if self.watch is not None:
-                self.watch(self)
+    def clock_on(self, env: simpy.Environment) -> None:
+        """Put the run on `env`'s clock (``env.run()`` then steps it): one event, re-armed for each
+        instant, whose callback handles it and schedules the next; not a process and a ``Timeout``
+        per instant, SimPy's own work for which was twice this (docs/testing.md, the fifth round)."""
+        self.env = env
+        self.instants = self.timeline.instants(self._pass_may_act, self.waiting.te)
+        self.on_instant = self._instant  # one bound method, not a new one per instant
+        self.event = None
+        self._next()
+
+    def _next(self) -> None:
+        """Schedule the next instant, if any, on the clock."""
+        instant = next(self.instants, None)
+        if instant is None:  # nothing is scheduled: env.run() returns
+            self.on_instant = _stopped  # it held the run itself: a cycle left for the collector
+            return
+        self.instant = instant
+        t, now, event = instant[0], self.env.now, self.event
+        delay = t - now if t > now else 0
+        if event is None:  # the first instant: a timeout, which SimPy schedules
+            event = self.event = self.env.timeout(delay)
+            event.callbacks.append(self.on_instant)
+        else:  # processed (callbacks None): re-armed
+            event.callbacks = [self.on_instant]
+            self.env.schedule(event, NORMAL, delay)
+
+    def _instant(self, _event: simpy.Event) -> None:
+        """Handle one instant (rule 1): finishes, releases, arrivals, then one pass."""
+        t, finished, released, arrived = self.instant
+        self.now = t
+        for j in finished:
+            self._finish(j)
+        for j in released:
+            self._release(j)
+        log = self.log
+        for j in arrived:
+            log.add(t, j, SUBMIT, -1)
+        freed = self._pass(released + arrived if released else arrived)
+        if freed:  # released within the pass (grace 0): they join after it
+            self.waiting.add(freed)
+        if self.watch is not None:
+            self.watch(self)
+        self._next()
 
     def _pass_may_act(self) -> bool:
         """May a pass run now, with nothing new since the last instant, change anything (a
@@ -341,6 +374,10 @@ class _Run(GangRun):
         return tuple(victims)
 
 
+def _stopped(_event: simpy.Event) -> None:
+    """A stopped run's clock callback (never called: nothing is scheduled any more)."""
+
+
 def simulate(
     jobs: JobTable,
     cluster: ClusterSpec,
@@ -367,7 +404,7 @@ def simulate(
     try:
         run = _Run(sim_jobs, cluster, config, record_decisions or same_state is not None, same_state, watch, exempt)
         env = simpy.Environment()
-        env.process(run.process(env))
+        run.clock_on(env)
         env.run()
         ev_time, ev_job, ev_code, ev_node = run.log.columns()  # the last rows' move allocates too
     finally:
@@ -382,7 +419,7 @@ def simulate(
         finish=np.array(js.finish, dtype=float),
         preemptions=js.preemptions,
         lost_work=js.lost,
-        node=js.node,
+        node=np.array(js.node_list, dtype=np.int64),
         ev_time=ev_time,
         ev_job=ev_job,
         ev_code=ev_code,

@@ -37,12 +37,36 @@ def int_pool(n: int) -> np.ndarray:
 
 def _keys(jobs: JobTable) -> list[np.ndarray]:
     """The sort keys of job order, least significant first (np.lexsort's order)."""
-    ids = jobs.job_id.astype(str)
-    id_key = _id_key(ids)
+    text = _as_text(jobs.job_id)
+    id_key = _int_key(text) if text is not None and _all_integers(text) else None
+    if id_key is None:  # the ids not all text yet, or beyond int64, or not all integers
+        ids = jobs.job_id.astype(str)
+        id_key = _id_key(ids)
+        numeric = id_key is not ids
+    else:
+        numeric = True
     keys = [id_key, jobs.submit_time]
-    if id_key is not ids and _has_equal(id_key):
-        keys.insert(0, ids)
+    if numeric and _has_equal(id_key):
+        keys.insert(0, jobs.job_id.astype(str))
     return keys
+
+
+def _as_text(job_id: np.ndarray) -> list[str] | None:
+    """The ids as a list of str when every one already is (an object array of text, as the workload
+    readers and presets make; a unicode array), without the copy ``astype(str)`` makes; else None."""
+    ids = job_id.tolist()
+    if job_id.dtype.kind == "U" or all(type(x) is str for x in ids):
+        return ids
+    return None
+
+
+def _int_key(text: list[str]) -> np.ndarray | None:
+    """The ids' integer values (each matches ``-?[0-9]+``), or None beyond int64 (:func:`_id_key`
+    ranks those). ``int`` of each: the values ``astype(np.int64)`` parses, about twice as fast."""
+    try:
+        return np.fromiter(map(int, text), dtype=np.int64, count=len(text))
+    except OverflowError:
+        return None
 
 
 def _rank(keys: list[np.ndarray]) -> np.ndarray:
@@ -60,10 +84,10 @@ def _has_equal(key: np.ndarray) -> bool:
     return bool((s[1:] == s[:-1]).any())
 
 
-def _all_integers(ids: np.ndarray) -> bool:
+def _all_integers(ids: np.ndarray | list[str]) -> bool:
     """Does every id match ``-?[0-9]+``? Checked on all ids at once, as bytes (fast in C)."""
     try:
-        b = "\n".join(ids.tolist()).encode("ascii")
+        b = "\n".join(ids if isinstance(ids, list) else ids.tolist()).encode("ascii")
     except UnicodeEncodeError:
         return False
     return (
