@@ -8,8 +8,9 @@ whose request is within a bound (per dimension, the most any node has) skips a w
 lower bound is above it, and reads the other chunks rank by rank; adding or removing a rank is a
 binary search over the chunks' last ranks and one within a chunk. Requests and bounds are integer
 resource units (:mod:`simcore.units`). A removal can only raise a chunk's true lower bound, so a
-bound left as it was never hides a job; one that the removed request held is marked stale and
-recomputed when a walk next reaches its chunk.
+bound left as it was never hides a job; one that the removed request held is marked stale, and
+made exact again when a walk reads the whole chunk and finds nothing within its bound (a chunk
+with candidates is read anyway, so its bounds are left as they are).
 :class:`Waiting` puts jobs (not ranks) in and out, and keeps the pending TE jobs apart.
 """
 
@@ -155,15 +156,6 @@ class PendingQueue:
                 ]
                 lasts.insert(a, merged.ranks[half - 1])
 
-    def _within(self, c: _Chunk, m0: int, m1: int, m2: int) -> bool:
-        """May chunk `c` hold a request within the bound? (Its bounds made exact first if stale and they let it.)"""
-        if c.lo0 > m0 or c.lo1 > m1 or c.lo2 > m2:
-            return False
-        if not c.stale:
-            return True
-        c.tighten(self.req_list)
-        return c.lo0 <= m0 and c.lo1 <= m1 and c.lo2 <= m2
-
     def next_within(self, start: int, bound: tuple[int, int, int], stop: int | None = None) -> int:
         """The smallest pending rank >= start (and < stop) whose request is <= bound, or -1."""
         m0, m1, m2 = bound
@@ -173,15 +165,18 @@ class PendingQueue:
             ranks = c.ranks
             if stop is not None and ranks[0] >= stop:
                 return -1
-            if not self._within(c, m0, m1, m2):
+            if c.lo0 > m0 or c.lo1 > m1 or c.lo2 > m2:
                 continue
-            for i in range(_bisect_left(ranks, start), len(ranks)):
+            first = _bisect_left(ranks, start)
+            for i in range(first, len(ranks)):
                 r = ranks[i]
                 if stop is not None and r >= stop:
                     return -1
                 c0, c1, c2 = req[r]
                 if c0 <= m0 and c1 <= m1 and c2 <= m2:
                     return r
+            if first == 0 and c.stale:  # read whole and nothing within: exact bounds may skip it next time
+                c.tighten(req)
         return -1
 
     def scan(self, start: int, bound: Callable[[], list[int]]) -> Iterator[int]:
@@ -197,18 +192,18 @@ class PendingQueue:
         ci, i = _bisect_left(self.lasts, start), -1  # i = -1: find `start` in the chunk
         while ci < len(chunks):
             c = chunks[ci]
-            if not self._within(c, m0, m1, m2):
+            if c.lo0 > m0 or c.lo1 > m1 or c.lo2 > m2:
                 ci, i = ci + 1, 0
                 continue
             ranks = c.ranks
             if i < 0:
                 i = _bisect_left(ranks, start)
-            moved = False
+            whole, moved = i == 0, False  # whole: every rank of the chunk read, none yielded
             while i < len(ranks):
                 r = ranks[i]
                 c0, c1, c2 = req[r]
                 if c0 <= m0 and c1 <= m1 and c2 <= m2:
-                    shape = self.shape
+                    whole, shape = False, self.shape
                     yield r
                     m0, m1, m2 = bound()
                     if self.shape != shape:  # chunks merged or dropped by the removal of r: find the place again
@@ -220,6 +215,8 @@ class PendingQueue:
                 else:
                     i += 1
             if not moved:
+                if whole and c.stale:  # nothing within: exact bounds may skip it next time (as next_within)
+                    c.tighten(req)
                 ci, i = ci + 1, 0
 
 
