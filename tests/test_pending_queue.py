@@ -138,6 +138,22 @@ def test_a_walk_goes_on_where_removals_merge_and_drop_chunks():
     assert q.ranks() == list(range(4, n, 6))
 
 
+def test_a_merge_that_makes_a_chunk_too_long_splits_it():
+    """A chunk shrunk to LOAD // 4 ranks merges into a full neighbour (2 * LOAD ranks): the
+    result is too long and is cut in two."""
+    q, ref = PendingQueue([(1, 1, 1)] * (8 * LOAD)), RefQueue([(1, 1, 1)] * (8 * LOAD))
+    for r in [*range(0, 6 * LOAD + 1, 2), *range(4 * LOAD + 1, 6 * LOAD - 1, 2)]:  # the odd ones: the last chunk
+        q.add(r)
+        ref.add(r)
+    assert [len(c.ranks) for c in q.chunks] == [LOAD, LOAD, 2 * LOAD]
+    for r in range(2 * LOAD, 4 * LOAD, 2)[: LOAD - LOAD // 4]:  # the middle chunk down to LOAD // 4
+        q.remove(r)
+        ref.remove(r)
+    half = (2 * LOAD + LOAD // 4) // 2
+    assert [len(c.ranks) for c in q.chunks] == [LOAD, half, 2 * LOAD + LOAD // 4 - half]
+    _check_invariants(q, ref)
+
+
 def test_a_walk_skips_the_chunks_whose_bound_is_above_it():
     """Chunks of big requests are skipped on their bounds alone: stale ones (a removal took one
     of their least requests) stay stale, which they would not if their ranks had been read and

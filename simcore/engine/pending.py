@@ -38,7 +38,7 @@ class _Chunk:
     def __init__(self, ranks: list[int], lo0: int, lo1: int, lo2: int, stale: bool) -> None:
         self.ranks = ranks
         self.lo0, self.lo1, self.lo2 = lo0, lo1, lo2
-        self.stale = stale  # a removal took a request that held a bound: it may be above it now
+        self.stale = stale  # a removal took a request equal to a bound: the bound may be below the least request now
 
     def tighten(self, req: list[tuple[int, int, int]]) -> None:
         """Make the bounds the least requests of the ranks held (exact again)."""
@@ -56,6 +56,7 @@ class _Chunk:
 
 
 def _chunk(ranks: list[int], req: list[tuple[int, int, int]]) -> _Chunk:
+    """A chunk of `ranks` with exact bounds."""
     c = _Chunk(ranks, 0, 0, 0, True)
     c.tighten(req)
     return c
@@ -110,11 +111,16 @@ class PendingQueue:
             c.lo1 = c1
         if c2 < c.lo2:
             c.lo2 = c2
-        if len(ranks) > 2 * LOAD:  # split in two halves, each with its bounds made exact
-            half = len(ranks) // 2
-            self.chunks[ci : ci + 1] = [_chunk(ranks[:half], req), _chunk(ranks[half:], req)]
-            lasts.insert(ci, ranks[half - 1])
-            self.shape += 1
+        if len(ranks) > 2 * LOAD:
+            self._split(ci)
+
+    def _split(self, ci: int) -> None:
+        """Cut chunk `ci` in two halves, each with its bounds made exact."""
+        ranks, req = self.chunks[ci].ranks, self.req_list
+        half = len(ranks) // 2
+        self.chunks[ci : ci + 1] = [_chunk(ranks[:half], req), _chunk(ranks[half:], req)]
+        self.lasts.insert(ci, ranks[half - 1])
+        self.shape += 1
 
     def remove(self, r: int) -> None:
         """Rank `r` leaves (it must be pending)."""
@@ -149,12 +155,7 @@ class PendingQueue:
             del lasts[a]
             self.shape += 1
             if len(merged.ranks) > 2 * LOAD:
-                half = len(merged.ranks) // 2
-                chunks[a : a + 1] = [
-                    _chunk(merged.ranks[:half], self.req_list),
-                    _chunk(merged.ranks[half:], self.req_list),
-                ]
-                lasts.insert(a, merged.ranks[half - 1])
+                self._split(a)
 
     def next_within(self, start: int, bound: tuple[int, int, int], stop: int | None = None) -> int:
         """The smallest pending rank >= start (and < stop) whose request is <= bound, or -1."""
