@@ -1,11 +1,11 @@
 """The engine's parts on their own, without the engine.
 
-``PendingQueue`` and ``ClusterState`` are fast structures (blocks of ranks with lower bounds,
-a sorted short list, an "open node" subset, cached maxima); each is checked against a plain
-Python reference on random operation sequences, comparing every observable after every
-step. The small state types the engine is built from (running table, reservation book,
-timeline, per-job checkpoint accounting) are checked on hand-made cases with exact values
-and against references where they have one.
+``ClusterState`` is a fast structure (an "open node" subset, groups of equal nodes, cached
+maxima); it is checked against a plain Python reference on random operation sequences, comparing
+every observable after every step (the pending queue: ``tests/test_pending_queue.py``). The
+small state types the engine is built from (running table, reservation book, timeline, per-job
+checkpoint accounting) are checked on hand-made cases with exact values and against references
+where they have one.
 """
 
 from __future__ import annotations
@@ -18,110 +18,12 @@ from hypothesis import strategies as st
 from simcore import units
 from simcore.engine.cluster import SUBSET_NODES, ClusterState
 from simcore.engine.jobstate import JobState
-from simcore.engine.pending import BLOCK, SHORT, UNBOUNDED, PendingQueue, Waiting
 from simcore.engine.reservations import ReservationBook
 from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
 from simcore.model import ClusterSpec, JobTable, Node, Resources, SimConfig
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-# --------------------------------------------------------------------------- PendingQueue
-
-
-class RefQueue:
-    """The pending queue as a plain set of ranks, searched one rank at a time."""
-
-    def __init__(self, req: list[tuple[int, int, int]]) -> None:
-        self.req = req
-        self.pending: set[int] = set()
-
-    def next_within(self, start: int, bound: tuple[int, int, int], stop: int | None) -> int:
-        end = len(self.req) if stop is None else stop
-        for r in sorted(self.pending):
-            if start <= r < end and all(c <= b for c, b in zip(self.req[r], bound, strict=True)):
-                return r
-        return -1
-
-
-BOUNDS = st.one_of(st.integers(0, 6), st.just(UNBOUNDED))
-QUEUE_OPS = st.lists(
-    st.one_of(
-        st.tuples(st.just("add"), st.integers(1, 3 * SHORT)),  # how many ranks join (both modes, and the switch)
-        st.tuples(st.just("remove"), st.integers(1, 3 * SHORT)),
-        st.tuples(
-            st.just("query"), st.integers(0, 3 * BLOCK), st.tuples(BOUNDS, BOUNDS, BOUNDS), st.integers(0, 3 * BLOCK)
-        ),
-        st.tuples(st.just("query_to_end"), st.integers(0, 3 * BLOCK), st.tuples(BOUNDS, BOUNDS, BOUNDS)),
-    ),
-    max_size=60,
-)
-
-
-@SETTINGS
-@given(
-    n=st.integers(1, 3 * BLOCK + 5),
-    seed=st.integers(0, 2**32 - 1),
-    ops=QUEUE_OPS,
-)
-def test_pending_queue_matches_a_sorted_set(n, seed, ops):
-    """Every search answers as a scan of the sorted pending ranks does, through adds and
-    removes that cross the short/block switch both ways and leave block bounds stale."""
-    rng = np.random.default_rng(seed)
-    req = [tuple(int(x) for x in row) for row in rng.integers(0, 6, size=(n, 3))]
-    q, ref = PendingQueue(req), RefQueue(req)
-    for op in ops:
-        if op[0] == "add":
-            free = sorted(set(range(n)) - ref.pending)
-            for r in rng.permutation(free)[: op[1]].tolist():
-                q.add(r)
-                ref.pending.add(r)
-        elif op[0] == "remove":
-            for r in rng.permutation(sorted(ref.pending))[: op[1]].tolist():
-                q.remove(r)
-                ref.pending.discard(r)
-        else:
-            start, bound = op[1], op[2]
-            stop = op[3] if op[0] == "query" else None
-            assert q.next_within(start, bound, stop) == ref.next_within(start, bound, stop), (start, bound, stop)
-        assert len(q) == len(ref.pending)
-        # every pending rank is found by a search starting at it with its own request as the bound
-        for r in sorted(ref.pending)[:5]:
-            assert q.next_within(r, req[r]) == r
-
-
-def test_pending_queue_walk_visits_each_candidate_once_in_rank_order():
-    """The engine's walk (next_within from the last rank + 1) yields exactly the pending
-    ranks within the bound, in order, also in block mode with removals during the walk."""
-    n = 4 * BLOCK
-    req = [(r % 7, (r * 3) % 5, r % 2) for r in range(n)]
-    q = PendingQueue(req)
-    for r in range(0, n, 3):
-        q.add(r)
-    bound = (4, 3, 1)
-    seen, r = [], q.next_within(0, bound)
-    while r >= 0:
-        seen.append(r)
-        if r % 2 == 0:
-            q.remove(r)  # placed during the walk
-        r = q.next_within(r + 1, bound)
-    assert seen == [r for r in range(0, n, 3) if req[r][0] <= 4 and req[r][1] <= 3 and req[r][2] <= 1]
-    assert len(q) == len(range(0, n, 3)) - sum(1 for r in seen if r % 2 == 0)
-
-
-def test_waiting_keeps_te_ranks_apart_and_maps_jobs_to_ranks():
-    rank = np.array([2, 0, 3, 1])  # job -> queue rank
-    req = [(1, 1, 0), (2, 2, 0), (3, 3, 0), (4, 4, 0)]
-    w = Waiting(rank, req, [False, True, False, True])
-    assert w.job_of_rank == [1, 3, 0, 2]
-    w.add([0, 1, 2, 3])
-    assert len(w) == 4 and w.te == [0, 1]  # jobs 1 and 3, by rank
-    assert w.queue.next_within(0, (1, 1, 1)) == 2  # job 0's (1, 1, 0); ranks 0 and 1 ask for more
-    w.remove(0)
-    assert w.te == [1] and len(w) == 3
-    w.remove(2)
-    assert w.te == [1] and w.queue.next_within(0, (UNBOUNDED,) * 3) == 1
-
 
 # --------------------------------------------------------------------------- ClusterState
 

@@ -1,16 +1,16 @@
-"""The pending queue, indexed by queue rank, with a fast "next job that could fit" query.
+"""The pending queue: the pending ranks in queue order, with a fast "next job that could fit" walk.
 
-Queue order (DESIGN.md rule 2) is a total order fixed before the run, so a job's place in
-the queue is its rank, and the queue is the set of pending ranks. A short queue is a sorted
-list scanned directly. A long one is searched by blocks of ranks: each block keeps a lower
-bound of its pending requests per dimension, so finding the next pending job whose request
-is within given bounds scans block bounds (vectorised), then the few candidate blocks, and a
-pass costs far less than the length of the queue. Requests and bounds are integer resource
-units (:mod:`simcore.units`). Rows of ranks not pending, and the bounds of empty blocks, hold
-:data:`ABSENT`, above every bound: one comparison both checks "pending" and "within bound",
-saving a numpy call per search step, and a minimum over rows skips them by itself.
-Bounds go stale only downwards (a removal can only raise a block's true minimum), so they
-never hide a job; a block found to hold no candidate gets its bound recomputed.
+Queue order (DESIGN.md rule 2) is a total order fixed before the run, so a job's place in the
+queue is its rank, and the queue is the set of pending ranks. They are kept as a chunked sorted
+list: consecutive runs of ranks (chunks of :data:`LOAD` to ``2 * LOAD`` ranks, fewer after
+removals), each with a lower bound of its requests per dimension. A walk for the pending jobs
+whose request is within a bound (per dimension, the most any node has) skips a whole chunk whose
+lower bound is above it, and reads the other chunks rank by rank; adding or removing a rank is a
+binary search over the chunks' last ranks and one within a chunk. Requests and bounds are integer
+resource units (:mod:`simcore.units`). A removal can only raise a chunk's true lower bound, so a
+bound left as it was never hides a job; one that the removed request held is marked stale, and
+made exact again when a walk reads the whole chunk and finds nothing within its bound (a chunk
+with candidates is read anyway, so its bounds are left as they are).
 :class:`Waiting` puts jobs (not ranks) in and out, and keeps the pending TE jobs apart.
 """
 
@@ -26,198 +26,199 @@ from simcore import units
 from simcore.engine.queue_order import int_pool
 
 # Final: the compiled engine (mypyc) reads these as constants, not module-dict look-ups
-BLOCK: Final = 256
-_bisect_left: Final = bisect.bisect_left  # Final: a static read when compiled, not a module-dict look-up
+LOAD: Final = 32  # a chunk splits in two above 2 * LOAD ranks, and merges into a neighbour at LOAD // 4 or fewer
+_bisect_left: Final = bisect.bisect_left
 _insort: Final = bisect.insort
-_all: Final = np.logical_and.reduce  # ndarray.all adds a Python-level wrapper per call
-# compiled (mypyc: this module is then not its .py file), a walk over a sorted list costs ~10 ns a
-# rank against a few us per numpy call, so the list pays up to a longer queue (docs/testing.md)
-SHORT: Final = (
-    32 if __file__.endswith(".py") else 256
-)  # up to this many pending jobs, a sorted list beats the block search
 UNBOUNDED: Final[int] = units.TOO_BIG  # a bound every request is within
-ABSENT: Final[int] = units.TOO_BIG + 1  # above every bound: marks "not pending" and "empty block"
+
+
+class _Chunk:
+    """A run of pending ranks, sorted, and per dimension a lower bound of their requests."""
+
+    def __init__(self, ranks: list[int], lo0: int, lo1: int, lo2: int, stale: bool) -> None:
+        self.ranks = ranks
+        self.lo0, self.lo1, self.lo2 = lo0, lo1, lo2
+        self.stale = stale  # a removal took a request equal to a bound: the bound may be below the least request now
+
+    def tighten(self, req: list[tuple[int, int, int]]) -> None:
+        """Make the bounds the least requests of the ranks held (exact again)."""
+        r0 = self.ranks[0]
+        m0, m1, m2 = req[r0]
+        for r in self.ranks:
+            c0, c1, c2 = req[r]
+            if c0 < m0:
+                m0 = c0
+            if c1 < m1:
+                m1 = c1
+            if c2 < m2:
+                m2 = c2
+        self.lo0, self.lo1, self.lo2, self.stale = m0, m1, m2, False
+
+
+def _chunk(ranks: list[int], req: list[tuple[int, int, int]]) -> _Chunk:
+    """A chunk of `ranks` with exact bounds."""
+    c = _Chunk(ranks, 0, 0, 0, True)
+    c.tighten(req)
+    return c
 
 
 class PendingQueue:
-    """A set of pending ranks, with :meth:`next_within` (see the module docstring)."""
+    """A set of pending ranks, with :meth:`scan` and :meth:`next_within` (see the module docstring)."""
 
     def __init__(self, req_list: list[tuple[int, int, int]]) -> None:
         """`req_list`: the request (units) of each rank."""
-        n = len(req_list)
         self.req_list = req_list
-        self.nblocks = max(1, -(-n // BLOCK))
-        self.mask = np.zeros(self.nblocks * BLOCK, dtype=bool)
-        # rows of pending ranks hold their request, all others ABSENT (see the module docstring).
-        # Fortran order: the per-row "all dimensions within bound" checks run much faster
-        self.req_pad = np.full((self.nblocks * BLOCK, 3), ABSENT, dtype=np.int64, order="F")
-        self._cols = (self.req_pad[:, 0], self.req_pad[:, 1], self.req_pad[:, 2])  # scalar writes: 3x faster than a row
-        self.bmin = np.full((self.nblocks, 3), ABSENT, dtype=np.int64, order="F")  # ABSENT: empty block
-        self.bcount = np.zeros(self.nblocks, dtype=np.int64)
-        self.gmin = [ABSENT, ABSENT, ABSENT]  # lower bound of every pending request
-        self.lo_block, self.hi_block = self.nblocks, -1  # blocks outside never hold a pending job
+        self.chunks: list[_Chunk] = []
+        self.lasts: list[int] = []  # each chunk's last rank: the binary search's keys
+        self.shape = 0  # bumped when chunks are made, merged or dropped (a walk then finds its place again)
         self.count = 0
-        # the sorted ranks while the queue is short; the block arrays then hold nothing
-        self.short: list[int] | None = []
 
     def __len__(self) -> int:
         return self.count
 
-    def add(self, r: int) -> None:
-        self.count += 1
-        g, (c0, c1, c2) = self.gmin, self.req_list[r]
-        if c0 < g[0] or c1 < g[1] or c2 < g[2]:
-            self.gmin = [c0 if c0 < g[0] else g[0], c1 if c1 < g[1] else g[1], c2 if c2 < g[2] else g[2]]
-        if self.short is None:
-            self._block_add(r)
-            return
-        _insort(self.short, r)
-        if self.count > SHORT:
-            for x in self.short:
-                self._block_add(x)
-            self.short = None
+    def __contains__(self, r: int) -> bool:
+        ci = _bisect_left(self.lasts, r)
+        if ci == len(self.lasts):
+            return False
+        ranks = self.chunks[ci].ranks
+        i = _bisect_left(ranks, r)
+        return i < len(ranks) and ranks[i] == r
 
-    def _block_add(self, r: int) -> None:
-        self.mask[r] = True
-        req = self.req_list[r]
-        x0, x1, x2 = self._cols
-        x0[r], x1[r], x2[r] = req
-        b = r // BLOCK
-        self.lo_block, self.hi_block = min(self.lo_block, b), max(self.hi_block, b)
-        m = self.bmin
-        if self.bcount[b] == 0:  # was ABSENT
-            m[b] = req
-        else:
-            for d, c in enumerate(req):
-                if c < m[b, d]:
-                    m[b, d] = c
-        self.bcount[b] += 1
+    def ranks(self) -> list[int]:
+        """Every pending rank, in queue order."""
+        return [r for c in self.chunks for r in c.ranks]
+
+    def add(self, r: int) -> None:
+        """Rank `r` joins (it must not be pending)."""
+        self.count += 1
+        req, lasts = self.req_list, self.lasts
+        c0, c1, c2 = req[r]
+        ci = _bisect_left(lasts, r)
+        if ci == len(lasts):  # after every pending rank: the last chunk takes it
+            if ci == 0:
+                self.chunks.append(_Chunk([r], c0, c1, c2, False))
+                lasts.append(r)
+                self.shape += 1
+                return
+            ci -= 1
+            lasts[ci] = r
+        c = self.chunks[ci]
+        ranks = c.ranks
+        _insort(ranks, r)
+        if c0 < c.lo0:
+            c.lo0 = c0
+        if c1 < c.lo1:
+            c.lo1 = c1
+        if c2 < c.lo2:
+            c.lo2 = c2
+        if len(ranks) > 2 * LOAD:
+            self._split(ci)
+
+    def _split(self, ci: int) -> None:
+        """Cut chunk `ci` in two halves, each with its bounds made exact."""
+        ranks, req = self.chunks[ci].ranks, self.req_list
+        half = len(ranks) // 2
+        self.chunks[ci : ci + 1] = [_chunk(ranks[:half], req), _chunk(ranks[half:], req)]
+        self.lasts.insert(ci, ranks[half - 1])
+        self.shape += 1
 
     def remove(self, r: int) -> None:
+        """Rank `r` leaves (it must be pending)."""
         self.count -= 1
-        if self.short is not None:
-            del self.short[_bisect_left(self.short, r)]  # sorted: a binary search rather than remove()'s scan
-            if self.count == 0:
-                self.gmin = [ABSENT, ABSENT, ABSENT]
+        chunks, lasts = self.chunks, self.lasts
+        ci = _bisect_left(lasts, r)
+        c = chunks[ci]
+        ranks = c.ranks
+        i = _bisect_left(ranks, r)
+        del ranks[i]
+        c0, c1, c2 = self.req_list[r]
+        if c0 == c.lo0 or c1 == c.lo1 or c2 == c.lo2:
+            c.stale = True
+        n = len(ranks)
+        if n == 0:
+            del chunks[ci], lasts[ci]
+            self.shape += 1
             return
-        self.mask[r] = False
-        x0, x1, x2 = self._cols
-        x0[r] = x1[r] = x2[r] = ABSENT
-        b = r // BLOCK
-        self.bcount[b] -= 1
-        if self.bcount[b] == 0:
-            self.bmin[b] = ABSENT
-        if self.count <= SHORT // 2:
-            lo = self.lo_block * BLOCK
-            short = lo + np.flatnonzero(self.mask[lo : (self.hi_block + 1) * BLOCK])
-            blocks = np.unique(short // BLOCK)
-            self.mask[short] = False
-            self.req_pad[short] = ABSENT
-            self.bcount[blocks] = 0
-            self.bmin[blocks] = ABSENT
-            self.lo_block, self.hi_block = self.nblocks, -1
-            self.short = short.tolist()
+        if i == n:
+            lasts[ci] = ranks[-1]
+        if n <= LOAD // 4 and len(chunks) > 1:  # merge into a neighbour, so that few chunks hold few ranks
+            a = ci if ci + 1 < len(chunks) else ci - 1  # the first of the two
+            x, y = chunks[a], chunks[a + 1]
+            merged = _Chunk(
+                x.ranks + y.ranks,
+                x.lo0 if x.lo0 < y.lo0 else y.lo0,
+                x.lo1 if x.lo1 < y.lo1 else y.lo1,
+                x.lo2 if x.lo2 < y.lo2 else y.lo2,
+                x.stale or y.stale,
+            )
+            chunks[a : a + 2] = [merged]
+            del lasts[a]
+            self.shape += 1
+            if len(merged.ranks) > 2 * LOAD:
+                self._split(a)
 
     def next_within(self, start: int, bound: tuple[int, int, int], stop: int | None = None) -> int:
         """The smallest pending rank >= start (and < stop) whose request is <= bound, or -1."""
-        if self.count == 0:
-            return -1
-        end = len(self.mask) if stop is None else stop
-        if start >= end:
-            return -1
-        g = self.gmin
-        if g[0] > bound[0] or g[1] > bound[1] or g[2] > bound[2]:
-            return -1  # no pending job is that small
-        if self.short is not None:
-            m0, m1, m2 = bound
-            short, req = self.short, self.req_list
-            for i in range(_bisect_left(short, start), len(short)):
-                r = short[i]
-                if r >= end:
+        m0, m1, m2 = bound
+        req, chunks = self.req_list, self.chunks
+        for ci in range(_bisect_left(self.lasts, start), len(chunks)):
+            c = chunks[ci]
+            ranks = c.ranks
+            if stop is not None and ranks[0] >= stop:
+                return -1
+            if c.lo0 > m0 or c.lo1 > m1 or c.lo2 > m2:
+                continue
+            first = _bisect_left(ranks, start)
+            for i in range(first, len(ranks)):
+                r = ranks[i]
+                if stop is not None and r >= stop:
                     return -1
                 c0, c1, c2 = req[r]
                 if c0 <= m0 and c1 <= m1 and c2 <= m2:
                     return r
-            return -1
-        lo = self.lo_block
-        if self.bcount[lo] == 0:
-            lo += int(np.argmax(self.bcount[lo : self.hi_block + 1] > 0))
-            self.lo_block = lo
-        b0, b1 = max(start // BLOCK, lo), min((end - 1) // BLOCK, self.hi_block) + 1
-        if b0 >= b1:
-            return -1
-        bnd = np.array(bound)
-        blocks = _all(self.bmin[b0:b1] <= bnd, 1).nonzero()[0]  # ABSENT: empty blocks never match
-        for b in blocks.tolist():
-            b += b0
-            lo, hi = max(start, b * BLOCK), min(end, (b + 1) * BLOCK)
-            ok = _all(self.req_pad[lo:hi] <= bnd, 1)  # ABSENT: ranks not pending never match
-            i = int(ok.argmax())
-            if ok[i]:
-                return lo + i
-            if lo == b * BLOCK and hi == (b + 1) * BLOCK:  # the whole block: tighten its bound
-                self.bmin[b] = np.minimum.reduce(self.req_pad[lo:hi], 0)  # ABSENT rows never win
-        if len(blocks):  # candidate blocks held nothing: tighten the global bound too
-            # (ABSENT bounds of empty blocks never win; blocks outside lo..hi are empty)
-            self.gmin = np.minimum.reduce(self.bmin[self.lo_block : self.hi_block + 1], 0).tolist()
+            if first == 0 and c.stale:  # read whole and nothing within: exact bounds may skip it next time
+                c.tighten(req)
         return -1
-
-    def _is_short(self) -> bool:
-        """Is the queue a sorted list now? Asked inside :meth:`scan`'s loop on ``short is None``: a
-        removal between two of its yields may set it, and a read of the narrowed attribute there would
-        be checked against None when compiled (mypyc), so the loop asks through a call."""
-        return self.short is not None
 
     def scan(self, start: int, bound: Callable[[], list[int]]) -> Iterator[int]:
         """The pending ranks >= start whose request is within ``bound()`` when reached, in rank order.
 
         For a walk that removes at most the rank it was just given, adds none, and whose bound
         never grows meanwhile: it then yields exactly what repeated :meth:`next_within` calls
-        (from the last rank + 1, on the current bound) would, but reads a block's candidates
-        with one numpy call instead of a search per rank. The candidates are a snapshot under
-        the bound of when it was taken; the ranks after the one removed stay pending, so it stays
-        exact until the bound changes, and then the candidates are read afresh on the new bound."""
-        req = self.req_list
-        pos = start
-        while self.short is None:
-            bnd = bound()
-            g = self.gmin
-            if self.count == 0 or g[0] > bnd[0] or g[1] > bnd[1] or g[2] > bnd[2]:
-                return
-            b0, b1 = max(pos // BLOCK, self.lo_block), self.hi_block + 1
-            if b0 >= b1:
-                return
-            bnd_a = np.array(bnd)
-            blocks = _all(self.bmin[b0:b1] <= bnd_a, 1).nonzero()[0]
-            fresh, found = False, False  # fresh: the candidates must be read afresh from pos
-            for b in blocks.tolist():
-                b += b0
-                if self._is_short():  # shrunk to a sorted list by a removal: read that from here on
-                    pos, fresh = max(pos, b * BLOCK), True
-                    break
-                lo, hi = max(pos, b * BLOCK), (b + 1) * BLOCK
-                at = _all(self.req_pad[lo:hi] <= bnd_a, 1).nonzero()[0].tolist()  # offsets from lo
-                if not at and lo == b * BLOCK:  # the whole block: tighten its bound (as next_within)
-                    self.bmin[b] = np.minimum.reduce(self.req_pad[lo:hi], 0)
-                found = found or bool(at)
-                for i in at:
-                    r = lo + i
-                    if bound() != bnd:  # the bound shrank
-                        pos, fresh = r, True
-                        break
+        (from the last rank + 1, on the current bound) would. A rank or chunk passed over under
+        the bound of then is above every later bound too, so the walk only goes forward, reading
+        the bound again after each yield."""
+        req, chunks = self.req_list, self.chunks
+        m0, m1, m2 = bound()
+        ci, i = _bisect_left(self.lasts, start), -1  # i = -1: find `start` in the chunk
+        while ci < len(chunks):
+            c = chunks[ci]
+            if c.lo0 > m0 or c.lo1 > m1 or c.lo2 > m2:
+                ci, i = ci + 1, 0
+                continue
+            ranks = c.ranks
+            if i < 0:
+                i = _bisect_left(ranks, start)
+            whole, moved = i == 0, False  # whole: every rank of the chunk read, none yielded
+            while i < len(ranks):
+                r = ranks[i]
+                c0, c1, c2 = req[r]
+                if c0 <= m0 and c1 <= m1 and c2 <= m2:
+                    whole, shape = False, self.shape
                     yield r
-                if fresh:
-                    break
-            if not fresh:
-                if len(blocks) and not found and not self._is_short():  # tighten the global bound too
-                    self.gmin = np.minimum.reduce(self.bmin[self.lo_block : self.hi_block + 1], 0).tolist()
-                return
-        m0, m1, m2 = bound()  # it changes only while the walk holds a rank: read again after each yield
-        for r in self.short[_bisect_left(self.short, pos) :]:  # a copy: the walk removes from the list
-            c0, c1, c2 = req[r]
-            if c0 <= m0 and c1 <= m1 and c2 <= m2:
-                yield r
-                m0, m1, m2 = bound()
+                    m0, m1, m2 = bound()
+                    if self.shape != shape:  # chunks merged or dropped by the removal of r: find the place again
+                        start, moved = r + 1, True
+                        ci, i = _bisect_left(self.lasts, start), -1
+                        break
+                    if i < len(ranks) and ranks[i] == r:  # still pending (else the next rank moved to i)
+                        i += 1
+                else:
+                    i += 1
+            if not moved:
+                if whole and c.stale:  # nothing within: exact bounds may skip it next time (as next_within)
+                    c.tighten(req)
+                ci, i = ci + 1, 0
 
 
 class Waiting:

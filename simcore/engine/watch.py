@@ -113,15 +113,13 @@ class JobWatch:
 
 
 def _pending_ranks(run: _Run) -> list[int]:
-    q = run.waiting.queue
-    return sorted(q.short) if q.short is not None else np.flatnonzero(q.mask).tolist()
+    return run.waiting.queue.ranks()
 
 
 def _watched_pending(run: _Run, jobs: list[int]) -> list[int]:
     """The ranks of the watched jobs that are pending, in queue order."""
     q, rank = run.waiting.queue, run.waiting.rank
-    short = q.short
-    return sorted(r for r in (rank[j] for j in jobs) if (r in short if short is not None else q.mask[r]))
+    return sorted(r for r in (rank[j] for j in jobs) if r in q)
 
 
 class _PassView:
