@@ -181,3 +181,26 @@ def test_event_log_packs_the_rows_it_was_given():
     for got, want in zip(cols, rows, strict=True):
         assert got.tolist() == want
     assert [len(c) for c in EventLog().columns()] == [0, 0, 0, 0]
+
+
+def test_simpy_runs_a_processed_event_again_when_rescheduled() -> None:
+    """The clock's assumption about SimPy (loop.py re-arms one processed event per instant): a
+    processed timeout given new callbacks and scheduled again is processed again, at the new time,
+    in order with other events; a SimPy that stopped allowing it fails here, not in a run's output."""
+    import simpy
+    from simpy.events import NORMAL
+
+    env = simpy.Environment()
+    seen: list[tuple[str, float]] = []
+    event = env.timeout(5)
+
+    def again(_event: simpy.Event) -> None:
+        seen.append(("again", env.now))
+        if len(seen) < 4:
+            event.callbacks = [again]
+            env.schedule(event, NORMAL, 10)
+
+    event.callbacks.append(again)
+    env.timeout(12).callbacks.append(lambda _e: seen.append(("other", env.now)))
+    env.run()
+    assert seen == [("again", 5), ("other", 12), ("again", 15), ("again", 25)]
