@@ -168,6 +168,29 @@ def test_a_sessions_first_run_holds_the_rest_until_the_first_chart_is_drawn(monk
     assert sidebar_widgets(at) and not at.get("bidi_component")
 
 
+def test_a_held_first_runs_link_warnings_stay_when_the_rest_comes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link with an ignored parameter, opened in a browser on a warm server: the held first run
+    warns about it, and the run its answer starts warns again (the link was applied by then, so its
+    restore finds nothing to warn about: without the carried warnings the page drew the warning and
+    took it away a moment later); a later run of the session no longer repeats it."""
+    query = {"g.jobs": "abc"}
+    app(**query)  # its runs in the store: the next session's first run waits for nothing
+    monkeypatch.delenv(first_chart.WHOLE_PAGE_ENV)
+    at = app(**query)
+    assert_clean(at)
+    assert at.get("bidi_component"), "the first run was not held"
+
+    def warned() -> bool:
+        return any("link were ignored" in w.value for w in at.warning)
+
+    assert warned()
+    at.run()  # the answer's run: the whole page
+    assert_clean(at)
+    assert not at.get("bidi_component") and warned()
+    at.run()
+    assert not warned()
+
+
 def test_a_first_run_without_a_chart_or_that_waited_is_not_held(monkeypatch: pytest.MonkeyPatch) -> None:
     """As in a browser: a session's first run is sent whole, sidebar included, when it shows no chart
     (an upload not given yet, a refusal) or waited for a computation (a progress beat)."""

@@ -37,7 +37,9 @@ TABS = (
 
 lim = limits()
 first = first_chart.first_run(st.session_state)  # the session's first run may hold the rest (below)
-link_warnings = state.restore("explore", keys.SOURCE.name, Scenario.from_query, state.explore_widget_values)
+link_warnings = first_chart.warnings(
+    st.session_state, state.restore("explore", keys.SOURCE.name, Scenario.from_query, state.explore_widget_values)
+)
 
 # the scenario is read from the session before the sidebar's widgets are drawn (explore_sidebar.py):
 # the first chart reaches the browser ahead of them
@@ -161,7 +163,7 @@ def results() -> bool:
             return False
     explore_results.trio(scenario, comparison, bound)
     if first_chart.holds(first, waited=sidebar.drawn):  # a progress beat drew the sidebar: it waited
-        first_chart.answer_when_drawn()
+        first_chart.answer_when_drawn(st.session_state, link_warnings)
         return True
     sidebar.draw()  # after the first chart and the trio
     report_button.show(scenario, comparison, upload, command, cluster_upload[0] if cluster_upload else None)

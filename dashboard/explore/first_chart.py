@@ -81,7 +81,16 @@ def holds(first: bool, waited: bool) -> bool:
     return first and not waited and os.environ.get(WHOLE_PAGE_ENV) != "1"
 
 
-def answer_when_drawn() -> None:
+def answer_when_drawn(session: Session, link_warnings: list[str]) -> None:
     """The component that starts the next run once the first chart is drawn (or after
-    :data:`ANSWER_AFTER_MS`)."""
+    :data:`ANSWER_AFTER_MS`); that run shows this one's ``link_warnings`` again (:func:`warnings`)."""
+    keys.HELD_WARNINGS.set(session, link_warnings)
     _answer(key=KEY, data={"chart": CHART, "wait_ms": ANSWER_AFTER_MS})
+
+
+def warnings(session: Session, link_warnings: list[str]) -> list[str]:
+    """This run's warnings about the link: in the run a held first run's answer starts, the held
+    run's (the link was applied by then, so restoring it finds nothing to warn about, and a warning
+    the held run showed would vanish when this run draws the page)."""
+    held = keys.HELD_WARNINGS.drop(session)
+    return link_warnings or held or []

@@ -90,6 +90,7 @@ UPLOAD_OPTION: Family[str] = Family("x_u_")  # the loader's options (dashboard.s
 KNOB: Family[Any] = Family("x_k_")  # one widget per knob (dashboard.shared.knob_widgets)
 GEN_PRESET: Key[str] = Key("_gen_preset")  # the preset the generator's fields belong to
 EXPLORE_RAN: Key[bool] = Key("_explore_ran")  # Explore has run in this session (dashboard.explore.first_chart)
+HELD_WARNINGS: Key[list[str]] = Key("_explore_held_warnings")  # a held first run's link warnings (first_chart)
 
 # --- Explore: the Gantt tab -----------------------------------------------------------------------
 GANTT_POLICY: Key[str] = Key("x_gantt_policy")
