@@ -10,6 +10,7 @@ a benchmark, not a test: ``make bench-browser`` (bench/first_chart.py).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -25,15 +26,19 @@ from helpers.browser import (  # noqa: E402  (after the skip when Playwright is 
     ARTIFACTS,
     BROWSER_TESTS,
     HELD,
+    IDLE,
+    RUNNING,
     TIMEOUT_MS,
     assert_no_exception,
     choose,
     settle,
     wait_idle,
 )
+from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOT = ROOT / "docs" / "screenshot-explore.png"
+LOG_TICKS = {f"{step * 10**k:,}" for k in range(6) for step in (1, 2, 5)}  # 1, 2, 5, 10, ..., 500,000
 
 pytestmark = BROWSER_TESTS
 
@@ -42,7 +47,91 @@ def _metrics(page: Any) -> list[str]:
     return page.locator('[data-testid="stMetric"]').all_inner_texts()
 
 
+def _idle(page: Any, selector: str) -> None:
+    """Wait for the rerun a click just asked for (as ``wait_idle``), for ``selector`` in the page, for
+    the app to stop running, and for ``selector`` again in the page the run left: an element of the
+    page before the rerun satisfies the first look, not the second."""
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(RUNNING, timeout=500)
+    page.wait_for_selector(selector, state="attached", timeout=TIMEOUT_MS)  # grid headers are not drawn as text
+    page.wait_for_function(
+        f"""() => ({IDLE})() && !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS
+    )
+    page.wait_for_selector(selector, state="attached", timeout=TIMEOUT_MS)
+
+
+def _texts(page: Any, selector: str) -> list[str]:
+    return [t.strip() for t in page.locator(selector).all_text_contents()]
+
+
+def _no_stale(page: Any) -> None:
+    """The run a click started is over and no element of the previous one is left."""
+    wait_idle(page)
+    page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
+
+
+def _first_steps(n: int) -> list[dict]:
+    """The decision records of fitgpp's first `n` preemptions, as the Gantt steps through them, on the
+    default scenario: computed here from the engine (fitgpp's run with k8s asked on every view,
+    ``simulate(..., same_state="k8s")``), independently of the page."""
+    from dashboard.shared import gantt_views
+    from dashboard.shared.decision_text import decision_for
+    from dashboard.shared.scenario import Scenario
+    from simcore.engine import simulate
+    from simcore.presets import generate
+    from simcore.samples import SAMPLES
+    from simcore.workload import load_cluster
+
+    scenario = Scenario()
+    preset, seed, overrides = next((p, s, o) for f, p, s, o in SAMPLES if f == f"{scenario.sample}.csv")
+    gen = generate(preset, seed, overrides)
+    cluster = load_cluster(ROOT / "sample_workloads" / f"{preset}_cluster.yaml").cluster  # as the dashboard loads it
+    run = simulate(gen.table, cluster, scenario.config("fitgpp"), same_state="k8s")
+    steps = gantt_views.preemption_list(run.events_frame).head(n)
+    records = [decision_for(run.decisions, chosen) for _, chosen in steps.iterrows()]
+    assert all(r is not None for r in records)
+    return records  # type: ignore[return-value]
+
+
+def _why_this_victim(page: Any, records: list[dict]) -> None:
+    """On the Gantt at its first preemption: Next preemption to the first decision where fitgpp and
+    k8s take different victims on the same state, whose *Why this victim?* names the deciding key
+    value, defines it, gives its principle and shows what k8s would take (issue 19)."""
+    from simcore.policies.glossary import TERMS
+
+    step = next(i for i, r in enumerate(records) if sorted(r["victims"]) != sorted(r["same_state"]["victims"]))
+    record = records[step]
+    deciding, alt = record["deciding"], record["same_state"]
+    label = deciding.replace("_", " ")
+    for i in range(2, step + 2):
+        page.get_by_role("button", name="Next preemption").click()
+        _no_stale(page)
+        page.get_by_text(f"Preemption {i} of").first.wait_for(timeout=TIMEOUT_MS)
+    words = page.get_by_text("chosen because").first
+    words.wait_for(timeout=TIMEOUT_MS)
+    page.get_by_text(f"TE job {record['te_job']} needed").first.wait_for(timeout=TIMEOUT_MS)
+    text = words.inner_text()
+    # the deciding criterion is named, defined and its principle given
+    assert f"{label} decided:" in text
+    assert f"{label.capitalize()} is {TERMS[deciding].meaning}." in text
+    assert f"Principle: {TERMS[deciding].principle}." in text
+    # what k8s would take on this very state, beside the chosen set
+    taken = ("BE job " if len(alt["victims"]) == 1 else "BE jobs ") + ", ".join(alt["victims"])
+    assert (
+        f"On the same state (this instant's cluster), k8s would take {taken} on node {alt['node']}: a different choice"
+        in text
+    )
+    assert "In k8s's own run on the same jobs (a second view" in text
+    assert_no_exception(page)
+
+
 def test_explore_end_to_end(dashboard_server: str, new_page: Callable[..., Any]) -> None:
+    """The default Explore page, one page load walked by clicks, as a visitor would: its cards, charts
+    and readable log axes; every tab drawn when opened; on the Gantt the window in days and hours, the
+    zoom, Next preemption and *Why this victim?* against k8s on the same state; the jobs table's units;
+    the worth panel's decision opened on the Gantt; a bad upload refused, a good one run, its cluster
+    notice and the one-click cluster sized from it."""
+    records = _first_steps(5)
     page = new_page(1400, 1500)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -54,6 +143,13 @@ def test_explore_end_to_end(dashboard_server: str, new_page: Callable[..., Any])
     assert len(metrics) == 12 and page.get_by_text("TE p95 slowdown", exact=True).first.is_visible()
     assert page.locator('[data-testid="stPlotlyChart"]').count() == 2
     assert_no_exception(page)
+    # log axes of the percentile chart: major ticks only, in increasing order, the slowdown axis from 1
+    _idle(page, ".st-key-percentiles .ytick text")
+    for axis in ("y", "y2"):
+        ticks = _texts(page, f".st-key-percentiles .{axis}tick text")
+        assert ticks and ticks[0] == "1" and set(ticks) <= LOG_TICKS, (axis, ticks)
+        values = [float(t.replace(",", "")) for t in ticks]
+        assert values == sorted(values), (axis, ticks)
     settle(page)
     page.screenshot(path=str(ARTIFACTS / "explore-default.png"))
 
@@ -71,50 +167,35 @@ def test_explore_end_to_end(dashboard_server: str, new_page: Callable[..., Any])
         )
         assert page.locator('[data-testid="stPlotlyChart"]').count() == charts, tab
         page.screenshot(path=str(ARTIFACTS / f"explore-{tab.split()[0].lower()}.png"))
-        if tab == "Gantt":  # the README's picture: the Gantt centred on the first preemption
-            from simcore import fmt
+        if tab == "Gantt":
+            _gantt(page, records)
 
-            # the window's start slider runs from the run's start to one window (8 h) before its end
-            caption = page.get_by_text("Window: day").first
-            run = re.search(r"of a run of (\d+) d(?: (\d+) h)?\.", caption.inner_text())
-            assert run, caption.inner_text()
-            start = page.locator('[data-testid="stSlider"]', has=page.get_by_text("Window start"))
-            ends = [e.strip() for e in start.get_by_test_id("stSliderTickBar").inner_text().split("\n") if e.strip()]
-            assert ends == ["day 1 00:00:00", fmt.clock((int(run[1]) * 24 + int(run[2] or 0) - 8) * 3600)], ends
-            choose(page, "Zoom around a preemption", "4 h")
-            wait_idle(page, charts=2)
-            page.get_by_role("button", name="Next preemption").click()
-            wait_idle(page, charts=2)
-            page.wait_for_selector("text=Preemption 1 of", timeout=TIMEOUT_MS)
-            assert_no_exception(page)
-            # the window moved onto the preemption: the slider's thumb says where it starts, as the caption does
-            thumb = start.get_by_test_id("stSliderThumbValue").inner_text()
-            assert thumb == "day 1 02:00:00" and caption.inner_text().startswith(f"Window: {thumb} to "), thumb
-            page.set_viewport_size({"width": 1400, "height": 2000})
-            settle(page)
-            SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / SCREENSHOT.name))
-            if os.environ.get("UPDATE_SCREENSHOT") == "1":  # refresh the README's picture on request only
-                shutil.copy(ARTIFACTS / SCREENSHOT.name, SCREENSHOT)
-            page.set_viewport_size({"width": 1400, "height": 1500})
-
-    # change a knob: the results change, and so does the URL
-    page.get_by_text("Knobs", exact=True).click()
-    choose(page, "backfill", "none")
-    wait_idle(page, charts=2)
-    page.wait_for_function("() => location.search.includes('backfill=none')", timeout=TIMEOUT_MS)
-    # the new runs take a worker process (about a second): wait for the cards to change
-    page.wait_for_function(
-        """before => Array.from(document.querySelectorAll('[data-testid="stMetric"]'))
-                         .map(m => m.innerText).join('|') !== before""",
-        arg="|".join(metrics),
-        timeout=TIMEOUT_MS,
-    )
-    wait_idle(page, charts=2)
-    page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
+    # units in the jobs table's headers (the grid's accessible column headers)
+    page.get_by_role("tab", name="Jobs and downloads").click()
+    # the jobs table's own header (the lazy tab draws it on the click's rerun), whatever its unit
+    _idle(page, '[data-testid="stDataFrame"] [role="columnheader"]:has-text("submit")')
+    headers = _texts(page, '[data-testid="stDataFrame"] [role="columnheader"]')
+    for name in ("submit", "run time", "first start", "finish", "wait", "JCT", "lost work"):
+        assert any(re.fullmatch(rf"{name} \((s|min|h|d)\)", h) for h in headers), (name, headers)
     assert_no_exception(page)
 
-    # upload a bad file (a friendly error), then a good one (results again)
+    # the worth panel: its worst decisions, one of them opened on the Gantt with its decision record
+    page.get_by_role("tab", name="Was it worth it?").click()
+    wait_idle(page, charts=2)  # the percentile chart and the panel's
+    page.wait_for_selector("text=The worst decisions", timeout=TIMEOUT_MS)
+    page.wait_for_function("() => location.search.includes('tab=Was')", timeout=TIMEOUT_MS)
+    assert_no_exception(page)
+    page.get_by_text("The worst decisions").scroll_into_view_if_needed()
+    settle(page)
+    page.screenshot(path=str(ARTIFACTS / "explore-worth.png"), full_page=True)
+    page.get_by_role("button", name="Show on the Gantt").click()
+    wait_idle(page, charts=2)
+    page.wait_for_selector("text=Why this victim?", timeout=TIMEOUT_MS)
+    assert "tab=Gantt" in page.url, page.url
+    page.get_by_text(re.compile(r"^Preemption \d+ of \d+ \((k8s|fitgpp)\)")).first.wait_for(timeout=TIMEOUT_MS)
+    assert_no_exception(page)
+
+    # upload a bad file (a friendly error), then a good one: new results, on the cluster its notice names
     page.get_by_text("upload a file", exact=True).click()
     wait_idle(page)
     uploader = page.locator('[data-testid="stFileUploader"] input[type="file"]').first
@@ -124,14 +205,77 @@ def test_explore_end_to_end(dashboard_server: str, new_page: Callable[..., Any])
     error_text = page.locator('[data-testid="stAlertContentError"]').first.inner_text()
     assert "broken.csv" in error_text and "row 3" in error_text
     assert_no_exception(page)
-    good = (ROOT / "sample_workloads" / "demo_seed1.csv").read_bytes()
-    uploader.set_input_files({"name": "demo_seed1.csv", "mimeType": "text/csv", "buffer": good})
-    page.wait_for_selector("text=upload demo_seed1.csv", timeout=TIMEOUT_MS)
+    good = (ROOT / "sample_workloads" / "demo.csv").read_bytes()
+    uploader.set_input_files({"name": "my_lab.csv", "mimeType": "text/csv", "buffer": good})
+    page.wait_for_selector("text=upload my_lab.csv", timeout=TIMEOUT_MS)
+    # the upload's runs take a worker process: wait for the cards to change from the default's
+    page.wait_for_function(
+        """before => { const cards = Array.from(document.querySelectorAll('[data-testid="stMetric"]'));
+                      return cards.length === 12 && cards.map(m => m.innerText).join('|') !== before; }""",
+        arg="|".join(metrics),
+        timeout=TIMEOUT_MS,
+    )
     wait_idle(page, charts=2, cards=12)
-    assert len(_metrics(page)) == 12
+    _idle(page, ".st-key-upload_cluster")
+    assert len(_metrics(page)) == 12 and _metrics(page) != metrics
+    assert_no_exception(page)
+    notice = page.locator(".st-key-upload_cluster").inner_text()
+    assert "brings no cluster" in notice and "16 nodes x (64 CPU, 512 GiB, 8 GPU)" in notice, notice
+    nodes = int(re.search(r"(\d+) such nodes give an offered GPU load of", notice).group(1))
+    page.screenshot(path=str(ARTIFACTS / "readable-upload-notice.png"))
+    page.get_by_role("button", name=re.compile(f"Use {nodes} nodes")).click()
+    page.wait_for_selector(f"text={nodes} nodes, {8 * nodes} GPUs", timeout=TIMEOUT_MS)
+    _idle(page, '[data-testid="stMetric"]')
+    wait_idle(page, charts=2, cards=12)
+    assert page.locator(".st-key-upload_cluster").count() == 0  # a chosen cluster needs no notice
     assert_no_exception(page)
     page.screenshot(path=str(ARTIFACTS / "explore-after-upload.png"))
     assert not errors, errors
+
+
+def _gantt(page: Any, records: list[dict]) -> None:
+    """Explore's Gantt tab, open: its window in the time axis' words and its start slider's range, the
+    zoom around a preemption and Next preemption moving the window onto it, the first decision's *Why
+    this victim?* (fitgpp's choice beside k8s's), the README's picture, then on to the first decision
+    where the two differ (:func:`_why_this_victim`)."""
+    from simcore import fmt
+
+    # the window's start slider runs from the run's start to one window (8 h) before its end
+    caption = page.get_by_text("Window: day").first
+    assert re.fullmatch(
+        r"Window: day \d+ \d\d:00:00 to day \d+ \d\d:00:00 \(8\.0 h\) of a run of \d+ d( \d+ h)?\.",
+        caption.inner_text(),
+    ), caption.inner_text()
+    run = re.search(r"of a run of (\d+) d(?: (\d+) h)?\.", caption.inner_text())
+    assert run, caption.inner_text()
+    start = page.locator('[data-testid="stSlider"]', has=page.get_by_text("Window start"))
+    ends = [e.strip() for e in start.get_by_test_id("stSliderTickBar").inner_text().split("\n") if e.strip()]
+    assert ends == ["day 1 00:00:00", fmt.clock((int(run[1]) * 24 + int(run[2] or 0) - 8) * 3600)], ends
+    choose(page, "Zoom around a preemption", "4 h")
+    wait_idle(page, charts=2)
+    page.get_by_role("button", name="Next preemption").click()
+    _no_stale(page)
+    page.wait_for_selector("text=Preemption 1 of", timeout=TIMEOUT_MS)
+    assert_no_exception(page)
+    # the window moved onto the preemption: the slider's thumb says where it starts, as the caption does
+    thumb = start.get_by_test_id("stSliderThumbValue").inner_text()
+    assert thumb == "day 1 02:00:00" and caption.inner_text().startswith(f"Window: {thumb} to "), thumb
+    # the first preemption's decision opens under the Gantt, fitgpp's choice beside k8s's
+    page.get_by_text("Why this victim?").wait_for(timeout=TIMEOUT_MS)
+    first = page.get_by_text("chosen because").first
+    first.wait_for(timeout=TIMEOUT_MS)
+    assert "fitgpp took node" in first.inner_text() and "k8s" in first.inner_text(), first.inner_text()
+    # the README's picture: the Gantt centred on the first preemption, its decision below
+    page.set_viewport_size({"width": 1400, "height": 2000})
+    settle(page)
+    page.screenshot(path=str(ARTIFACTS / SCREENSHOT.name))
+    if os.environ.get("UPDATE_SCREENSHOT") == "1":  # refresh the README's picture on request only
+        shutil.copy(ARTIFACTS / SCREENSHOT.name, SCREENSHOT)
+    page.get_by_text("Why this victim?").scroll_into_view_if_needed()
+    settle(page)
+    page.screenshot(path=str(ARTIFACTS / "explore-decision.png"), full_page=True)
+    page.set_viewport_size({"width": 1400, "height": 1500})
+    _why_this_victim(page, records)
 
 
 CHART = ".js-plotly-plot .main-svg"  # a drawn Plotly chart
@@ -146,15 +290,27 @@ UNTIL_THE_SIDEBAR = f"""() => {{
     return seen.widgets !== undefined && !!document.querySelector('{SIDEBAR_WIDGET}') && seen; }}"""
 
 
+def _chart_below_the_fold(page: Any) -> float:
+    """Top of the first drawn Plotly chart, in pixels from the top of the window."""
+    page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
+    return float(page.locator(".js-plotly-plot").first.bounding_box()["y"])
+
+
 def test_the_first_chart_is_drawn_before_the_sidebar_comes_by_itself(
     dashboard_server: str, new_page: Callable[..., Any]
 ) -> None:
     """A fresh page of a warm server: the first chart is drawn while the page holds no sidebar widget
     (only the component waiting for it), then the sidebar's widgets and the rest come without any user
-    action, and the widgets work."""
+    action, and the widgets work. With it, the layout of the pages a visitor opens first: a chart in
+    sight on a 1400 x 900 window (Explore, then Sweep), and Explore on a 390 px phone."""
     page = new_page(1400, 900)
     page.goto(dashboard_server)
     wait_idle(page, charts=2, cards=12)  # the default scenario's runs in the server's store
+    assert_no_exception(page)
+    assert _chart_below_the_fold(page) < 900 - 250, "Explore: no chart in sight"  # the percentile chart
+    settle(page)
+    page.screenshot(path=str(ARTIFACTS / "explore-1400x900.png"))
+
     page.goto(dashboard_server)  # a fresh page: a new session, whose first run finds them there
     seen = page.wait_for_function(UNTIL_THE_SIDEBAR, polling="raf", timeout=TIMEOUT_MS).json_value()
     assert seen == {"held": True, "widgets": 0}, seen  # and nothing was clicked meanwhile
@@ -167,17 +323,33 @@ def test_the_first_chart_is_drawn_before_the_sidebar_comes_by_itself(
     wait_idle(page, charts=2, cards=12)
     assert_no_exception(page)
 
+    # a 390 px phone: the trio grid keeps its columns (header and values side by side), nothing overflows;
+    # the page loaded afresh at the phone's size (the same page object: its renderer is warm)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(dashboard_server)
+    _idle(page, '.st-key-trio [data-testid="stMetric"]')
+    row = page.locator('.st-key-trio [data-testid="stHorizontalBlock"]').nth(1)
+    boxes = [c.bounding_box() for c in row.locator('[data-testid="stColumn"]').all()]
+    # one row, not four stacked cells: left to right, and every cell's height spans a common band
+    # (the cells are centred vertically, so their tops differ with their heights and the fonts)
+    lefts = [b["x"] for b in boxes]
+    assert len(boxes) == 4 and lefts == sorted(set(lefts)), ("phone: the trio's row", boxes)
+    assert max(b["y"] for b in boxes) < min(b["y"] + b["height"] for b in boxes), ("phone: the trio's row", boxes)
+    main = page.evaluate(
+        """() => { const m = document.querySelector('[data-testid="stMain"]');
+                   return [m.scrollWidth, m.clientWidth]; }"""
+    )
+    assert main[0] <= main[1], ("phone: the page overflows", main)
+    page.screenshot(path=str(ARTIFACTS / "readable-phone-390.png"))
+    assert_no_exception(page)
 
-def test_learn_link_opens_the_scenario_in_explore(dashboard_server: str, new_page: Callable[..., Any]) -> None:
-    page = new_page(1400, 1000)
-    page.goto(f"{dashboard_server}/learn")
-    wait_idle(page, charts=2)  # the lesson's two charts: the page's run is over
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"{dashboard_server}/sweep?run=1&seeds=2&jobs=100&values=0.8,1.2&policies=fifo,k8s,fitgpp")
+    wait_idle(page, charts=3)
     assert_no_exception(page)
-    page.get_by_text("Open the paper regime with backfill = none").click()
-    wait_idle(page, charts=2, cards=12)
-    assert "backfill=none" in page.url and "preset=paper" in page.url
-    assert len(_metrics(page)) == 12
-    assert_no_exception(page)
+    assert _chart_below_the_fold(page) < 900 - 250, "Sweep: no chart in sight"  # p95 slowdown and the trade-off
+    settle(page)
+    page.screenshot(path=str(ARTIFACTS / "sweep-1400x900.png"))
 
 
 def test_a_link_with_the_save_and_budget_knobs_fills_their_widgets(
@@ -196,26 +368,27 @@ def test_a_link_with_the_save_and_budget_knobs_fills_their_widgets(
     assert len(_metrics(page)) == 12
 
 
-def _chart_below_the_fold(page: Any) -> float:
-    """Top of the first drawn Plotly chart, in pixels from the top of the window."""
-    page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
-    return float(page.locator(".js-plotly-plot").first.bounding_box()["y"])
+def _lost_work_and_whole_variant_names(page: Any, price: Any) -> None:
+    """The lesson on the price of preemption, just chosen: its Gantt hatches the lost work, named in
+    the legend, and every variant's name is whole, as its panel's title inside the chart."""
+    _idle(page, '.js-plotly-plot .legendtext:text-is("lost work")')
+    gantt = page.locator(".js-plotly-plot", has=page.locator('.legendtext:text-is("lost work")'))
+    assert gantt.count() == 1
+    titles = {(t.text_content() or "").strip(): t for t in gantt.locator(".annotation-text").all()}  # SVG text
+    box = gantt.locator(".main-svg").first.bounding_box()
+    for variant in price.variants:
+        assert variant.label in titles, (variant.label, list(titles))
+        title = titles[variant.label].bounding_box()
+        assert box["x"] <= title["x"] and title["x"] + title["width"] <= box["x"] + box["width"], variant.label
+    gantt.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "readable-lesson-lost-work.png"))
 
 
-def test_a_chart_is_in_sight_on_a_1400_by_900_window(dashboard_server: str, new_page: Callable[..., Any]) -> None:
-    page = new_page(1400, 900)
-    page.goto(dashboard_server)
-    wait_idle(page, charts=2)
-    assert_no_exception(page)
-    assert _chart_below_the_fold(page) < 900 - 250  # the percentile chart, beside the trio
-    settle(page)
-    page.screenshot(path=str(ARTIFACTS / "explore-1400x900.png"))
-    page.goto(f"{dashboard_server}/sweep?run=1&seeds=2&jobs=100&values=0.8,1.2&policies=fifo,k8s,fitgpp")
-    wait_idle(page, charts=3)
-    assert_no_exception(page)
-    assert _chart_below_the_fold(page) < 900 - 250  # p95 slowdown and the trade-off, side by side
-    settle(page)
-    page.screenshot(path=str(ARTIFACTS / "sweep-1400x900.png"))
+def preemptive(item: Any, runs: dict[str, Any], last: bool) -> Any:
+    """The lesson's first variant whose run preempts (its default where that one preempts: no click, no
+    rerun), or its last (the gang lesson's default, k8s, does not stop the gang; fitgpp (s = 1) does)."""
+    order = reversed(item.variants) if last else item.variants
+    return next(v for v in order if (runs[v.label]["event"] == "preempt").any())
 
 
 LEARN_SCREENSHOT = ROOT / "docs" / "screenshot-learn.png"
@@ -226,8 +399,10 @@ STEPPED = ("hol", "gang")
 
 
 def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page: Callable[..., Any]) -> None:
-    """Each lesson's preemptive end (its last variant that preempts) in the real front end, drawn at
-    its first instant and, by Last, at its end; on the lessons of :data:`STEPPED` also Next to
+    """Each lesson's preemptive end in the real front end (its first variant that preempts, the default
+    of three lessons; on the lessons of :data:`STEPPED` its last: the variant radio clicked), drawn at
+    its first instant and, by Last, at its end (the price lesson, when chosen, also its lost work and
+    whole variant names: :func:`_lost_work_and_whole_variant_names`); on the lessons of :data:`STEPPED` also Next to
     instant 3 (the preemption on screen; on the gang lesson, the gang signalled on each of its four
     nodes); on the first lesson Previous twice, then Play runs to the end and stops by itself (the
     page's own timer, 1.5 s a tick: two ticks, not the six from the start). Every instant of every
@@ -255,6 +430,11 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
         wait_idle(page, charts=2)
         assert_no_exception(page)
 
+    def choose_variant(label: str, n: int) -> None:  # no rerun when it is the lesson's first variant, shown
+        page.get_by_role("radiogroup", name="Run it with").get_by_text(label, exact=True).first.click()
+        wait_idle(page, charts=2)
+        page.get_by_text(f"(instant 1 of {n})").first.wait_for(timeout=TIMEOUT_MS)  # each variant steps on its own
+
     def shot(name: str, scroll: int = 0) -> None:
         page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
         page.get_by_text("Run it with" if scroll else "Step through it: lessons").scroll_into_view_if_needed()
@@ -266,13 +446,13 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
     for item in lessons.LESSONS:
         choose(page, "Lesson", item.title)
         wait_idle(page, charts=2)
+        if item.key == "price":
+            _lost_work_and_whole_variant_names(page, item)
         runs = {v.label: compute.full_run(*lessons.load(item), v.config).events for v in item.variants}
-        variant = next(v for v in reversed(item.variants) if (runs[v.label]["event"] == "preempt").any())
-        page.get_by_role("radiogroup", name="Run it with").get_by_text(variant.label, exact=True).first.click()
-        wait_idle(page, charts=2)
+        variant = preemptive(item, runs, last=item.key in STEPPED)
         times = lesson_views.instants(runs[variant.label])
         n = len(times)
-        page.get_by_text(f"(instant 1 of {n})").first.wait_for(timeout=TIMEOUT_MS)
+        choose_variant(variant.label, n)
         if item.key in STEPPED:
             for i in (2, 3):  # step as a class would, to the preemption
                 step("Next", f"(instant {i} of {n})")
@@ -296,26 +476,11 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
             assert_no_exception(page)
         shot(f"learn-lesson-{item.key}-end.png")
         if item.key == "victim" and update:  # the Learn screenshot: instant 7, the TE job arrives and fitgpp preempts
-            step("First", f"(instant 1 of {n})")
+            fitgpp = preemptive(item, runs, last=True).label
+            n = len(lesson_views.instants(runs[fitgpp]))
+            choose_variant(fitgpp, n)
             for i in range(2, 8):
                 step("Next", f"(instant {i} of {n})")
             shot(LEARN_SCREENSHOT.name, scroll=200)
             shutil.copy(ARTIFACTS / LEARN_SCREENSHOT.name, LEARN_SCREENSHOT)
     assert not errors, errors
-
-
-def test_worth_panel_opens_a_decision_on_the_gantt(dashboard_server: str, new_page: Callable[..., Any]) -> None:
-    page = new_page(1400, 2200)
-    page.goto(f"{dashboard_server}/?tab=Was+it+worth+it%3F")
-    wait_idle(page, charts=2)  # the percentile chart and the panel's
-    page.wait_for_selector("text=The worst decisions", timeout=TIMEOUT_MS)
-    assert_no_exception(page)
-    page.get_by_text("The worst decisions").scroll_into_view_if_needed()
-    settle(page)
-    page.screenshot(path=str(ARTIFACTS / "explore-worth.png"), full_page=True)
-    page.get_by_role("button", name="Show on the Gantt").click()
-    wait_idle(page, charts=2)
-    page.wait_for_selector("text=Why this victim?", timeout=TIMEOUT_MS)
-    assert "tab=Gantt" in page.url
-    page.get_by_text(re.compile(r"^Preemption \d+ of \d+ \((k8s|fitgpp)\)")).first.wait_for(timeout=TIMEOUT_MS)
-    assert_no_exception(page)

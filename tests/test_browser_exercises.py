@@ -1,6 +1,6 @@
 """One Chromium test of the exercises on Learn: open a seeded exercise from its link, answer the
-k8s victim question wrong, then right, and read both feedbacks (on the shared server and Chromium
-of tests/conftest.py)."""
+k8s victim question wrong, then right, and read both feedbacks; then, from the same page, a Learn
+link opens its scenario in Explore (on the shared server and Chromium of tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from helpers.browser import BROWSER_TESTS, TIMEOUT_MS
+from helpers.browser import BROWSER_TESTS, TIMEOUT_MS, assert_no_exception, wait_idle
 
 from dashboard.learn import exercises
 from dashboard.shared import compute
@@ -47,3 +47,11 @@ def test_an_exercise_answered_wrong_then_right_in_chromium(dashboard_server: str
     page.get_by_text(f"Right: job {right}.", exact=True).wait_for(timeout=TIMEOUT_MS)
     assert page.get_by_text("Not quite").count() == 0
     assert f"{exercises.SEED_PARAM}={SEED}" in page.url  # the link still reproduces the exercise
+    assert_no_exception(page)
+
+    # a Learn link (a regime fact's) opens its scenario in Explore: the paper regime, backfill = none
+    page.get_by_text("Open the paper regime with backfill = none").click()
+    wait_idle(page, charts=2, cards=12)
+    assert "backfill=none" in page.url and "preset=paper" in page.url, page.url
+    assert page.locator('[data-testid="stMetric"]').count() == 12
+    assert_no_exception(page)
