@@ -1,8 +1,10 @@
 """End to end in headless Chromium: the real Streamlit server, the real front end.
 
 Runs with Debian's ``chromium`` through Playwright (``playwright install`` is not needed). The
-tests share one dashboard server and one Chromium (fixtures in tests/conftest.py; one
-xdist group, so one worker runs them all). Screenshots go to the test artifacts directory
+tests share the dashboard servers and one Chromium (fixtures in tests/conftest.py; each server's
+tests one xdist group, so one worker runs them). A check is reached by a click on a page a test
+already opens wherever it can be: a page load costs about three reruns' CPU
+(docs/testing.md#round-9-chromium). Screenshots go to the test artifacts directory
 (``$ARTIFACTS_DIR`` or ``test-artifacts/``); with ``UPDATE_SCREENSHOT=1`` the Explore one also
 replaces the README's docs/screenshot-explore.png. The first-chart timing against a bare page is
 a benchmark, not a test: ``make bench-browser`` (bench/first_chart.py).
