@@ -169,14 +169,16 @@ class _Run(GangRun):
         return bool(w.te) or (len(w) > 0 and self.cl.version != self.version_seen)
 
     # -- the life cycle -------------------------------------------------------------------
-    def _start(self, j: int, k: int, nodes: list[int] | None = None) -> None:
-        """Start `j` on node `k`, or a gang with its workers on `nodes` (worker order; k = nodes[0])."""
+    def _start(self, j: int, k: int, nodes: list[int] | None = None, taken: bool = False) -> None:
+        """Start `j` on node `k`, or a gang with its workers on `nodes` (worker order; k = nodes[0]),
+        whose room is `taken` already when its placement took it (GangRun._place)."""
         now, js = self.now, self.js
         if nodes is None:
             self.cl.allocate(k, js.req_list[j])
         else:
-            for n in nodes:
-                self.cl.allocate(n, js.req_list[j])
+            if not taken:
+                for n in nodes:
+                    self.cl.allocate(n, js.req_list[j])
             js.gang_nodes[j] = nodes
         victim_kind = self.preemptive and not js.is_te_list[j]  # only preemption reads its segment
         end = js.start(j, k, now, victim_kind)
