@@ -22,6 +22,7 @@ ENGINE = ROOT / "simcore" / "engine"
 #: the modules compiled: those that carry the work of every event (watch.py only reads, once per pass)
 MODULES = (
     "loop",
+    "clock",
     "pending",
     "cluster",
     "timeline",

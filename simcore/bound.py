@@ -39,13 +39,5 @@ def run_bound(jobs: JobTable, cluster: ClusterSpec, base: SimConfig, unschedulab
     left_out = set(unschedulable)
     if left_out:
         keep = np.array([str(j) not in left_out for j in jobs.job_id], dtype=bool)
-        jobs = JobTable(
-            job_id=jobs.job_id[keep],
-            submit_time=jobs.submit_time[keep],
-            duration=jobs.duration[keep],
-            request=jobs.request[keep],
-            is_te=jobs.is_te[keep],
-            extra={k: v[keep] for k, v in jobs.extra.items()},
-            workers=np.asarray(jobs.workers)[keep],
-        )
+        jobs = jobs.subset(keep)
     return simulate(jobs, pooled(cluster), bound_config(base))

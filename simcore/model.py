@@ -140,6 +140,18 @@ class JobTable:
     def __len__(self) -> int:
         return len(self.job_id)
 
+    def subset(self, mask: np.ndarray) -> JobTable:
+        """The jobs where the boolean `mask` is set, in their order."""
+        return JobTable(
+            job_id=self.job_id[mask],
+            submit_time=self.submit_time[mask],
+            duration=self.duration[mask],
+            request=self.request[mask],
+            is_te=self.is_te[mask],
+            extra={k: v[mask] for k, v in self.extra.items()},
+            workers=np.asarray(self.workers)[mask],
+        )
+
     @classmethod
     def from_jobs(cls, jobs: Iterable[Job]) -> JobTable:
         jobs = list(jobs)

@@ -31,7 +31,8 @@ OPS = st.lists(
 def test_gang_room_counts_what_workers_per_node_sums(ops, seed):
     """Through allocations and give-backs on random nodes, and asks for several requests at
     different times (some counts stale for long, the log trimmed), every count equals the
-    numpy formula on the room then."""
+    numpy formula on the room then, the fit test (its bound on the summed room first) says
+    whether that count reaches each number of workers, and the summed room is the room's sum."""
     rng = np.random.default_rng(seed)
     cl = ClusterState(ClusterSpec.uniform(6, 8, 64, 8), "best_fit")
     room = GangRoom(cl)
@@ -49,6 +50,8 @@ def test_gang_room_counts_what_workers_per_node_sums(ops, seed):
         else:
             req = shapes[s]
             expected = int(workers_per_node(np.array([req], dtype=np.int64), cl.avail).sum())
+            assert cl.totals == cl.avail.sum(axis=0).tolist()
+            assert [room.fits(req, w) for w in range(1, 12)] == [expected >= w for w in range(1, 12)]
             assert room.holds(req) == expected
 
 

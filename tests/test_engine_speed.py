@@ -184,7 +184,7 @@ def test_event_log_packs_the_rows_it_was_given():
 
 
 def test_simpy_runs_a_processed_event_again_when_rescheduled() -> None:
-    """The clock's assumption about SimPy (loop.py re-arms one processed event per instant): a
+    """The clock's assumption about SimPy (clock.py re-arms one processed event per instant): a
     processed timeout given new callbacks and scheduled again is processed again, at the new time,
     in order with other events; a SimPy that stopped allowing it fails here, not in a run's output."""
     import simpy

@@ -73,3 +73,19 @@ def test_job_table_frame_round_trip_keeps_class_case_insensitive():
     back = t.to_frame()
     assert back["job_class"].tolist() == ["TE", "BE"] and back["user"].tolist() == ["u", "v"]
     assert np.array_equal(back["gpu"].to_numpy(), df["gpu"].to_numpy())
+
+
+def test_job_table_subset_keeps_every_column_of_the_rows_kept():
+    """subset() (the engine's unschedulable jobs left out, the bound's, a lesson's TE jobs alone)
+    keeps the masked rows of every column, the optional ones (extra, workers) included, in order."""
+    table = JobTable(
+        job_id=np.array(["a", "b", "c"], dtype=object),
+        submit_time=np.array([0.0, 1.0, 2.0]),
+        duration=np.array([5.0, 6.0, 7.0]),
+        request=np.array([[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [3.0, 6.0, 3.0]]),
+        is_te=np.array([True, False, True]),
+        extra={"user": np.array(["u", "v", "w"], dtype=object)},
+        workers=np.array([1, 4, 2], dtype=np.int64),
+    )
+    kept = table.subset(np.array([True, False, True]))
+    assert kept.to_frame().equals(table.to_frame().iloc[[0, 2]].reset_index(drop=True))

@@ -219,19 +219,9 @@ def limits(table: JobTable, cluster: ClusterSpec, runs: dict[str, compute.Run]) 
     lower bound on its wait under any policy)."""
     bound = run_bound(table, cluster, SimConfig(policy=POLICIES[0])).jobs_frame
     te = np.asarray(table.is_te)
-    alone = simulate(_subset(table, te), cluster, SimConfig(policy=POLICIES[0])).jobs_frame
+    alone = simulate(table.subset(te), cluster, SimConfig(policy=POLICIES[0])).jobs_frame
     frame = pd.DataFrame({"TE job": [str(j) for j in table.job_id[te]]})
     for name, frame_of in [*((p, r.jobs) for p, r in runs.items()), (BOUND_LABEL, bound), ("TE jobs alone", alone)]:
         wait = frame_of.assign(job_id=frame_of["job_id"].astype(str)).set_index("job_id")["wait"]
         frame[f"wait under {name} (s)"] = [float(wait[j]) for j in frame["TE job"]]
     return frame
-
-
-def _subset(table: JobTable, keep: np.ndarray) -> JobTable:
-    return JobTable(
-        job_id=table.job_id[keep],
-        submit_time=table.submit_time[keep],
-        duration=table.duration[keep],
-        request=table.request[keep],
-        is_te=table.is_te[keep],
-    )

@@ -54,6 +54,8 @@ class ClusterState:
         #: the nodes whose avail changed, in order, for one reader that empties it (a gang's
         #: room count, :class:`simcore.engine.gang.GangRoom`); None: nobody reads it
         self.touched: list[int] | None = None
+        #: per dimension, the room summed over the nodes, kept by the same reader; None: not kept
+        self.totals: list[int] | None = None
         # scratch arrays for choose(): reusing them saves an allocation per numpy call
         self._d = np.empty_like(self._avail)
         self._s = np.empty(self._avail.shape, order="F")
@@ -263,6 +265,11 @@ class ClusterState:
             self._group_of[k] = joined
         if self.touched is not None:
             self.touched.append(k)
+        t = self.totals
+        if t is not None:
+            t[0] += a0 - old[0]
+            t[1] += a1 - old[1]
+            t[2] += a2 - old[2]
         return is_in
 
     def release(self, k: int, req: tuple[int, int, int]) -> None:

@@ -4,8 +4,8 @@ A gang (``workers`` = w > 1, DESIGN.md rule 10) is one queue entry whose w worke
 the row's request. These functions work on a *tentative* copy of the nodes' available room,
 so nothing is held for a gang that does not fit (DESIGN-gangs.md points 1, 6-9, 12):
 
-- :func:`place`: the fit test, each worker by the placement rule on the room left by the ones
-  before (several may share a node);
+- :meth:`GangRun._place`: a gang that fits, each worker by the placement rule on the room left
+  by the ones before (several may share a node);
 - :func:`place_nominated`: a nominated gang's start, its reservations pooled into the room it
   sees, each worker on its tentative node if it fits there, else by the placement rule;
 - :func:`satisfy`: a TE gang's victims, one search per worker that does not fit, with the room
@@ -38,20 +38,6 @@ from simcore.workload.schema import MAX_WORKERS
 #: a policy's search on a tentative state: (read-only room, candidates, every running BE job or None)
 #: -> (node, victim entries) or None
 Search = Callable[[np.ndarray, Candidates, Candidates | None], tuple[int, tuple[int, ...]] | None]
-
-
-def place(cl: ClusterState, avail: np.ndarray, req: np.ndarray, workers: int) -> list[int] | None:
-    """Each worker's node (worker order) by the placement rule on the room left by the ones before,
-    or None when one fits nowhere (point 1). `avail` is not changed."""
-    a = np.array(avail, order="F")
-    nodes = []
-    for _ in range(workers):
-        k = cl.pick(a, req)
-        if k < 0:
-            return None
-        a[k] -= req
-        nodes.append(k)
-    return nodes
 
 
 def place_nominated(cl: ClusterState, held: list[tuple[int, np.ndarray]], req: np.ndarray) -> list[int] | None:
@@ -131,16 +117,37 @@ class GangRoom:
     kept per request and node and brought up to date, when asked, on just the nodes whose room
     changed since that request was last asked for (``ClusterState.touched``, a log of node
     indices; ``_base`` is the log position of its first entry). Exact: the same integer formula
-    on the same room, node by node."""
+    on the same room, node by node. Before any count, :meth:`fits` compares the workers with the
+    room summed over the nodes (``ClusterState.totals``), which rejects almost every gang that
+    does not fit at the price of three multiplications (docs/testing.md, the sixth round)."""
 
     def __init__(self, cl: ClusterState) -> None:
         self._cl = cl
         self._log: list[int] = []
         cl.touched = self._log
+        cl.totals = cl.avail.sum(axis=0).tolist()
         self._base = 0
         self._limit = 8 * cl.n + 1024  # log entries kept; a request not asked for since is counted afresh
         # request -> [workers per node, their sum, log position up to which they are exact]
         self._counts: dict[tuple[int, int, int], list] = {}
+
+    def fits(self, req: tuple[int, int, int], w: int) -> bool:
+        """Does the room hold `w` workers of request `req` (units): ``holds(req) >= w``?
+
+        First a bound, exact as a rejection: in a dimension d the request uses (r_d > 0), node n
+        holds at most floor(a_nd / r_d) workers, and floors of any integers sum to at most the
+        floor of their sum, so the count is at most floor(T_d / r_d) for the summed room T_d;
+        when w r_d > T_d, w > floor(T_d / r_d) >= the count: the gang does not fit."""
+        log = self._log
+        if len(log) > self._limit:  # here, not in holds(): most asks end at the bound
+            self._base += len(log)
+            log.clear()
+        t = self._cl.totals
+        assert t is not None  # set by __init__
+        r0, r1, r2 = req
+        if (r0 > 0 and r0 * w > t[0]) or (r1 > 0 and r1 * w > t[1]) or (r2 > 0 and r2 * w > t[2]):
+            return False
+        return self.holds(req) >= w
 
     def holds(self, req: tuple[int, int, int]) -> int:
         """How many workers of request `req` (units) the room holds, one at a time by any rule."""
@@ -157,9 +164,6 @@ class GangRoom:
                 total += now - per_node[k]
                 per_node[k] = now
             entry[1], entry[2] = total, end
-        if len(log) > self._limit:
-            log.clear()
-            self._base = end
         return entry[1]
 
 
@@ -186,7 +190,7 @@ class GangRun(PolicyAsk):
 
     # The run's life cycle, defined by simcore.engine.loop._Run (its policy calls: PolicyAsk). Plain methods
     # rather than stubs under TYPE_CHECKING: mypyc compiles this class and needs them declared.
-    def _start(self, j: int, k: int, nodes: list[int] | None = None) -> None:
+    def _start(self, j: int, k: int, nodes: list[int] | None = None, taken: bool = False) -> None:
         raise NotImplementedError
 
     def _signal(self, j: int) -> None:
@@ -218,9 +222,9 @@ class GangRun(PolicyAsk):
         """The pass's step for a gang: all its workers placed, or none (points 1, 6-13). None when it
         stays pending, else the jobs released within the pass to make room (grace 0)."""
         cl, book, js = self.cl, self.book, self.js
-        req, w = js.req[j], js.workers_list[j]
+        w = js.workers_list[j]  # its request's numpy row is read only where it is used: a view per read costs
         if book.node_of(j) is not None:  # nominated: placed once every worker fits, reservations pooled
-            nodes = place_nominated(cl, book.gang_held(j), req)
+            nodes = place_nominated(cl, book.gang_held(j), js.req[j])
             if nodes is not None:
                 book.drop(j)
                 self._start(j, nodes[0], nodes)
@@ -228,12 +232,12 @@ class GangRun(PolicyAsk):
             if book.in_grace(j):
                 return None  # no new search while a victim checkpoints (point 13)
             book.drop(j)  # all released and still no fit: satisfied afresh
-        # no node has more than top (no numpy call); else the count of room for all is exact
-        (r0, r1, r2), top = js.req_list[j], cl.top()
-        if r0 <= top[0] and r1 <= top[1] and r2 <= top[2] and self._fits(req, js.req_list[j], w):
-            nodes = place(cl, cl.avail, req, w)
-            assert nodes is not None
-            self._start(j, nodes[0], nodes)
+        # no node has more than top (no numpy call); else the room count says (GangRoom.fits)
+        (r0, r1, r2), top, room = js.req_list[j], cl.top(), self.room
+        assert room is not None  # every run with gangs keeps it
+        if r0 <= top[0] and r1 <= top[1] and r2 <= top[2] and room.fits(js.req_list[j], w):
+            nodes = self._place(js.req_list[j], w)
+            self._start(j, nodes[0], nodes, taken=True)
             return ()
         if not (self.preemptive and js.is_te_list[j]):
             return None
@@ -241,6 +245,7 @@ class GangRun(PolicyAsk):
         if self.budget is not None and self._budget_spent(j, self._view(j, read_only(cl.avail), cands, everyone)):
             return None  # one check per TE job, before any worker's search
         recorded = len(self.decisions) if self.decisions is not None else 0
+        req = js.req[j]
         tentative, victims, failed_at = satisfy(cl, req, w, cands, everyone, lambda a, p, e: self._search(j, a, p, e))
         if failed_at is not None:
             if self.decisions is not None:  # only the search that failed is kept: nobody was signalled
@@ -266,12 +271,19 @@ class GangRun(PolicyAsk):
         self._start(j, nodes[0], nodes)
         return tuple(victims)
 
-    def _fits(self, req: np.ndarray, req_t: tuple[int, int, int], w: int) -> bool:
-        """Do `w` workers of `req` (also the tuple `req_t`) fit in the available room now
-        (:func:`fits`, counted by the room count)?"""
-        if self.room is None:
-            return fits(self.cl.avail, req, w)
-        return self.room.holds(req_t) >= w
+    def _place(self, req: tuple[int, int, int], w: int) -> list[int]:
+        """Point 1 for a gang that fits (:meth:`GangRoom.fits`): each worker's node (worker order) by
+        the placement rule on the room left by the ones before, its room taken at once. The rule is
+        ``ClusterState.choose``, the one a single job is placed by, so each worker gets the node it
+        would on a tentative copy of the room, without the copy or a numpy pass per worker; and as
+        the gang fits, no worker is left without a node (nothing to undo)."""
+        cl, nodes = self.cl, []
+        for _ in range(w):
+            k = cl.choose(None, req)
+            assert k >= 0  # the count said every worker fits
+            cl.allocate(k, req)
+            nodes.append(k)
+        return nodes
 
     def _search(
         self, te: int, avail: np.ndarray, cands: Candidates, everyone: Candidates | None

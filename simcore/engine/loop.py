@@ -1,8 +1,8 @@
 """The event loop: one SimPy environment per run, driving the job life cycle.
 
-SimPy's clock goes from instant to instant: one event, re-armed for each instant, whose
-callback applies, in order, finishes, releases (end of a grace period) and arrivals, then runs
-exactly one scheduling pass (DESIGN.md section 3, rule 1). This module holds that loop, the life cycle
+SimPy's clock goes from instant to instant (:mod:`simcore.engine.clock`); each instant applies, in
+order, finishes, releases (end of a grace period) and arrivals, then runs exactly one scheduling
+pass (DESIGN.md section 3, rule 1). This module holds that handler, the life cycle
 (start, signal, release, finish: section 2) and the pass (rule 3); the state they act on
 lives in small types of its own: the nodes (:mod:`simcore.engine.cluster`), the pending jobs
 (:mod:`simcore.engine.pending`), each job's state (:mod:`simcore.engine.jobstate`), the running BE jobs
@@ -18,16 +18,16 @@ from __future__ import annotations
 import gc
 import math
 import time as wallclock
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Collection
 from dataclasses import replace
 from typing import Final
 
 import numpy as np
 import simpy
-from simpy.events import NORMAL
 
 from simcore import result, units
 from simcore.engine.budget import PreemptionBudget
+from simcore.engine.clock import Clock
 from simcore.engine.cluster import ClusterState
 from simcore.engine.eventlog import EventLog
 from simcore.engine.gang import GangRoom, GangRun
@@ -56,14 +56,8 @@ FINISH: Final[int] = result.FINISH
 
 
 class _Run(GangRun):
-    """One run: the clock, the life cycle and the pass, over the run's state (a gang's
-    branches: :class:`~simcore.engine.gang.GangRun`)."""
-
-    env: simpy.Environment  # the clock's, set by clock_on; event: the one event, re-armed per instant
-    instants: Iterator[tuple[float, list[int], list[int], list[int]]]
-    instant: tuple[float, list[int], list[int], list[int]]  # the instant scheduled next
-    on_instant: Callable[[simpy.Event], None]
-    event: simpy.Event | None
+    """One run: the instant's handler, the life cycle and the pass, over the run's state (a gang's
+    branches: :class:`~simcore.engine.gang.GangRun`; the clock: :class:`~simcore.engine.clock.Clock`)."""
 
     def __init__(
         self,
@@ -112,37 +106,13 @@ class _Run(GangRun):
             self.names = (jobs.job_id.astype(str).tolist(), list(cluster.names))
         self.now = 0.0
         self.version_seen = -1  # cluster.version after the last pass, -1 when room was given back during it
+        self.clock = Clock(self.timeline.instants(self._pass_may_act, self.waiting.te), self._instant)
 
-    # -- the clock (rule 1) ---------------------------------------------------------------
-    def clock_on(self, env: simpy.Environment) -> None:
-        """Put the run on `env`'s clock (``env.run()`` then steps it): one event, re-armed for each
-        instant, whose callback handles it and schedules the next; not a process and a ``Timeout``
-        per instant, SimPy's own work for which was twice this (docs/testing.md, the fifth round)."""
-        self.env = env
-        self.instants = self.timeline.instants(self._pass_may_act, self.waiting.te)
-        self.on_instant = self._instant  # one bound method, not a new one per instant
-        self.event = None
-        self._next()
-
-    def _next(self) -> None:
-        """Schedule the next instant, if any, on the clock."""
-        instant = next(self.instants, None)
-        if instant is None:  # nothing is scheduled: env.run() returns
-            self.on_instant = _stopped  # it held the run itself: a cycle left for the collector
-            return
-        self.instant = instant
-        t, now, event = instant[0], self.env.now, self.event
-        delay = t - now if t > now else 0
-        if event is None:  # the first instant: a timeout, which SimPy schedules
-            event = self.event = self.env.timeout(delay)
-            event.callbacks.append(self.on_instant)
-        else:  # processed (callbacks None): re-armed
-            event.callbacks = [self.on_instant]
-            self.env.schedule(event, NORMAL, delay)
+    # -- the instant (rule 1) -------------------------------------------------------------
 
     def _instant(self, _event: simpy.Event) -> None:
         """Handle one instant (rule 1): finishes, releases, arrivals, then one pass."""
-        t, finished, released, arrived = self.instant
+        t, finished, released, arrived = self.clock.instant
         self.now = t
         for j in finished:
             self._finish(j)
@@ -156,7 +126,7 @@ class _Run(GangRun):
             self.waiting.add(freed)
         if self.watch is not None:
             self.watch(self)
-        self._next()
+        self.clock.next()
 
     def _pass_may_act(self) -> bool:
         """May a pass run now, with nothing new since the last instant, change anything (a
@@ -169,14 +139,16 @@ class _Run(GangRun):
         return bool(w.te) or (len(w) > 0 and self.cl.version != self.version_seen)
 
     # -- the life cycle -------------------------------------------------------------------
-    def _start(self, j: int, k: int, nodes: list[int] | None = None) -> None:
-        """Start `j` on node `k`, or a gang with its workers on `nodes` (worker order; k = nodes[0])."""
+    def _start(self, j: int, k: int, nodes: list[int] | None = None, taken: bool = False) -> None:
+        """Start `j` on node `k`, or a gang with its workers on `nodes` (worker order; k = nodes[0]),
+        whose room is `taken` already when its placement took it (GangRun._place)."""
         now, js = self.now, self.js
         if nodes is None:
             self.cl.allocate(k, js.req_list[j])
         else:
-            for n in nodes:
-                self.cl.allocate(n, js.req_list[j])
+            if not taken:
+                for n in nodes:
+                    self.cl.allocate(n, js.req_list[j])
             js.gang_nodes[j] = nodes
         victim_kind = self.preemptive and not js.is_te_list[j]  # only preemption reads its segment
         end = js.start(j, k, now, victim_kind)
@@ -374,10 +346,6 @@ class _Run(GangRun):
         return tuple(victims)
 
 
-def _stopped(_event: simpy.Event) -> None:
-    """A stopped run's clock callback (never called: nothing is scheduled any more)."""
-
-
 def simulate(
     jobs: JobTable,
     cluster: ClusterSpec,
@@ -396,16 +364,14 @@ def simulate(
     t0 = wallclock.perf_counter()
     fits_somewhere = fits_empty_cluster(jobs, cluster)  # a gang: all its workers at once
     unschedulable = tuple(str(x) for x in jobs.job_id[~fits_somewhere])
-    sim_jobs = _subset(jobs, fits_somewhere) if len(unschedulable) else jobs
+    sim_jobs = jobs.subset(fits_somewhere) if len(unschedulable) else jobs
     # The collector off while the run builds its state and steps: the engine makes no reference
     # cycles, yet its passes over the run's many live tuples and lists took ~20% of the CPU (docs/testing.md)
     collecting = gc.isenabled()
     gc.disable()
     try:
         run = _Run(sim_jobs, cluster, config, record_decisions or same_state is not None, same_state, watch, exempt)
-        env = simpy.Environment()
-        run.clock_on(env)
-        env.run()
+        run.clock.run()
         ev_time, ev_job, ev_code, ev_node = run.log.columns()  # the last rows' move allocates too
     finally:
         if collecting:
@@ -429,16 +395,4 @@ def simulate(
         decisions=tuple(run.decisions or ()),
         signal_lost=np.array(run.log.lost, dtype=float),
         nominations=np.array(run.log.nominations, dtype=np.int64).reshape(-1, 4),
-    )
-
-
-def _subset(jobs: JobTable, mask: np.ndarray) -> JobTable:
-    return JobTable(
-        job_id=jobs.job_id[mask],
-        submit_time=jobs.submit_time[mask],
-        duration=jobs.duration[mask],
-        request=jobs.request[mask],
-        is_te=jobs.is_te[mask],
-        extra={k: v[mask] for k, v in jobs.extra.items()},
-        workers=jobs.workers[mask],  # type: ignore[index]
     )
