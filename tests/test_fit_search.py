@@ -17,6 +17,7 @@ import pytest
 from simcore import units
 from simcore.model import SimConfig
 from simcore.policies.base import Candidates, PreemptionView, sum_of
+from simcore.policies.fitdelay import FitDelay
 from simcore.policies.fitgpp import FitGpp, FitSearch
 
 
@@ -92,27 +93,70 @@ def test_gang_search_matches_the_brute_force(seed: int) -> None:
     assert (chosen.node, chosen.victims) == brute_force(policy, view)
 
 
-@pytest.mark.parametrize("seed", range(60))
-def test_set_values_are_numpys_bit_for_bit(seed: int) -> None:
-    """The per-node sets' values (what decision records show), computed on Python lists, are those of
-    the numpy formulas they replaced, with uneven capacities and lost work so that no sum is trivially exact."""
+def uneven_sets(
+    policy: FitSearch, seed: int, config: SimConfig | None = None
+) -> list[tuple[PreemptionView, int, list[int], float, tuple]]:
+    """Every set `policy` values on a random gang view with uneven capacities, lost work and restores (so that
+    no sum is trivially exact): (view, node, victims in the order the rule built the set, slack, values)."""
     rng = np.random.default_rng(seed)
     view = gang_view(rng)
-    c = replace(view.candidates, lost_now=rng.random(len(view.candidates)) * 10.0 ** rng.integers(-3, 5))
-    view = replace(view, candidates=c, inv_cap=1 / rng.integers(8, 10**6, size=view.cap.shape))
-    sets = [(k, s) for k in range(len(view.cap)) for s in FitGpp().on_node(view, k, c.on_node(k).tolist())]
+    m = len(view.candidates)
+    c = replace(
+        view.candidates,
+        lost_now=rng.random(m) * 10.0 ** rng.integers(-3, 5),
+        expected_loss=rng.random(m) * 10.0 ** rng.integers(-3, 5),
+        restore_next=rng.random(m) * 100.0,
+    )
+    view = replace(
+        view, candidates=c, inv_cap=1 / rng.integers(8, 10**6, size=view.cap.shape), config=config or view.config
+    )
+    sets = [(k, s) for k in range(len(view.cap)) for s in policy.on_node(view, k, c.on_node(k).tolist())]
     assert len(sets) >= len(view.cap)
+    out = []
     for k, s in sets:
-        idx = list(s.victims)  # in the order the rule built the set (the greedy one's: the order taken)
+        idx = list(s.victims)  # the greedy set's: the order taken
         room = view.avail[k] + c.req[idx].sum(axis=0) - view.te_req
+        out.append((view, k, idx, float(units.norm_round(units.l1(room, view.inv_cap[k]))), s.values))
+    return out
+
+
+def same_values(got: tuple, want: tuple) -> bool:
+    return got == want and [type(v) for v in got] == [type(v) for v in want]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_set_values_are_numpys_bit_for_bit(seed: int) -> None:
+    """fitgpp's per-node sets' values (what decision records show), computed on Python lists, are those of
+    the numpy formulas they replaced."""
+    for view, _, idx, slack, values in uneven_sets(FitGpp(), seed):
+        c = view.candidates
         want = (
             int(c.workers[idx].sum()),
-            float(units.norm_round(units.l1(room, view.inv_cap[k]))) / units.NORM_SCALE,
+            slack / units.NORM_SCALE,
             float(c.lost_scaled()[idx].sum()),
             int(c.preemptions[idx].sum()),
             float(c.seg_start[idx].min()),
         )
-        assert s.values == want and [type(v) for v in s.values] == [type(v) for v in want]
+        assert same_values(values, want)
+
+
+@pytest.mark.parametrize("checkpoint", ["periodic", "none"])
+@pytest.mark.parametrize("seed", range(30))
+def test_fitdelay_set_values_are_numpys_bit_for_bit(seed: int, checkpoint: str) -> None:
+    """The same for fitdelay's values, its delay priced (periodic) and not (none)."""
+    policy = FitDelay()
+    for view, _, idx, slack, values in uneven_sets(policy, seed, SimConfig(checkpoint=checkpoint)):
+        c = view.candidates
+        n = int(c.workers[idx].sum())
+        per_victim = float(((c.expected_loss + c.restore_next) * c.workers)[idx].sum())
+        want = (
+            n,
+            float(policy._delay(view, per_victim, slack, n)),
+            slack / units.NORM_SCALE,
+            int(c.preemptions[idx].sum()),
+            float(c.seg_start[idx].min()),
+        )
+        assert same_values(values, want)
 
 
 @pytest.mark.parametrize(

@@ -191,7 +191,8 @@ class Explained:
     options: tuple[NodeOption, ...]
 
 
-#: a cap on candidates: the reason recorded when it leaves none, and the mask of those it keeps
+#: a cap on candidates: the reason recorded when it leaves none, and the mask of those it keeps (a cap
+#: that keeps everyone in a view may be left out of the policy's caps: it is never the reason)
 Cap = tuple[str, np.ndarray]
 
 

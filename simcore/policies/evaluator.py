@@ -103,7 +103,7 @@ def allowed(policy: PreemptivePolicy, view: PreemptionView) -> np.ndarray:
     keep = caps[0][1]
     for _, mask in caps[1:]:
         keep = keep & mask
-    return np.flatnonzero(keep)
+    return keep.nonzero()[0]  # np.flatnonzero's result without its two wrappers (a search is a few microseconds)
 
 
 def choose(policy: PreemptivePolicy, view: PreemptionView) -> Preemption | None:

@@ -45,9 +45,9 @@ import numpy as np
 
 from simcore import units
 from simcore.knobs import default
-from simcore.policies.base import Cap, PreemptionView
-from simcore.policies.decision import FREES_WITHIN_GRACE, LARGER_THAN_S
-from simcore.policies.fitgpp import FitSearch, fitgpp_caps, within_share
+from simcore.policies.base import Cap, PreemptionView, sum_of
+from simcore.policies.decision import FREES_WITHIN_GRACE
+from simcore.policies.fitgpp import FitSearch, fitgpp_caps, share_cap
 from simcore.saves import failure_probability
 
 
@@ -77,8 +77,9 @@ class FitDelay(FitSearch):
         within grace, then ``s``."""
         if lossless(view):
             return fitgpp_caps(view, self.P, self.s)
-        waits = np.full(len(view.candidates), not self._frees_within_grace(view))
-        return ((FREES_WITHIN_GRACE, waits), (LARGER_THAN_S, within_share(view, self.s)))
+        if self._frees_within_grace(view):  # it waits: no candidate
+            return ((FREES_WITHIN_GRACE, np.zeros(len(view.candidates), dtype=bool)),)
+        return share_cap(view, self.s)
 
     @staticmethod
     def _frees_within_grace(view: PreemptionView) -> bool:
@@ -100,15 +101,17 @@ class FitDelay(FitSearch):
         return w, delay, slack / units.NORM_SCALE, c.preemptions[pos], c.seg_start[pos]
 
     def _set_values(self, view: PreemptionView, idx: list[int], slack: float) -> tuple:
-        c = view.candidates
-        per_victim = float(((c.expected_loss + c.restore_next) * c.workers)[idx].sum())
+        c = view.candidates  # read as Python lists, as fitgpp's: a set has a few jobs, numpy calls cost more
+        loss, restore, workers = c.column("expected_loss"), c.column("restore_next"), c.column("workers")
+        past, start = c.column("preemptions"), c.column("seg_start")
+        per_victim = sum_of([(loss[p] + restore[p]) * workers[p] for p in idx])  # the vectorised form's products
         n = c.size(idx)
         return (
             n,
             float(self._delay(view, per_victim, slack, n)),
             slack / units.NORM_SCALE,
-            int(c.preemptions[idx].sum()),
-            float(c.seg_start[idx].min()),
+            sum(past[p] for p in idx),
+            min(start[p] for p in idx),
         )
 
     def _delay(self, view: PreemptionView, per_victim: Any, slack: Any, n: Any) -> Any:

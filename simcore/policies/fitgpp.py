@@ -134,20 +134,22 @@ def _total(avail: list[int], req: list[list[int]], victims: tuple[int, ...]) -> 
     return total
 
 
-def within_share(view: PreemptionView, s: float) -> np.ndarray:
-    """Candidates whose dominant share is at most `s` times the TE job's (both rounded to 1e-9)."""
-    c = view.candidates
+def share_cap(view: PreemptionView, s: float) -> tuple[Cap, ...]:
+    """The ``s`` cap: candidates whose dominant share is at most `s` times the TE job's (both rounded
+    to 1e-9). Left out with s = inf: a cap that keeps everyone is never the reason, and its mask would cost
+    a numpy call per search (most searches of a run with few BE jobs end at the caps)."""
     if math.isinf(s):
-        return np.ones(len(c), dtype=bool)
+        return ()
+    c = view.candidates
     inv = view.inv_cap[c.node]
     te_share = (view.te_req * inv).max(axis=1)  # a gang's per-worker request against the TE job's
-    return units.norm_round((c.unit_req * inv).max(axis=1)) <= units.norm_round(s * te_share)
+    return ((LARGER_THAN_S, units.norm_round((c.unit_req * inv).max(axis=1)) <= units.norm_round(s * te_share)),)
 
 
 def fitgpp_caps(view: PreemptionView, P: int, s: float) -> tuple[Cap, ...]:
     """fitgpp's caps: fewer than ``P`` preemptions, share at most ``s`` x the TE job's; in the order
     reasons are told."""
-    return ((CAPPED_BY_P, view.candidates.preemptions < P), (LARGER_THAN_S, within_share(view, s)))
+    return ((CAPPED_BY_P, view.candidates.preemptions < P), *share_cap(view, s))
 
 
 @dataclass(frozen=True)
