@@ -106,7 +106,8 @@ def satisfy(
 def fits(avail: np.ndarray, req: np.ndarray, workers: int) -> bool:
     """Do `workers` workers of request `req` fit in the room `avail`, one at a time by any rule?
     Node n holds :func:`~simcore.workload.fit.workers_per_node` of them whatever goes elsewhere, so
-    the fit test of :func:`place` is their sum: a few numpy calls instead of one placement per worker."""
+    the fit test is their sum: a few numpy calls instead of one placement per worker (the run keeps
+    it up to date instead, :class:`GangRoom`; the watch asks this for a room of its own)."""
     return int(workers_per_node(req[None, :], avail).sum()) >= workers
 
 
