@@ -21,8 +21,7 @@ import re
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from helpers.paths import ROOT
 
 #: simcore's layers, lowest first: (name, modules and packages under simcore/). ``__init__`` is the
 #: package itself (the public API re-exports), ``workload`` also every module of ``workload/``.
@@ -249,3 +248,14 @@ def test_the_layer_check_sees_an_upward_import():
         "simcore.model": "model",
     }
     assert dashboard_tier("dashboard.learn.lessons") == (1, "learn") and dashboard_tier("dashboard.shared.keys")[0] == 0
+
+
+def test_no_test_module_imports_another() -> None:
+    """What tests share lives in ``tests/helpers`` (plain functions) or ``tests/conftest.py``
+    (fixtures): a test module imported by another would run its module-level work twice and tie
+    two modules' tests together. Code handed to a subprocess as text counts too."""
+    spelled = re.compile(r"^\s*(from|import)\s+(tests\.)?test_\w+", re.M)
+    importers = [
+        p.name for p in sorted((ROOT / "tests").glob("test_*.py")) if spelled.search(p.read_text(encoding="utf-8"))
+    ]
+    assert importers == []

@@ -17,10 +17,10 @@ import os
 import re
 import shutil
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import ROOT
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -38,7 +38,6 @@ from helpers.browser import (  # noqa: E402  (after the skip when Playwright is 
 )
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOT = ROOT / "docs" / "screenshot-explore.png"
 LOG_TICKS = {f"{step * 10**k:,}" for k in range(6) for step in (1, 2, 5)}  # 1, 2, 5, 10, ..., 500,000
 

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers.browser import BROWSER_TESTS, TIMEOUT_MS
-
-from tests.test_report import demo_report
+from helpers.report import demo_report
 
 pytestmark = BROWSER_TESTS
 

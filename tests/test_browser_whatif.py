@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import ROOT
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -24,7 +25,6 @@ from dashboard.shared.scenario import Scenario  # noqa: E402
 from simcore import whatif  # noqa: E402
 from simcore.engine import simulate  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOT = ROOT / "docs" / "screenshot-whatif.png"
 
 pytestmark = [

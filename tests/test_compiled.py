@@ -17,8 +17,8 @@ from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
 
 import pytest
+from helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "simcore" / "engine"
 
 

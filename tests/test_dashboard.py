@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.apptest import APP, DEMO, assert_clean, chart_spec
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.testing.v1 import AppTest
@@ -23,9 +23,6 @@ from simcore import fmt
 from simcore.errors import UserError
 from simcore.stats import BOOTSTRAP_NAME, bootstrap_mean
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "dashboard" / "streamlit_app.py")
-DEMO = (ROOT / "sample_workloads" / "demo.csv").read_bytes()
 BAD_ROW = b"job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n1,0,60,1,1,1,TE\n2,5,-3,1,1,1,BE\n"
 
 
@@ -43,11 +40,6 @@ def cards(at: AppTest) -> dict[tuple[int, str], tuple[str, str]]:
 def shown(element: object) -> str:
     """An element's text as the visitor reads it (visitor text is backslash-escaped Markdown)."""
     return re.sub(r"\\(.)", r"\1", element.value)
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def test_default_run_shows_the_trio_and_every_chart() -> None:
@@ -414,28 +406,6 @@ def test_gantt_steps_through_preemptions_and_stacks_two_policies() -> None:
     at.multiselect(key="x_gantt_nodes").set_value(["demo-1"]).run()
     assert_clean(at)
     assert at.query_params["gantt_nodes"] in ("demo-1", ["demo-1"])
-
-
-def _decode(value: object) -> object:
-    """Plotly's JSON writes numeric arrays as {"dtype", "bdata" (base64)}: back to lists."""
-    import base64
-
-    import numpy as np
-
-    if isinstance(value, dict) and set(value) >= {"dtype", "bdata"}:
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
-    if isinstance(value, dict):
-        return {k: _decode(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    return value
-
-
-def chart_spec(at: AppTest, key: str) -> dict:
-    """The figure drawn under ``key``, with its arrays decoded."""
-    import json
-
-    return _decode(json.loads(next(c for c in at.get("plotly_chart") if c.key == key).proto.spec))
 
 
 def test_several_seeds_show_their_spread_and_name_the_seed_of_single_runs() -> None:

@@ -6,9 +6,9 @@ dashboard/sweep/sweep_state.py; the pages only read it), one module that names t
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers.paths import ROOT
+
 DASHBOARD = sorted((ROOT / "dashboard").rglob("*.py"))
 PAGES = sorted((ROOT / "dashboard" / "app_pages").glob("*.py"))
 MAX_LINES = 400

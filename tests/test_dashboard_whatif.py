@@ -5,10 +5,10 @@ directly on the same jobs, cluster and knobs; a hostile job id stays plain text.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers.apptest import APP, chart_spec
 from streamlit.testing.v1 import AppTest
 
 from dashboard.explore import job_views
@@ -16,10 +16,7 @@ from dashboard.shared import data, demo, keys, views
 from dashboard.shared.scenario import Scenario
 from simcore import whatif
 from simcore.engine import simulate
-from tests.test_dashboard import chart_spec
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "dashboard" / "streamlit_app.py")
 HOSTILE = '<a href="http://127.0.0.1:9/x">CLICK</a>'
 MARKDOWN_KINDS = ("markdown", "caption", "warning", "error", "info", "success", "toast", "title", "subheader")
 

@@ -4,8 +4,7 @@ which_victim.csv: fitgpp takes job 1 on node-0, k8s jobs 5 and 6 on node-1), and
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from helpers.paths import APP
 from streamlit.testing.v1 import AppTest
 
 from dashboard.learn import lessons
@@ -19,7 +18,6 @@ from simcore.presets import generate
 
 ITEM = lessons.lesson("victim")
 TABLE, CLUSTER = lessons.load(ITEM)
-APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "streamlit_app.py")
 K8S, FITGPP = records(
     TABLE, CLUSTER, [(ITEM.variant("k8s").config, "fitgpp"), (ITEM.variant("fitgpp").config, "k8s")], lambda _: None
 )

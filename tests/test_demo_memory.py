@@ -19,15 +19,14 @@ from typing import Any
 
 import pytest
 from helpers import HANG_SECONDS, wait_until
+from helpers.memory import SMALL_JOBS, small_comparison
+from helpers.paths import ROOT
 
 from dashboard.shared import compute, demo, drawing, worker
 from dashboard.shared.scenario import Scenario
 from dashboard.shared.slots import ComputeSlots
 from dashboard.shared.store import BoundedStore, deep_size
 from simcore import presets
-
-ROOT = Path(__file__).resolve().parent.parent
-SMALL_JOBS = 2000
 
 
 class Result:
@@ -96,7 +95,7 @@ def test_deep_size_is_within_a_fifth_of_the_memory_stored_results_take() -> None
     code = """
 import ctypes, gc, json, pickle
 from pathlib import Path
-from tests.test_demo_memory import small_comparison
+from helpers.memory import small_comparison
 from dashboard.shared.store import deep_size
 def rss():
     line = next(l for l in Path("/proc/self/status").read_text().splitlines() if l.startswith("VmRSS:"))
@@ -116,14 +115,6 @@ print(json.dumps({"growth": rss() - before, "deep": 4 * size}))
 
 
 # --- the worker and its result against the budget's constants ----------------------------------
-
-
-def small_comparison(policies: tuple[str, ...]) -> list[Any]:
-    """The runs of ``policies`` on a generated workload of :data:`SMALL_JOBS` jobs (demo preset)."""
-    scenario = Scenario(source="generate", gen=(("jobs", str(SMALL_JOBS)),), policies=policies)
-    gen = presets.generate(scenario.preset, 2000, dict(scenario.gen))
-    configs = [scenario.config(p) for p in policies]
-    return list(compute.comparison(gen.table, gen.cluster, configs, (), lambda _: None))
 
 
 def test_a_run_holds_less_than_the_budget_per_job_for_every_policy() -> None:

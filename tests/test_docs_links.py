@@ -13,8 +13,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 #: Links that can only resolve once other branches are merged: the target file is written on

@@ -3,18 +3,14 @@ table, and the Learn page answering a question right and wrong (AppTest)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from helpers.paths import APP, ROOT
 from streamlit.testing.v1 import AppTest
 
 from dashboard.learn import exercises, knob_map, lessons
 from dashboard.shared import compute
 from simcore.errors import UserError
-
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "dashboard" / "streamlit_app.py")
 
 
 def lesson_questions(key: str, label: str) -> dict[str, exercises.Question]:

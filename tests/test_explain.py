@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from helpers import events_of, job, prop_cluster, te
-from test_decisions import first, full_cluster, record_run
+from helpers.decisions import first, full_cluster, record_run
+from helpers.paths import ROOT
 
 import simcore.engine.loop as loop
 from dashboard.shared import decision_text, gantt_views
@@ -20,8 +21,6 @@ from simcore.policies.glossary import TERMS, TIE_BREAK, markdown_table
 from simcore.presets import generate
 from simcore.samples import SAMPLES
 from simcore.workload import load_cluster
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(

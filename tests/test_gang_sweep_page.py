@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from helpers.paths import APP
 from streamlit.testing.v1 import AppTest
-
-APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "streamlit_app.py")
 
 
 def test_sweep_page_runs_paper_gang_and_its_rows_price_gang_preemptions() -> None:

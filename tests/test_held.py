@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import gc
 import weakref
-from pathlib import Path
 
 from helpers import job, prop_cluster, te
+from helpers.paths import APP
 from streamlit.testing.v1 import AppTest
 
 from dashboard.explore import explore_results
@@ -18,8 +18,6 @@ from dashboard.shared.scenario import Scenario
 from dashboard.shared.views import workload_key
 from simcore.csvsafe import to_csv_text
 from simcore.model import JobTable, SimConfig
-
-APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "streamlit_app.py")
 
 
 def _table() -> JobTable:

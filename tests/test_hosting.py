@@ -8,22 +8,19 @@ from __future__ import annotations
 
 import ast
 import re
-import socket
-import threading
 import time
 import tomllib
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
+from helpers.hosting import Listener
+from helpers.paths import APP, ROOT
 from streamlit.runtime.scriptrunner import magic
 from streamlit.testing.v1 import AppTest
 
 from dashboard.shared import data, demo, worker
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "dashboard" / "streamlit_app.py")
 TABS = ("Slowdown", "Gantt", "Utilisation and queue", "Preemptions", "One job", "Jobs and downloads")
 MARKDOWN_KINDS = ("markdown", "caption", "warning", "error", "info", "success", "toast", "title", "subheader")
 
@@ -56,36 +53,6 @@ def assert_no_exception(at: AppTest) -> None:
 
 def plain(value: str) -> str:
     return re.sub(r"\\(.)", r"\1", value)
-
-
-class Listener:
-    """A TCP port on 127.0.0.1 that counts the connections made to it: a stand-in for a hostile
-    Dask scheduler or image host (also used by the browser tests)."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
-
-    def _accept(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.sock.close()
 
 
 @pytest.fixture

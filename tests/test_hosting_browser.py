@@ -19,9 +19,8 @@ import psutil
 import pytest
 from helpers import wait_until
 from helpers.browser import BROWSER_TESTS, TIMEOUT_MS, assert_no_exception, wait_idle
+from helpers.hosting import Listener, live_workers
 from playwright.sync_api import expect
-from test_hosting import Listener
-from test_hosting_worker import live_workers
 
 pytestmark = BROWSER_TESTS
 # Waits on what the page shows, bounded only against a hang: a loaded machine may take its time.

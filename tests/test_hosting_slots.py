@@ -23,14 +23,12 @@ import pandas as pd
 import psutil
 import pytest
 from helpers import HANG_SECONDS, wait_until
+from helpers.paths import APP
 from streamlit.testing.v1 import AppTest
 
 from dashboard.shared import budget, compute, data, demo, notices, worker
 from dashboard.shared.slots import ComputeSlots, Full, turn
 from dashboard.shared.store import deep_size
-
-APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "streamlit_app.py")
-
 
 # --- functions the worker runs (importable by the child process) ------------------------------
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 from helpers import HANG_SECONDS, wait_until
+from helpers.hosting import live_workers
 
 from dashboard.shared import budget, demo, worker
 from dashboard.shared.plain import md
@@ -68,20 +69,6 @@ def _descendants() -> list[psutil.Process]:
     (the forkserver and the resource tracker); a worker is forked from the forkserver, so it is
     found below it (with the forkserver's command line)."""
     return live_workers(psutil.Process())
-
-
-def live_workers(root: psutil.Process) -> list[psutil.Process]:
-    out = []
-    for p in root.children():
-        try:
-            cmd = " ".join(p.cmdline())
-            if "multiprocessing.forkserver" in cmd:
-                out += [c for c in p.children(recursive=True) if c.status() != psutil.STATUS_ZOMBIE]
-            elif "multiprocessing.resource_tracker" not in cmd and p.status() != psutil.STATUS_ZOMBIE:
-                out += [p, *p.children(recursive=True)]
-        except psutil.NoSuchProcess:
-            pass
-    return out
 
 
 def test_worker_returns_the_result_and_reports_progress() -> None:

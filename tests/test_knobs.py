@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import fields
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import ROOT
 
 from dashboard.shared import knob_widgets
 from dashboard.shared.scenario import SETTINGS, Scenario, from_widgets, widget_values
@@ -19,7 +19,6 @@ from simcore.model import SimConfig
 from simcore.policies import POLICIES, POLICY_KNOBS
 from simcore.presets import PRESETS
 
-ROOT = Path(__file__).resolve().parent.parent
 NUMERIC = sorted(name for name, k in KNOBS.items() if k.range is not None)
 CHOICE = sorted(name for name, k in KNOBS.items() if k.range is None)
 

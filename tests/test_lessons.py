@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers.paths import APP, ROOT
 from streamlit.testing.v1 import AppTest
 
 from dashboard.learn import exercises, lesson_views, lessons
@@ -17,8 +18,6 @@ from dashboard.learn.learn_numbers import learn_numbers
 from dashboard.shared import compute, gantt_charts, gantt_views
 from simcore import fmt
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "dashboard" / "streamlit_app.py")
 RUNS = {
     (item.key, v.label): (item, v, compute.full_run(*lessons.load(item), v.config))
     for item in lessons.LESSONS

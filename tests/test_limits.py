@@ -8,7 +8,6 @@ import json
 import math
 import re
 from dataclasses import fields
-from pathlib import Path
 
 import pytest
 from helpers.memory import allocation_peak
@@ -20,7 +19,6 @@ from simcore.model import KNOB_HELP, KNOB_RANGES, MAX_SEED, SimConfig
 from simcore.presets import MAX_JOBS, PRESETS, generate
 from simcore.workload import MAX_NODES
 
-ROOT = Path(__file__).resolve().parent.parent
 # "Refused before any work", by memory rather than by a wall clock that depends on the machine:
 # a refusal allocates about 1.4 MB at most (lazy imports included), while the work it prevents
 # takes gigabytes (100,000 generated jobs take 18 MB, a run on 100,000 nodes 42 MB).

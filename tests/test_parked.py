@@ -10,17 +10,15 @@ import threading
 import weakref
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from helpers import HANG_SECONDS, wait_until
+from helpers.paths import APP
 from streamlit.testing.v1 import AppTest
 
 from dashboard.shared import compute, data, demo, keys
 from dashboard.shared.slots import ComputeSlots
 from simcore.errors import UserError
-
-APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "streamlit_app.py")
 
 
 class Filler:

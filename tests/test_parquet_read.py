@@ -10,10 +10,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from helpers import HANG_SECONDS
+from helpers.paths import ROOT
 
 from simcore.parquet_read import read_frame
-
-ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r"""
 import json, sys

@@ -8,13 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.paths import ROOT
 
 from simcore.errors import UserError
 from simcore.presets import PRESETS, generate, resolve_params
 from simcore.samples import SAMPLES, write_samples
 from simcore.workload import load_workload, write_workload
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
+
+from helpers.paths import ROOT
 
 import simcore
 from simcore.cli import main as cli_main
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_exported_name_exists_and_is_documented() -> None:

@@ -3,8 +3,6 @@ that reproduces it, plain text for visitor text, and the size cap on the demo sa
 
 from __future__ import annotations
 
-import argparse
-import functools
 import hashlib
 import html
 import json
@@ -13,64 +11,25 @@ import re
 import shlex
 import subprocess
 import sys
-import tempfile
 from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers.report import (
+    DEMO_ARGS,
+    HOSTILE,
+    PLUGIN,
+    REPORT_CAP_BYTES,
+    ROOT,
+    SECTIONS,
+    demo_report,
+    report_data,
+    run,
+)
 
 from simcore import cli, cli_plugins
 from simcore.errors import UserError
-
-ROOT = Path(__file__).resolve().parent.parent
-DEMO = ["sample_workloads/demo.csv", "--cluster", "sample_workloads/demo_cluster.yaml"]
-PLUGIN = EntryPoint("report", "dashboard.report.cli:register", cli_plugins.GROUP)
-#: the documented cap of the demo sample's report (docs/cli.md)
-REPORT_CAP_BYTES = 6_000_000
-SECTIONS = (
-    "Scenario",
-    "The trio",
-    "Slowdown percentiles",
-    "Slowdown CDFs",
-    "GPU lanes (Gantt)",
-    "Preemption steps",
-    "Decision log",
-    "Preemption accounting",
-)
-HOSTILE = ('<a href="http://127.0.0.1:9/x">CLICK</a>', "<script>alert(1)</script>")
-
-
-def parser(points: list[EntryPoint]) -> argparse.ArgumentParser:
-    """``simcore``'s parser with the given plugins (the installed ones are not consulted)."""
-    p = argparse.ArgumentParser(prog="simcore")
-    cli_plugins.add_plugin_commands(p.add_subparsers(dest="command", required=True), points)
-    return p
-
-
-def run(argv: list[str], points: list[EntryPoint] | None = None) -> int:
-    args = parser([PLUGIN] if points is None else points).parse_args(argv)
-    return int(args.func(args))
-
-
-def report_data(text: str) -> dict:
-    found = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', text, re.S)
-    assert found
-    return json.loads(found.group(1))
-
-
-@functools.cache
-def demo_report() -> str:
-    """The demo sample's report with the default policies (built once per test session)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "report.html"
-        cwd = os.getcwd()
-        os.chdir(ROOT)
-        try:
-            assert run(["report", *DEMO, "--out", str(out)]) == 0
-        finally:
-            os.chdir(cwd)
-        return out.read_text(encoding="utf-8")
 
 
 def test_the_demo_report_has_every_section_the_checksum_and_stays_under_the_cap():
@@ -90,7 +49,7 @@ def test_the_command_reproduces_the_trio_and_the_file(tmp_path, monkeypatch, cap
     clock, fixed chart ids), and ``simcore compare`` with its options gives the same trio."""
     monkeypatch.chdir(ROOT)
     first = tmp_path / "a.html"
-    assert run(["report", *DEMO, "--set", "grace=30", "--policies", "fifo,fitgpp:P=1", "--out", str(first)]) == 0
+    assert run(["report", *DEMO_ARGS, "--set", "grace=30", "--policies", "fifo,fitgpp:P=1", "--out", str(first)]) == 0
     written = first.read_bytes()
     data = report_data(written.decode())
     words = shlex.split(data["command"])
@@ -165,7 +124,7 @@ def test_simcore_finds_the_report_through_its_entry_point(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
     out = tmp_path / "r.html"
     done = subprocess.run(
-        [sys.executable, "-m", "simcore", "report", *DEMO, "--policies", "fifo,fitgpp", "--out", str(out)],
+        [sys.executable, "-m", "simcore", "report", *DEMO_ARGS, "--policies", "fifo,fitgpp", "--out", str(out)],
         cwd=ROOT,
         env=env,
         capture_output=True,

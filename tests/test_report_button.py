@@ -11,6 +11,8 @@ import shlex
 
 import pandas as pd
 import pytest
+from helpers.apptest import APP, DEMO, assert_clean
+from helpers.report import HOSTILE, ROOT, SECTIONS, report_data, run
 from streamlit.testing.v1 import AppTest
 
 from dashboard.report.cli import report_command
@@ -18,8 +20,6 @@ from dashboard.report.report_button import cluster_options, report_bytes
 from dashboard.shared import budget, compute, data, uploads, views
 from dashboard.shared.scenario import Scenario
 from simcore import cli_workload, metrics
-from tests.test_dashboard import APP, DEMO, assert_clean
-from tests.test_report import HOSTILE, ROOT, SECTIONS, report_data, run
 
 
 def test_the_button_is_beside_the_trio_for_an_upload():

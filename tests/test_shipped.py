@@ -7,10 +7,10 @@ from __future__ import annotations
 import io
 import zipfile
 from dataclasses import fields, replace
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers.paths import APP
 from helpers.waiting import HANG_SECONDS
 from streamlit.testing.v1 import AppTest
 
@@ -18,7 +18,6 @@ from dashboard.shared import compute, data, shipped, warmup, worker
 from dashboard.shared.compute import Run
 from simcore.compare import Configured, run_policies
 
-APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "streamlit_app.py")
 STALE = f"{shipped.FILE} is not what the engine writes now: regenerate it with `{shipped.REGENERATE}` and commit it"
 
 

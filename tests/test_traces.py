@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.paths import ROOT
 
 from simcore import cli_workload
 from simcore.errors import UserError
@@ -17,7 +18,6 @@ from simcore.traces import TraceOptions
 from simcore.traces.formats import HELIOS_HEADER, KALOS_HEADER, PAI_HEADER, SEREN_HEADER, SPOT_HEADER
 from simcore.workload import WorkloadError, load_workload
 
-ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_workloads" / "traces"
 
 

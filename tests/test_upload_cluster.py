@@ -5,10 +5,10 @@ limit (pure parts directly, the page through AppTest from the entry point)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers.paths import APP, ROOT
 from streamlit.testing.v1 import AppTest
 
 from dashboard.shared import budget, demo, sizing, uploads
@@ -16,8 +16,6 @@ from dashboard.shared.scenario import Scenario
 from simcore.model import ClusterSpec, JobTable
 from simcore.workload import WorkloadError, nodes_for_load, offered_load
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "dashboard" / "streamlit_app.py")
 DEMO = (ROOT / "sample_workloads" / "demo.csv").read_bytes()
 HEADER = "job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n"
 

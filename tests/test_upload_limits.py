@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from helpers import HANG_SECONDS
+from helpers.paths import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,7 +36,6 @@ from simcore.cli import build_parser
 from simcore.errors import UserError
 from simcore.workload import DEFAULT_MAX_ROWS, MAX_NODES, MAX_POOLS, WorkloadError
 
-ROOT = Path(__file__).resolve().parent.parent
 HEADER = "job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n"
 SECONDS = 5.0  # "quickly", in the loader's CPU seconds: every case here takes well under one (a load
 # beside the test stretches its wall clock, which failed it once at 5.25 s: not its CPU time)

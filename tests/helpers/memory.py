@@ -8,6 +8,14 @@ import contextlib
 import tracemalloc
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
+
+from dashboard.shared import compute
+from dashboard.shared.scenario import Scenario
+from simcore import presets
+
+#: jobs of the small comparison the memory tests measure
+SMALL_JOBS = 2000
 
 
 @dataclass
@@ -27,3 +35,11 @@ def allocation_peak() -> Iterator[Peak]:
     finally:
         peak.mb = (tracemalloc.get_traced_memory()[1] - base) / 1e6
         tracemalloc.stop()
+
+
+def small_comparison(policies: tuple[str, ...]) -> list[Any]:
+    """The runs of ``policies`` on a generated workload of :data:`SMALL_JOBS` jobs (demo preset)."""
+    scenario = Scenario(source="generate", gen=(("jobs", str(SMALL_JOBS)),), policies=policies)
+    gen = presets.generate(scenario.preset, 2000, dict(scenario.gen))
+    configs = [scenario.config(p) for p in policies]
+    return list(compute.comparison(gen.table, gen.cluster, configs, (), lambda _: None))
