@@ -125,16 +125,21 @@ def _decisions(result: SimResult, pre_rows: np.ndarray, gpu_w: np.ndarray) -> tu
         weights=gpu_w[result.ev_job[pre_rows]][decision_of >= 0],
         minlength=len(decision_rows),
     )
-    excess = np.zeros(len(decision_rows))
-    wasted = np.zeros(len(decision_rows), dtype=bool)
+    # a decision's rows: one per nominated worker, in worker order; its GPU units lacked summed exactly (integers)
+    lacked = np.add.reduceat(nom[:, 3], first) if len(first) else np.zeros(0, dtype=np.int64)
+    excess = (freed - lacked) / units.SCALE[2]
     starts = np.flatnonzero((result.ev_code == START) & np.isin(result.ev_job, nom[:, 1]))
     started_on: dict[int, list[int]] = {}  # TE job -> the nodes of its start rows (a TE job starts once)
     for job, node in zip(result.ev_job[starts].tolist(), result.ev_node[starts].tolist(), strict=True):
         started_on.setdefault(job, []).append(node)
-    for d in range(len(decision_rows)):
-        mine = nom[bounds[d] : bounds[d + 1]]  # one row per nominated worker, in worker order
-        excess[d] = (freed[d] - mine[:, 3].sum()) / units.SCALE[2]
-        wasted[d] = started_on.get(int(mine[0, 1]), []) != mine[:, 2].tolist()
+    nodes = nom[:, 2].tolist()
+    wasted = np.array(
+        [
+            started_on.get(te, []) != nodes[a:b]
+            for te, a, b in zip(nom[first, 1].tolist(), bounds[:-1], bounds[1:], strict=True)
+        ],
+        dtype=bool,
+    )
     return decision_of, excess, wasted
 
 

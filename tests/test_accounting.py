@@ -228,3 +228,50 @@ def test_te_gang_nominated_worker_by_worker_and_the_budget_checked_once():
     spent = simulate(jobs, prop_cluster(4, 4), SimConfig(policy="k8s", preempt_budget=0), record_decisions=True)
     assert [d["reason"] for d in spent.decisions] == ["preemption budget spent"]
     assert spent.nominations.tolist() == [] and spent.first_start.tolist()[2] == 1000.0
+
+
+def _decisions_one_by_one(result, pre_rows, gpu_w):
+    """The per-decision loop :func:`accounting._decisions` replaced: its values, bit for bit."""
+    from simcore import units
+
+    nom = result.nominations
+    decision_rows, first = np.unique(nom[:, 0], return_index=True)
+    bounds = [*first.tolist(), len(nom)]
+    decision_of = np.searchsorted(decision_rows, pre_rows, side="right") - 1
+    mine_of = decision_of >= 0
+    freed = np.bincount(
+        decision_of[mine_of], weights=gpu_w[result.ev_job[pre_rows]][mine_of], minlength=len(decision_rows)
+    )
+    excess, wasted = np.zeros(len(decision_rows)), np.zeros(len(decision_rows), dtype=bool)
+    for d in range(len(decision_rows)):
+        mine = nom[bounds[d] : bounds[d + 1]]
+        excess[d] = (freed[d] - mine[:, 3].sum()) / units.SCALE[2]
+        started = [
+            int(n)
+            for n, c, j in zip(result.ev_node, result.ev_code, result.ev_job, strict=True)
+            if c == accounting.START and j == mine[0, 1]
+        ]
+        wasted[d] = started != mine[:, 2].tolist()
+    return decision_of, excess, wasted
+
+
+@pytest.mark.parametrize(("preset", "policy"), [("paper", "k8s"), ("paper", "fitgpp"), ("paper-gang", "lrtp")])
+def test_decisions_are_the_one_by_one_values(preset, policy, monkeypatch):
+    from simcore.presets import generate
+
+    gen = generate(preset, 3, {"jobs": 800})
+    seen = []
+    real = accounting._decisions
+
+    def both(result, pre_rows, gpu_w):
+        got = real(result, pre_rows, gpu_w)
+        want = _decisions_one_by_one(result, pre_rows, gpu_w)
+        seen.append((len(got[1]), len(result.nominations)))
+        for g, w in zip(got, want, strict=True):
+            assert g.dtype == w.dtype and g.tobytes() == w.tobytes()
+        return got
+
+    monkeypatch.setattr(accounting, "_decisions", both)
+    summarize(simulate(gen.table, gen.cluster, SimConfig(policy=policy)))
+    decisions, nominated = seen[0]
+    assert decisions > 10 and (nominated > decisions) == (preset == "paper-gang")  # gangs: a row per worker

@@ -386,7 +386,7 @@ def test_a_bad_part_is_set_aside_by_name_and_its_task_runs_again(tmp_path, refer
     why = {
         "garbage": "is not a readable Parquet file",
         "wrong-schema": "has the wrong columns (missing point_id, seed",
-        "other-task": "holds rows of another task than its name says",
+        "other-task": "begins with rows of another task than its name says",
     }[damage]
     assert notes == report.notes and len(notes) == 1
     assert notes[0].startswith(f"part file {victim} {why}") and f"set aside as {victim.name}.bad" in notes[0]

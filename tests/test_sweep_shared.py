@@ -148,3 +148,35 @@ def test_units_are_submitted_longest_first(tmp_path, monkeypatch):
     grace = sweep.build_spec(preset="demo", fixed={**SIZE, "grace": 0}, seeds=[0], policies="fifo", baseline="fifo")
     sweep.run_sweeps([(small, tmp_path / "s.parquet"), (big, tmp_path / "b.parquet"), (grace, tmp_path / "g.parquet")])
     assert seen == [2, 1]  # the default-load workload (4 distinct runs) before the load=0.5 one (1)
+
+
+class Interrupted(Exception):
+    pass
+
+
+def test_a_study_interrupted_after_a_unit_resumes_to_the_same_bytes(tmp_path):
+    specs = two_sweeps()
+    fresh = [tmp_path / f"fresh-{i}.parquet" for i in range(len(specs))]
+    sweep.run_sweeps(list(zip(specs, fresh, strict=True)), workers=1)
+    outs = [tmp_path / f"resumed-{i}.parquet" for i in range(len(specs))]
+    sweeps = list(zip(specs, outs, strict=True))
+
+    def stop(i, task):
+        raise Interrupted  # the first unit (seed 0 of both sweeps) is stored by now
+
+    with pytest.raises(Interrupted):
+        sweep.run_sweeps(sweeps, workers=1, on_task=stop)
+    # one part per sweep for the unit, named after its first task there, holding all its tasks' rows
+    for spec, out in sweeps:
+        (part,) = sweep.parts_dir(out).iterdir()
+        unit = [t for t in spec.tasks() if t.seed == 0]
+        assert part.name == f"{unit[0].point_id}-0.parquet"
+        rows = pd.read_parquet(part)
+        ids = list(zip(rows["point_id"], rows["seed"], rows["policy"], strict=True))
+        assert ids == [(t.point_id, 0, p.label) for t in unit for p in spec.policies]
+    ran: list[tuple[int, int]] = []
+    reports = sweep.run_sweeps(sweeps, workers=1, on_task=lambda i, t: ran.append((i, t.seed)))
+    assert sorted(ran) == [(0, 1), (1, 1), (1, 1)] and [r.skipped_tasks for r in reports] == [1, 2]
+    for i, out in enumerate(outs):
+        assert out.read_bytes() == fresh[i].read_bytes(), i
+        assert not sweep.parts_dir(out).exists()

@@ -47,7 +47,7 @@ def test_good_parts_and_the_merged_file_are_read_the_last_stored_winning(tmp_pat
         (lambda: rows().iloc[:0], "has no rows"),
         (lambda: rows().assign(policy=["fifo", None]), "has rows without point_id, seed or policy"),
         (lambda: rows().assign(seed=[0.0, 0.5]), "has a seed column of type float64 (whole numbers expected)"),
-        (lambda: rows(seed=7), "holds rows of another task than its name says"),
+        (lambda: rows(seed=7), "begins with rows of another task than its name says"),
     ],
 )
 def test_a_bad_part_is_set_aside_with_the_reason(tmp_path, make, why):
@@ -61,6 +61,23 @@ def test_a_bad_part_is_set_aside_with_the_reason(tmp_path, make, why):
     # merging removes the good parts and keeps the folder for the set-aside one
     store.remove_merged(out)
     assert [p.name for p in store.parts_dir(out).iterdir()] == [bad.name + ".bad"]
+
+
+def test_a_part_of_several_tasks_is_named_after_its_first(tmp_path):
+    out = tmp_path / "rows.parquet"
+    write_part(out, pd.concat([rows(seed=0), rows(seed=1)], ignore_index=True))  # one unit's tasks
+    late = write_part(out, pd.concat([rows(seed=2), rows(seed=3)], ignore_index=True), name=f"{PID}-3.parquet")
+    got, notes = store.load_store(out, REQUIRED)
+    assert notes == [
+        f"part file {late} begins with rows of another task than its name says: set aside as {late.name}.bad; "
+        "its task will run again"
+    ]
+    assert list(zip(got["seed"], got["policy"], strict=True)) == [
+        (0, "fifo"),
+        (0, "priority"),
+        (1, "fifo"),
+        (1, "priority"),
+    ]
 
 
 def test_a_part_with_another_name_is_set_aside(tmp_path):

@@ -11,9 +11,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from simcore.model import ClusterSpec, JobTable
+from simcore import units
+from simcore.model import ClusterSpec, JobTable, Node, Resources
 from simcore.workload import WorkloadError, load_workload, offered_load, write_workload
-from simcore.workload.fit import fits_empty_cluster
+from simcore.workload.fit import fits_empty_cluster, workers_per_node
 
 HEADER = "job_id,submit_time,duration,cpu,mem_gb,gpu,job_class,workers"
 
@@ -134,3 +135,25 @@ def test_a_gang_fits_when_the_empty_cluster_holds_every_worker() -> None:
     # a: 2 per node -> 4 fit; b: 5 > 4; c: one 8-GPU worker per node -> 2 < 3; d: asks for nothing;
     # e: 40 cores -> one per node -> 2 < 3; f: 9 GPUs fit no node; g: 3-GPU workers, 2 per node -> 4
     assert fits_empty_cluster(jobs, cluster).tolist() == [True, False, False, True, False, False, True]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_fits_is_the_per_node_count_on_clusters_with_kinds_of_node(seed: int) -> None:
+    """Counting each kind of node once (times its nodes) gives the node-by-node sum's answer."""
+    rng = np.random.default_rng(seed)
+    kinds = [(float(rng.integers(0, 65)), float(rng.integers(0, 513)), float(rng.integers(0, 9))) for _ in range(3)]
+    picked = rng.integers(0, len(kinds), size=int(rng.integers(1, 12)))
+    cluster = ClusterSpec(tuple(Node(f"n{i}", Resources(*kinds[k])) for i, k in enumerate(picked)))
+    n = 300
+    request = np.column_stack([rng.integers(0, 70, n), rng.integers(0, 600, n), rng.integers(0, 10, n)]) / 4
+    jobs = JobTable(
+        job_id=np.array([f"j{i}" for i in range(n)], dtype=object),
+        submit_time=np.zeros(n),
+        duration=np.ones(n),
+        request=request,
+        is_te=np.zeros(n, dtype=bool),
+        workers=rng.integers(1, 40, n),
+    )
+    cap = units.capacities(cluster.capacity_matrix(), cluster.names)
+    room = workers_per_node(units.requests(jobs.request), cap).sum(axis=1)
+    assert fits_empty_cluster(jobs, cluster).tolist() == (room >= jobs.workers).tolist()

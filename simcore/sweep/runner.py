@@ -1,7 +1,7 @@
 """A sweep with incremental, resumable output: run the tasks of a spec not yet stored, store each
 as it finishes, and merge everything into one table in the spec's order.
 
-Each finished task lands atomically in a part file next to the output (``OUT.parts/``), and the
+Finished tasks land atomically in part files next to the output (``OUT.parts/``), and the
 parts are merged into ``OUT`` (Parquet) at the end (:mod:`simcore.sweep.store`). Running again
 with the same output skips every task whose rows are already there (resume); a damaged part is
 set aside and its task runs again. Rows depend only on the task and the final table is sorted by
@@ -25,7 +25,7 @@ import pandas as pd
 from simcore.csvsafe import write_csv
 from simcore.sweep.executors import execute, execute_units
 from simcore.sweep.spec import SweepSpec, Task, point_id
-from simcore.sweep.store import ID_COLUMNS, good_parts, load_store, parts_dir, remove_merged, write_atomic
+from simcore.sweep.store import ID_COLUMNS, good_parts, load_store, part_path, parts_dir, remove_merged, write_atomic
 from simcore.sweep.tasks import METRIC_COLUMNS, configurations, run_tasks, workload_key
 
 
@@ -83,9 +83,8 @@ def run_sweep(
     if limit is not None:
         todo = todo[:limit]
     new_rows: list[dict[str, Any]] = []
-    parts = parts_dir(out_path) if out_path is not None else None
-    if parts is not None and todo:
-        parts.mkdir(parents=True, exist_ok=True)
+    if out_path is not None and todo:
+        parts_dir(out_path).mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     bar = tqdm(total=len(todo), unit="task", desc="sweep", disable=not progress, leave=False)
     try:
@@ -93,8 +92,8 @@ def run_sweep(
         for rows in execute(todo, workers=workers, dask=dask):
             task = by_key[(rows[0]["point_id"], rows[0]["seed"])]
             new_rows.extend(rows)
-            if parts is not None:
-                write_atomic(pd.DataFrame(rows), parts / f"{task.point_id}-{task.seed}.parquet")
+            if out_path is not None:
+                write_atomic(pd.DataFrame(rows), part_path(out_path, task.point_id, task.seed))
             if on_task is not None:
                 on_task(task)
             bar.update(1)
@@ -124,7 +123,8 @@ def run_sweeps(
     long one. Each sweep's rows are stored and merged in its own spec order, so every output is
     byte-identical to what :func:`run_sweep` writes alone, whatever the worker count.
     ``on_stored(i, n)`` says, before any work, that ``n`` tasks of sweep ``i`` were stored by an
-    earlier run; ``on_task(i, task)`` is called as each task of sweep ``i`` is stored. Every report's
+    earlier run; ``on_task(i, task)`` is called for each task of sweep ``i`` once its unit is
+    stored (one part file per sweep and unit: :mod:`simcore.sweep.store`). Every report's
     ``wall_seconds`` is the wall time of the whole run."""
     outs = [Path(out) for _, out in sweeps]
     loaded = [load_store(out, METRIC_COLUMNS) for out in outs]
@@ -145,10 +145,11 @@ def run_sweeps(
             parts_dir(out).mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     for unit, rows_of in execute_units(_run_unit, units, workers, dask):
-        for (i, task), rows in zip(unit, rows_of, strict=True):
+        for i, (first, rows) in _by_sweep(unit, rows_of).items():
             new_rows[i].extend(rows)
-            write_atomic(pd.DataFrame(rows), parts_dir(outs[i]) / f"{task.point_id}-{task.seed}.parquet")
-            if on_task is not None:
+            write_atomic(pd.DataFrame(rows), part_path(outs[i], first.point_id, first.seed))
+        if on_task is not None:
+            for i, task in unit:
                 on_task(i, task)
     wall = time.perf_counter() - start
     reports = []
@@ -164,6 +165,17 @@ def run_sweeps(
 def _run_unit(unit: list[tuple[int, Task]]) -> tuple[list[tuple[int, Task]], list[list[dict[str, Any]]]]:
     """A unit's rows, returned with the unit (a pool yields in completion order)."""
     return unit, run_tasks([t for _, t in unit])
+
+
+def _by_sweep(
+    unit: Sequence[tuple[int, Task]], rows_of: Sequence[list[dict[str, Any]]]
+) -> dict[int, tuple[Task, list[dict[str, Any]]]]:
+    """A unit's rows by sweep, each with the sweep's first task in the unit (its part's name):
+    one part per sweep and unit, since a unit's tasks all arrive together."""
+    out: dict[int, tuple[Task, list[dict[str, Any]]]] = {}
+    for (i, task), rows in zip(unit, rows_of, strict=True):
+        out.setdefault(i, (task, []))[1].extend(rows)
+    return out
 
 
 def _distinct_runs(unit: Sequence[tuple[int, Task]]) -> int:

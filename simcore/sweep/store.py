@@ -1,12 +1,15 @@
 """Where a sweep keeps its rows: one Parquet file ``OUT`` plus part files in ``OUT.parts/``.
 
-Each finished task is written atomically as ``OUT.parts/<point_id>-<seed>.parquet``; the end of
-a run merges every part into ``OUT`` and removes the merged parts. A re-run reads both to skip
-the tasks already done (resume).
+Rows are written atomically as they arrive, one part per batch: a finished task of
+:func:`~simcore.sweep.runner.run_sweep`, or the tasks of this sweep that one unit of
+:func:`~simcore.sweep.runner.run_sweeps` ran (a unit returns them all at once, so one file saves
+a write per task). A part is named after its first task, ``OUT.parts/<point_id>-<seed>.parquet``.
+The end of a run merges every part into ``OUT`` and removes the merged parts. A re-run reads both
+to skip the tasks already done (resume).
 
 A part can still be damaged (a full disk, a copy from elsewhere, a hand edit). Every part is
 checked before its rows are used: it must be readable Parquet, have the row columns (identity and
-metrics) and hold only rows of the task its name says. A bad part is **set aside**: renamed to
+metrics) and begin with rows of the task its name says. A bad part is **set aside**: renamed to
 ``NAME.bad`` in the same folder (kept for inspection, never read again) and reported by name; its
 task simply runs again. A damaged merged ``OUT`` is not set aside (it holds every finished task):
 the run refuses to resume and says how to move it away.
@@ -32,6 +35,11 @@ PART_NAME = re.compile(r"(?P<point_id>[0-9a-f]{12})-(?P<seed>[0-9]+)\.parquet")
 
 def parts_dir(out: Path) -> Path:
     return out.with_name(out.name + ".parts")
+
+
+def part_path(out: Path, point_id: str, seed: int) -> Path:
+    """Where the part whose first task is (``point_id``, ``seed``) goes."""
+    return parts_dir(out) / f"{point_id}-{seed}.parquet"
 
 
 def _problem(df: pd.DataFrame, required: Sequence[str]) -> str | None:
@@ -66,10 +74,8 @@ def _check_part(path: Path, required: Sequence[str]) -> tuple[pd.DataFrame | Non
         name = PART_NAME.fullmatch(path.name)
         if name is None:
             why = "is not named <point_id>-<seed>.parquet"
-        elif set(zip(df["point_id"].astype(str), df["seed"].astype(int), strict=True)) != {
-            (name["point_id"], int(name["seed"]))
-        }:
-            why = "holds rows of another task than its name says"
+        elif (str(df["point_id"].iloc[0]), int(df["seed"].iloc[0])) != (name["point_id"], int(name["seed"])):
+            why = "begins with rows of another task than its name says"
     return (df, None) if why is None else (None, why)
 
 

@@ -30,9 +30,11 @@ def fits_empty_cluster(jobs: JobTable, cluster: ClusterSpec) -> np.ndarray:
     """Mask of the jobs whose workers can all be placed on the empty ``cluster``."""
     if not len(jobs):
         return np.zeros(0, dtype=bool)
-    cap = units.capacities(cluster.capacity_matrix(), cluster.names)
+    kinds, kind_of = distinct_rows(units.capacities(cluster.capacity_matrix(), cluster.names))
     shapes, inverse = distinct_rows(units.requests(jobs.request))
-    room = workers_per_node(shapes, cap).sum(axis=1)  # workers of each shape the empty cluster holds
+    # workers of each shape the empty cluster holds: equal nodes hold equal counts, so count each
+    # kind of node once, times its nodes (integers, exact; a cluster has few kinds of node)
+    room = workers_per_node(shapes, kinds) @ np.bincount(kind_of, minlength=len(kinds))
     return np.asarray(room[inverse] >= np.asarray(jobs.workers), dtype=bool)
 
 
