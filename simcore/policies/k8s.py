@@ -28,6 +28,15 @@ class K8s(PreemptivePolicy):
 
     def on_node(self, view: PreemptionView, k: int, here: list[int]) -> Iterable[VictimSet]:
         c = view.candidates
+        start = c.column("seg_start")
+        keep = here if len(here) == 1 else self._not_reprieved(view, k, here)
+        return (VictimSet(keep, (c.size(keep), min([start[p] for p in keep]))),)
+
+    @staticmethod
+    def _not_reprieved(view: PreemptionView, k: int, here: list[int]) -> list[int]:
+        """Take all of `here`, then give back the longest-running first while the TE job still fits.
+        (A lone job is never given back: the TE job fits on no node as things are, the evaluator's contract.)"""
+        c = view.candidates
         req, start = c.column("req"), c.column("seg_start")
         total = view.avail_on(k)
         for p in here:
@@ -39,7 +48,7 @@ class K8s(PreemptivePolicy):
                 total = rest
             else:
                 keep.append(p)
-        return (VictimSet(keep, (c.size(keep), min(start[p] for p in keep))),)
+        return keep
 
 
 K8S = K8s()
