@@ -27,18 +27,19 @@ def random_view(rng: np.random.Generator, gangs: bool) -> PreemptionView:
     avail = rng.integers(0, 6, size=(nodes, 3), dtype=np.int64)
     short = rng.integers(0, 3, size=nodes)  # per node, a dimension where the TE job does not fit
     avail[np.arange(nodes), short] = np.minimum(avail[np.arange(nodes), short], te[short] - 1)
+    ints, floats = np.zeros(m, dtype=np.int64), np.zeros(m)  # what neither rule reads
     c = Candidates(
         job=np.arange(m, dtype=np.int64),
         node=rng.integers(0, nodes, size=m).astype(np.int64),
         req=rng.integers(0, 4, size=(m, 3), dtype=np.int64),
         seg_start=rng.integers(0, 4, size=m).astype(float),  # few values: ties
         remaining=rng.integers(1, 4, size=m).astype(float),
-        lost_now=np.zeros(m),
-        expected_loss=np.zeros(m),
-        preemptions=np.zeros(m, dtype=np.int64),
+        lost_now=floats,
+        expected_loss=floats,
+        preemptions=ints,
         rank=np.arange(m, dtype=np.int64),
-        last_checkpoint=np.full(m, np.nan),
-        restore_next=np.zeros(m),
+        last_checkpoint=floats,
+        restore_next=floats,
         workers=rng.integers(1, 4, size=m).astype(np.int64) if gangs else None,
     )
     return PreemptionView(0.0, te, cap, 1.0 / cap, avail, c, SimConfig(), rng)

@@ -95,6 +95,14 @@ class PreemptivePolicy:
         return explain(self, view)
 
 
+def size_and_least(view: PreemptionView, victims: list[int], name: str) -> VictimSet:
+    """A set valued by the workers it stops and the least of column `name` over its victims (k8s's and
+    lrtp's keys: fewest victims, then that least value)."""
+    c = view.candidates
+    col = c.column(name)
+    return VictimSet(victims, (c.size(victims), min([col[p] for p in victims])))
+
+
 def allowed(policy: PreemptivePolicy, view: PreemptionView) -> np.ndarray:
     """Positions of the candidates every cap allows."""
     caps = policy.caps(view)

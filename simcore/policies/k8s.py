@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from simcore.policies.base import PreemptionView, minus, plus
-from simcore.policies.evaluator import PreemptivePolicy, VictimSet
+from simcore.policies.evaluator import PreemptivePolicy, VictimSet, size_and_least
 
 
 @dataclass(frozen=True)
@@ -27,10 +27,8 @@ class K8s(PreemptivePolicy):
     key: ClassVar[tuple[tuple[str, str], ...]] = (("victims", "min"), ("earliest_victim_start", "max"))
 
     def on_node(self, view: PreemptionView, k: int, here: list[int]) -> Iterable[VictimSet]:
-        c = view.candidates
-        start = c.column("seg_start")
         keep = here if len(here) == 1 else self._not_reprieved(view, k, here)
-        return (VictimSet(keep, (c.size(keep), min([start[p] for p in keep]))),)
+        return (size_and_least(view, keep, "seg_start"),)
 
     @staticmethod
     def _not_reprieved(view: PreemptionView, k: int, here: list[int]) -> list[int]:

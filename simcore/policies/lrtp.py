@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from simcore.policies.base import PreemptionView, minus, plus
-from simcore.policies.evaluator import PreemptivePolicy, VictimSet
+from simcore.policies.evaluator import PreemptivePolicy, VictimSet, size_and_least
 
 
 @dataclass(frozen=True)
@@ -25,10 +25,8 @@ class Lrtp(PreemptivePolicy):
     key: ClassVar[tuple[tuple[str, str], ...]] = (("victims", "min"), ("min_remaining", "max"))
 
     def on_node(self, view: PreemptionView, k: int, here: list[int]) -> Iterable[VictimSet]:
-        c = view.candidates
-        remaining = c.column("remaining")
         added = here if len(here) == 1 else self._added(view, k, here)
-        return (VictimSet(added, (c.size(added), min([remaining[p] for p in added]))),)
+        return (size_and_least(view, added, "remaining"),)
 
     @staticmethod
     def _added(view: PreemptionView, k: int, here: list[int]) -> list[int]:
