@@ -79,7 +79,9 @@ class PreemptivePolicy:
 
     def on_node(self, view: PreemptionView, k: int, here: list[int]) -> Iterable[VictimSet]:
         """The victim sets it weighs on node k, from `here` (positions of the allowed candidates on k,
-        in job order, removing all of which makes the TE job fit); none when it takes no set there."""
+        in job order, removing all of which makes the TE job fit); none when it takes no set there.
+        The TE job fits on no node as things are (the engine asks only then), so a set is never empty
+        and a lone candidate in `here` is in every set that makes the TE job fit."""
         raise NotImplementedError
 
     def all_nodes(self, view: PreemptionView, pos: np.ndarray) -> VictimSets | None:
