@@ -107,7 +107,7 @@ class JobState:
     def candidates(self, jobs: np.ndarray, now: float, min_runtime: float) -> Candidates:
         """The policies' view of running BE `jobs` at `now`, in job order; with `min_runtime` > 0
         only those whose segment has lasted that long."""
-        jobs = jobs[np.argsort(self.order_rank[jobs])]
+        jobs = jobs[self.order_rank[jobs].argsort()]  # the method: np.argsort's wrapper costs more than the sort
         seg = self.seg_start[jobs]  # each column read once: a numpy call costs more than its few rows
         if min_runtime > 0:  # the same sum as the wake-up time, so the instant it is pushed for qualifies
             keep = seg + min_runtime <= now
@@ -129,7 +129,8 @@ class JobState:
             rank=self.order_rank[jobs],
             last_checkpoint=self._last_checkpoint(jobs, total),
             restore_next=np.full(len(jobs), self._restore),
-            workers=self.workers[jobs],  # type: ignore[index]
+            # None without gangs: all 1, and Candidates knows so without looking (its single())
+            workers=self.workers[jobs] if self.has_gangs else None,  # type: ignore[index,arg-type]
         )
         if self.has_gangs and len(self.gang_nodes):
             return self._per_node(c)

@@ -22,6 +22,8 @@ import numpy as np
 
 from simcore.model import SimConfig
 
+_NDARRAY = np.ndarray  # one global read in fits()
+
 
 @dataclass(frozen=True, eq=False)
 class Candidates:
@@ -49,12 +51,13 @@ class Candidates:
     unit_req: np.ndarray = None  # type: ignore[assignment]  # (m x 3) the per-worker request
 
     def __post_init__(self) -> None:
-        if self.workers is None:
-            object.__setattr__(self, "workers", np.ones(len(self.job), dtype=np.int64))
-        if self.unit_req is None:
-            object.__setattr__(self, "unit_req", self.req)
         # caches, not fields (:meth:`take` copies fields only): made once, not on every read
         self.__dict__["_columns"] = {}
+        if self.workers is None:
+            object.__setattr__(self, "workers", np.ones(len(self.job), dtype=np.int64))
+            self.__dict__["_single"] = True  # known without looking (a run without gangs gives None)
+        if self.unit_req is None:
+            object.__setattr__(self, "unit_req", self.req)
 
     def take(self, pos: np.ndarray) -> Candidates:
         """The entries at positions `pos`, in that order."""
@@ -121,7 +124,7 @@ class PreemptionView:
     def fits(self, total: np.ndarray | list[int]) -> bool:
         """Does the TE job fit in `total` resources (rule 4)? Compared as Python integers: exact, and
         for three numbers several times faster than numpy (policies ask this in their inner loops)."""
-        a = total.tolist() if isinstance(total, np.ndarray) else total
+        a = total.tolist() if type(total) is _NDARRAY else total  # not isinstance: the hottest call of a search
         b = self.te_units
         return a[0] >= b[0] and a[1] >= b[1] and a[2] >= b[2]  # cpu, mem, gpu
 

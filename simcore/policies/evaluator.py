@@ -23,13 +23,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
+from operator import itemgetter, mul
 from typing import ClassVar, NamedTuple
 
 import numpy as np
 
 from simcore import knobs
-from simcore.policies.base import Cap, Explained, NodeOption, Preemption, PreemptionView, plus
+from simcore.policies.base import Cap, Explained, NodeOption, Preemption, PreemptionView
 
 
 class VictimSet(NamedTuple):
@@ -79,7 +79,9 @@ class PreemptivePolicy:
 
     def on_node(self, view: PreemptionView, k: int, here: list[int]) -> Iterable[VictimSet]:
         """The victim sets it weighs on node k, from `here` (positions of the allowed candidates on k,
-        in job order, removing all of which makes the TE job fit); none when it takes no set there."""
+        in job order, removing all of which makes the TE job fit); none when it takes no set there.
+        The TE job fits on no node as things are (the engine asks only then), so a set is never empty
+        and a lone candidate in `here` is in every set that makes the TE job fit."""
         raise NotImplementedError
 
     def all_nodes(self, view: PreemptionView, pos: np.ndarray) -> VictimSets | None:
@@ -93,6 +95,14 @@ class PreemptivePolicy:
 
     def explain(self, view: PreemptionView) -> Explained:
         return explain(self, view)
+
+
+def size_and_least(view: PreemptionView, victims: list[int], name: str) -> VictimSet:
+    """A set valued by the workers it stops and the least of column `name` over its victims (k8s's and
+    lrtp's keys: fewest victims, then that least value)."""
+    c = view.candidates
+    col = c.column(name)
+    return VictimSet(victims, (c.size(victims), min([col[p] for p in victims])))
 
 
 def allowed(policy: PreemptivePolicy, view: PreemptionView) -> np.ndarray:
@@ -154,12 +164,12 @@ def _weigh(policy: PreemptivePolicy, view: PreemptionView) -> tuple[Preemption |
 
         i = int(order[0])
         return Preemption(int(batch.node[i]), _signal_order(view, batch.victims[i])), batch_options
-    ranked = sorted(_per_node(policy, view, pos), key=itemgetter(0))  # a few nodes: the sort costs nothing
-    if not ranked:
+    found = _per_node(policy, view, pos)
+    if not found:
         return None, _no_options
-    _, node, best = ranked[0]
+    _, node, best = min(found, key=itemgetter(0))  # the keys end with the node: no two are equal
     return Preemption(node, _signal_order(view, best.victims)), lambda: tuple(
-        _option(view, k, s.victims, s.values) for _, k, s in ranked
+        _option(view, k, s.victims, s.values) for _, k, s in sorted(found, key=itemgetter(0))
     )
 
 
@@ -171,19 +181,22 @@ def _drawn(policy: PreemptivePolicy) -> bool:
     return policy.key[0][1] == "drawn"
 
 
-def _directed(negate: tuple[bool, ...], values: tuple) -> list:
-    """The values in the key's order with "max" ones (`negate`) negated: smaller is better throughout."""
-    return [-v if neg else v for v, neg in zip(values, negate, strict=True)]
+def _signs(policy: PreemptivePolicy) -> tuple[int, ...]:
+    """Per entry of the key, -1 for a "max" one, else 1: a value times its sign is smaller when better
+    (x -1 flips the sign bit exactly, as negation does; one C-level ``map`` per set, no Python loop)."""
+    return tuple(-1 if better == "max" else 1 for _, better in policy.key)
 
 
 def _per_node(policy: PreemptivePolicy, view: PreemptionView, pos: np.ndarray) -> list[tuple[tuple, int, VictimSet]]:
     """(full key, node, set) of each feasible node's best set."""
     out = []
-    negate = tuple(better == "max" for _, better in policy.key)
+    signs, rule = _signs(policy), policy.on_node
     for k, here in _feasible_nodes(view, pos):
         best: tuple[tuple, VictimSet] | None = None
-        for s in policy.on_node(view, k, here):
-            key = (*_directed(negate, s.values), *s.ties, k)
+        for s in rule(view, k, here):
+            if len(s.values) != len(signs):
+                raise ValueError(f"policy {policy.name!r}: a set's values {s.values} do not match its key {policy.key}")
+            key = (*map(mul, s.values, signs), *s.ties, k)
             if best is None or key < best[0]:
                 best = (key, s)
         if best is not None:
@@ -199,21 +212,19 @@ def _feasible_nodes(view: PreemptionView, pos: np.ndarray) -> list[tuple[int, li
     c = view.candidates
     node_of, req = c.column("node"), c.column("req")
     held: dict[int, list[int]] = {}  # node -> its candidates; `pos` ascends, so in job order
+    room: dict[int, list[int]] = {}  # node -> its units once they are gone
     for p in pos.tolist():
         k = node_of[p]
         if k in held:
             held[k].append(p)
+            t = room[k]
         else:
             held[k] = [p]
-    out = []
-    for k in sorted(held):
-        here = held[k]
-        total = view.avail_on(k)
-        for p in here:
-            total = plus(total, req[p])
-        if view.fits(total):
-            out.append((k, here))
-    return out
+            t = view.avail_on(k)
+        r = req[p]
+        room[k] = [t[0] + r[0], t[1] + r[1], t[2] + r[2]]  # plus(), written out: once per candidate and search
+    fits = view.fits
+    return [(k, held[k]) for k in sorted(held) if fits(room[k])]
 
 
 def _order(policy: PreemptivePolicy, batch: VictimSets) -> np.ndarray:

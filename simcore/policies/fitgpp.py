@@ -56,7 +56,7 @@ class FitSearch(PreemptivePolicy):
         """Every feasible 1-victim set, vectorised over all allowed candidates (single-worker
         candidates only: with a gang among them, :meth:`on_node` searches node by node)."""
         c = view.candidates
-        if (c.workers[pos] > 1).any():
+        if not c.single() and (c.workers[pos] > 1).any():
             return None
         node = c.node[pos]
         total = view.avail[node] + c.req[pos]

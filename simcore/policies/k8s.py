@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from simcore.policies.base import PreemptionView, minus, plus
-from simcore.policies.evaluator import PreemptivePolicy, VictimSet
+from simcore.policies.evaluator import PreemptivePolicy, VictimSet, size_and_least
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,13 @@ class K8s(PreemptivePolicy):
     key: ClassVar[tuple[tuple[str, str], ...]] = (("victims", "min"), ("earliest_victim_start", "max"))
 
     def on_node(self, view: PreemptionView, k: int, here: list[int]) -> Iterable[VictimSet]:
+        keep = here if len(here) == 1 else self._not_reprieved(view, k, here)
+        return (size_and_least(view, keep, "seg_start"),)
+
+    @staticmethod
+    def _not_reprieved(view: PreemptionView, k: int, here: list[int]) -> list[int]:
+        """Take all of `here`, then give back the longest-running first while the TE job still fits.
+        (A lone job is never given back: the TE job fits on no node as things are, the evaluator's contract.)"""
         c = view.candidates
         req, start = c.column("req"), c.column("seg_start")
         total = view.avail_on(k)
@@ -39,7 +46,7 @@ class K8s(PreemptivePolicy):
                 total = rest
             else:
                 keep.append(p)
-        return (VictimSet(keep, (c.size(keep), min(start[p] for p in keep))),)
+        return keep
 
 
 K8S = K8s()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from simcore.policies.base import PreemptionView, minus, plus
-from simcore.policies.evaluator import PreemptivePolicy, VictimSet
+from simcore.policies.evaluator import PreemptivePolicy, VictimSet, size_and_least
 
 
 @dataclass(frozen=True)
@@ -25,8 +25,15 @@ class Lrtp(PreemptivePolicy):
     key: ClassVar[tuple[tuple[str, str], ...]] = (("victims", "min"), ("min_remaining", "max"))
 
     def on_node(self, view: PreemptionView, k: int, here: list[int]) -> Iterable[VictimSet]:
-        c = view.candidates
-        req, remaining = c.column("req"), c.column("remaining")
+        added = here if len(here) == 1 else self._added(view, k, here)
+        return (size_and_least(view, added, "remaining"),)
+
+    @staticmethod
+    def _added(view: PreemptionView, k: int, here: list[int]) -> list[int]:
+        """Add from `here` by longest remaining work until the TE job fits, then reprieve in reverse those
+        not needed. (A lone job is always added and kept: the TE job fits on no node as things are, the
+        evaluator's contract.)"""
+        req, remaining = view.candidates.column("req"), view.candidates.column("remaining")
         total = view.avail_on(k)
         added: list[int] = []
         # `here` is in job order and a reverse sort is stable: longest remaining first, ties by rank
@@ -35,12 +42,12 @@ class Lrtp(PreemptivePolicy):
                 break
             added.append(p)
             total = plus(total, req[p])
-        for p in reversed(list(added)):
+        for p in added[::-1]:  # a copy: the loop removes from `added`
             rest = minus(total, req[p])
             if view.fits(rest):
                 total = rest
                 added.remove(p)
-        return (VictimSet(added, (c.size(added), min(remaining[p] for p in added))),)
+        return added
 
 
 LRTP = Lrtp()
