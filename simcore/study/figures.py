@@ -15,7 +15,7 @@ from concurrent.futures import Executor, Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec
+from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -25,7 +25,7 @@ from simcore.metrics import TRIO_LABELS, versus
 from simcore.study.plan import PAPER_TRIO
 from simcore.study.tables import MISSING_STAT, Stat, stat
 
-P = ParamSpec("P")
+D = TypeVar("D")  # a figure's numbers
 
 
 class Figures:
@@ -45,12 +45,12 @@ class Figures:
     ) -> str:
         return self._draw(f"sensitivity_{key}", draw_curve, curve_lines(key, series, reference))
 
-    def _draw(self, name: str, draw: Callable[Concatenate[Path, P], None], *args: P.args, **kw: P.kwargs) -> str:
+    def _draw(self, name: str, draw: Callable[[Path, D], None], numbers: D) -> str:
         path = self.results / f"{name}.png"
         if self.pool is None:
-            draw(path, *args, **kw)
+            draw(path, numbers)
         else:
-            self.pending.append(self.pool.submit(draw, path, *args, **kw))
+            self.pending.append(self.pool.submit(draw, path, numbers))
         return f"results/{name}.png"
 
     def wait(self) -> None:
