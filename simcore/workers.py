@@ -6,7 +6,8 @@ and a worker in the middle of a long simulation would go on computing rows nobod
 exits (``PR_SET_PDEATHSIG``; with the forkserver start method the parent is the fork server,
 which itself exits when the sweep's process is gone), and starts a watchdog thread that ends
 the worker once the sweep's process has died or the worker has been re-parented: the fallback
-on other systems, and on Linux a second guard.
+on other systems, and on Linux a second guard. :func:`pool` starts such a pool: the sweeps' and the
+study document's figures'.
 """
 
 from __future__ import annotations
@@ -17,9 +18,24 @@ import signal
 import sys
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 POLL_SECONDS = 0.5
+#: what the fork server imports once, so that every worker forks from it warm
+PRELOAD = ["simcore.sweep.tasks", "simcore.engine", "simcore.metrics", "simcore.presets", "simcore.workers"]
+
+
+def pool(processes: int) -> ProcessPoolExecutor:
+    """A pool of at most ``processes`` workers that die with this process, even when it is killed
+    (SIGKILL leaves no time to stop them)."""
+    # forkserver: workers start clean (no inherited threads, e.g. tqdm's monitor); the server
+    # imports the simulator once and every worker forks from it warm (0.1 s instead of ~1 s each).
+    # One server serves every pool of this process: the first pool's preload is the one that counts.
+    context = get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return ProcessPoolExecutor(max_workers=processes, mp_context=context, initializer=die_with, initargs=(os.getpid(),))
 
 
 def die_with(owner_pid: int) -> None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import re
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,7 +16,9 @@ import pandas as pd
 import pytest
 
 from simcore import cli_sweep, study
-from simcore.study import prose
+from simcore.study import beyond, prose
+from simcore.study.document import render
+from simcore.study.figures import drawn_by
 from simcore.study.tables import Stat, fmt_val
 
 TRACE = Path(__file__).resolve().parent.parent / study.DEFAULT_TRACE
@@ -78,6 +82,48 @@ def test_document_sections_and_figures(quick):
     for fig in figures:
         assert (quick / fig).stat().st_size > 1000
         assert (quick / fig).read_bytes()[:4] == b"\x89PNG"
+
+
+def _render_again(quick: Path, results: Path, drawers: int) -> tuple[str, dict[str, bytes]]:
+    """The quick study's document and figures rendered again from its rows into ``results``, the
+    figures drawn by ``drawers`` other processes (0: in this one)."""
+    for png in results.glob("*.png"):
+        png.unlink()
+    rows = {
+        p.stem.removeprefix("rows_"): pd.read_parquet(p) for p in sorted((quick / "results").glob("rows_*.parquet"))
+    }
+    trace_rows = {r: rows[f"alibaba_{r}"] for r in ("A", "B") if f"alibaba_{r}" in rows}
+    sec8 = beyond.Study(rows["beyond_regimes"], rows["beyond_min_runtime"], {})
+    with drawn_by(results, drawers) as figs:
+        text = render(
+            study.QUICK, rows["main"], rows["curves"], trace_rows, results, figs, {"all": 1.0}, "c", 2, None, "", sec8
+        )
+    return text, {p.name: p.read_bytes() for p in sorted(results.glob("*.png"))}
+
+
+def test_figures_drawn_in_another_process_are_the_same_bytes(quick, tmp_path):
+    """The document and every figure are the same bytes whether the figures were drawn in this process
+    or in another one (as the fixture's ``--workers 2`` did)."""
+    results = tmp_path / "results"
+    shutil.copytree(quick / "results", results, ignore=shutil.ignore_patterns("*.png"))
+    here = _render_again(quick, results, 0)
+    elsewhere = _render_again(quick, results, 1)
+    assert here[0] == elsewhere[0]
+    assert len(here[1]) >= 9 and here[1] == elsewhere[1]
+    assert here[1] == {p.name: p.read_bytes() for p in sorted((quick / "results").glob("*.png"))}
+
+
+def test_a_figure_that_fails_in_another_process_fails_the_same(quick, tmp_path):
+    """Drawn elsewhere, a failing figure raises its own error here on leaving (no hang), and the pool
+    is gone; drawn here, the same error at once."""
+    rows = pd.read_parquet(quick / "results" / "rows_main.parquet")
+    errors = []
+    for drawers in (0, 1):
+        with pytest.raises(FileNotFoundError) as failed, drawn_by(tmp_path / "missing", drawers) as figs:
+            figs.trio(rows, ["fifo", "fitgpp"], "fifo")
+        errors.append(str(failed.value))
+    assert errors[0] == errors[1] and "missing" in errors[0]
+    assert not multiprocessing.active_children()
 
 
 def test_numbers_equal_a_recomputation_from_the_rows(quick):

@@ -40,6 +40,7 @@ def render(
     curves: pd.DataFrame,
     trace_rows: Mapping[str, pd.DataFrame],
     results: Path,
+    figs: Figures,
     timings: Mapping[str, float],
     command: str,
     workers: int,
@@ -47,13 +48,13 @@ def render(
     trace_note: str,
     study: beyond.Study | None = None,  # fitdelay and min_runtime (section 8)
 ) -> str:
+    """The document's text; its figures go to ``figs`` (drawn there, or elsewhere while this goes on)."""
     from simcore.policies import POLICIES
 
     policies = list(POLICIES)
     n_jobs = int(main["jobs_simulated"].iloc[0])
     seeds = main["seed"].nunique()
     cfg = f"**{n_jobs} jobs** per workload on {plan.nodes} nodes x 8 GPUs, {seeds} seeds"
-    figs = Figures(results)
     out: list[str] = []
     add = out.append
     add("# Results: the paper's claim, re-measured\n")

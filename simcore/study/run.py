@@ -24,6 +24,7 @@ from simcore.metrics import TRIO_LABELS
 from simcore.stats import SPREAD_NAME
 from simcore.study import beyond
 from simcore.study.document import render
+from simcore.study.figures import drawn_by
 from simcore.study.plan import DEFAULT_TRACE, PAPER_TRIO, Plan, curve_grid, main_grid, trace_grids, trace_present
 from simcore.study.progress import StudyProgress
 from simcore.study.tables import headline_rows
@@ -180,7 +181,9 @@ def reproduce(
     study = beyond.Study(rows["beyond_regimes"], rows["beyond_min_runtime"], {})
     doc = out_dir / "RESULTS.md"
     main, curves = rows["main"], rows["curves"]
-    text = render(plan, main, curves, trace_rows, results, timings, command, workers, dask, trace_note, study)
+    # the figures are drawn in other processes (the sweeps' are done) while this one writes the text
+    with drawn_by(results, workers - 1) as figs:
+        text = render(plan, main, curves, trace_rows, results, figs, timings, command, workers, dask, trace_note, study)
     doc.write_text(text, encoding="utf-8")
     from simcore.policies import POLICIES
 

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from multiprocessing import get_context
+from concurrent.futures import as_completed
 from typing import Any, TypeVar
 
 from simcore import workers as worker_life
@@ -46,19 +45,7 @@ def execute_units(fn: Callable[[U], R], units: Sequence[U], workers: int = 1, da
         for u in units:
             yield fn(u)
     else:
-        # forkserver: workers start clean (no inherited threads, e.g. tqdm's monitor); the server
-        # imports the simulator once and every worker forks from it warm (0.1 s instead of ~1 s each)
-        context = get_context("forkserver")
-        context.set_forkserver_preload(
-            ["simcore.sweep.tasks", "simcore.engine", "simcore.metrics", "simcore.presets", "simcore.workers"]
-        )
-        # workers die with this process, even when it is killed (SIGKILL leaves no time to stop them)
-        pool = ProcessPoolExecutor(
-            max_workers=min(workers, len(units)),
-            mp_context=context,
-            initializer=worker_life.die_with,
-            initargs=(os.getpid(),),
-        )
+        pool = worker_life.pool(min(workers, len(units)))
         try:
             futures = [pool.submit(fn, u) for u in units]
             for fut in as_completed(futures):
