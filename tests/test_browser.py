@@ -33,6 +33,7 @@ from helpers.browser import (  # noqa: E402  (after the skip when Playwright is 
     TIMEOUT_MS,
     assert_no_exception,
     choose,
+    click_one,
     settle,
     wait_idle,
 )
@@ -420,13 +421,8 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
     wait_idle(page, charts=2)
     update = os.environ.get("UPDATE_SCREENSHOT") == "1"
 
-    def one(button: str) -> Any:  # a rerun briefly shows the stale stepper too: wait until one is left
-        target = page.get_by_role("button", name=button)
-        sync_api.expect(target).to_have_count(1, timeout=TIMEOUT_MS)
-        return target
-
     def step(button: str, label: str) -> None:
-        one(button).click()
+        click_one(page, page.get_by_role("button", name=button))  # a rerun briefly shows the stale stepper too
         page.get_by_text(label).first.wait_for(timeout=TIMEOUT_MS)
         wait_idle(page, charts=2)
         assert_no_exception(page)
@@ -470,10 +466,12 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
         if item.key == "hol":  # play from two instants before the end: it reaches the end and stops by itself
             for i in (n - 1, n - 2):
                 step("Previous", f"(instant {i} of {n})")
-            one("Play").click()
+            click_one(page, page.get_by_role("button", name="Play"))
             page.get_by_role("button", name="Pause").first.wait_for(timeout=TIMEOUT_MS)
             page.get_by_text(f"(instant {n} of {n})").first.wait_for(timeout=TIMEOUT_MS)
-            one("Play")  # stopped by itself at the end
+            sync_api.expect(page.get_by_role("button", name="Play")).to_have_count(
+                1, timeout=TIMEOUT_MS
+            )  # stopped by itself at the end
             assert_no_exception(page)
         shot(f"learn-lesson-{item.key}-end.png")
         if item.key == "victim" and update:  # the Learn screenshot: instant 7, the TE job arrives and fitgpp preempts

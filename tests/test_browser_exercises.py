@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from helpers.browser import BROWSER_TESTS, TIMEOUT_MS, assert_no_exception, wait_idle
+from helpers.browser import BROWSER_TESTS, TIMEOUT_MS, assert_no_exception, click_one, wait_idle
 
 from dashboard.learn import exercises
 from dashboard.shared import compute
@@ -32,18 +32,14 @@ def test_an_exercise_answered_wrong_then_right_in_chromium(dashboard_server: str
     radio = page.locator(f".st-key-quiz_answer_ex{SEED}_k8s_victim")
     check = page.locator(f".st-key-check_quiz_answer_ex{SEED}_k8s_victim button")
 
-    def one(locator: Any) -> Any:  # a rerun briefly shows the quiz twice (its stale copy): wait for one
-        sync_api.expect(locator).to_have_count(1, timeout=TIMEOUT_MS)
-        return locator
-
     def option(name: str) -> Any:  # the option's label, found by its radio input
-        return one(radio.locator("label").filter(has=page.get_by_role("radio", name=name, exact=True)))
+        return radio.locator("label").filter(has=page.get_by_role("radio", name=name, exact=True))
 
-    option(f"job {wrong}").click(timeout=TIMEOUT_MS)
-    one(check).click(timeout=TIMEOUT_MS)
+    click_one(page, option(f"job {wrong}"))
+    click_one(page, check)
     page.get_by_text(f"Not quite: you said job {wrong}; the simulation says job {right}.").wait_for(timeout=TIMEOUT_MS)
-    option(f"job {right}").click(timeout=TIMEOUT_MS)
-    one(check).click(timeout=TIMEOUT_MS)
+    click_one(page, option(f"job {right}"))
+    click_one(page, check)
     page.get_by_text(f"Right: job {right}.", exact=True).wait_for(timeout=TIMEOUT_MS)
     assert page.get_by_text("Not quite").count() == 0
     assert f"{exercises.SEED_PARAM}={SEED}" in page.url  # the link still reproduces the exercise

@@ -18,9 +18,8 @@ from urllib.parse import urlparse
 import psutil
 import pytest
 from helpers import wait_until
-from helpers.browser import BROWSER_TESTS, TIMEOUT_MS, assert_no_exception, wait_idle
+from helpers.browser import BROWSER_TESTS, TIMEOUT_MS, assert_no_exception, click_one, wait_idle
 from helpers.hosting import Listener, live_workers
-from playwright.sync_api import expect
 
 pytestmark = BROWSER_TESTS
 # Waits on what the page shows, bounded only against a hang: a loaded machine may take its time.
@@ -93,9 +92,7 @@ def test_crafted_links_are_refused_or_neutralised_while_the_server_keeps_serving
 def _step_the_lesson(page: Any, button: str, instant: int) -> None:
     """Press ``button`` of the open lesson's stepper and wait until it shows ``instant`` and its run
     is over."""
-    target = page.get_by_role("button", name=button)
-    expect(target).to_have_count(1, timeout=HANG_MS)  # a rerun briefly shows the stale stepper too
-    target.click()
+    click_one(page, page.get_by_role("button", name=button), HANG_MS)  # a rerun briefly shows the stale stepper too
     page.get_by_text(re.compile(rf"\(instant {instant} of \d+\)")).first.wait_for()
     wait_idle(page)  # its run over: the next press is not taken mid-run
 

@@ -167,6 +167,24 @@ def wait_idle(page: Any, charts: int = 0, cards: int = 0) -> None:
     )
 
 
+def click_one(page: Any, locator: Any, timeout: int = TIMEOUT_MS) -> None:
+    """Click ``locator`` once the page shows one copy of it. A rerun briefly shows a widget twice (its
+    stale copy beside the new one), and the rerun a click started may begin after a count of one was
+    seen: a click that finds two waits for that rerun to end and tries again."""
+    from playwright.sync_api import expect
+
+    for _ in range(10):
+        wait_idle(page)
+        expect(locator).to_have_count(1, timeout=timeout)
+        try:
+            locator.click(timeout=timeout)
+            return
+        except PlaywrightError as e:
+            if "strict mode violation" not in str(e):
+                raise
+    raise AssertionError(f"{locator} kept showing two copies")
+
+
 def settle(page: Any) -> None:
     """Before a screenshot: no element marked stale, web fonts loaded, two frames painted."""
     page.wait_for_function(
