@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 
 from .waiting import wait_until
 
@@ -171,8 +172,6 @@ def click_one(page: Any, locator: Any, timeout: int = TIMEOUT_MS) -> None:
     """Click ``locator`` once the page shows one copy of it. A rerun briefly shows a widget twice (its
     stale copy beside the new one), and the rerun a click started may begin after a count of one was
     seen: a click that finds two waits for that rerun to end and tries again."""
-    from playwright.sync_api import expect
-
     for _ in range(10):
         wait_idle(page)
         expect(locator).to_have_count(1, timeout=timeout)
