@@ -68,15 +68,15 @@ elif _stale_build():
     )
     _sys.meta_path.insert(0, _SourceFinder())
 
-from simcore.compare import compare_results, run_policies
+from simcore.analysis.compare import compare_results, run_policies
+from simcore.analysis.metrics import summarize
+from simcore.core.knobs import KNOBS
+from simcore.core.model import DIMS, ClusterSpec, Job, JobClass, JobTable, Node, Resources, SimConfig
+from simcore.core.result import SimResult
 from simcore.engine import simulate
-from simcore.knobs import KNOBS
-from simcore.metrics import summarize
-from simcore.model import DIMS, ClusterSpec, Job, JobClass, JobTable, Node, Resources, SimConfig
 from simcore.policies import POLICIES, get_policy, register
-from simcore.presets import generate
-from simcore.result import SimResult
 from simcore.workload import load_cluster, load_workload
+from simcore.workload.presets import generate
 
 __all__ = [
     "DIMS",

@@ -1,10 +1,10 @@
-"""Section 9 of RESULTS.md (simcore.study.accounting_doc) on hand-made rows: each cell derived by hand."""
+"""Section 9 of RESULTS.md (simcore.experiments.study.accounting_doc) on hand-made rows: each cell derived by hand."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from simcore.study import accounting_doc
+from simcore.experiments.study import accounting_doc
 
 
 def _rows() -> pd.DataFrame:

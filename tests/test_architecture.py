@@ -8,7 +8,7 @@ The layer tables below are the ones docs/architecture.md shows (a test checks th
 - the dashboard in three tiers: ``shared`` never imports a page's own modules or a page; the page
   sections ``explore``, ``sweep``, ``learn`` never import each other (what two of them need is in
   ``shared``); the ``report`` (the shareable HTML file) reads ``shared`` and the sections' charts; the pages (``app_pages``) never import ``simcore.engine`` (they run simulations
-  through ``dashboard.shared.compute`` / ``dashboard.shared.data``);
+  through ``dashboard.runs.compute`` / ``dashboard.runs.data``);
 - the dashboard's views import neither Streamlit nor Plotly, its charts not Streamlit.
 
 Imports are read with :mod:`ast`, so an import inside a function counts as much as one at the top.
@@ -74,7 +74,7 @@ CHARTS = (
 #: (files, forbidden module prefixes, why)
 RULES = [
     ("simcore/**/*.py", ("dashboard", "streamlit", "plotly"), "simcore runs without the dashboard"),
-    ("dashboard/app_pages/**/*.py", ("simcore.engine",), "pages reach the engine through dashboard.shared.compute"),
+    ("dashboard/app_pages/**/*.py", ("simcore.engine",), "pages reach the engine through dashboard.runs.compute"),
 ]
 
 
@@ -116,7 +116,7 @@ def module_name(path: Path) -> str:
 
 def internal_imports(source: str, package: str, modules: set[str]) -> list[tuple[int, str]]:
     """(line, module) of the package's own modules imported: ``from a import b`` is ``a.b`` when that
-    is a module (``from simcore import fmt`` imports simcore.fmt), else ``a``."""
+    is a module (``from simcore import fmt`` imports simcore.core.fmt), else ``a``."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
@@ -233,19 +233,19 @@ def test_the_check_sees_every_spelling_of_a_forbidden_import():
 
 
 def test_the_layer_check_sees_an_upward_import():
-    modules = {"simcore", "simcore.fmt", "simcore.engine", "simcore.engine.loop", "simcore.model"}
+    modules = {"simcore", "simcore.core.fmt", "simcore.engine", "simcore.engine.loop", "simcore.core.model"}
     found = internal_imports(
         "from simcore import fmt\nfrom simcore.engine import loop\nimport numpy", "simcore", modules
     )
-    assert found == [(1, "simcore.fmt"), (2, "simcore.engine.loop")]
+    assert found == [(1, "simcore.core.fmt"), (2, "simcore.engine.loop")]
     assert internal_imports("from simcore import simulate", "simcore", modules) == [(1, "simcore")]
     layer = {m: SIMCORE_LAYERS[layer_of(m, SIMCORE_LAYERS, "simcore")][0] for m in modules}
     assert layer == {
         "simcore": "front end",
-        "simcore.fmt": "foundation",
+        "simcore.core.fmt": "foundation",
         "simcore.engine": "engine",
         "simcore.engine.loop": "engine",
-        "simcore.model": "model",
+        "simcore.core.model": "model",
     }
     assert dashboard_tier("dashboard.learn.lessons") == (1, "learn") and dashboard_tier("dashboard.shared.keys")[0] == 0
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from helpers import job, prop_cluster, run, te
 
-from simcore import gantt, metrics
+from simcore.analysis import gantt, metrics
+from simcore.core.model import SimConfig
 from simcore.engine import simulate
-from simcore.model import SimConfig
-from simcore.presets import generate
+from simcore.workload.presets import generate
 
 
 def _small():
@@ -123,8 +123,9 @@ def test_the_trio_is_declared_once_and_every_layer_reads_it():
     from pathlib import Path
 
     from dashboard.shared import views
-    from simcore import cli_sweep, sweep
-    from simcore.study import document, plan
+    from simcore.cli import sweep as cli_sweep
+    from simcore.experiments import sweep
+    from simcore.experiments.study import document, plan
 
     assert metrics.TRIO_KEYS == ("TE_p95_slowdown_pct", "BE_p50_slowdown_pct", "BE_p95_slowdown_pct")
     assert list(metrics.TRIO_LABELS.values()) == ["TE p95 slowdown", "BE p50 slowdown", "BE p95 slowdown"]

@@ -17,9 +17,11 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.report.cli import report_command
 from dashboard.report.report_button import cluster_options, report_bytes
-from dashboard.shared import budget, compute, data, uploads, views
+from dashboard.runs import budget, compute, data
+from dashboard.shared import uploads, views
 from dashboard.shared.scenario import Scenario
-from simcore import cli_workload, metrics
+from simcore.analysis import metrics
+from simcore.cli import workload as cli_workload
 
 
 def test_the_button_is_beside_the_trio_for_an_upload():

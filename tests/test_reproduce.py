@@ -15,11 +15,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simcore import cli_sweep, study
-from simcore.study import beyond, prose
-from simcore.study.document import render
-from simcore.study.figures import drawn_by
-from simcore.study.tables import Stat, fmt_val
+from simcore.cli import sweep as cli_sweep
+from simcore.experiments import study
+from simcore.experiments.study import beyond, prose
+from simcore.experiments.study.document import render
+from simcore.experiments.study.figures import drawn_by
+from simcore.experiments.study.tables import Stat, fmt_val
 
 TRACE = Path(__file__).resolve().parent.parent / study.DEFAULT_TRACE
 # one xdist worker runs the module, so the quick study (a module fixture) is computed once
@@ -259,8 +260,8 @@ def test_headline_text_quotes_the_rows_and_the_paper():
 
 
 def test_grids_of_the_quick_plan():
+    from simcore.experiments.study import plan
     from simcore.policies import POLICIES
-    from simcore.study import plan
 
     # P = 2 and s = inf are fitgpp's defaults: those variants are fitgpp itself, not new labels
     main = plan.main_grid(study.QUICK)

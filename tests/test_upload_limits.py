@@ -30,11 +30,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dashboard.shared import demo, uploads
-from simcore import cli_workload, parquet_pages
-from simcore.alibaba import AlibabaOptions
 from simcore.cli import build_parser
-from simcore.errors import UserError
+from simcore.cli import workload as cli_workload
+from simcore.core.errors import UserError
+from simcore.io import parquet_pages
 from simcore.workload import DEFAULT_MAX_ROWS, MAX_NODES, MAX_POOLS, WorkloadError
+from simcore.workload.alibaba import AlibabaOptions
 
 HEADER = "job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n"
 SECONDS = 5.0  # "quickly", in the loader's CPU seconds: every case here takes well under one (a load
@@ -97,7 +98,7 @@ def assert_refused_quickly(result: dict[str, Any], *message: str) -> None:
     assert result["seconds"] < SECONDS, result
     assert result["extra_mb"] < EXTRA_MB, result
     # a thread a read leaves behind (Arrow's pools) can abort the process at its exit, after its work
-    # (apache/arrow#34314; simcore.parquet_read): a load starts none
+    # (apache/arrow#34314; simcore.io.parquet_read): a load starts none
     assert result["new_threads"] == 0, result
 
 

@@ -14,9 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simcore import cli_workload, jsonstream, workload
-from simcore.errors import UserError
-from simcore.model import ClusterSpec, JobTable
+from simcore import workload
+from simcore.cli import workload as cli_workload
+from simcore.core.errors import UserError
+from simcore.core.model import ClusterSpec, JobTable
+from simcore.io import jsonstream
 from simcore.workload import (
     LimitExceeded,
     Problem,

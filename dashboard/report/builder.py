@@ -22,12 +22,12 @@ import plotly.offline
 from dashboard.explore import charts, worth_views
 from dashboard.report import sections
 from dashboard.report.plain_html import text
+from dashboard.runs.compute import Run
 from dashboard.shared import gantt_charts, gantt_views, views
 from dashboard.shared.chart_style import PLOT_CONFIG
-from dashboard.shared.compute import Run
+from simcore.analysis.metrics import flat_trio
 from simcore.cli import ACCOUNTING_COLUMNS
-from simcore.metrics import flat_trio
-from simcore.model import ClusterSpec, JobTable, SimConfig
+from simcore.core.model import ClusterSpec, JobTable, SimConfig
 
 #: the Gantt's initial zoom: hours from an hour before the first preemption (the whole run is in the file)
 GANTT_FOCUS_HOURS = 24.0

@@ -1,6 +1,6 @@
 """``simcore report``: the plugin behind the entry point ``simcore.commands: report`` (pyproject.toml).
 
-It runs the policies as the Explore page does (:mod:`dashboard.shared.compute`, then the decision
+It runs the policies as the Explore page does (:mod:`dashboard.runs.compute`, then the decision
 records of the preemptive ones, :mod:`dashboard.shared.decisions`) and writes the report of
 :mod:`dashboard.report.builder`.
 """
@@ -14,10 +14,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dashboard.report.builder import ReportInput, build_report
-from dashboard.shared import compute, decisions
-from simcore import cli, cli_workload
-from simcore.compare import parse_policy_list
-from simcore.errors import UserError
+from dashboard.runs import compute
+from dashboard.shared import decisions
+from simcore import cli
+from simcore.analysis.compare import parse_policy_list
+from simcore.cli import workload as cli_workload
+from simcore.core.errors import UserError
 from simcore.policies import POLICIES
 
 DEFAULT_POLICIES = "fifo,priority,k8s,fitgpp"

@@ -25,7 +25,10 @@ from typing import Final
 import numpy as np
 import simpy
 
-from simcore import result, units
+from simcore.core import result, units
+from simcore.core.model import ClusterSpec, JobTable, SimConfig
+from simcore.core.result import SimResult
+from simcore.core.saves import SaveDraws
 from simcore.engine.budget import PreemptionBudget
 from simcore.engine.clock import Clock
 from simcore.engine.cluster import ClusterState
@@ -38,16 +41,13 @@ from simcore.engine.reservations import ReservationBook
 from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
 from simcore.engine.watch import Watch
-from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.policies import get_policy
-from simcore.result import SimResult
-from simcore.saves import SaveDraws
 from simcore.workload.fit import fits_empty_cluster
 
 __all__ = ["job_order", "simulate"]
 
 _UNBOUNDED = (UNBOUNDED, UNBOUNDED, UNBOUNDED)
-# the event codes (simcore.result), as Final: static reads in the compiled engine, not module-dict look-ups
+# the event codes (simcore.core.result), as Final: static reads in the compiled engine, not module-dict look-ups
 SUBMIT: Final[int] = result.SUBMIT
 START: Final[int] = result.START
 PREEMPT: Final[int] = result.PREEMPT

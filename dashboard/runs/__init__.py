@@ -1,0 +1,1 @@
+"""The dashboard's run machinery: limits, execution in workers, the shared store, warm start."""
