@@ -18,9 +18,9 @@ from __future__ import annotations
 import gc
 import math
 import time as wallclock
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import replace
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import simpy
@@ -40,13 +40,17 @@ from simcore.engine.queue_order import int_pool, job_order, job_orders
 from simcore.engine.reservations import ReservationBook
 from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
-from simcore.engine.watch import Watch
 from simcore.policies import get_policy
 from simcore.workload.fit import fits_empty_cluster
 
 __all__ = ["job_order", "simulate"]
 
 _UNBOUNDED = (UNBOUNDED, UNBOUNDED, UNBOUNDED)
+
+#: an observer of a run, called with the run after each pass, to be read, never written
+#: (:class:`simcore.engine.watch.JobWatch`); the loop calls it and knows nothing else of it
+Watch = Callable[[Any], None]
+
 # the event codes (simcore.core.result), as Final: static reads in the compiled engine, not module-dict look-ups
 SUBMIT: Final[int] = result.SUBMIT
 START: Final[int] = result.START

@@ -27,10 +27,6 @@ from simcore.engine.gang import fits
 if TYPE_CHECKING:  # the run itself: only read
     from simcore.engine.loop import _Run
 
-#: an observer of a run, called with the run after each pass (to be read, never written)
-Watch = Callable[[Any], None]
-
-
 @dataclass(frozen=True, slots=True)
 class JobFacts:
     """One job after one pass (job indices into the simulated table; resources in GPUs)."""
