@@ -27,6 +27,7 @@ from simcore.engine.gang import fits
 if TYPE_CHECKING:  # the run itself: only read
     from simcore.engine.loop import _Run
 
+
 @dataclass(frozen=True, slots=True)
 class JobFacts:
     """One job after one pass (job indices into the simulated table; resources in GPUs)."""

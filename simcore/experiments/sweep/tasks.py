@@ -13,13 +13,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simcore.analysis.metrics import FLAT_FIELDS, TRIO_KEYS, flat_summary, versus
 from simcore.core import fmt
 from simcore.core.model import SimConfig
 from simcore.experiments.sweep.spec import Source, Task, split_params
-from simcore.workload import alibaba
+from simcore.workload import alibaba, load_cluster, load_workload, offered_load
 
 if TYPE_CHECKING:
     from simcore.analysis.compare import Configured
@@ -129,7 +130,17 @@ def _load_workload(source: Source, params: Mapping[str, Any], seed: int) -> tupl
 
         gen = generate(source.name, seed, params)
         return gen.table, gen.cluster, gen.params, gen.offered_load
-    return alibaba.load_source(source.name, params)
+    return _load_alibaba(source.name, params)
+
+
+def _load_alibaba(trace_dir: str, params: Mapping[str, Any]) -> tuple[Any, Any, dict[str, Any], float]:
+    """(jobs, cluster, resolved parameters, offered GPU load) of one point of the Alibaba trace as a
+    sweep source: its pod list and its node list in ``trace_dir`` (:data:`alibaba.POD_FILE`, :data:`alibaba.NODE_FILE`)."""
+    options, nodes, per_node, resolved = alibaba.source_params(params)
+    base = Path(trace_dir)
+    jobs = load_workload(base / alibaba.POD_FILE, fmt="alibaba", alibaba_options=options).table
+    cluster = load_cluster(base / alibaba.NODE_FILE, gpu_per_node=per_node, first_n=nodes).cluster
+    return jobs, cluster, resolved, offered_load(jobs, cluster)
 
 
 def _num(v: Any) -> float:

@@ -1,4 +1,4 @@
-"""Text to adapter options, the trace as a sweep source, and the study's recipes A and B.
+"""Text to adapter options, the trace's parameters as a sweep source, and the study's recipes A and B.
 
 :func:`options_from_values` is the one way from loose values (text from a grid file, a URL or a
 form, or numbers argparse already converted) to :class:`~simcore.workload.alibaba.adapter.AlibabaOptions`:
@@ -7,14 +7,14 @@ command line, ``window_start`` in a grid file) but the parsing and the checks ar
 
 As a sweep source (``alibaba: DIR``) the trace directory holds :data:`POD_FILE` and
 :data:`NODE_FILE`; a point's workload parameters are :data:`SOURCE_PARAMS` (the adapter's
-options, ``window_days`` instead of an end time, and the cluster cut from the node list).
+options, ``window_days`` instead of an end time, and the cluster cut from the node list); the sweep
+loads them (:mod:`simcore.experiments.sweep.tasks`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import fields
-from pathlib import Path
 from typing import Any
 
 from simcore.core.errors import UserError
@@ -150,14 +150,3 @@ def source_params(params: Mapping[str, Any]) -> tuple[AlibabaOptions, int, float
         raise UserError(f"alibaba source: nodes {nodes} must be at least 1")
     resolved = {k: (str(v) if k in ("window_start", "max_duration") and v is not None else v) for k, v in p.items()}
     return options, nodes, per_node, resolved
-
-
-def load_source(trace_dir: str | Path, params: Mapping[str, Any]) -> tuple[Any, Any, dict[str, Any], float]:
-    """(jobs, cluster, resolved parameters, offered GPU load) of one point of the sweep source."""
-    from simcore.workload import load_cluster, load_workload, offered_load
-
-    options, nodes, per_node, resolved = source_params(params)
-    base = Path(trace_dir)
-    jobs = load_workload(base / POD_FILE, fmt="alibaba", alibaba_options=options).table
-    cluster = load_cluster(base / NODE_FILE, gpu_per_node=per_node, first_n=nodes).cluster
-    return jobs, cluster, resolved, offered_load(jobs, cluster)
