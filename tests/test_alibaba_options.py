@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from simcore.cli import build_parser
-from simcore.cli.workload import alibaba_options_from_args
+from simcore.cli.inputs import alibaba_options_from_args
 from simcore.core.errors import UserError
 from simcore.workload import alibaba
 from simcore.workload.alibaba import DAY, AlibabaOptions

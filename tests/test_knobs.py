@@ -12,8 +12,8 @@ from helpers.paths import ROOT
 
 from dashboard.shared import knob_widgets
 from dashboard.shared.scenario import SETTINGS, Scenario, from_widgets, widget_values
-from simcore import cli
-from simcore.cli import knobs_doc
+from simcore.cli import build_parser, knobs_doc
+from simcore.cli.common import config_from_args, knob_epilog
 from simcore.core import knobs
 from simcore.core.errors import UserError
 from simcore.core.knobs import KNOBS, PREEMPTIVE, Knob, KnobRange, format_limit, policy_knobs, to_text
@@ -89,9 +89,9 @@ def _by_metadata(k: Knob, text: str) -> Any:
 
 
 def _by_cli(name: str, text: str) -> Any:
-    args = cli.build_parser().parse_args(["run", "w.csv", "--set", f"{name}={text}"])
+    args = build_parser().parse_args(["run", "w.csv", "--set", f"{name}={text}"])
     try:
-        return getattr(cli.config_from_args(args), name)
+        return getattr(config_from_args(args), name)
     except UserError:
         return "refused"
 
@@ -190,7 +190,7 @@ def test_the_policies_knobs_are_the_ones_the_metadata_names() -> None:
 
 
 def test_cli_help_lists_every_knob_with_its_help() -> None:
-    epilog = cli.knob_epilog()
+    epilog = knob_epilog()
     for k in KNOBS.values():
         assert f"  {k.name:<20} {k.help()}" in epilog.splitlines()
         assert f"(default {k.default_text()}" in k.help()
@@ -266,7 +266,7 @@ def test_one_reader_of_key_value_text(text, pair):
 
 
 def test_every_key_value_reader_refuses_the_same_text():
-    from simcore.cli.workload import parse_assignments
+    from simcore.cli.inputs import parse_assignments
     from simcore.core.errors import UserError
     from simcore.experiments.sweep.spec import parse_grid_arg
     from simcore.policies.spec import parse_policy

@@ -12,8 +12,8 @@ from dataclasses import fields
 import pytest
 from helpers.memory import allocation_peak
 
-from simcore import cli
 from simcore.cli import main
+from simcore.cli.common import write_json
 from simcore.core.errors import UserError
 from simcore.core.model import KNOB_HELP, KNOB_RANGES, MAX_SEED, SimConfig
 from simcore.workload import MAX_NODES
@@ -129,9 +129,9 @@ def test_json_at_the_top_of_every_range_is_finite(tmp_path):
 def test_the_json_writer_names_a_non_finite_field_and_writes_nothing(tmp_path):
     out = tmp_path / "x.json"
     with pytest.raises(UserError, match=r"x\.json: not written: classes\.TE\.slowdown\.p95 is not a finite number"):
-        cli._write_json(str(out), {"classes": {"TE": {"slowdown": {"p50": 1.0, "p95": math.inf}}}})
+        write_json(str(out), {"classes": {"TE": {"slowdown": {"p50": 1.0, "p95": math.inf}}}})
     with pytest.raises(UserError, match=r"items\.1 is not a finite number"):
-        cli._write_json(str(out), {"items": [1.0, math.nan]})
+        write_json(str(out), {"items": [1.0, math.nan]})
     assert not out.exists()
 
 

@@ -21,7 +21,7 @@ from dashboard.runs import budget, compute, data
 from dashboard.shared import uploads, views
 from dashboard.shared.scenario import Scenario
 from simcore.analysis import metrics
-from simcore.cli import workload as cli_workload
+from simcore.cli import inputs
 
 
 def test_the_button_is_beside_the_trio_for_an_upload():
@@ -111,9 +111,9 @@ def test_the_command_of_every_sample_names_the_cluster_the_page_runs_it_on():
         cluster = data.resolve_cluster(scenario, data.sample_workload(name), None)
         words = shlex.split(budget.explore_command(scenario))
         parser = argparse.ArgumentParser()
-        cli_workload.add_cluster_options(parser)
+        inputs.add_cluster_options(parser)
         args, _ = parser.parse_known_args(words)
         with pytest.MonkeyPatch.context() as mp:
             mp.chdir(ROOT)
-            named = cli_workload.cluster_from_args(args, [])
+            named = inputs.cluster_from_args(args, [])
         assert [n.capacity for n in named.nodes] == [n.capacity for n in cluster.nodes], name

@@ -3,7 +3,6 @@ the rows' numbers (recomputed here independently: numpy mean, t-table critical v
 
 from __future__ import annotations
 
-import argparse
 import math
 import multiprocessing
 import re
@@ -15,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simcore.cli import sweep as cli_sweep
+from simcore.cli import build_parser
 from simcore.experiments import study
 from simcore.experiments.study import beyond, prose
 from simcore.experiments.study.document import render
@@ -29,10 +28,7 @@ T975 = {1: 12.7062047, 2: 4.3026527, 3: 3.1824463, 4: 2.7764451}  # two-sided 95
 
 
 def run(args: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="simcore")
-    sub = p.add_subparsers(dest="command", required=True)
-    cli_sweep.add_reproduce_command(sub)
-    ns = p.parse_args(["reproduce", *args])
+    ns = build_parser("reproduce").parse_args(["reproduce", *args])
     return ns.func(ns)
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from helpers import wait_until
 
-from simcore.cli import sweep as cli_sweep
+from simcore.cli import build_parser
 from simcore.core.errors import UserError
 from simcore.experiments import sweep
 
@@ -255,10 +255,7 @@ def test_union_of_grids_shares_the_centre():
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="simcore")
-    sub = p.add_subparsers(dest="command", required=True)
-    cli_sweep.add_sweep_command(sub)
-    return p
+    return build_parser("sweep")
 
 
 def test_cli_sweep_with_grid_file_and_outputs(tmp_path, capsys):

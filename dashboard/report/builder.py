@@ -25,8 +25,8 @@ from dashboard.report.plain_html import text
 from dashboard.runs.compute import Run
 from dashboard.shared import gantt_charts, gantt_views, views
 from dashboard.shared.chart_style import PLOT_CONFIG
+from simcore.analysis.accounting import ACCOUNTING_COLUMNS
 from simcore.analysis.metrics import flat_trio
-from simcore.cli import ACCOUNTING_COLUMNS
 from simcore.core.model import ClusterSpec, JobTable, SimConfig
 
 #: the Gantt's initial zoom: hours from an hour before the first preemption (the whole run is in the file)

@@ -43,6 +43,17 @@ FLAT_ACCOUNTING: tuple[str, ...] = (
     *(f"wasted_{c}" for c in COSTS),
     "repreempted",
 )
+#: the accounting table's columns (``compare --accounting``, the report): flat field -> header
+ACCOUNTING_COLUMNS = {
+    "preemption_decisions": "decisions",
+    "gpu_seconds_lost": "lost GPU-s",
+    "gpu_seconds_grace": "grace GPU-s",
+    "gpu_seconds_restore": "restore GPU-s",
+    "evicted_share": "evicted",
+    "excess_gpus": "excess GPUs",
+    "wasted_preemptions": "wasted",
+    "repreempted": "repreempted",
+}
 
 
 def gpu_seconds(seconds: Any, gpu_units: Any, workers: Any) -> Any:

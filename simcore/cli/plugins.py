@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterable
-from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING
 
 from simcore.core.errors import UserError
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 GROUP = "simcore.commands"
 #: the commands a plugin of this project provides, and the extra that installs it
@@ -22,6 +25,8 @@ KNOWN = {"report": "dashboard"}
 def add_plugin_commands(sub: argparse._SubParsersAction, found: Iterable[EntryPoint] | None = None) -> None:
     """Add every plugin's command (the first entry point of a name wins); a known command whose
     plugin is missing or fails to import still parses, and running it says what to install."""
+    from importlib.metadata import entry_points  # reading every installed package's metadata: only here
+
     added: set[str] = set()
     for point in entry_points(group=GROUP) if found is None else found:
         if point.name in added:
@@ -35,6 +40,13 @@ def add_plugin_commands(sub: argparse._SubParsersAction, found: Iterable[EntryPo
         added.add(point.name)
     for name in KNOWN.keys() - added:
         _missing(sub, name, f"no package here provides it (entry point group {GROUP})")
+
+
+def list_known_commands(sub: argparse._SubParsersAction) -> None:
+    """Name the known plugin commands in ``simcore --help`` without looking for them (a command
+    named on the command line is looked up: :func:`add_plugin_commands`)."""
+    for name, extra in KNOWN.items():
+        sub.add_parser(name, help=f"a command of the {extra} extra (simcore {name} --help)", add_help=False)
 
 
 def _missing(sub: argparse._SubParsersAction, name: str, why: str) -> None:

@@ -1,6 +1,6 @@
-"""The ``sweep`` and ``reproduce`` subcommands (argparse); simcore.cli registers them.
+"""``simcore sweep`` and ``simcore reproduce``: a grid of runs over seeds, and the reproduction study.
 
-Each ``add_*_command`` adds a subparser whose ``func(args) -> int`` runs the command. Errors
+:func:`add_sweep` and :func:`add_reproduce` add their subparser, whose ``func(args) -> int`` runs the command. Errors
 meant for users are raised as :class:`~simcore.core.errors.UserError`; the main CLI prints them.
 """
 
@@ -15,8 +15,9 @@ from typing import Any
 from simcore.analysis.bound import BOUND_LABEL
 from simcore.analysis.metrics import TRIO, versus
 from simcore.analysis.stats import SPREAD_NAME
-from simcore.cli import workload as cli_workload
-from simcore.cli.workload import parse_assignments
+from simcore.cli import inputs
+from simcore.cli.common import warn_unschedulable
+from simcore.cli.inputs import parse_assignments
 from simcore.core import fmt
 from simcore.core.errors import UserError
 from simcore.experiments.sweep.executors import default_workers
@@ -47,10 +48,10 @@ grid file (YAML or JSON; every key optional, command-line options override it):
 )
 
 
-def add_sweep_command(subparsers: Any) -> argparse.ArgumentParser:
+def add_sweep(subparsers: argparse._SubParsersAction, help: str) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "sweep",
-        help="run a grid of knobs x workload parameters x seeds x policies (local processes or Dask)",
+        help=help,
         description="Run every (grid point, seed) task: generate its workload once, run every policy on it, "
         "and store one row per policy (knobs, metrics, trio vs the baseline) in Parquet.",
         epilog=SWEEP_EPILOG,
@@ -107,7 +108,7 @@ def add_sweep_command(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--limit", type=int, metavar="K", help="run at most K tasks now (the rest on a later run)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    file_options = cli_workload.add_workload_file_options(p) + cli_workload.add_cluster_options(p)
+    file_options = inputs.add_workload_file_options(p) + inputs.add_cluster_options(p)
     p.set_defaults(func=run_sweep_command, file_options=file_options)
     return p
 
@@ -154,20 +155,19 @@ def file_source_from_args(args: argparse.Namespace) -> Any:
     from simcore.workload.readers import read_source
 
     data, _ = read_source(args.workload, None, args.max_bytes)
-    table, notes = cli_workload.workload_from_args(args, data)
-    cluster = cli_workload.cluster_from_args(args, notes)
+    table, notes = inputs.workload_from_args(args, data)
+    cluster = inputs.cluster_from_args(args, notes)
     rounding = units.rounding_note(table.request, cluster.capacity_matrix())
     for note in [*notes, *([rounding] if rounding else [])]:
         print(f"note: {note}", file=sys.stderr)
-    from simcore.cli import warn_unschedulable  # here: simcore.cli imports this module
     from simcore.workload import fits_empty_cluster
 
     warn_unschedulable([str(x) for x in table.job_id[~fits_empty_cluster(table, cluster)]])
     options = {
         "format": args.format,
         "drop_invalid": args.drop_invalid,
-        "alibaba": cli_workload.alibaba_options_from_args(args),
-        "trace": cli_workload.trace_options_from_args(args),
+        "alibaba": inputs.alibaba_options_from_args(args),
+        "trace": inputs.trace_options_from_args(args),
     }
     cluster_file = args.cluster or args.cluster_trace
     label = Path(cluster_file).name if cluster_file else None
@@ -247,12 +247,12 @@ def format_summary(agg: Any, baseline: str) -> str:
     return f"mean ± {SPREAD_NAME} half-width over seeds (sd = slowdown)\n" + "\n".join(out)
 
 
-def add_reproduce_command(subparsers: Any) -> argparse.ArgumentParser:
+def add_reproduce(subparsers: argparse._SubParsersAction, help: str) -> argparse.ArgumentParser:
     from simcore.experiments import study
 
     p = subparsers.add_parser(
         "reproduce",
-        help="re-measure the paper's claim over many seeds and regimes and regenerate docs/RESULTS.md",
+        help=help,
         description=study.DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

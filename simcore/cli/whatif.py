@@ -31,7 +31,8 @@ from simcore.analysis.whatif import (
     when_would_it_start,
 )
 from simcore.analysis.whatif.story import StoryStep
-from simcore.cli.workload import add_cluster_options, add_workload_options
+from simcore.cli.common import add_set_option, config_from_args, load_inputs
+from simcore.cli.inputs import add_cluster_options, add_workload_options
 from simcore.core import fmt
 from simcore.core.errors import UserError
 
@@ -41,18 +42,16 @@ ADD_KEYS |= {"gpu": "gpu", "class": "job_class", "job_class": "job_class", "work
 TOP = 10  # touched jobs printed without --all
 
 
-def add_whatif_commands(sub: argparse._SubParsersAction) -> None:
-    """Add ``explain`` and ``whatif`` (knob help: ``simcore run --help``)."""
-    from simcore.cli import add_set_option  # the front end's one --set
-
+def add_explain(sub: argparse._SubParsersAction, help: str) -> None:
+    """``explain`` (knob help: ``simcore run --help``)."""
     reasons = "\n".join(f"  {k:<19} {v}" for k, v in WAIT_REASONS.items())
     ex = sub.add_parser(
         "explain",
-        help="one job's story and why it waited (the engine's own reasons)",
+        help=help,
         epilog=f"wait reasons:\n{reasons}\n\nknobs for --set: see simcore run --help",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    _common(ex, add_set_option)
+    _common(ex)
     ex.add_argument("job_id", metavar="JOB_ID", nargs="?", help="the job to explain (not with --all-waits)")
     ex.add_argument(
         "--all-waits", action="store_true", help="every job's waits instead, from one run that watches every job"
@@ -60,14 +59,17 @@ def add_whatif_commands(sub: argparse._SubParsersAction) -> None:
     ex.add_argument("--at", metavar="T", help="also print the reason it waited at instant T (seconds)")
     ex.set_defaults(func=cmd_explain)
 
+
+def add_whatif(sub: argparse._SubParsersAction, help: str) -> None:
+    """``whatif`` (knob help: ``simcore run --help``)."""
     kinds = "\n".join(f"  {k:<14} {v}" for k, v in CHANGE_KINDS.items())
     wi = sub.add_parser(
         "whatif",
-        help="one job's counterfactual with one change, or when a described job would start",
+        help=help,
         epilog=f"changes:\n{kinds}\n\nknobs for --set: see simcore run --help",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    _common(wi, add_set_option)
+    _common(wi)
     wi.add_argument("job_id", metavar="JOB_ID", nargs="?", help="the job to change (not with --add)")
     one = wi.add_mutually_exclusive_group(required=True)
     one.add_argument("--no-change", action="store_true", help="no change: the same run (a check of exactness)")
@@ -84,7 +86,7 @@ def add_whatif_commands(sub: argparse._SubParsersAction) -> None:
     wi.set_defaults(func=cmd_whatif)
 
 
-def _common(p: argparse.ArgumentParser, add_set_option: Any) -> None:
+def _common(p: argparse.ArgumentParser) -> None:
     add_workload_options(p)
     p.add_argument("--policy", default="fifo", help="policy name, optionally with knobs: fitgpp:P=1 (default fifo)")
     add_cluster_options(p)
@@ -93,8 +95,6 @@ def _common(p: argparse.ArgumentParser, add_set_option: Any) -> None:
 
 
 def _inputs(args: argparse.Namespace):
-    from simcore.cli import config_from_args, load_inputs
-
     config = parse_policy_spec(args.policy, config_from_args(args)).config
     jobs, cluster = load_inputs(args)
     return jobs, cluster, config
