@@ -15,9 +15,8 @@ import shlex
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from dashboard.shared.demo import Limits
+from dashboard.shared.demo import Limits, Refused
 from dashboard.shared.scenario import Scenario
-from simcore.core.errors import UserError
 from simcore.experiments.sweep import SweepSpec
 from simcore.workload import presets, samples
 from simcore.workload.presets import mean_workers, resolve_params
@@ -25,10 +24,6 @@ from simcore.workload.presets import mean_workers, resolve_params
 WORKLOAD_FILE = "workload.csv"
 CLUSTER_FILE = "cluster.csv"
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_workloads"
-
-
-class Refused(UserError):
-    """Over a limit: the message names it and the command that runs the work locally."""
 
 
 def _where(lim: Limits) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import io
 import json
-import sys
 import zipfile
 from collections.abc import Hashable, Sequence
 from pathlib import Path
@@ -28,7 +27,7 @@ from simcore.core.model import ClusterSpec, JobTable, SimConfig
 from simcore.core.result import SimResult
 
 FILE = Path(__file__).resolve().parent.parent / "shipped" / "default_runs.npz"
-REGENERATE = "python -m dashboard.runs.shipped"
+REGENERATE = "python -m dashboard.runs.ship"
 #: the records of a run that the shipped file holds (the rest is the scenario's: jobs, cluster, config)
 FIELDS = (
     "first_start",
@@ -106,27 +105,3 @@ def load(
     file is missing or holds other runs."""
     arrays = read(keys)
     return None if arrays is None else runs(arrays, table, cluster, configs)
-
-
-def main() -> int:
-    """Simulate the default scenario and write its runs to :data:`FILE`."""
-    from dashboard.runs import warmup  # it imports this module: not at the top
-    from simcore.analysis.compare import Configured, run_policies
-
-    with warmup.outside_runtime():
-        from dashboard.runs import data
-
-        default = data.default_scenario()
-    if default is None:
-        print("the default sample is not in sample_workloads/: nothing to ship", file=sys.stderr)
-        return 1
-    keys, (table, cluster, configs, _extra) = warmup.work(*default)
-    results = run_policies(table, cluster, [Configured(str(i), c) for i, c in enumerate(configs)])
-    FILE.parent.mkdir(exist_ok=True)
-    FILE.write_bytes(encode(keys, list(results.values())))
-    print(f"wrote {FILE} ({FILE.stat().st_size:,} bytes, {len(keys)} runs)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

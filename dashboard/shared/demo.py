@@ -16,8 +16,15 @@ import math
 import os
 from dataclasses import dataclass
 
+from simcore.core.errors import UserError
+
 ENV_VAR = "SIMCORE_DEMO"
 SECRET_KEY = "simcore_demo"
+
+
+class Refused(UserError):
+    """Over a limit: the message names it and the command that runs the work locally (the pages show
+    the command to copy: :func:`dashboard.shared.notices.error`)."""
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from dashboard.runs.budget import Refused
-from dashboard.shared.demo import Limits
+from dashboard.shared.demo import Limits, Refused
 from dashboard.shared.plain import md
 from simcore.core.errors import UserError
 
