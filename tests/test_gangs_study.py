@@ -138,10 +138,3 @@ def test_fitdelay_equal_to_fitgpp_is_said():
     assert "fitdelay chooses exactly as fitgpp here" in text
     assert _line(text, "| fitdelay - fitgpp |")[-1] == "0 [0, 0] |"
     assert "fitgpp (with fitdelay, equal) (1 GPU-h); paired by seed, fitgpp minus each other rule: against k8s" in text
-
-
-def test_splice_replaces_the_section_or_puts_it_before_reproduce():
-    doc = "# R\n\n## 9. x\n\ntext\n\n## Reproduce\n\nrun\n"
-    once = gangs.splice(doc, gangs.HEADING + "\n\nA\n")
-    assert once == f"# R\n\n## 9. x\n\ntext\n\n{gangs.HEADING}\n\nA\n\n## Reproduce\n\nrun\n"
-    assert gangs.splice(once, gangs.HEADING + "\n\nB\n") == once.replace("\nA\n", "\nB\n")

@@ -24,6 +24,7 @@ import pandas as pd
 from simcore.analysis.accounting import COSTS
 from simcore.analysis.bound import BOUND_LABEL
 from simcore.core import fmt
+from simcore.experiments.study import results_doc
 from simcore.experiments.study.tables import Stat, paired, stat, table
 from simcore.io.parquet_read import read_frame
 
@@ -161,18 +162,6 @@ def _unmoved(rows: pd.DataFrame, shown: Sequence[str]) -> str:
     return ". ".join(notes) + "." if notes else ""
 
 
-def splice(doc: str, section: str) -> str:
-    """``doc`` with ``section`` in place of its old one, else before "## Reproduce" (else at the end)."""
-    start = doc.find(HEADING)
-    if start >= 0:
-        end = doc.find("\n## ", start + len(HEADING))
-        return doc[:start] + section.rstrip("\n") + "\n\n" + (doc[end + 1 :] if end >= 0 else "")
-    at = doc.find("## Reproduce")
-    if at < 0:
-        return doc.rstrip("\n") + "\n\n" + section
-    return doc[:at] + section.rstrip("\n") + "\n\n" + doc[at:]
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--results", default="docs/results", help="where the rows are and the section goes")
@@ -188,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     section = render(read_frame(rows_path))
     (results / SECTION_NAME).write_text(section)
     doc = Path(args.doc)
-    doc.write_text(splice(doc.read_text(), section))
+    results_doc.put_section(doc, section)
     print(f"wrote {results / SECTION_NAME} and section 9 of {doc}")
     return 0
 

@@ -24,6 +24,7 @@ from simcore.analysis.accounting import COSTS
 from simcore.analysis.metrics import TRIO_KEYS, TRIO_LABELS, versus
 from simcore.analysis.stats import SPREAD_NAME
 from simcore.core import fmt
+from simcore.experiments.study import results_doc
 from simcore.experiments.study import tables as tb
 from simcore.experiments.study.plan import Plan
 from simcore.experiments.study.tables import Stat
@@ -229,18 +230,6 @@ def section(rows: pd.DataFrame) -> str:
     )
 
 
-def splice(doc: str, text: str) -> str:
-    """``doc`` with ``text`` in place of its old gang section, else before "## Reproduce" (else at the end)."""
-    start = doc.find(HEADING)
-    if start >= 0:
-        end = doc.find("\n## ", start + len(HEADING))
-        return doc[:start] + text.rstrip("\n") + "\n\n" + (doc[end + 1 :] if end >= 0 else "")
-    at = doc.find("## Reproduce")
-    if at < 0:
-        return doc.rstrip("\n") + "\n\n" + text
-    return doc[:at] + text.rstrip("\n") + "\n\n" + doc[at:]
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--results", default="docs/results", help="where the rows are")
@@ -252,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {rows_path} not found: run simcore sweep {grid_path} --out {rows_path}", file=sys.stderr)
         return 2
     doc = Path(args.doc)
-    doc.write_text(splice(doc.read_text(), section(read_frame(rows_path))))
+    results_doc.put_section(doc, section(read_frame(rows_path)))
     print(f"wrote the gang section of {doc}")
     return 0
 

@@ -22,7 +22,7 @@ import pandas as pd
 from simcore.analysis.metrics import TRIO_LABELS
 from simcore.analysis.stats import SPREAD_NAME
 from simcore.experiments import sweep
-from simcore.experiments.study import beyond
+from simcore.experiments.study import beyond, results_doc
 from simcore.experiments.study.document import render
 from simcore.experiments.study.figures import drawn_by
 from simcore.experiments.study.plan import (
@@ -192,7 +192,7 @@ def reproduce(
     # the figures are drawn in other processes (the sweeps' are done) while this one writes the text
     with drawn_by(results, workers - 1) as figs:
         text = render(plan, main, curves, trace_rows, results, figs, timings, command, workers, dask, trace_note, study)
-    doc.write_text(text, encoding="utf-8")
+    results_doc.write(doc, text)
     from simcore.policies import POLICIES
 
     log(
