@@ -101,7 +101,7 @@ def test_the_report_command_of_a_sample_reproduces_the_page_trio(tmp_path, monke
     words[words.index("--out") + 1] = str(tmp_path / "r.html")
     monkeypatch.chdir(ROOT)
     assert run(words[1:]) == 0
-    page = {p: metrics.trio(r.summary, runs["fifo"].summary) for p, r in runs.items()}
+    page = {p: metrics.trio(r.flat, runs["fifo"].flat) for p, r in runs.items()}
     assert report_data((tmp_path / "r.html").read_text(encoding="utf-8"))["trio"] == page
 
 

@@ -61,7 +61,7 @@ def trio(scenario: Scenario, comparison: data.Comparison, bound: data.Bound | No
             + (" Dashed: the pooled bound (mean over the seeds)." if bound is not None else "")
         )
     cards = views.trio_cards(
-        views.trio_frame(data.trios(comparison, baseline)),
+        views.trio_frame(views.seed_trios(comparison.seed_flats, baseline)),
         views.absolute_trio(comparison.seed_flats),
         scenario.policies,
         baseline,

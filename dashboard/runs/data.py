@@ -29,7 +29,6 @@ from dashboard.runs.store import BoundedStore, deep_size
 from dashboard.shared import decisions, notices, uploads, views
 from dashboard.shared.demo import limits, longest_wait
 from dashboard.shared.scenario import Scenario
-from simcore.analysis import metrics
 from simcore.analysis.bound import bound_config
 from simcore.core import units
 from simcore.core.errors import UserError
@@ -340,13 +339,6 @@ def sweep_rows(
 def stored_sweep(spec: SweepSpec) -> pd.DataFrame | None:
     """The rows of a sweep if some visitor has already run it (nothing is computed)."""
     return _store().get(("sweep", repr(spec)))
-
-
-def trios(comparison: Comparison, baseline: str) -> list[dict[str, dict[str, float | None]]]:
-    """Per seed, the trio of every policy against the baseline."""
-    return [
-        {p: metrics.flat_trio(s, per_seed[baseline]) for p, s in per_seed.items()} for per_seed in comparison.seed_flats
-    ]
 
 
 def lesson_runs(

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from simcore.analysis.metrics import TRIO as TRIO_SOURCE
-from simcore.analysis.metrics import TRIO_KEYS, TRIO_LABELS
+from simcore.analysis.metrics import TRIO_KEYS, TRIO_LABELS, trio
 from simcore.analysis.stats import BOOTSTRAP_NAME, bootstrap_mean
 from simcore.analysis.whatif import Wait
 from simcore.core import fmt
@@ -120,6 +120,14 @@ def workload_jobs(table: JobTable) -> pd.DataFrame:
             "duration_h": table.duration / HOUR,
         }
     )
+
+
+def seed_trios(
+    seed_flats: Sequence[Mapping[str, Mapping[str, Any]]], baseline: str
+) -> list[dict[str, dict[str, float | None]]]:
+    """Per seed, the trio (:func:`simcore.analysis.metrics.trio`) of every policy against ``baseline``,
+    from each seed's flat records by policy."""
+    return [{p: trio(flat, per_seed[baseline]) for p, flat in per_seed.items()} for per_seed in seed_flats]
 
 
 def trio_frame(trios: Sequence[Mapping[str, Mapping[str, float | None]]]) -> pd.DataFrame:

@@ -195,21 +195,17 @@ def pct_change(value: float | None, base: float | None) -> float | None:
     return (value - base) / base * 100.0
 
 
-def trio(summary: Mapping[str, Any], baseline: Mapping[str, Any]) -> dict[str, float | None]:
-    """The paper's three numbers: percent change against the baseline's summary."""
-    out = {}
-    for key, (cls, stat) in TRIO.items():
-        out[key] = pct_change(summary["classes"][cls]["slowdown"][stat], baseline["classes"][cls]["slowdown"][stat])
-    return out
+def trio(record: Mapping[str, Any], baseline: Mapping[str, Any]) -> dict[str, float | None]:
+    """The paper's three numbers, the one definition of the trio: each :data:`TRIO` slowdown's percent
+    change against the baseline's, from flat records (:func:`flat_summary`, where the tables and
+    charts read every other number; a nested summary's through :func:`slowdowns`). None where
+    either value is missing or the baseline's is 0."""
+    return {key: pct_change(record[f"{c}_slowdown_{s}"], baseline[f"{c}_slowdown_{s}"]) for key, (c, s) in TRIO.items()}
 
 
-def flat_trio(record: Mapping[str, Any], baseline: Mapping[str, Any]) -> dict[str, float | None]:
-    """:func:`trio` from flat records (:func:`flat_summary`): the same numbers, read where the
-    tables and charts read every other number."""
-    out = {}
-    for key, (cls, stat) in TRIO.items():
-        out[key] = pct_change(record[f"{cls}_slowdown_{stat}"], baseline[f"{cls}_slowdown_{stat}"])
-    return out
+def slowdowns(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The trio's slowdowns of a nested summary (:func:`summarize`), named as in the flat record."""
+    return {f"{c}_slowdown_{s}": summary["classes"][c]["slowdown"][s] for c, s in TRIO.values()}
 
 
 def compare_summaries(summaries: Mapping[str, Mapping[str, Any]], baseline: str) -> dict[str, Any]:
@@ -220,7 +216,7 @@ def compare_summaries(summaries: Mapping[str, Mapping[str, Any]], baseline: str)
     return {
         "baseline": baseline,
         "policies": dict(summaries),
-        "vs_baseline": {name: trio(s, base) for name, s in summaries.items()},
+        "vs_baseline": {name: trio(slowdowns(s), slowdowns(base)) for name, s in summaries.items()},
     }
 
 

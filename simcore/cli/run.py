@@ -12,7 +12,7 @@ from simcore.analysis import accounting, gantt
 from simcore.analysis.accounting import ACCOUNTING_COLUMNS
 from simcore.analysis.bound import BOUND_LABEL, run_bound
 from simcore.analysis.compare import compare_results, parse_policy_list, parse_policy_spec, run_policies
-from simcore.analysis.metrics import flat_summary, summarize, trio
+from simcore.analysis.metrics import flat_summary, slowdowns, summarize, trio
 from simcore.cli.common import (
     add_set_option,
     config_from_args,
@@ -82,7 +82,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         results[BOUND_LABEL] = run_bound(jobs, cluster, config_from_args(args), unschedulable)
         bound = summarize(results[BOUND_LABEL])
         base = out["policies"][args.baseline]
-        out["bound"] = {"label": BOUND_LABEL, "summary": bound, "vs_baseline": trio(bound, base)}
+        out["bound"] = {"label": BOUND_LABEL, "summary": bound, "vs_baseline": trio(slowdowns(bound), slowdowns(base))}
         rows.append(BOUND_LABEL)
     summaries = {**out["policies"], **({BOUND_LABEL: out["bound"]["summary"]} if args.bound else {})}
     versus = {**out["vs_baseline"], **({BOUND_LABEL: out["bound"]["vs_baseline"]} if args.bound else {})}

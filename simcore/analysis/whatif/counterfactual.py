@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from simcore.analysis.compare import parse_policy_spec
-from simcore.analysis.metrics import summarize, trio
+from simcore.analysis.metrics import slowdowns, summarize, trio
 from simcore.analysis.whatif.reasons import job_index
 from simcore.core.errors import UserError
 from simcore.core.model import ClusterSpec, JobTable, SimConfig
@@ -93,8 +93,8 @@ def counterfactual(jobs: JobTable, cluster: ClusterSpec, config: SimConfig, job_
         change=change,
         job=mine,
         touched=tuple(touched),
-        trio_before=_trio(base, fifo["before"]),
-        trio_after=_trio(alt, fifo["after"]),
+        trio_before=_versus_baseline(base, fifo["before"]),
+        trio_after=_versus_baseline(alt, fifo["after"]),
         base=base,
         alt=alt,
     )
@@ -154,5 +154,7 @@ def _deltas(base: SimResult, alt: SimResult) -> dict[str, JobDelta]:
     return out
 
 
-def _trio(result: SimResult, baseline: SimResult) -> dict[str, float]:
-    return {k: math.nan if v is None else v for k, v in trio(summarize(result), summarize(baseline)).items()}
+def _versus_baseline(result: SimResult, baseline: SimResult) -> dict[str, float]:
+    """The run's trio against the baseline's run of the same jobs; NaN where it has no value."""
+    change = trio(slowdowns(summarize(result)), slowdowns(summarize(baseline)))
+    return {k: math.nan if v is None else v for k, v in change.items()}

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from simcore.analysis.metrics import TRIO_LABELS
+from simcore.analysis.metrics import TRIO_LABELS, versus
 from simcore.analysis.stats import SPREAD_NAME
 from simcore.core import fmt
 from simcore.experiments.study import tables as tb
@@ -41,11 +41,6 @@ TITLE = "## Saves that fail and the preemption budget (issue 18)"
 RESULT_COLUMNS = ("TE_slowdown_p95", "BE_slowdown_p50", "BE_slowdown_p95", "preemptions", "lost_work", "makespan")
 
 
-def vs_base(key: str) -> str:
-    """The sweep row column of a trio value against ``priority``."""
-    return f"{key}_vs_{BASE}"
-
-
 def _cells(rows: pd.DataFrame, axis: str, values: Sequence[float], policy: str, column: str) -> list[str]:
     return [tb.fmt_pct(tb.stat(tb.at_value(rows, axis, v), policy, column)) for v in values]
 
@@ -55,13 +50,13 @@ def trio_tables(rows: pd.DataFrame, axis: str, values: Sequence[float]) -> str:
     out = []
     for key in (TE_P95, BE_P50, BE_P95):
         header = [f"{TRIO_LABELS[key]} vs {BASE}", *(f"{axis} = {fmt.setting(v)}" for v in values)]
-        out.append(tb.table(header, [[p, *_cells(rows, axis, values, p, vs_base(key))] for p in PREEMPTIVE]))
+        out.append(tb.table(header, [[p, *_cells(rows, axis, values, p, versus(key, BASE))] for p in PREEMPTIVE]))
     return "\n\n".join(out)
 
 
 def beating(rows: pd.DataFrame, axis: str, values: Sequence[float], policy: str, key: str) -> str:
     """Where `policy` beats priority on `key` (CI of the paired percent change below 0), in words."""
-    stats = [tb.stat(tb.at_value(rows, axis, v), policy, vs_base(key)) for v in values]
+    stats = [tb.stat(tb.at_value(rows, axis, v), policy, versus(key, BASE)) for v in values]
     better = [fmt.setting(v) for v, s in zip(values, stats, strict=True) if s.hi < 0]
     worse = [fmt.setting(v) for v, s in zip(values, stats, strict=True) if s.lo > 0]
     said = f"better at {', '.join(better)}" if better else "better at no value"
@@ -102,7 +97,7 @@ def te_moves(rows: pd.DataFrame, axis: str, values: Sequence[float]) -> str:
     """How far each policy's mean TE p95 change against priority moves across the axis, in points."""
     spans = []
     for p in PREEMPTIVE:
-        means = [tb.stat(tb.at_value(rows, axis, v), p, vs_base(TE_P95)).mean for v in values]
+        means = [tb.stat(tb.at_value(rows, axis, v), p, versus(TE_P95, BASE)).mean for v in values]
         spans.append(max(means) - min(means))
     return fmt.number(max(spans))
 
@@ -121,8 +116,8 @@ def budget_table(base: pd.DataFrame, budget: pd.DataFrame) -> str:
     body = []
     for p in PREEMPTIVE:
         body.append([f"{p}: TE p95 slowdown", *(tb.fmt_val(tb.stat(r, p, "TE_slowdown_p95")) for _, r in points)])
-        body.append([f"{p}: TE p95 vs {BASE}", *(tb.fmt_pct(tb.stat(r, p, vs_base(TE_P95))) for _, r in points)])
-        body.append([f"{p}: BE p50 vs {BASE}", *(tb.fmt_pct(tb.stat(r, p, vs_base(BE_P50))) for _, r in points)])
+        body.append([f"{p}: TE p95 vs {BASE}", *(tb.fmt_pct(tb.stat(r, p, versus(TE_P95, BASE))) for _, r in points)])
+        body.append([f"{p}: BE p50 vs {BASE}", *(tb.fmt_pct(tb.stat(r, p, versus(BE_P50, BASE))) for _, r in points)])
         body.append([f"{p}: preemptions", *(tb.fmt_val(tb.stat(r, p, "preemptions")) for _, r in points)])
     body.append([f"{BASE}: TE p95 slowdown", *(tb.fmt_val(tb.stat(r, BASE, "TE_slowdown_p95")) for _, r in points)])
     return tb.table(["", *(f"preempt_budget = {name}" for name, _ in points)], body)

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from simcore.analysis.metrics import TRIO_LABELS, versus
+from simcore.analysis.metrics import versus
 from simcore.analysis.stats import SPREAD_NAME
 from simcore.core import fmt
 from simcore.experiments.study import beyond, controls
 from simcore.experiments.study.figures import Figures
-from simcore.experiments.study.plan import NAIVE, PAPER_TRIO, TE_P95, Plan, centre, fitgpp_label, shown_path
+from simcore.experiments.study.plan import NAIVE, TE_P95, Plan, centre, fitgpp_label, shown_path
 from simcore.experiments.study.prose import comparison_text, headline_text, mechanism_text
 from simcore.experiments.study.tables import (
     at_value,
@@ -30,6 +30,8 @@ from simcore.experiments.study.tables import (
     regime_verdict,
     stat,
     table,
+    trio_cells,
+    trio_header,
 )
 from simcore.io.parquet_read import read_frame
 from simcore.workload import alibaba
@@ -80,16 +82,14 @@ def render(
         f"`paper` preset, {cfg}. Percent change of each policy's value against FIFO on the same workload, "
         "then the mean over seeds.\n"
     )
-    add(table(["policy", *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO)], headline_rows(main, policies)))
+    add(table(["policy", *trio_header("fifo")], headline_rows(main, policies)))
     add(f"\n![trio vs fifo]({figs.trio(main, policies, 'fifo')})\n")
     add(headline_text(main, n_jobs, seeds))
 
     add("## 2. Against priority: what preemption itself adds\n")
     add(f"Same runs ({cfg}); `priority` orders TE first but never preempts, so this isolates preemption.\n")
-    rows = [
-        [p, *(fmt_pct(stat(main, p, versus(k, "priority"))) for k in PAPER_TRIO)] for p in policies if p != "priority"
-    ]
-    add(table(["policy", *(f"{TRIO_LABELS[k]} vs priority" for k in PAPER_TRIO)], rows))
+    rows = [[p, *trio_cells(main, p, "priority")] for p in policies if p != "priority"]
+    add(table(["policy", *trio_header("priority")], rows))
     add("")
 
     add("## 3. Tails, preemptions and lost work\n")
@@ -225,16 +225,16 @@ def sensitivity_section(plan: Plan, main: pd.DataFrame, curves: pd.DataFrame, fi
             rows.append(
                 [
                     fmt.setting(v),
-                    *(fmt_pct(stat(main, label, versus(k, "fifo"))) for k in PAPER_TRIO),
+                    *trio_cells(main, label, "fifo"),
                     fmt_val(stat(main, label, "preemptions")),
                 ]
             )
         prio = [
             "priority (no preemption)",
-            *(fmt_pct(stat(main, "priority", versus(k, "fifo"))) for k in PAPER_TRIO),
+            *trio_cells(main, "priority", "fifo"),
             fmt_val(stat(main, "priority", "preemptions")),
         ]
-        out.append(table([key, *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO), "preemptions"], [*rows, prio]))
+        out.append(table([key, *trio_header("fifo"), "preemptions"], [*rows, prio]))
         series = {"fitgpp": (list(values), [main[main["policy"] == lab] for lab in labels])}
         out.append(f"\n![{key}]({figs.curve(key, series, main[main['policy'] == 'priority'])})\n")
     for key, values in plan.curves:
@@ -251,7 +251,7 @@ def sensitivity_section(plan: Plan, main: pd.DataFrame, curves: pd.DataFrame, fi
                     [
                         fmt.setting(v),
                         p,
-                        *(fmt_pct(stat(at, p, versus(k, "fifo"))) for k in PAPER_TRIO),
+                        *trio_cells(at, p, "fifo"),
                         fmt_val(stat(at, p, "TE_slowdown_p95")),
                         fmt_val(stat(at, p, "BE_slowdown_p50")),
                         fmt_val(stat(at, p, "lost_work")),
@@ -263,7 +263,7 @@ def sensitivity_section(plan: Plan, main: pd.DataFrame, curves: pd.DataFrame, fi
                 [
                     key,
                     "policy",
-                    *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO),
+                    *trio_header("fifo"),
                     "TE p95 slowdown",
                     "BE p50 slowdown",
                     "lost work (s)",
@@ -321,7 +321,7 @@ def trace_section(trace_rows: Mapping[str, pd.DataFrame], figs: Figures, plan: P
             cells.append(
                 [
                     p,
-                    *(fmt_pct(stat(rows, p, versus(k, "fifo"))) for k in PAPER_TRIO),
+                    *trio_cells(rows, p, "fifo"),
                     fmt_pct(stat(rows, p, versus(TE_P95, "priority"))),
                     fmt_val(stat(rows, p, "TE_slowdown_p95")),
                     fmt_val(stat(rows, p, "TE_wait_max"), "s"),
@@ -346,7 +346,7 @@ def trace_section(trace_rows: Mapping[str, pd.DataFrame], figs: Figures, plan: P
             table(
                 [
                     "policy",
-                    *(f"{TRIO_LABELS[k]} vs fifo" for k in PAPER_TRIO),
+                    *trio_header("fifo"),
                     "TE p95 slowdown vs priority",
                     "TE p95 slowdown",
                     "TE max wait",

@@ -104,8 +104,8 @@ def told(s: Stat, lower: str = "lower", higher: str = "higher") -> str:
 
 def trio_table(rows: pd.DataFrame, policies: Sequence[str]) -> str:
     """Each policy's trio against fifo: the per-seed percent change, mean [CI]."""
-    body = [[p, *(tb.fmt_pct(tb.stat(rows, p, versus(k, BASE))) for k in TRIO_KEYS)] for p in policies if p != BASE]
-    return tb.table(["policy", *(f"{TRIO_LABELS[k]} vs {BASE}" for k in TRIO_KEYS)], body)
+    body = [[p, *tb.trio_cells(rows, p, BASE)] for p in policies if p != BASE]
+    return tb.table(["policy", *tb.trio_header(BASE)], body)
 
 
 def trio_text(rows: pd.DataFrame, policies: Sequence[str]) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from simcore.analysis.metrics import versus
+from simcore.analysis.metrics import TRIO_KEYS, TRIO_LABELS, versus
 from simcore.analysis.stats import mean_ci, paired_diff
 from simcore.core import fmt
 from simcore.experiments.study.plan import BE_P50, BE_P95, PAPER_TRIO, Plan, centre, same
@@ -65,11 +65,22 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+def trio_header(baseline: str) -> list[str]:
+    """The trio's column names against ``baseline`` ("TE p95 slowdown vs fifo", ...)."""
+    return [f"{TRIO_LABELS[k]} vs {baseline}" for k in TRIO_KEYS]
+
+
+def trio_cells(rows: pd.DataFrame, policy: str, baseline: str) -> list[str]:
+    """``policy``'s trio against ``baseline`` (the rows' :func:`simcore.analysis.metrics.versus` columns,
+    each run's :func:`simcore.analysis.metrics.trio`): mean [95% CI] over the seeds of ``rows``."""
+    return [fmt_pct(stat(rows, policy, versus(k, baseline))) for k in TRIO_KEYS]
+
+
 def headline_rows(main: pd.DataFrame, policies: Sequence[str]) -> list[list[str]]:
     """The paper's trio, then each policy's against fifo (mean [95% CI])."""
     rows = [["**paper (its own workloads)**", *(f"**{fmt.pct(v)}**" for v in PAPER_TRIO.values())]]
     for p in (p for p in policies if p != "fifo"):
-        rows.append([p, *(fmt_pct(stat(main, p, versus(k, "fifo"))) for k in PAPER_TRIO)])
+        rows.append([p, *trio_cells(main, p, "fifo")])
     return rows
 
 
