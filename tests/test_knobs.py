@@ -266,7 +266,7 @@ def test_one_reader_of_key_value_text(text, pair):
 
 
 def test_every_key_value_reader_refuses_the_same_text():
-    from simcore.cli.inputs import parse_assignments
+    from simcore.cli.common import parse_assignments
     from simcore.core.errors import UserError
     from simcore.experiments.sweep.spec import parse_grid_arg
     from simcore.policies.spec import parse_policy

@@ -18,7 +18,7 @@ from dashboard.runs import compute
 from dashboard.shared import decisions
 from simcore.analysis.compare import parse_policy_list
 from simcore.cli import inputs
-from simcore.cli.common import add_set_option, config_from_args, knob_epilog, load_inputs, warn_unschedulable
+from simcore.cli.common import add_set_option, config_from_args, knob_epilog, warn_unschedulable
 from simcore.core.errors import UserError
 from simcore.policies import POLICIES
 
@@ -76,7 +76,7 @@ def report_input(args: argparse.Namespace, command: str) -> ReportInput:
     labels = [s.label for s in specs]
     if args.baseline not in labels:
         raise UserError(f"--baseline {args.baseline!r} is not in --policies ({', '.join(labels)})")
-    jobs, cluster = load_inputs(args)
+    jobs, cluster = inputs.load_inputs(args)
     configs = {s.label: s.config for s in specs}
     runs = dict(zip(labels, compute.comparison(jobs, cluster, list(configs.values()), (), _quiet), strict=True))
     warn_unschedulable(runs[args.baseline].summary["unschedulable"])

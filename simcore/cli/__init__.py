@@ -1,8 +1,8 @@
 """The ``simcore`` command line: run, compare, policies, generate, convert, sweep, reproduce, explain,
 whatif (and report, a plugin: :mod:`simcore.cli.plugins`).
 
-One module per group of commands (:mod:`~simcore.cli.run`, :mod:`~simcore.cli.workload`,
-:mod:`~simcore.cli.sweep`, :mod:`~simcore.cli.whatif`), each importing what the commands share
+One module per group of commands (:mod:`~simcore.cli.run`, :mod:`~simcore.cli.policies`,
+:mod:`~simcore.cli.workload`, :mod:`~simcore.cli.sweep`, :mod:`~simcore.cli.whatif`), each importing what the commands share
 (:mod:`~simcore.cli.common`, :mod:`~simcore.cli.inputs`) and never another command's module.
 :func:`main` builds only the parser of the command asked for, so ``simcore --help`` imports no
 command module and a command imports only what it uses (``bench/cli_imports.py`` measures it).
@@ -24,7 +24,7 @@ from simcore.core.errors import UserError
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("run", "simulate one policy on a workload"),
     "compare": ("run", "several policies on one workload"),
-    "policies": ("run", "list every policy, one per line, with its help and its own knobs"),
+    "policies": ("policies", "list every policy, one per line, with its help and its own knobs"),
     "generate": ("workload", "generate a synthetic workload from a preset (paper, demo, mmc)"),
     "convert": ("workload", "convert a trace (Alibaba GPU 2023, JSON, Parquet, CSV) to the canonical workload CSV"),
     "sweep": ("sweep", "run a grid of knobs x workload parameters x seeds x policies (local processes or Dask)"),

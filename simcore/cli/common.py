@@ -1,5 +1,5 @@
-"""What the commands share: ``--set`` and the run's config, the workload and cluster loaded with
-their notes, warnings, strict JSON files, and the knob list under a command's help.
+"""What the commands share: ``--set`` and the run's config, warnings, strict JSON files, and the knob
+list under a command's help (the workload and cluster options are :mod:`simcore.cli.inputs`).
 
 Every command module of :mod:`simcore.cli` imports this module and :mod:`simcore.cli.inputs`,
 never another command's module (so does the ``report`` plugin, dashboard/report/cli.py).
@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from simcore.cli.inputs import cluster_from_args, parse_assignments, workload_from_args
-from simcore.core import knobs, units
+from simcore.core import knobs
 from simcore.core.errors import UserError
-from simcore.core.model import ClusterSpec, JobTable, SimConfig
+from simcore.core.knobs import split_assignment
+from simcore.core.model import SimConfig
 from simcore.policies import POLICY_HELP
 
 
@@ -46,18 +46,6 @@ def config_from_args(args: argparse.Namespace, policy: str = "fifo") -> SimConfi
         return SimConfig(policy=policy).with_knobs(knobs)
     except ValueError as e:
         raise UserError(str(e)) from None
-
-
-def load_inputs(args: argparse.Namespace) -> tuple[JobTable, ClusterSpec]:
-    """The workload and cluster of the options of :mod:`simcore.cli.inputs`; their notes go to stderr."""
-    jobs, notes = workload_from_args(args)
-    for note in notes:
-        print(f"note: {note}", file=sys.stderr)
-    cluster = cluster_from_args(args)
-    rounding = units.rounding_note(jobs.request, cluster.capacity_matrix())
-    if rounding:
-        print(f"note: {rounding}", file=sys.stderr)
-    return jobs, cluster
 
 
 def warn_unschedulable(ids: Sequence[str]) -> None:
@@ -89,3 +77,14 @@ def _non_finite(data: Any, where: str = "") -> str | None:
         if found:
             return found
     return None
+
+
+def parse_assignments(items: list[str]) -> dict[str, str]:
+    """``["jobs=10", "load=0.9"]`` -> ``{"jobs": "10", "load": "0.9"}``; a later value wins."""
+    out: dict[str, str] = {}
+    for item in items:
+        pair = split_assignment(item)
+        if pair is None:
+            raise UserError(f"--set {item!r}: expected KEY=VALUE")
+        out[pair[0]] = pair[1]
+    return out

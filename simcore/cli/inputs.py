@@ -14,8 +14,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from simcore.core import units
 from simcore.core.errors import UserError
-from simcore.core.knobs import split_assignment
 from simcore.core.model import MAX_RESOURCE, ClusterSpec, JobTable, format_limit
 from simcore.io.csvsafe import escape_cell, write_rows
 from simcore.workload import (
@@ -323,12 +323,13 @@ def cluster_given(args: argparse.Namespace) -> bool:
     )
 
 
-def parse_assignments(items: list[str]) -> dict[str, str]:
-    """``["jobs=10", "load=0.9"]`` -> ``{"jobs": "10", "load": "0.9"}``; a later value wins."""
-    out: dict[str, str] = {}
-    for item in items:
-        pair = split_assignment(item)
-        if pair is None:
-            raise UserError(f"--set {item!r}: expected KEY=VALUE")
-        out[pair[0]] = pair[1]
-    return out
+def load_inputs(args: argparse.Namespace) -> tuple[JobTable, ClusterSpec]:
+    """The workload and cluster of the options above; their notes go to stderr."""
+    jobs, notes = workload_from_args(args)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    cluster = cluster_from_args(args)
+    rounding = units.rounding_note(jobs.request, cluster.capacity_matrix())
+    if rounding:
+        print(f"note: {rounding}", file=sys.stderr)
+    return jobs, cluster

@@ -1,5 +1,5 @@
-"""``simcore run``, ``simcore compare`` and ``simcore policies``: one policy on a workload, several
-side by side (the trio against a baseline, the accounting, the pooled bound), the policy list."""
+"""``simcore run`` and ``simcore compare``: one policy on a workload, several side by side (the trio
+against a baseline, the accounting, the pooled bound)."""
 
 from __future__ import annotations
 
@@ -17,16 +17,14 @@ from simcore.cli.common import (
     add_set_option,
     config_from_args,
     knob_epilog,
-    load_inputs,
     warn_unschedulable,
     write_json,
 )
-from simcore.cli.inputs import add_cluster_options, add_workload_options
-from simcore.core import fmt, knobs
+from simcore.cli.inputs import add_cluster_options, add_workload_options, load_inputs
+from simcore.core import fmt
 from simcore.core.errors import UserError
 from simcore.engine import simulate
 from simcore.io.csvsafe import write_csv
-from simcore.policies import POLICIES, POLICY_HELP, POLICY_KNOBS
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -125,15 +123,6 @@ def accounting_table(flat: dict[str, dict[str, Any]], width: int) -> str:
     return "\n".join(lines)
 
 
-def cmd_policies(args: argparse.Namespace) -> int:
-    """One line per policy: its name, its help and its own knobs (with their defaults)."""
-    width = max(len(name) for name in POLICIES)
-    for name in POLICIES:
-        own = ", ".join(f"{k}={knobs.KNOBS[k].default_text()}" for k in POLICY_KNOBS[name]) or "none"
-        print(f"{name:<{width}}  {POLICY_HELP[name]} [knobs: {own}]")
-    return 0
-
-
 def add_run(sub: argparse._SubParsersAction, help: str) -> None:
     run = sub.add_parser("run", help=help, epilog=knob_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     add_workload_options(run)
@@ -181,10 +170,3 @@ def add_compare(sub: argparse._SubParsersAction, help: str) -> None:
         "the cluster's resources, k8s, grace = restore = 0, on_preempt (not a policy)",
     )
     cmp_.set_defaults(func=cmd_compare)
-
-
-def add_policies(sub: argparse._SubParsersAction, help: str) -> None:
-    pol = sub.add_parser(
-        "policies", help=help, epilog=knob_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    pol.set_defaults(func=cmd_policies)

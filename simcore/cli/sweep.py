@@ -16,8 +16,7 @@ from simcore.analysis.bound import BOUND_LABEL
 from simcore.analysis.metrics import TRIO, versus
 from simcore.analysis.stats import SPREAD_NAME
 from simcore.cli import inputs
-from simcore.cli.common import warn_unschedulable
-from simcore.cli.inputs import parse_assignments
+from simcore.cli.common import parse_assignments, warn_unschedulable
 from simcore.core import fmt
 from simcore.core.errors import UserError
 from simcore.experiments.sweep.executors import default_workers

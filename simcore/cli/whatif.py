@@ -31,8 +31,8 @@ from simcore.analysis.whatif import (
     when_would_it_start,
 )
 from simcore.analysis.whatif.story import StoryStep
-from simcore.cli.common import add_set_option, config_from_args, load_inputs
-from simcore.cli.inputs import add_cluster_options, add_workload_options
+from simcore.cli.common import add_set_option, config_from_args
+from simcore.cli.inputs import add_cluster_options, add_workload_options, load_inputs
 from simcore.core import fmt
 from simcore.core.errors import UserError
 

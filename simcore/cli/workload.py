@@ -8,13 +8,13 @@ import re
 
 import numpy as np
 
+from simcore.cli.common import parse_assignments
 from simcore.cli.inputs import (
     add_cluster_options,
     add_workload_options,
     arg_type,
     cluster_from_args,
     cluster_given,
-    parse_assignments,
     workload_from_args,
 )
 from simcore.core import fmt
