@@ -13,10 +13,10 @@ interleaved so that a busy machine slows them alike; the medians are compared. U
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -51,17 +51,6 @@ COMMANDS = {
     "explain": ["explain", "sample_workloads/demo.csv", "--nodes", "4", "--policy", "k8s", "--all-waits", "--json"],
     "sweep --help": ["sweep", "--help"],
 }
-PROBE = """
-import contextlib, io, json, sys
-from simcore.cli import main
-with contextlib.redirect_stdout(io.StringIO()):
-    try:
-        main(sys.argv[1:])
-    except SystemExit:
-        pass
-names = {m.split(".")[0] for m in sys.modules}
-print(json.dumps({"heavy": sorted(names & set(HEAVY)), "simcore": sum(m.startswith("simcore") for m in sys.modules)}))
-"""
 
 
 def wall(cmd: list[str]) -> float:
@@ -70,11 +59,14 @@ def wall(cmd: list[str]) -> float:
     return time.perf_counter() - t0
 
 
-def imports(words: list[str], tmp: str) -> dict[str, object]:
-    probe = f"HEAVY = {HEAVY!r}\n{PROBE}"
+def imports(words: list[str], tmp: str) -> tuple[int, list[str]]:
+    """(simcore modules, heavy third-party packages) that ``simcore WORDS`` imports, read from
+    ``python -X importtime``'s report (one line per module imported)."""
     args = [w.format(tmp=tmp) for w in words]
-    out = subprocess.run([PY, "-c", probe, *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    done = subprocess.run([PY, "-X", "importtime", "-m", "simcore", *args], cwd=ROOT, capture_output=True, text=True)
+    names = [line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")]
+    ours = sum(n.split(".")[0] == "simcore" for n in names)
+    return ours, sorted({n.split(".")[0] for n in names} & set(HEAVY))
 
 
 def main() -> int:
@@ -93,14 +85,10 @@ def main() -> int:
         med = statistics.median(ts)
         print(f"  {name:<26} {med * 1000:7.1f} ms   {med / base:5.1f}x python -c pass")
     print("\nwhat each command imports (a fresh interpreter each):")
-    import tempfile
-
     with tempfile.TemporaryDirectory() as tmp:
         for name, words in COMMANDS.items():
-            got = imports(words, tmp)
-            print(
-                f"  {name:<14} {got['simcore']:>3} simcore modules; {', '.join(got['heavy']) or 'no third-party package'}"
-            )  # type: ignore[arg-type]
+            ours, heavy = imports(words, tmp)
+            print(f"  {name:<14} {ours:>3} simcore modules; {', '.join(heavy) or 'no third-party package'}")
     return 0
 
 
