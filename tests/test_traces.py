@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from helpers.paths import ROOT
 
-from simcore.cli import workload as cli_workload
+from simcore.cli import inputs
 from simcore.core.errors import UserError
 from simcore.workload import WorkloadError, load_workload
 from simcore.workload.traces import TraceOptions
@@ -185,9 +185,9 @@ def test_compress_divides_arrival_times() -> None:
 
 def test_cli_options_reach_the_adapter() -> None:
     parser = argparse.ArgumentParser()
-    cli_workload.add_workload_options(parser)
+    inputs.add_workload_options(parser)
     args = parser.parse_args(["x.csv", "--trace-class-map", "size", "--te-max-gpu", "4", "--compress", "3"])
-    assert cli_workload.trace_options_from_args(args) == TraceOptions("size", 4.0, 1.0, False, 3.0)
+    assert inputs.trace_options_from_args(args) == TraceOptions("size", 4.0, 1.0, False, 3.0)
 
 
 @pytest.mark.parametrize(

@@ -30,8 +30,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dashboard.shared import demo, uploads
-from simcore.cli import build_parser
-from simcore.cli import workload as cli_workload
+from simcore.cli import build_parser, inputs
 from simcore.core.errors import UserError
 from simcore.io import parquet_pages
 from simcore.workload import DEFAULT_MAX_ROWS, MAX_NODES, MAX_POOLS, WorkloadError
@@ -328,10 +327,8 @@ def test_the_local_command_parses_as_the_cli_with_the_same_options() -> None:
     assert words[:3] == ["simcore", "compare", "pods.csv"]
     args = build_parser().parse_args(words[1:])
     assert args.format == "alibaba" and args.drop_invalid
-    assert cli_workload.alibaba_options_from_args(args) == uploads.alibaba_options(
-        {**uploads.UPLOAD_DEFAULTS, **options}
-    )
-    assert cli_workload.trace_options_from_args(args) == uploads.trace_options({**uploads.UPLOAD_DEFAULTS, **options})
+    assert inputs.alibaba_options_from_args(args) == uploads.alibaba_options({**uploads.UPLOAD_DEFAULTS, **options})
+    assert inputs.trace_options_from_args(args) == uploads.trace_options({**uploads.UPLOAD_DEFAULTS, **options})
 
 
 @pytest.mark.parametrize(
