@@ -17,12 +17,13 @@ from typing import Any
 from simcore import accounting, cli_plugins, cli_sweep, cli_whatif, cli_workload, fmt, gantt, knobs, units
 from simcore.bound import BOUND_LABEL, run_bound
 from simcore.compare import compare_results, parse_policy_list, parse_policy_spec, run_policies
-from simcore.csvsafe import write_csv
+from simcore.csvsafe import write_columns, write_csv
 from simcore.engine import simulate
 from simcore.errors import UserError
 from simcore.metrics import flat_summary, summarize, trio
 from simcore.model import SimConfig
 from simcore.policies import POLICIES, POLICY_HELP, POLICY_KNOBS
+from simcore.result import SimResult
 
 
 def knob_epilog() -> str:
@@ -98,18 +99,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     jobs, cluster = load_inputs(args)
     result = simulate(jobs, cluster, spec.config, record_decisions=bool(args.decisions_out))
     warn_unschedulable(result.unschedulable)
-    summary = summarize(result)
-    if args.jobs_out:
-        write_csv(result.jobs_frame, args.jobs_out)
-    if args.events_out:
-        write_csv(result.events_frame, args.events_out)
-    if args.summary_json:
-        _write_json(args.summary_json, summary)
-    if args.gantt_out:
-        write_csv(gantt.segments(result)[gantt.GANTT_COLUMNS], args.gantt_out)
-    if args.decisions_out:  # JSON escapes every text itself: no CSV-style escaping applies
-        records = accounting.annotated_decisions(result)
-        Path(args.decisions_out).write_text("".join(json.dumps(d, allow_nan=False) + "\n" for d in records))
+    summary = write_outputs(result, args)
     c = summary["classes"]
     print(
         f"policy {spec.label}: {c['all']['count']} jobs ({c['TE']['count']} TE, {c['BE']['count']} BE) "
@@ -129,6 +119,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"GPU utilisation {fmt.cell(summary['gpu_utilization'])}, makespan {summary['makespan']:.0f} s"
     )
     return 0
+
+
+def write_outputs(result: SimResult, args: argparse.Namespace) -> dict[str, Any]:
+    """Write the files ``run`` was asked for (jobs, events, summary, Gantt, decisions); return the summary."""
+    summary = summarize(result)
+    if args.jobs_out:
+        write_columns(args.jobs_out, result.job_columns())
+    if args.events_out:
+        write_columns(args.events_out, result.event_columns())
+    if args.summary_json:
+        _write_json(args.summary_json, summary)
+    if args.gantt_out:
+        write_csv(gantt.segments(result)[gantt.GANTT_COLUMNS], args.gantt_out)
+    if args.decisions_out:  # JSON escapes every text itself: no CSV-style escaping applies
+        records = accounting.annotated_decisions(result) if result.decisions else []  # no records: nothing to account
+        Path(args.decisions_out).write_text("".join(json.dumps(d, allow_nan=False) + "\n" for d in records))
+    return summary
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from simcore import alibaba, fmt, presets, traces
-from simcore.csvsafe import escape_cell, write_rows
+from simcore.csvsafe import write_columns
 from simcore.errors import UserError
 from simcore.knobs import split_assignment
 from simcore.model import MAX_RESOURCE, MAX_SEED, ClusterSpec, JobTable, format_limit
@@ -240,8 +240,12 @@ def workload_from_args(args: argparse.Namespace, data: bytes | None = None) -> t
 
 
 def _write_dropped(dropped: tuple[Problem, ...], path: str) -> None:
-    rows = ((p.row, escape_cell(p.column), escape_cell(p.reason)) for p in dropped)
-    write_rows(path, ["row", "column", "reason"], rows)
+    fields = {
+        "row": [p.row for p in dropped],
+        "column": [p.column for p in dropped],
+        "reason": [p.reason for p in dropped],
+    }
+    write_columns(path, {name: np.array(values, dtype=object) for name, values in fields.items()})
 
 
 # --- cluster -----------------------------------------------------------------------------------
