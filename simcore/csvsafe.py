@@ -24,7 +24,7 @@ from __future__ import annotations
 import io
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -38,11 +38,19 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 #: characters after which a spreadsheet splitting on ``;``, on tabs or on lines may start a cell
 CELL_BREAKS = (";", "\t", "\r", "\n")
 QUOTED_IF_HOLDING = (";", ",", '"', "\n", "\r")
+
+
+def _one_of(chars: Sequence[str]) -> str:
+    """A regular-expression class of ``chars``, valid for Python and for Arrow's RE2."""
+    return "[" + "".join("\\" + c if c in "\\]^-" else c for c in chars) + "]"
+
+
 _PLAIN_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
-_NEEDS_QUOTES = re.compile('[;,"\\n\\r]')
-_INNER_START = re.compile('(?<=[;\\t\\r\\n])(?=[-=+@\\t\\r"])')
-#: a text this pattern does not match is written as it is (RE2 syntax, for Arrow's kernels)
-_NEEDS_CARE = '^[-=+@\\t\\r]|[;,"\\r\\n]|\\t[-=+@\\t\\r"]'
+_NEEDS_QUOTES = re.compile(_one_of(QUOTED_IF_HOLDING))
+_RUNNABLE = _one_of((*FORMULA_START, '"'))  # what the character after a break must not be
+_INNER_START = re.compile(f"(?<={_one_of(CELL_BREAKS)})(?={_RUNNABLE})")
+#: a text this pattern does not match is written as it is (for Arrow's vectorised kernels)
+_NEEDS_CARE = f"^{_one_of(FORMULA_START)}|{_NEEDS_QUOTES.pattern}|{_one_of(CELL_BREAKS)}{_RUNNABLE}"
 _ROWS_PER_CHUNK = 1 << 18  # rows joined at once: bounds the memory of one chunk's text
 _END = 1 << 40  # a slice position past the end of any cell
 #: Arrow prints a float positionally below 1e10 (exponents from there on); a margin below that
@@ -101,14 +109,18 @@ def csv_bytes(columns: Mapping[str, Column]) -> bytes:
 
 def to_csv_text(df: pd.DataFrame) -> str:
     """The CSV text of `df` (no index), as every download and output file writes it."""
-    if df.columns.has_duplicates:
-        raise ValueError(f"to_csv_text: duplicate column names in {list(df.columns)}")
-    return csv_bytes({str(c): df[c] for c in df.columns}).decode("utf-8")
+    return csv_bytes(_frame_columns(df)).decode("utf-8")
 
 
 def write_csv(df: pd.DataFrame, path: str | Path) -> None:
     """Write `df` as a CSV file (no index), by the rule."""
-    Path(path).write_bytes(to_csv_text(df).encode("utf-8"))
+    write_columns(path, _frame_columns(df))
+
+
+def _frame_columns(df: pd.DataFrame) -> dict[str, Column]:
+    if df.columns.has_duplicates:
+        raise ValueError(f"a CSV of a frame with duplicate column names: {list(df.columns)}")
+    return {str(c): df[c] for c in df.columns}
 
 
 def _write(fh: IO[bytes], columns: Mapping[str, Column]) -> None:
@@ -117,8 +129,9 @@ def _write(fh: IO[bytes], columns: Mapping[str, Column]) -> None:
     if len(rows) > 1:
         raise ValueError(f"CSV columns of different lengths: {sorted(rows)}")
     n = rows.pop() if rows else 0
+    ready = [_Picks.of(c) if isinstance(c, Coded) else c for c in columns.values()]  # labels: once
     for lo in range(0, n, _ROWS_PER_CHUNK):
-        cells = [_cells(_slice(c, lo, lo + _ROWS_PER_CHUNK)) for c in columns.values()]
+        cells = [_cells(_slice(c, lo, lo + _ROWS_PER_CHUNK)) for c in ready]
         if len(cells) == 1:  # a lone empty field would read as a blank line (as the csv module writes it)
             cells[0] = pc.if_else(pc.equal(cells[0], ""), '""', cells[0])
         lines = pc.binary_join_element_wise(*cells, ",")
@@ -127,17 +140,32 @@ def _write(fh: IO[bytes], columns: Mapping[str, Column]) -> None:
         fh.write(b"\n")
 
 
-def _slice(column: Column, lo: int, hi: int) -> Column:
-    if isinstance(column, Coded):
-        return Coded(column.labels, column.codes[lo:hi])
+@dataclass(frozen=True)
+class _Picks:
+    """A :class:`Coded` column whose labels are cells already, the empty cell last (code -1)."""
+
+    cells: pa.Array
+    codes: np.ndarray
+
+    @classmethod
+    def of(cls, column: Coded) -> _Picks:
+        labels = _text_cells(np.append(np.asarray(column.labels, dtype=object), ""))
+        codes = np.asarray(column.codes, dtype=np.int64)
+        if len(codes) and not -1 <= codes.min() <= codes.max() < len(labels) - 1:
+            raise ValueError(f"codes from {codes.min()} to {codes.max()} for {len(labels) - 1} labels")
+        return cls(labels, codes % len(labels))
+
+
+def _slice(column: _Picks | np.ndarray | pd.Series, lo: int, hi: int) -> _Picks | np.ndarray | pd.Series:
+    if isinstance(column, _Picks):
+        return _Picks(column.cells, column.codes[lo:hi])
     return column.iloc[lo:hi] if isinstance(column, pd.Series) else column[lo:hi]
 
 
-def _cells(column: Column) -> pa.Array:
+def _cells(column: _Picks | np.ndarray | pd.Series) -> pa.Array:
     """The CSV fields of one column, as an Arrow string array."""
-    if isinstance(column, Coded):
-        labels = _text_cells(np.append(np.asarray(column.labels, dtype=object), ""))
-        return labels.take(pa.array(np.asarray(column.codes, dtype=np.int64) % len(labels)))  # -1: the last, ""
+    if isinstance(column, _Picks):
+        return column.cells.take(pa.array(column.codes))
     if isinstance(column, pd.Series):
         dtype = column.dtype
         if isinstance(dtype, np.dtype) and dtype.kind in "fiub":
@@ -169,8 +197,7 @@ def _text_cells(values: np.ndarray | pa.Array) -> pa.Array:
     care = pc.match_substring_regex(values, _NEEDS_CARE)
     if not pc.any(care).as_py():
         return values
-    done: dict[str, str] = {}
-    fixed = [done.get(t) or done.setdefault(t, text_cell(t)) for t in pc.filter(values, care).to_pylist()]
+    fixed = [text_cell(t) for t in pc.filter(values, care).to_pylist()]
     return pc.replace_with_mask(values, care, pa.array(fixed, pa.string()))
 
 
@@ -196,9 +223,9 @@ def _float_cells(values: np.ndarray) -> pa.Array:
 
 
 def _distinct_float_cells(values: np.ndarray) -> pa.Array:
-    """:func:`_float_cells`, vectorised: between 1e-4 and
-    :data:`_POSITIONAL_BELOW` Arrow prints the same shortest digits in positional notation as
-    ``repr`` does, only without a whole number's ``.0``; every other value goes through ``repr``."""
+    """:func:`_float_cells`, vectorised: from 1e-4 to :data:`_POSITIONAL_BELOW` Arrow prints the
+    shortest digits that read back, positionally, as ``repr`` does, only without a whole number's
+    ``.0`` (added here); every other value (NaN, infinities, -0.0, tiny or huge) goes through ``repr``."""
     size, zero = np.abs(values), values == 0
     short = (size < _POSITIONAL_BELOW) & ((size >= 1e-4) | zero) & ~(zero & np.signbit(values))  # not NaN nor -0.0
     whole = short & (values == np.trunc(values))

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from simcore import csvsafe
 from simcore.cli import main
 from simcore.csvsafe import (
     CELL_BREAKS,
@@ -131,9 +132,18 @@ def test_coded_columns_write_their_labels_and_minus_one_as_empty() -> None:
     assert csv_bytes({"only": np.array(["", "a"], dtype=object)}) == b'only\n""\na\n'  # a lone empty field is quoted
 
 
-def test_columns_of_different_lengths_are_refused() -> None:
+def test_columns_of_different_lengths_and_codes_without_labels_are_refused() -> None:
     with pytest.raises(ValueError, match="different lengths"):
         csv_bytes({"a": np.arange(2), "b": np.arange(3)})
+    with pytest.raises(ValueError, match="codes from -1 to 2 for 2 labels"):
+        csv_bytes({"a": Coded(np.array(["x", "y"], dtype=object), np.array([-1, 2]))})
+
+
+def test_a_long_file_is_written_in_chunks_that_join_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    columns = {"id": Coded(np.array(["a", "=b;c"], dtype=object), np.arange(10) % 2), "t": np.arange(10) / 4}
+    whole = csv_bytes(columns)
+    monkeypatch.setattr(csvsafe, "_ROWS_PER_CHUNK", 3)
+    assert csv_bytes(columns) == whole and whole.count(b"\n") == 11
 
 
 def test_run_escapes_an_id_and_a_node_name_holding_a_semicolon(
