@@ -86,8 +86,8 @@ class Coded:
     codes: np.ndarray
 
     def decoded(self) -> np.ndarray:
-        """The column as an object array of its texts."""
-        return np.append(np.asarray(self.labels, dtype=object), "")[np.asarray(self.codes, dtype=np.int64)]
+        """The column as an array of its texts (of the labels' dtype)."""
+        return np.append(self.labels, "")[np.asarray(self.codes, dtype=np.int64)]
 
 
 #: a column of a CSV: numbers or text (None and NaN empty) as an array or a pandas Series, or coded text

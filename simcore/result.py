@@ -17,7 +17,7 @@ from simcore.model import ClusterSpec, JobTable, SimConfig
 
 EVENT_NAMES: tuple[str, ...] = ("submit", "start", "preempt", "release", "finish")
 SUBMIT, START, PREEMPT, RELEASE, FINISH = range(5)
-CLASS_NAMES = np.array(["BE", "TE"], dtype=object)  # indexed by is_te
+CLASS_NAMES = np.array(["BE", "TE"])  # indexed by is_te
 
 JOB_COLUMNS = [
     "job_id",

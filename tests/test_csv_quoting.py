@@ -35,7 +35,9 @@ from simcore.csvsafe import (
     text_cell,
     to_csv_text,
 )
-from simcore.model import ClusterSpec, JobTable, Node, Resources
+from simcore.engine import simulate
+from simcore.model import ClusterSpec, JobTable, Node, Resources, SimConfig
+from simcore.presets import generate
 from simcore.workload import write_workload
 from simcore.workload.writer import write_cluster_csv
 
@@ -209,3 +211,13 @@ def test_dashboard_downloads_escape_semicolons_and_leave_other_cells_alone() -> 
     assert text.split("\n") == ["job_id,wait", f"{SEMI_OUT},1.0", "x,-2.5", '"\'=a;b",3.0', '"c\rr",', '"n,1",5.0', ""]
     back = pd.read_csv(io.StringIO(text), dtype={"job_id": str})["job_id"].tolist()
     assert back == [escape_text(t) for t in frame["job_id"]]
+
+
+@pytest.mark.parametrize(("preset", "policy"), [("paper", "fitgpp"), ("mmc", "fifo"), ("paper-gang", "k8s")])
+def test_run_outputs_are_what_pandas_writes_for_plain_ids(preset: str, policy: str) -> None:
+    """The columnar jobs and events CSVs equal pandas' ``to_csv`` of the frames (the writer before)."""
+    wl = generate(preset, 0, {"jobs": 400})
+    result = simulate(wl.table, wl.cluster, SimConfig(policy=policy, checkpoint="periodic", checkpoint_interval=700.5))
+    assert result.preemptions.sum() > 0 or policy == "fifo"
+    for columns, frame in ((result.job_columns(), result.jobs_frame), (result.event_columns(), result.events_frame)):
+        assert csv_bytes(columns).decode() == frame.to_csv(index=False, lineterminator="\n")
