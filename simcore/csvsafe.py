@@ -77,21 +77,10 @@ def text_cell(text: str) -> str:
     return quote_cell(escape_text(text))
 
 
-@dataclass(frozen=True)
-class Coded:
-    """A text column as ``labels`` and one code per row into them (-1: an empty cell), such as the
-    events' job ids: each label goes through the rule once, however many rows repeat it."""
-
-    labels: np.ndarray
-    codes: np.ndarray
-
-    def decoded(self) -> np.ndarray:
-        """The column as an array of its texts (of the labels' dtype)."""
-        return np.append(self.labels, "")[np.asarray(self.codes, dtype=np.int64)]
-
-
-#: a column of a CSV: numbers or text (None and NaN empty) as an array or a pandas Series, or coded text
-Column = np.ndarray | pd.Series | Coded
+#: a column of a CSV: numbers or text (None and NaN empty) as an array or a pandas Series, or a
+#: coded text column ``(labels, codes)``: one code per row into the labels, -1 an empty cell (the
+#: events name jobs and nodes so: each label goes through the rule once, however many rows repeat it)
+Column = np.ndarray | pd.Series | tuple[np.ndarray, np.ndarray]
 
 
 def write_columns(path: str | Path, columns: Mapping[str, Column]) -> None:
@@ -125,11 +114,11 @@ def _frame_columns(df: pd.DataFrame) -> dict[str, Column]:
 
 def _write(fh: IO[bytes], columns: Mapping[str, Column]) -> None:
     fh.write(",".join(text_cell(name) for name in columns).encode("utf-8") + b"\n")
-    rows = {len(c.codes) if isinstance(c, Coded) else len(c) for c in columns.values()}
+    rows = {len(c[1]) if isinstance(c, tuple) else len(c) for c in columns.values()}
     if len(rows) > 1:
         raise ValueError(f"CSV columns of different lengths: {sorted(rows)}")
     n = rows.pop() if rows else 0
-    ready = [_Picks.of(c) if isinstance(c, Coded) else c for c in columns.values()]  # labels: once
+    ready = [_Picks.of(*c) if isinstance(c, tuple) else c for c in columns.values()]  # labels: once
     for lo in range(0, n, _ROWS_PER_CHUNK):
         cells = [_cells(_slice(c, lo, lo + _ROWS_PER_CHUNK)) for c in ready]
         if len(cells) == 1:  # a lone empty field would read as a blank line (as the csv module writes it)
@@ -142,18 +131,18 @@ def _write(fh: IO[bytes], columns: Mapping[str, Column]) -> None:
 
 @dataclass(frozen=True)
 class _Picks:
-    """A :class:`Coded` column whose labels are cells already, the empty cell last (code -1)."""
+    """A coded text column whose labels are cells already, the empty cell last (code -1)."""
 
     cells: pa.Array
     codes: np.ndarray
 
     @classmethod
-    def of(cls, column: Coded) -> _Picks:
-        labels = _text_cells(np.append(np.asarray(column.labels, dtype=object), ""))
-        codes = np.asarray(column.codes, dtype=np.int64)
-        if len(codes) and not -1 <= codes.min() <= codes.max() < len(labels) - 1:
-            raise ValueError(f"codes from {codes.min()} to {codes.max()} for {len(labels) - 1} labels")
-        return cls(labels, codes % len(labels))
+    def of(cls, labels: np.ndarray, codes: np.ndarray) -> _Picks:
+        cells = _text_cells(np.append(np.asarray(labels, dtype=object), ""))
+        codes = np.asarray(codes, dtype=np.int64)
+        if len(codes) and not -1 <= codes.min() <= codes.max() < len(cells) - 1:
+            raise ValueError(f"codes from {codes.min()} to {codes.max()} for {len(cells) - 1} labels")
+        return cls(cells, codes % len(cells))
 
 
 def _slice(column: _Picks | np.ndarray | pd.Series, lo: int, hi: int) -> _Picks | np.ndarray | pd.Series:

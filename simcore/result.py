@@ -12,12 +12,14 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from simcore.csvsafe import Coded, Column
 from simcore.model import ClusterSpec, JobTable, SimConfig
 
 EVENT_NAMES: tuple[str, ...] = ("submit", "start", "preempt", "release", "finish")
 SUBMIT, START, PREEMPT, RELEASE, FINISH = range(5)
 CLASS_NAMES = np.array(["BE", "TE"])  # indexed by is_te
+#: a column of the jobs or events CSV: numbers, texts, or coded texts ``(labels, codes)``, -1 an
+#: empty text (the form :func:`simcore.csvsafe.write_columns` writes each label of once)
+OutputColumn = np.ndarray | tuple[np.ndarray, np.ndarray]
 
 JOB_COLUMNS = [
     "job_id",
@@ -69,12 +71,12 @@ class SimResult:
             return np.maximum(1.0, jct / np.maximum(self.jobs.duration, tau))
         return jct / self.jobs.duration
 
-    def job_columns(self) -> dict[str, Column]:
-        """The columns of the jobs CSV, one row per simulated job (node names coded)."""
+    def job_columns(self) -> dict[str, OutputColumn]:
+        """The columns of the jobs CSV, one row per simulated job (class and node coded)."""
         j = self.jobs
         return {
             "job_id": j.job_id,
-            "job_class": Coded(CLASS_NAMES, j.is_te.astype(np.int64)),
+            "job_class": (CLASS_NAMES, j.is_te.astype(np.int64)),
             "submit_time": j.submit_time,
             "duration": j.duration,
             "first_start": self.first_start,
@@ -84,17 +86,17 @@ class SimResult:
             "slowdown": self.slowdown,
             "preemptions": self.preemptions,
             "lost_work": self.lost_work,
-            "node": Coded(self._node_names, self.node),
+            "node": (self._node_names, self.node),
             "workers": j.workers,
         }
 
-    def event_columns(self) -> dict[str, Column]:
+    def event_columns(self) -> dict[str, OutputColumn]:
         """The columns of the events CSV, one row per event in generation order (a submit's node is empty)."""
         return {
             "time": self.ev_time,
-            "job_id": Coded(self.jobs.job_id, self.ev_job),
-            "event": Coded(np.array(EVENT_NAMES, dtype=object), self.ev_code),
-            "node": Coded(self._node_names, self.ev_node),
+            "job_id": (self.jobs.job_id, self.ev_job),
+            "event": (np.array(EVENT_NAMES, dtype=object), self.ev_code),
+            "node": (self._node_names, self.ev_node),
         }
 
     @property
@@ -112,5 +114,11 @@ class SimResult:
         return _frame(self.event_columns())
 
 
-def _frame(columns: dict[str, Column]) -> pd.DataFrame:
-    return pd.DataFrame({k: v.decoded() if isinstance(v, Coded) else v for k, v in columns.items()})
+def _frame(columns: dict[str, OutputColumn]) -> pd.DataFrame:
+    """The frame of :meth:`SimResult.job_columns` or :meth:`SimResult.event_columns`, each coded
+    column as its texts (of the labels' dtype; -1 an empty text)."""
+    return pd.DataFrame({k: _decoded(*v) if isinstance(v, tuple) else v for k, v in columns.items()})
+
+
+def _decoded(labels: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    return np.append(labels, "")[np.asarray(codes, dtype=np.int64)]
