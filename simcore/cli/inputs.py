@@ -17,7 +17,7 @@ from typing import Any
 from simcore.core import units
 from simcore.core.errors import UserError
 from simcore.core.model import MAX_RESOURCE, ClusterSpec, JobTable, format_limit
-from simcore.io.csvsafe import escape_cell, write_rows
+from simcore.io.csvsafe import write_columns
 from simcore.workload import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_ROWS,
@@ -235,8 +235,14 @@ def workload_from_args(args: argparse.Namespace, data: bytes | None = None) -> t
 
 
 def _write_dropped(dropped: tuple[Problem, ...], path: str) -> None:
-    rows = ((p.row, escape_cell(p.column), escape_cell(p.reason)) for p in dropped)
-    write_rows(path, ["row", "column", "reason"], rows)
+    import numpy as np  # only when rows were dropped: the module stays free of numpy for --help
+
+    fields = {
+        "row": [p.row for p in dropped],
+        "column": [p.column for p in dropped],
+        "reason": [p.reason for p in dropped],
+    }
+    write_columns(path, {name: np.array(values, dtype=object) for name, values in fields.items()})
 
 
 # --- cluster -----------------------------------------------------------------------------------

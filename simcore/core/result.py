@@ -16,6 +16,10 @@ from simcore.core.model import ClusterSpec, JobTable, SimConfig
 
 EVENT_NAMES: tuple[str, ...] = ("submit", "start", "preempt", "release", "finish")
 SUBMIT, START, PREEMPT, RELEASE, FINISH = range(5)
+CLASS_NAMES = np.array(["BE", "TE"])  # indexed by is_te
+#: a column of the jobs or events CSV: numbers, texts, or coded texts ``(labels, codes)``, -1 an
+#: empty text (the form :func:`simcore.io.csvsafe.write_columns` writes each label of once)
+OutputColumn = np.ndarray | tuple[np.ndarray, np.ndarray]
 
 JOB_COLUMNS = [
     "job_id",
@@ -67,40 +71,54 @@ class SimResult:
             return np.maximum(1.0, jct / np.maximum(self.jobs.duration, tau))
         return jct / self.jobs.duration
 
+    def job_columns(self) -> dict[str, OutputColumn]:
+        """The columns of the jobs CSV, one row per simulated job (class and node coded)."""
+        j = self.jobs
+        return {
+            "job_id": j.job_id,
+            "job_class": (CLASS_NAMES, j.is_te.astype(np.int64)),
+            "submit_time": j.submit_time,
+            "duration": j.duration,
+            "first_start": self.first_start,
+            "finish": self.finish,
+            "wait": self.first_start - j.submit_time,
+            "jct": self.finish - j.submit_time,
+            "slowdown": self.slowdown,
+            "preemptions": self.preemptions,
+            "lost_work": self.lost_work,
+            "node": (self._node_names, self.node),
+            "workers": j.workers,
+        }
+
+    def event_columns(self) -> dict[str, OutputColumn]:
+        """The columns of the events CSV, one row per event in generation order (a submit's node is empty)."""
+        return {
+            "time": self.ev_time,
+            "job_id": (self.jobs.job_id, self.ev_job),
+            "event": (np.array(EVENT_NAMES, dtype=object), self.ev_code),
+            "node": (self._node_names, self.ev_node),
+        }
+
+    @property
+    def _node_names(self) -> np.ndarray:
+        return np.array(self.cluster.names, dtype=object)
+
     @cached_property
     def jobs_frame(self) -> pd.DataFrame:
         """One row per simulated job, columns of the jobs CSV."""
-        j = self.jobs
-        names = np.array(self.cluster.names, dtype=object)
-        return pd.DataFrame(
-            {
-                "job_id": j.job_id,
-                "job_class": np.where(j.is_te, "TE", "BE"),
-                "submit_time": j.submit_time,
-                "duration": j.duration,
-                "first_start": self.first_start,
-                "finish": self.finish,
-                "wait": self.first_start - j.submit_time,
-                "jct": self.finish - j.submit_time,
-                "slowdown": self.slowdown,
-                "preemptions": self.preemptions,
-                "lost_work": self.lost_work,
-                "node": names[self.node] if len(self.node) else np.array([], dtype=object),
-                "workers": j.workers,
-            },
-            columns=JOB_COLUMNS,
-        )
+        return _frame(self.job_columns())
 
     @cached_property
     def events_frame(self) -> pd.DataFrame:
         """One row per event in generation order, columns of the events CSV."""
-        names = np.array(list(self.cluster.names) + [""], dtype=object)  # -1 -> ""
-        return pd.DataFrame(
-            {
-                "time": self.ev_time,
-                "job_id": self.jobs.job_id[self.ev_job] if len(self.ev_job) else np.array([], dtype=object),
-                "event": np.array(EVENT_NAMES, dtype=object)[self.ev_code],
-                "node": names[self.ev_node],
-            },
-            columns=EVENT_COLUMNS,
-        )
+        return _frame(self.event_columns())
+
+
+def _frame(columns: dict[str, OutputColumn]) -> pd.DataFrame:
+    """The frame of :meth:`SimResult.job_columns` or :meth:`SimResult.event_columns`, each coded
+    column as its texts (of the labels' dtype; -1 an empty text)."""
+    return pd.DataFrame({k: _decoded(*v) if isinstance(v, tuple) else v for k, v in columns.items()})
+
+
+def _decoded(labels: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    return np.append(labels, "")[np.asarray(codes, dtype=np.int64)]
