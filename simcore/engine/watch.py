@@ -135,8 +135,9 @@ class JobWatch:
         new = decisions[self._seen :] if len(decisions) > self._seen else []
         self._seen = len(decisions)
         log = run.log
-        joined, started = _moves(log, self._rows)
-        self._rows = len(log)
+        rows = len(log)
+        joined, started = _moves(log, self._rows) if rows > self._rows else (set(), set())
+        self._rows = rows
         if not self._ready:  # names are known once the run exists; an unsimulated id is left out
             ids = run.names[0]
             if self.job_ids is not None:
@@ -182,11 +183,11 @@ class JobWatch:
                 loud.add(j)
 
     def _looked_at(self, run: _Run, joined: set[int], again: bool) -> list[int]:
-        """The ranks of the pending jobs this pass looks at, in queue order (see the module docstring)."""
+        """The ranks of the pending jobs this pass looks at (see the module docstring)."""
         w = run.waiting
         q, rank = w.queue, w.rank
         if self._jobs is not None:
-            return sorted(r for r in (rank[j] for j in self._jobs) if r in q)
+            return [r for r in [rank[j] for j in self._jobs] if r in q]
         jobs = joined
         if self._loud:
             jobs |= self._loud
@@ -203,9 +204,7 @@ class JobWatch:
                 jobs.update(_near_room(run))
         if again:
             return q.ranks()
-        if not jobs:
-            return []
-        return sorted([r for r in [rank[j] for j in jobs] if r in q])
+        return [r for r in [rank[j] for j in jobs] if r in q] if jobs else []
 
 
 def _moves(log: EventLog, start: int) -> tuple[set[int], set[int]]:
