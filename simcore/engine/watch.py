@@ -23,7 +23,9 @@ no decision record. A job not quiet at the last pass is looked at again, and so 
 - greedy backfill: room was given back since the last pass (``ClusterState.version`` moved) and its
   request is within the most a node's room could hold, reserved room included (:func:`_room_bound`).
   Without room given back every room only shrank (a new reservation holds room no quiet job fitted
-  in, and "fits" is monotone in the room), so a job that fitted none still fits none;
+  in, and "fits" is monotone in the room), so a job that fitted none still fits none. With room
+  given back before the pass but none during it and no reservation, no job fits either: the pass
+  tried every pending job that could fit (:func:`_room_to_look_at`);
 - backfill none: it is the first waiting job (the only one whose room decides), or that job changed
   (every job behind it has a new job ahead);
 - two passes share an instant (a stretch never spans them).
@@ -52,6 +54,7 @@ if TYPE_CHECKING:  # the run itself: only read
     from simcore.engine.loop import _Run
 
 _SUBMIT, _START, _RELEASE = result.SUBMIT, result.START, result.RELEASE
+_GPU_UNITS = float(units.SCALE[2])  # units per GPU
 
 #: an observer of a run, called with the run after each pass (to be read, never written)
 Watch = Callable[[Any], None]
@@ -201,7 +204,8 @@ class JobWatch:
             version = run.cl.version
             if version != self._version:
                 self._version = version
-                jobs.update(_near_room(run))
+                if _room_to_look_at(run):
+                    jobs.update(_near_room(run))
         if again:
             return q.ranks()
         return [r for r in [rank[j] for j in jobs] if r in q] if jobs else []
@@ -229,6 +233,13 @@ def _first_waiting(run: _Run) -> int:
     """Backfill none: the first pending rank whose job waits without a nomination (-1: none)."""
     node_of, job_of_rank = run.book.node_of, run.waiting.job_of_rank
     return next((r for c in run.waiting.queue.chunks for r in c.ranks if node_of(job_of_rank[r]) is None), -1)
+
+
+def _room_to_look_at(run: _Run) -> bool:
+    """May a pending job fit some room after this pass? Not when no reservation holds room and no
+    room was given back during the pass (``_Run.version_seen``): the pass tried every pending job
+    that could fit the free room (backfill greedy), or the first waiting one (backfill none)."""
+    return bool(run.book._node) or run.version_seen != run.cl.version
 
 
 def _room_bound(run: _Run) -> tuple[int, int, int]:
@@ -275,11 +286,12 @@ class _PassView:
         cl = run.cl
         # the most GPUs free on one node: top() holds it, but on a large cluster only over the open nodes
         gpu = cl.top()[2] if cl._open is None else int(np.asarray(cl.avail)[:, 2].max(initial=0))
-        self.free_gpu = float(max(0, gpu)) / float(units.SCALE[2])
+        self.free_gpu = (gpu if gpu > 0 else 0) / _GPU_UNITS
         self.decision = {d["te_job"]: d for d in new}  # per TE job, the last record of this pass
         self._first: int | None = None  # backfill none: the first pending rank not nominated (-1: none)
         self._rooms: list[tuple[int, np.ndarray]] | None = None  # nominated TE job -> room with its reservation
         self._bound: tuple[int, int, int] | None = None  # _room_bound, when asked
+        self._roomy = _room_to_look_at(run)
 
     def first_waiting(self) -> int:
         if self._first is None:
@@ -313,7 +325,7 @@ class _PassView:
         w = js.workers_list[j]
         here, reserved_by = False, None
         # a nomination or a job ahead decides, whatever the room (wait_key); most jobs are far from any room
-        if not nominated and ahead is None and self.near_room(js.req_list[j]):
+        if not nominated and ahead is None and self._roomy and self.near_room(js.req_list[j]):
             req = js.req[j]
             here = fits(np.asarray(run.cl.avail), req, w)
             if not here:

@@ -13,7 +13,7 @@ same observer and the same rules, so a job's waits are the same either way.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,8 +109,7 @@ def waits_of(result: SimResult, watch: JobWatch) -> dict[str, tuple[Wait, ...]]:
     wanted = [j for j, x in enumerate(ids) if watched is None or x in watched]
     passes, stretches = watch.passes, watch.stretches
     ends = dict(zip(passes, [*passes[1:], math.inf], strict=False))  # pass instant -> the next one
-    words: dict[Hashable, tuple[str, str | None, str]] = {}
-    return {ids[j]: _waits(stretches.get(j, []), ends, ids, words) for j in wanted}
+    return {ids[j]: _waits(stretches.get(j, []), ends, ids) for j in wanted}
 
 
 def job_index(result: SimResult, job_id: str) -> int:
@@ -128,25 +127,13 @@ def reason_at(waits: tuple[Wait, ...], t: float) -> Wait | None:
     return next((w for w in waits if w.start <= t < w.end), None)
 
 
-def _waits(
-    stretches: list[Stretch],
-    ends: dict[float, float],
-    ids: list[str],
-    words: dict[Hashable, tuple[str, str | None, str]],
-) -> tuple[Wait, ...]:
+def _waits(stretches: list[Stretch], ends: dict[float, float], ids: list[str]) -> tuple[Wait, ...]:
     """One job's stretches (consecutive passes of the same :func:`wait_key`) as waits, each in its first
-    pass's words, ending at the pass after its last (`ends`: each pass's instant -> the next pass's).
-    `words` keeps the words of each distinct set of the facts :func:`_reason` reads, made once (most
-    jobs wait for the same few reasons) and shared."""
+    pass's words, ending at the pass after its last (`ends`: each pass's instant -> the next pass's)."""
     out: list[Wait] = []
     for s in stretches:
-        f, d = s.first, s.first.decision
-        said = (s.key, f.victims, f.workers, f.free_gpu, None if d is None else (d.get("reason"), d.get("policy")))
-        found = words.get(said)
-        if found is None:
-            found = words[said] = _reason(f, ids)
-        code, blocker, text = found
-        out.append(Wait(f.time, ends[s.last], code, text, blocker))
+        code, blocker, text = _reason(s.first, ids)
+        out.append(Wait(s.first.time, ends[s.last], code, text, blocker))
     return tuple(out)
 
 
