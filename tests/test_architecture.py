@@ -68,6 +68,7 @@ CHARTS = (
     "report/builder.py",
     "report/sections.py",
     "report/plain_html.py",
+    "report/gather.py",
     "report/cli.py",
 )
 
