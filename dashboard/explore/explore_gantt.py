@@ -93,11 +93,8 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
             width="stretch",
         )
     choice = state.gantt_choice(session)
-    why = {}
-    for shown in choice.policies:
-        waits = explore_job.all_waits(scenario, comparison, shown, workload_file)
-        if waits is not None:  # else the refusal is shown, and the hover has no reason
-            why[shown] = views.why_by_job(waits)
+    # one computation for both panels; refused or stopped: the notice is shown, and the hovers give no reason
+    why = explore_job.why_waited(scenario, comparison, choice.policies, workload_file) or {}
     gantt = gantt_views.gantt_view(
         {p: (runs[p].segments, runs[p].events) for p in choice.policies},
         cluster,
