@@ -18,6 +18,7 @@ from dashboard.shared import keys, knob_widgets
 from dashboard.shared.demo import LOCAL
 from simcore.knobs import KNOBS, Knob, KnobRange, split_assignment, to_text
 from simcore.model import MAX_RESOURCE, SimConfig
+from simcore.numtext import SHOWN, parse_number, quoted
 from simcore.policy_spec import parse_policies
 from simcore.presets import PRESETS
 from simcore.samples import DASHBOARD_DEFAULT
@@ -144,7 +145,7 @@ class Scenario:
                 else:
                     values[key] = _parse_field(key, text)
             except ValueError as exc:
-                warnings.append(f"link parameter {key}={text!r} ignored: {exc}")
+                warnings.append(ignored(key, text, exc))
         try:
             knobs = SimConfig().with_knobs(knob_values)
         except ValueError as exc:
@@ -159,6 +160,12 @@ class Scenario:
         return scenario, warnings
 
 
+def ignored(key: str, text: str, why: object) -> str:
+    """The notice of a link parameter ignored, quoting a long name or value shortened."""
+    name = key if len(key) <= SHOWN else quoted(key)
+    return f"link parameter {name}={quoted(text)} ignored: {why}"
+
+
 def _gen_ok(preset: str, key: str, text: str, warnings: list[str]) -> bool:
     """Is ``key=text`` a valid parameter of the preset? (If not, say so in ``warnings``.)"""
     from simcore.errors import UserError
@@ -167,7 +174,7 @@ def _gen_ok(preset: str, key: str, text: str, warnings: list[str]) -> bool:
     try:
         resolve_params(preset, {key: text})
     except UserError as exc:
-        warnings.append(f"link parameter {GEN_PREFIX}{key}={text!r} ignored: {exc}")
+        warnings.append(ignored(GEN_PREFIX + key, text, exc))
         return False
     return True
 
@@ -181,10 +188,10 @@ def _parse_field(key: str, text: str) -> Any:
             raise ValueError("must not be empty")
         return text
     if key == "gantt_window":
-        lo, hi = (float(x) for x in text.split(","))
-        if not (math.isfinite(lo) and math.isfinite(hi) and 0 <= lo < hi):
+        hours = [parse_number(x) for x in text.split(",")]
+        if len(hours) != 2 or not (math.isfinite(hours[0]) and math.isfinite(hours[1]) and 0 <= hours[0] < hours[1]):
             raise ValueError("must be two hours 'start,end' with 0 <= start < end")
-        return (lo, hi)
+        return (hours[0], hours[1])
     if key == "gantt_nodes":
         return tuple(n for n in text.split(",") if n)
     raise ValueError("unknown parameter")
