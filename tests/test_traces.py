@@ -246,6 +246,7 @@ FAR_HELIOS = _file(
     "2,u,vc,8,8,1,COMPLETED,1678-01-01 00:00:00,,,100,0",
     "3,u,vc,8,8,1,COMPLETED,2261-12-31 23:59:59,,,100,0",
     "4,u,vc,8,8,1,COMPLETED,2300-06-01 00:00:00,,,100,0",
+    "5,u,vc,8,8,1,COMPLETED,-0,,,100,0",  # pandas reads the year 0
 )
 FAR_ACME = _file(
     SEREN_HEADER,
@@ -257,6 +258,7 @@ FAR_REASONS = {
     "helios": [
         "row 2, column submit_time: the year is outside 1678 to 2261: '1500-01-01 00:00:00'",
         "row 5, column submit_time: the year is outside 1678 to 2261: '2300-06-01 00:00:00'",
+        "row 6, column submit_time: the year is outside 1678 to 2261: '-0'",
     ],
     "acme": [
         "row 3, column submit_time: the year is outside 1678 to 2261: '0999-03-01 00:18:22+08:00'",
@@ -298,7 +300,7 @@ def test_cli_names_a_date_beyond_a_timestamp(
     said = printed.out + printed.err  # convert's notes go to stdout
     assert code == (0 if drop else 2) and "Traceback" not in said
     assert all(r in said for r in FAR_REASONS["helios"])
-    assert ("dropped 2 invalid rows of 4" if drop else "refused: 2 of 4 rows are invalid") in said
+    assert ("dropped 3 invalid rows of 5" if drop else "refused: 3 of 5 rows are invalid") in said
 
 
 def test_dashboard_upload_names_a_date_beyond_a_timestamp() -> None:

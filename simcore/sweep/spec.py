@@ -22,6 +22,7 @@ from simcore import alibaba
 from simcore.errors import UserError
 from simcore.knobs import split_assignment
 from simcore.model import MAX_SEED, SimConfig
+from simcore.numtext import quoted
 from simcore.policy_spec import PolicySpec, parse_policies
 
 MAX_SEEDS = 100_000  # seeds in one sweep
@@ -241,11 +242,16 @@ def spec_from_mapping(data: Mapping[str, Any], where: str = "grid file") -> dict
     if unknown:
         raise UserError(f"{where}: unknown key(s) {', '.join(map(str, unknown))} (known: {', '.join(SPEC_KEYS)})")
     out: dict[str, Any] = {}
-    for key in ("preset", "alibaba", "seeds", "policies", "bound"):
+    for key in ("preset", "alibaba", "seeds", "policies", "baseline", "bound"):
         if key in data:
             out[key] = data[key]
-    if "baseline" in data:
-        out["baseline"] = data["baseline"]
+    for key in ("preset", "alibaba"):
+        if not isinstance(out.get(key, ""), str):
+            raise UserError(f"{where}: '{key}' must be a name, got {quoted(out[key])}")
+    for key in ("policies", "baseline"):
+        value = out.get(key, "")
+        if not (isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))):
+            raise UserError(f"{where}: '{key}' must be a comma-separated text or a list of names, got {quoted(value)}")
     if "set" in data:
         if not isinstance(data["set"], Mapping):
             raise UserError(f"{where}: 'set' must be a mapping KEY: VALUE")
@@ -310,7 +316,11 @@ def _canonical_point(source: Source, params: Mapping[str, Any]) -> tuple[tuple[s
     else:
         resolved, base = alibaba.source_params(workload)[3], alibaba.source_params({})[3]
         for name in (alibaba.POD_FILE, alibaba.NODE_FILE):
-            if not (Path(source.name) / name).is_file():
+            try:
+                found = (Path(source.name) / name).is_file()
+            except OSError as exc:  # a name the system refuses (too long, say) is not found either
+                raise UserError(f"alibaba source: {quoted(source.name)}: {exc.strerror or exc}") from None
+            if not found:
                 raise UserError(f"alibaba source: {Path(source.name) / name} not found")
     kept.update({k: v for k, v in workload.items() if resolved[k] != base[k]})
     return tuple(sorted(kept.items()))

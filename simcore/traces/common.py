@@ -30,7 +30,8 @@ HOUR = 3600.0
 SIZE_MAP = "size"
 #: the years a trace's date-time may fall in (:func:`outside_years`)
 FIRST_YEAR, LAST_YEAR = 1678, 2261
-_YEAR = re.compile(r"\s*([+-]?[0-9]{4,})")
+# a year as pandas reads it: 4 digits, or any digits after a minus (9 are enough to tell)
+_YEAR = re.compile(r"\s*(-[0-9]{1,9}|[0-9]{4})")
 
 
 @dataclass(frozen=True)
