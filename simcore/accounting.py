@@ -12,7 +12,8 @@ that come less than :data:`REPREEMPT_WINDOW` seconds of run after the job's prev
 
 A gang writes one row per worker for each event (rule 10); the accounting counts the job's event
 once and multiplies by its workers, and compares a TE gang's start nodes with its nominated
-nodes worker by worker.
+nodes worker by worker. A TE gang's decision may have several decision records (one per worker
+that searched): :func:`record_values` splits its values over them.
 """
 
 from __future__ import annotations

@@ -155,7 +155,9 @@ class Scenario:
         kept = tuple((k, v) for k, v in scenario.gen if _gen_ok(scenario.preset, k, v, warnings))
         scenario = replace(scenario, gen=kept)
         if scenario.baseline not in scenario.policies:
-            warnings.append(f"baseline {scenario.baseline!r} is not among the policies; using {scenario.policies[0]!r}")
+            warnings.append(
+                f"baseline {quoted(scenario.baseline)} is not among the policies; using {scenario.policies[0]!r}"
+            )
             scenario = replace(scenario, baseline=scenario.policies[0])
         return scenario, warnings
 
@@ -274,7 +276,7 @@ def from_widgets(
             continue
         pair = split_assignment(line)
         if pair is None:
-            problems.append(f"generator parameter line {line.strip()!r} is not KEY=VALUE")
+            problems.append(f"generator parameter line {quoted(line.strip())} is not KEY=VALUE")
             continue
         gen[pair[0]] = pair[1]
     knobs, knob_problems = knob_widgets.read_widgets(values)

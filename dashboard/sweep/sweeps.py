@@ -161,7 +161,7 @@ def vet_link(settings: SweepSettings, lim: Limits) -> tuple[SweepSettings, list[
         if lim.allow_dask:
             offered = settings.dask
         else:
-            notes.append(f"link parameter dask={settings.dask!r} ignored: this demo never connects to a Dask scheduler")
+            notes.append(ignored("dask", settings.dask, "this demo never connects to a Dask scheduler"))
     if settings.workers and (lim.demo or settings.workers > lim.max_workers):
         why = "this demo sets its own worker count" if lim.demo else f"at most {lim.max_workers} (max_workers)"
         notes.append(f"link parameter workers={settings.workers} ignored: {why}")

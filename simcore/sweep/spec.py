@@ -22,7 +22,7 @@ from simcore import alibaba
 from simcore.errors import UserError
 from simcore.knobs import split_assignment
 from simcore.model import MAX_SEED, SimConfig
-from simcore.numtext import quoted
+from simcore.numtext import parse_number, quoted
 from simcore.policy_spec import PolicySpec, parse_policies
 
 MAX_SEEDS = 100_000  # seeds in one sweep
@@ -112,9 +112,13 @@ def parse_value(text: Any) -> Any:
         if not s:
             raise UserError("empty grid value")
         try:
-            value = float(s)
+            float(s)
         except ValueError:
-            return s
+            return s  # a choice (checkpoint=none), a list (te_gpu=1,2)
+        try:
+            value = parse_number(s)
+        except ValueError as exc:  # a number no range holds (400 digits, 1e400)
+            raise UserError(f"grid value: {exc}") from None
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return int(value)
     return value
