@@ -26,7 +26,10 @@ from helpers.paths import ROOT
 #: simcore's layers, lowest first: (name, modules and packages under simcore/). ``__init__`` is the
 #: package itself (the public API re-exports), ``workload`` also every module of ``workload/``.
 SIMCORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation", ("errors", "fmt", "csvsafe", "jsonstream", "parquet_pages", "parquet_read", "stats", "workers")),
+    (
+        "foundation",
+        ("errors", "fmt", "numtext", "csvsafe", "jsonstream", "parquet_pages", "parquet_read", "stats", "workers"),
+    ),
     ("model", ("model", "knobs", "units", "result", "saves")),
     ("workload", ("workload", "alibaba", "traces", "preset_params", "presets", "samples")),
     ("policies", ("policies", "policy_spec")),
