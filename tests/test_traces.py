@@ -125,10 +125,12 @@ def test_slurm_bad_rows_are_named() -> None:
         "1,u,vc,8,8,1,COMPLETED,yesterday,,,100,0",
         "2,u,vc,8,8,0,COMPLETED,2020-06-09 18:41:01,,,100,0",
         "3,u,vc,8,8,1.5,COMPLETED,2020-06-09 18:41:01,,,100,0",
+        "4,u,vc,8,8,1,COMPLETED,\x1f,,,100,0",  # white space to Python, not to the schema: a text given
     )
     with pytest.raises(WorkloadError) as err:
         load_workload(bad, name="c.csv")
     message = str(err.value)
+    assert "row 5, column submit_time: not a date-time: '\\x1f'" in message
     assert "row 2, column submit_time: not a date-time: 'yesterday'" in message
     assert "row 3, column node_num: 0 nodes for a job of 8 GPUs" in message
     assert "row 4, column node_num: must be a whole number >= 1 written as digits" in message

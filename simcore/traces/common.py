@@ -135,7 +135,8 @@ def datetime_problems(parsed: Mapping[str, list[Any]], columns: tuple[str, ...])
     out: list[tuple[int, str, str]] = []
     for column in columns:
         values = np.array([v if v is not None else "" for v in parsed.get(column, [])], dtype=object)
-        given = np.array([bool(str(v).strip()) for v in values], dtype=bool)
+        # what the schema kept (pydantic strips Unicode white space only: a cell "\x1f" is given)
+        given = np.array([v != "" for v in values], dtype=bool)
         far = outside_years(values)
         _, bad = seconds(np.where(given, values, "1970-01-01"))
         for i in np.flatnonzero(bad & given):
