@@ -3,6 +3,7 @@ numeric link parameter of Explore and Sweep, a generator parameter, an upload op
 and ``float()`` of a 400-digit number raise OverflowError or give ``inf``, which the readers did
 not expect; now each is one reader (:func:`simcore.numtext.parse_number`) and the value is refused
 with a message naming it, shortened (a link: a notice, the default kept), never a traceback.
+And runs that last thousands of years (allowed: times up to 2^53 s) on the Gantt.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pytest
 from helpers.apptest import APP, DEMO
 from streamlit.testing.v1 import AppTest
 
-from dashboard.shared import uploads
+from dashboard.shared import gantt_views, uploads
 from dashboard.shared.scenario import SETTINGS, Scenario
 from dashboard.sweep import sweeps
 from simcore.cli import main
@@ -132,3 +133,38 @@ def test_a_link_of_huge_numbers_opens_the_page_with_a_notice(page: str, keys: li
     assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
     [notice] = [c.value for c in at.code if "ignored" in c.value]
     assert sorted(line.split("=")[0].removeprefix("link parameter ") for line in notice.splitlines()) == sorted(keys)
+
+
+def test_the_gantt_window_control_stays_small_for_any_run() -> None:
+    """The window's start slider offers every quarter of the window's length. A run of 3,000 h
+    would give 1 h windows 12,000 starts, above MAX_STARTS (10,000): that length is not offered,
+    4 h (3,000 starts) is. A workload's times may reach 2^53 s (2.5e12 h): only the whole run is
+    offered, and fitting a window answers at once (it listed every quarter step: a MemoryError)."""
+    assert gantt_views.MAX_STARTS == 10_000
+    assert gantt_views.window_lengths(3000.0) == [4.0, 8.0, 24.0, 168.0, 3000.0]
+    assert gantt_views.window_lengths(1e5) == [168.0, 1e5]  # 1 d: 16,667 starts; 1 week: 2,381
+    longest = 2.0**53 / 3600
+    assert gantt_views.window_lengths(longest) == [longest]
+    assert gantt_views.fit_window((0.0, 8.0), longest) == (0.0, longest)
+    for span in (3000.0, 1e5, longest):
+        for length in gantt_views.window_lengths(span):
+            assert len(gantt_views.window_starts(length, span)) <= gantt_views.MAX_STARTS + 1
+
+
+def test_a_run_beyond_the_gantt_axis_is_said_not_drawn() -> None:
+    """Plotly's date axis ends with the year 9999: from the Gantt's day 1 (2000-01-01), 8,000 years
+    less a day, about 2.52e11 s. A link generating 600 jobs with a median of 1e9 s on one node of 8
+    GPUs runs them mostly one after the other (most BE jobs take the whole node): fifo's last ends at
+    3.6e11 s (11,300 years). The Gantt and the job's chart say so; no tab fails (the Gantt's window
+    control listed 1.1e8 starts for that run)."""
+    assert gantt_views.GANTT_MAX_SECONDS == pytest.approx(7999.997 * 365.2425 * 86400, rel=1e-6)
+    assert gantt_views.beyond_axis(gantt_views.GANTT_MAX_SECONDS) is None
+    assert "longer than the Gantt's time axis" in str(gantt_views.beyond_axis(3e11))
+    slow = {f"g.{c}_{p}": "1e9" for c in ("te", "be") for p in ("median_s", "max_s")}
+    for tab in ("Gantt", "One job"):
+        at = AppTest.from_file(APP, default_timeout=300)
+        at.query_params.update({"source": "generate", "g.jobs": "600", "g.nodes": "1", **slow, "tab": tab})
+        at.query_params["policies"] = "fifo,k8s"
+        at.run()
+        assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
+        assert any("longer than the Gantt's time axis" in i.value for i in at.info), tab
