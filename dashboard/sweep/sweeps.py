@@ -53,12 +53,12 @@ SETTINGS: dict[str, Knob] = {
     k.name: k
     for k in (
         Knob("seeds", "int", 3, "workloads per knob value", KnobRange(1, MAX_SEEDS, whole=True), noun="setting"),
-        Knob(
+        Knob(  # no more processes than tasks; the server's own limit is vet_link's
             "workers",
             "int",
             0,
             "local worker processes (0 = one per core)",
-            KnobRange(0, LOCAL.max_workers, whole=True),
+            KnobRange(0, sweep.MAX_TASKS, whole=True),
             noun="setting",
         ),
     )
