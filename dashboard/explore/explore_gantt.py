@@ -27,6 +27,11 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
     """Draw the Gantt tab; the view the visitor settles on goes into the link (``workload_file``: the
     workload's name in a refusal's command). A bar's hover names why its job waited longest."""
     runs, cluster = comparison.runs, comparison.cluster
+    last = max((float(r.segments["end"].max()) for r in runs.values() if len(r.segments)), default=0.0)
+    too_long = gantt_views.beyond_axis(last)
+    if too_long:
+        st.info(too_long, icon=":material/timeline:")
+        return
     session = st.session_state
     setup = state.gantt_setup(
         session,

@@ -76,8 +76,11 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
         st.text("\n".join(job_views.story_lines(panel.story)))  # ids and node names may be an upload's: plain
     with right:
         view = job_views.job_gantt(run.segments, run.events, run.jobs, comparison.cluster, policy, job_id)
+        too_long = gantt_views.beyond_axis(float(run.segments["end"].max())) if view is not None else None
         if view is None:
             st.text(f"Job {job_id} never ran in this run.")
+        elif too_long:
+            st.info(too_long, icon=":material/timeline:")
         else:
             waits = job_views.wait_stretches(panel.waits, view.window)
             st.plotly_chart(job_charts.job_gantt_figure(view, job_id, waits), config=PLOT_CONFIG, key="job_gantt")

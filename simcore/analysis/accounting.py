@@ -12,7 +12,8 @@ that come less than :data:`REPREEMPT_WINDOW` seconds of run after the job's prev
 
 A gang writes one row per worker for each event (rule 10); the accounting counts the job's event
 once and multiplies by its workers, and compares a TE gang's start nodes with its nominated
-nodes worker by worker.
+nodes worker by worker. A TE gang's decision may have several decision records (one per worker
+that searched): :func:`record_values` splits its values over them.
 """
 
 from __future__ import annotations
@@ -211,14 +212,60 @@ def decision_values(result: SimResult, acc: Accounting | None = None) -> list[di
     ]
 
 
-def annotated_decisions(result: SimResult) -> list[dict[str, Any]]:
-    """The run's decision records, each with its accounting values (null when it has no victims)."""
-    values = iter(decision_values(result))
+def record_values(result: SimResult, acc: Accounting | None = None) -> list[dict[str, Any]]:
+    """Per decision record with victims (record order), its :data:`DECISION_FIELDS`.
+
+    A decision of a TE gang has one record per worker that searched (docs/policies.md, preemption
+    accounting), each naming the victims of its own search; a single job's decision has one. A
+    record's costs are its own victims' (each preemption belongs to exactly one record); the GPUs
+    the TE job lacked on a node count against the decision's records whose victims hold that node,
+    in record order, each up to the GPUs its victims free there, so that a record's
+    ``excess_gpus`` is what its victims free beyond the lack they make up; ``wasted`` is its
+    decision's. Summed over the records, each figure is the decision's, hence the summary's."""
+    acc = account(result) if acc is None else acc
+    recorded = [len(rec["victims"]) for rec in result.decisions if rec["victims"]]
+    bounds = np.cumsum([0, *recorded])
+    assert bounds[-1] == len(acc.victim)  # every preemption belongs to exactly one record
+    record_of = np.repeat(np.arange(len(recorded)), recorded)  # per preemption (signal order)
+    costs = {c: np.bincount(record_of, weights=acc.cost[c], minlength=len(recorded)) for c in COSTS}
+    # every worker's preempt row (a gang victim writes one per worker), with its preemption
+    rows = np.flatnonzero(result.ev_code == PREEMPT)
+    preemption = np.cumsum(_first_rows(result)[rows]) - 1
+    gpu = units.requests(result.jobs.request)[:, 2][result.ev_job[rows]].tolist()
+    nodes = result.ev_node[rows].tolist()
+    nom = result.nominations
+    decision_rows = np.unique(nom[:, 0])
+    lacked: dict[tuple[int, int], int] = {}  # (decision, node) -> GPU units lacked, not yet made up
+    for d, k, units_lacked in zip(
+        np.searchsorted(decision_rows, nom[:, 0]).tolist(), nom[:, 2].tolist(), nom[:, 3].tolist(), strict=True
+    ):
+        lacked[d, k] = lacked.get((d, k), 0) + units_lacked
     out = []
-    for rec in result.decisions:
-        mine = next(values) if rec["victims"] else dict.fromkeys(DECISION_FIELDS)
-        out.append({**rec, **mine})
+    for r in range(len(recorded)):
+        d = int(acc.decision_of[bounds[r]])
+        lo, hi = np.searchsorted(preemption, bounds[r : r + 2]).tolist()
+        freed = made_up = 0
+        for k, g in zip(nodes[lo:hi], gpu[lo:hi], strict=True):
+            take = min(g, lacked.get((d, k), 0))
+            if take:
+                lacked[d, k] -= take
+            freed += g
+            made_up += take
+        out.append(
+            {
+                "excess_gpus": float((freed - made_up) / units.SCALE[2]),
+                **{c: float(costs[c][r]) for c in COSTS},
+                "wasted": bool(acc.wasted[d]),
+            }
+        )
     return out
+
+
+def annotated_decisions(result: SimResult) -> list[dict[str, Any]]:
+    """The run's decision records, each with its accounting values (null when it has no victims):
+    :func:`record_values`."""
+    values = iter(record_values(result))
+    return [{**rec, **(next(values) if rec["victims"] else dict.fromkeys(DECISION_FIELDS))} for rec in result.decisions]
 
 
 #: the columns of :func:`lost_work`

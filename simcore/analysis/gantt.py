@@ -47,44 +47,68 @@ UNIT = 1000  # thousandths of a GPU: the engine's resource unit
 
 
 class _Lanes:
-    """The occupied ``[lo, hi)`` intervals of every lane of one node (extra lanes appended)."""
+    """The occupied ``[lo, hi)`` intervals of the lanes of one node, each lane made when first
+    needed (a node may have a billion GPUs, a run use eight of them): lanes ``0 .. count - 1``
+    in index order, extra lanes numbered from ``count`` up. The lowest lane not yet made is
+    empty, so it is the one a search over every lane would find among the empty ones."""
 
     def __init__(self, count: int) -> None:
-        self.used: list[list[tuple[int, int]]] = [[] for _ in range(count)]
+        self.count = count
+        self.made: list[list[tuple[int, int]]] = []  # lanes 0 .. len - 1
+        self.extra: list[list[tuple[int, int]]] = []  # lanes count, count + 1, ...
+
+    def _lanes(self) -> list[tuple[int, list[tuple[int, int]]]]:
+        """(index, occupied) of every lane made, in index order."""
+        return [*enumerate(self.made), *((self.count + i, u) for i, u in enumerate(self.extra))]
+
+    def _lane(self, i: int) -> list[tuple[int, int]]:
+        return self.made[i] if i < self.count else self.extra[i - self.count]
+
+    def _new(self) -> int:
+        """The lowest lane not made yet (an extra one when all ``count`` are), made now."""
+        if len(self.made) < self.count:
+            self.made.append([])
+            return len(self.made) - 1
+        self.extra.append([])
+        return self.count + len(self.extra) - 1
 
     def take(self, units: int) -> list[tuple[int, int, int]]:
         """Lanes for a request of ``units`` thousandths: (lane, offset, size) per piece."""
         pieces = []
         taken: set[int] = set()
         for _ in range(units // UNIT):
-            lane = next((i for i, u in enumerate(self.used) if not u and i not in taken), None)
+            lane = next((i for i, u in enumerate(self.made) if not u and i not in taken), None)
+            if lane is None and len(self.made) == self.count:  # extras only once every lane is made
+                extra = (self.count + i for i, u in enumerate(self.extra) if not u)
+                lane = next((i for i in extra if i not in taken), None)
             if lane is None:
-                lane = self._extra()
+                lane = self._new()
             taken.add(lane)
             pieces.append((lane, 0, UNIT))
         part = units % UNIT
         if part:
             best = None  # (room, lane, offset)
-            for i, occupied in enumerate(self.used):
+            if len(self.made) < self.count:  # the lowest lane not made: empty
+                best = (UNIT, len(self.made), 0)
+            for i, occupied in self._lanes():
                 if i in taken:
                     continue
                 for lo, room in _gaps(occupied):
                     if room >= part and (best is None or (room, i, lo) < best):
                         best = (room, i, lo)
-            lane, lo = (best[1], best[2]) if best else (self._extra(), 0)
+            lane, lo = (best[1], best[2]) if best else (self._new(), 0)
+            if lane == len(self.made) < self.count:
+                self._new()
             pieces.append((lane, lo, part))
         for lane, lo, size in pieces:
-            self.used[lane].append((lo, lo + size))
-            self.used[lane].sort()
+            occupied = self._lane(lane)
+            occupied.append((lo, lo + size))
+            occupied.sort()
         return pieces
 
     def give_back(self, pieces: list[tuple[int, int, int]]) -> None:
         for lane, lo, size in pieces:
-            self.used[lane].remove((lo, lo + size))
-
-    def _extra(self) -> int:
-        self.used.append([])
-        return len(self.used) - 1
+            self._lane(lane).remove((lo, lo + size))
 
 
 def _gaps(occupied: list[tuple[int, int]]) -> list[tuple[int, int]]:

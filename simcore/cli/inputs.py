@@ -17,6 +17,7 @@ from typing import Any
 from simcore.core import units
 from simcore.core.errors import UserError
 from simcore.core.model import MAX_RESOURCE, ClusterSpec, JobTable, format_limit
+from simcore.core.numtext import parse_number, quoted
 from simcore.io.csvsafe import write_columns
 from simcore.workload import (
     DEFAULT_MAX_BYTES,
@@ -46,25 +47,33 @@ def arg_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
     return convert
 
 
+def number(text: str, whole: bool = False) -> Any:
+    """:func:`~simcore.core.numtext.parse_number`, its refusal as a UserError."""
+    try:
+        return parse_number(text, whole)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+NUMBER = arg_type(number)  # an option's number; where it is used, its range is checked
+
+
 def parse_byte_size(text: str) -> int:
     """``200000000``, ``200MB``, ``50M``, ``1G`` (decimal units) -> bytes."""
     match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([kKmMgG]?)[bB]?\s*", text)
     if not match:
-        raise UserError(f"{text!r} is not a size (bytes, or with K/M/G such as 50M)")
-    return int(float(match.group(1)) * {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}[match.group(2).lower()])
+        raise UserError(f"{quoted(text)} is not a size (bytes, or with K/M/G such as 50M)")
+    return int(number(match.group(1)) * {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}[match.group(2).lower()])
 
 
 def _positive(kind: type, maximum: float | None = None) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise UserError(f"{text!r} is not a {'whole number' if kind is int else 'number'}") from None
+        value = number(text, whole=kind is int)
         if not value > 0 or value == float("inf"):
-            raise UserError(f"{text!r} must be > 0")
+            raise UserError(f"{quoted(text)} must be > 0")
         if maximum is not None and value > maximum:
-            raise UserError(f"{text!r} is above the limit of {format_limit(maximum)}")
-        return value
+            raise UserError(f"{quoted(text)} is above the limit of {format_limit(maximum)}")
+        return kind(value)
 
     return parse
 
@@ -128,13 +137,13 @@ def add_workload_file_options(parser: argparse.ArgumentParser) -> list[argparse.
     )
     ali.add_argument(
         "--te-max-gpu",
-        type=float,
+        type=NUMBER,
         default=ALIBABA_DEFAULTS.te_max_gpu,
         help=f"size class map: most GPUs of a TE job (default {ALIBABA_DEFAULTS.te_max_gpu:g})",
     )
     ali.add_argument(
         "--te-max-hours",
-        type=float,
+        type=NUMBER,
         default=ALIBABA_DEFAULTS.te_max_hours,
         help=f"size class map: longest run of a TE job, hours (default {ALIBABA_DEFAULTS.te_max_hours:g})",
     )
@@ -263,11 +272,11 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> list[argparse.Action
         help=f"number of identical nodes n0 .. n(N-1) (default {DEFAULT_NODES}; 1 to {MAX_NODES})",
     )
     limit = f"0 to {format_limit(MAX_RESOURCE)}"
-    group.add_argument("--node-cpu", type=float, help=f"CPU cores per node (default {DEFAULT_NODE_CPU:g}; {limit})")
+    group.add_argument("--node-cpu", type=NUMBER, help=f"CPU cores per node (default {DEFAULT_NODE_CPU:g}; {limit})")
     group.add_argument(
-        "--node-mem-gb", type=float, help=f"memory per node, GiB (default {DEFAULT_NODE_MEM_GB:g}; {limit})"
+        "--node-mem-gb", type=NUMBER, help=f"memory per node, GiB (default {DEFAULT_NODE_MEM_GB:g}; {limit})"
     )
-    group.add_argument("--node-gpu", type=float, help=f"GPUs per node (default {DEFAULT_NODE_GPU:g}; {limit})")
+    group.add_argument("--node-gpu", type=NUMBER, help=f"GPUs per node (default {DEFAULT_NODE_GPU:g}; {limit})")
     group.add_argument(
         "--cluster",
         metavar="FILE",
@@ -276,7 +285,7 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> list[argparse.Action
     group.add_argument("--cluster-trace", metavar="FILE", help="Alibaba GPU trace 2023 node list as the cluster")
     group.add_argument("--gpu-nodes-only", action="store_true", help="--cluster-trace: keep only nodes with GPUs")
     group.add_argument(
-        "--gpu-per-node", type=float, metavar="G", help="--cluster-trace: keep only nodes with exactly G GPUs (e.g. 8)"
+        "--gpu-per-node", type=NUMBER, metavar="G", help="--cluster-trace: keep only nodes with exactly G GPUs (e.g. 8)"
     )
     group.add_argument(
         "--first-n",

@@ -16,10 +16,11 @@ project is written and checked the same way.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from simcore.core.numtext import parse_number, quoted
 
 #: The longest duration a setting may give (the knobs grace, restore, checkpoint_interval, tau; a
 #: generator's durations), about 31.7 years: every derived time and slowdown then stays finite.
@@ -66,7 +67,8 @@ class KnobRange:
 
     def contains(self, value: float) -> bool:
         low_ok = value > self.low if self.low_open else value >= self.low
-        whole_ok = not self.whole or float(value).is_integer() or math.isinf(value)  # inf = no cap
+        # an int is whole as it is (float() of a huge one overflows); inf = no cap
+        whole_ok = not self.whole or isinstance(value, int) or float(value).is_integer() or math.isinf(value)
         return low_ok and value <= self.high and whole_ok
 
     def rule(self, value: float) -> str | None:
@@ -79,8 +81,7 @@ class KnobRange:
         else:
             kind = "an integer" if self.whole else "a finite number"
             rule = f"{kind} >= {format_limit(self.low)} and <= {format_limit(self.high)}"
-        shown = repr(value) if len(repr(value)) <= 24 else f"{repr(value)[:12]}... ({len(repr(value))} digits)"
-        return f"must be {rule} (got {shown})"
+        return f"must be {rule} (got {quoted(value)})"
 
     def check(self, name: str, value: float) -> None:
         """Nothing when ``value`` is allowed, else ``ValueError("knob NAME: must be ... (got ...)")``."""
@@ -143,22 +144,14 @@ class Knob:
 
     def parse(self, value: Any) -> int | float | str:
         """A value from text (``--set``, a link, a form) or from a value, typed but not yet
-        range-checked; ``ValueError("knob NAME: ...")`` when it is not of the knob's type."""
-        text = str(value).strip()
+        range-checked (:func:`~simcore.core.numtext.parse_number`); ``ValueError("knob NAME: ...")``
+        when it is not of the knob's type."""
+        if self.kind == "choice":
+            return str(value).strip()
         try:
-            if self.kind == "int":
-                if re.fullmatch(r"[+-]?[0-9]+", text):
-                    return int(text)  # exact: a float would round seeds above 2^53
-                f = float(text)
-                if not f.is_integer():
-                    raise ValueError
-                return int(f)
-            if self.kind == "float":
-                return float(text)
-        except ValueError:
-            kind = "whole number" if self.kind == "int" else "number"
-            raise ValueError(f"{self.noun} {self.name}: {value!r} is not a {kind}") from None
-        return text
+            return parse_number(value, whole=self.kind == "int")
+        except ValueError as exc:
+            raise ValueError(f"{self.noun} {self.name}: {exc}") from None
 
     def check(self, value: Any) -> None:
         """``ValueError("knob NAME: must be ... (got ...)")`` when ``value`` is not allowed."""
