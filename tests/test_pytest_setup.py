@@ -58,8 +58,22 @@ def test_xdist_groups_keep_their_tests_on_one_worker(tmp_path: Path) -> None:
     (suite / "conftest.py").write_text(_CONFTEST)
     for name in ("test_one.py", "test_two.py"):
         (suite / name).write_text(_MODULE)
-    argv = [sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider"]
-    env = {**os.environ, "RAN_DIR": str(ran)}
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "xdist",
+        "-n",
+        "2",
+        "--dist",
+        "loadgroup",
+        "-p",
+        "no:cacheprovider",
+    ]
+    # pytest-xdist alone: the other installed plugins (hypothesis, anyio, ...) only slow each worker's start
+    env = {**os.environ, "RAN_DIR": str(ran), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     done = subprocess.run([*argv, "--rootdir", str(suite), str(suite)], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:]
     workers = {f.name: f.read_text() for f in ran.iterdir()}
