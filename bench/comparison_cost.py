@@ -1,6 +1,6 @@
 """What one comparison costs in the demo's worker: CPU seconds per policy, simulation and frames apart.
 
-Runs :func:`dashboard.shared.compute.comparison`'s two steps (``simulate``, then ``run_of``) policy
+Runs :func:`dashboard.runs.compute.comparison`'s two steps (``simulate``, then ``run_of``) policy
 by policy in this process (the project root on ``PYTHONPATH``: whichever checkout it names, its
 compiled engine if built), on the workload a crowd visitor opens (``?source=generate&g.jobs=N&seed=S``:
 the ``demo`` preset), and reports each step's CPU time (``time.process_time``: what the process
@@ -21,9 +21,10 @@ from pathlib import Path
 
 from emit import emit  # bench/emit.py (a script's own folder is on sys.path)
 
-from dashboard.shared import compute
+from dashboard.runs import compute
 from dashboard.shared.scenario import Scenario
-from simcore import engine, presets
+from simcore import engine
+from simcore.workload import presets
 
 
 def main() -> int:

@@ -1,11 +1,11 @@
 """The hosted demo's memory, part by part, measured without depending on the machine's speed.
 
-Runs the real worker path (:func:`dashboard.shared.worker.run` of
-:func:`dashboard.shared.compute.comparison`) on one generated workload and reports, in MB:
+Runs the real worker path (:func:`dashboard.runs.worker.run` of
+:func:`dashboard.runs.compute.comparison`) on one generated workload and reports, in MB:
 
 - the forkserver's and one worker's peak resident memory (``VmHWM``: the high-water mark, so
   sampling cannot miss it), the worker's read with each value pickled as it is sent;
-- in this process, standing in for the server: the result's :func:`~dashboard.shared.store.deep_size`
+- in this process, standing in for the server: the result's :func:`~dashboard.runs.store.deep_size`
   (what the store counts), its pickled size, the resident growth once it is received and the
   transient peak while it is received (pickled bytes and objects at once), from a peak reset
   (``/proc/self/clear_refs``) just before;
@@ -39,10 +39,10 @@ from typing import Any
 
 from emit import emit  # bench/emit.py (a script's own folder is on sys.path)
 
-from dashboard.shared import compute, worker
+from dashboard.runs import compute, worker
+from dashboard.runs.store import deep_size
 from dashboard.shared.scenario import Scenario
-from dashboard.shared.store import deep_size
-from simcore import presets
+from simcore.workload import presets
 
 MB = 1e6
 
@@ -126,7 +126,7 @@ def page(args: argparse.Namespace, out: dict[str, Any]) -> None:
 def sweep(args: argparse.Namespace, out: dict[str, Any]) -> None:
     """One sweep task at the size given (one knob value, one seed), run by the worker as the Sweep
     page runs it with ``max_workers`` = 1: in the worker process itself, every policy's result held
-    until the task's rows are made (simcore.sweep.tasks.run_task)."""
+    until the task's rows are made (simcore.experiments.sweep.tasks.run_task)."""
     from dashboard.sweep.sweeps import SweepSettings
 
     settings = SweepSettings(jobs=str(args.jobs), policies=tuple(args.policies.split(",")), values="0.8", seeds=1)

@@ -17,10 +17,10 @@ import sys
 
 import numpy as np
 
+from simcore.core.model import ClusterSpec, Node, Resources, SimConfig
+from simcore.core.result import SimResult
 from simcore.engine import simulate
-from simcore.model import ClusterSpec, Node, Resources, SimConfig
-from simcore.presets import generate
-from simcore.result import SimResult
+from simcore.workload.presets import generate
 
 PLACEMENTS = ("best_fit", "worst_fit", "first_fit")
 SHAPES = ((64, 512, 8), (32, 256, 4), (96, 768, 8))  # (cpu, mem GB, gpu) of the mixed cluster

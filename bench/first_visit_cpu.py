@@ -34,7 +34,7 @@ def main() -> int:
     import dashboard.__main__ as launcher  # the standard library only
 
     def page_imports() -> None:
-        from dashboard.shared import warmup
+        from dashboard.runs import warmup
 
         with warmup.outside_runtime():
             for name in launcher.imported_modules(launcher.APP) + launcher.imported_modules(launcher.DEFAULT_PAGE):
@@ -42,9 +42,9 @@ def main() -> int:
 
     timed("the app's and the default page's imports", page_imports, rows)
     from dashboard.explore import explore_results
-    from dashboard.shared import compute, data, shipped, warmup
-    from dashboard.shared.results import Comparison
-    from simcore.compare import Configured, run_policies
+    from dashboard.runs import compute, data, shipped, warmup
+    from dashboard.runs.results import Comparison
+    from simcore.analysis.compare import Configured, run_policies
 
     with warmup.outside_runtime():
         default = timed("the default workload and cluster read", data.default_scenario, rows)

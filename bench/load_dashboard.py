@@ -12,7 +12,7 @@ headless Chromium (Debian's /usr/bin/chromium, or ``$CHROMIUM``):
 With ``--visitors N`` it runs instead (after the warm-up visit) the crowd of issue 16: N visitors
 each opening a distinct generated scenario (``--jobs`` jobs, seed 2000 + i, ``--policies``) at
 once. For each it records when the page first showed its trio cards ("served"), its place in line
-(the notice of dashboard/shared/slots.py: "told"), a refusal naming a limit ("told") or the
+(the notice of dashboard/runs/slots.py: "told"), a refusal naming a limit ("told") or the
 progress bar of a computation that started without waiting ("computing"), and
 whether it was served before ``--deadline``; the peak RSS of the server plus all its descendant
 (worker) processes, sampled every 0.1 s, and the 1-minute load average are reported with them.

@@ -40,9 +40,9 @@ def engine_runs_gangs() -> bool:
     a 2-worker job of 8 GPUs on two 8-GPU nodes must start on both."""
     import numpy as np
 
+    from simcore.core.model import ClusterSpec, JobTable, SimConfig
+    from simcore.core.result import EVENT_NAMES
     from simcore.engine import simulate
-    from simcore.model import ClusterSpec, JobTable, SimConfig
-    from simcore.result import EVENT_NAMES
 
     gang = JobTable(
         job_id=np.array(["g"], dtype=object),
@@ -87,9 +87,9 @@ def heapq_floor(submit: list[float], duration: list[float], servers: int) -> tup
 
 
 def one(name: str) -> dict:
+    from simcore.core.model import SimConfig
     from simcore.engine import compiled, simulate
-    from simcore.model import SimConfig
-    from simcore.presets import generate
+    from simcore.workload.presets import generate
 
     preset, overrides, policy = SCENARIOS[name]
     t0 = time.perf_counter()

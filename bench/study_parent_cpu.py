@@ -17,15 +17,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from simcore import sweep  # noqa: E402
 from simcore.cli import main as cli_main  # noqa: E402
+from simcore.experiments import sweep  # noqa: E402
 
 measured: dict[str, float] = {}
 run_sweeps = sweep.run_sweeps
 
 
 def timed_run_sweeps(*args: Any, **kwargs: Any) -> Any:
-    """:func:`simcore.sweep.run_sweeps`, its parent CPU and wall time kept in ``measured``."""
+    """:func:`simcore.experiments.sweep.run_sweeps`, its parent CPU and wall time kept in ``measured``."""
     cpu, wall = time.process_time(), time.perf_counter()
     reports = run_sweeps(*args, **kwargs)
     measured["parent_cpu"] = time.process_time() - cpu

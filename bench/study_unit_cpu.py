@@ -1,5 +1,5 @@
 """Benchmark: the CPU seconds of one unit of the full study (one workload's tasks, as a pool worker
-runs them: :func:`simcore.sweep.run_tasks`), the minimum of several repeats in one process
+runs them: :func:`simcore.experiments.sweep.run_tasks`), the minimum of several repeats in one process
 (``time.process_time``: a loaded machine stretches wall time, hardly this). ``--profile`` then
 prints a cProfile of one more repeat. The unit is the first (longest first, as the study submits
 them) whose workload key contains the given text:
@@ -21,11 +21,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from simcore.study.plan import DEFAULT_TRACE, FULL  # noqa: E402
-from simcore.study.run import _spec, study_grids  # noqa: E402
-from simcore.sweep.runner import _distinct_runs  # noqa: E402
-from simcore.sweep.spec import Task  # noqa: E402
-from simcore.sweep.tasks import run_tasks, workload_key  # noqa: E402
+from simcore.experiments.study.plan import DEFAULT_TRACE, FULL  # noqa: E402
+from simcore.experiments.study.run import _spec, study_grids  # noqa: E402
+from simcore.experiments.sweep.runner import _distinct_runs  # noqa: E402
+from simcore.experiments.sweep.spec import Task  # noqa: E402
+from simcore.experiments.sweep.tasks import run_tasks, workload_key  # noqa: E402
 
 
 def study_unit(text: str) -> list[Task]:

@@ -5,7 +5,7 @@ first visitor's work done before it accepts connections.
 for the pages' imports (pandas, Plotly, simcore, the page's modules), the default scenario's runs and
 Plotly's first figure. This launcher does that work first: it starts the worker processes'
 forkserver, imports the modules the app and its default page import, puts the default scenario's
-runs in the shared store (read from the shipped file, :mod:`dashboard.shared.shipped`) and builds
+runs in the shared store (read from the shipped file, :mod:`dashboard.runs.shipped`) and builds
 the default page's first two figures once: inside ``streamlit run`` itself, once Streamlit has read
 its options and configuration and before it serves. Nothing depends on a visitor. If any of it
 fails, one line is logged and the server starts all the same. Then what it leaves is kept out of
@@ -51,14 +51,14 @@ def _is_module(name: str) -> bool:
 
 def prepare() -> None:
     """The work a first visitor of the default page would wait for, done now (see the module text)."""
-    from dashboard.shared import warmup, worker
+    from dashboard.runs import warmup, worker
 
     worker.start()  # the forkserver imports the simulator in its own process meanwhile
     with warmup.outside_runtime():
         for name in imported_modules(APP) + imported_modules(DEFAULT_PAGE):
             importlib.import_module(name)
         from dashboard.explore import explore_results
-        from dashboard.shared import data
+        from dashboard.runs import data
 
         data.warm_default()  # the app's own call finds it done: cached once per process
         default = data.default_scenario()

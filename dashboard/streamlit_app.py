@@ -17,10 +17,10 @@ if ROOT not in sys.path:
 # Under `streamlit run` the first script run starts these; `python -m dashboard` (make run) has done
 # both before serving, and they are no-ops here.
 if __name__ == "__main__":  # a script run, not a worker process re-reading its parent's main module
-    from dashboard.shared import worker
+    from dashboard.runs import worker
 
     worker.start()  # the simulator's imports in the forkserver run while this process imports the pages
-    from dashboard.shared import data
+    from dashboard.runs import data
 
     data.warm_default()  # the default scenario's runs, shipped or computed, in the background once per process
 

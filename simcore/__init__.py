@@ -20,39 +20,64 @@ The public API, in the order of a run (config -> simulate -> records -> summary)
 - several policies on one workload, trio against a baseline: :func:`run_policies`,
   :func:`compare_results`.
 
+Each name is imported from its module on first use, so ``import simcore`` itself imports nothing
+of the simulator (and ``simcore --help`` none of it: :mod:`simcore.cli`).
+
 The engine's per-event modules may run compiled with mypyc; :mod:`simcore.engine` says how and
 chooses (``SIMCORE_PURE=1`` runs every module from its ``.py`` file, the reference).
 """
 
-from simcore.compare import compare_results, run_policies
-from simcore.engine import simulate
-from simcore.knobs import KNOBS
-from simcore.metrics import summarize
-from simcore.model import DIMS, ClusterSpec, Job, JobClass, JobTable, Node, Resources, SimConfig
-from simcore.policies import POLICIES, get_policy, register
-from simcore.presets import generate
-from simcore.result import SimResult
-from simcore.workload import load_cluster, load_workload
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-__all__ = [
-    "DIMS",
-    "KNOBS",
-    "POLICIES",
-    "ClusterSpec",
-    "Job",
-    "JobClass",
-    "JobTable",
-    "Node",
-    "Resources",
-    "SimConfig",
-    "SimResult",
-    "compare_results",
-    "generate",
-    "get_policy",
-    "load_cluster",
-    "load_workload",
-    "register",
-    "run_policies",
-    "simulate",
-    "summarize",
-]
+#: the public API: each name and the module that defines it. A name is imported on first use
+#: (``__getattr__`` below), so ``import simcore`` and ``simcore --help`` import none of the
+#: simulator; ``from simcore import simulate`` imports the engine.
+_API: dict[str, str] = {
+    "DIMS": "simcore.core.model",
+    "KNOBS": "simcore.core.knobs",
+    "POLICIES": "simcore.policies",
+    "ClusterSpec": "simcore.core.model",
+    "Job": "simcore.core.model",
+    "JobClass": "simcore.core.model",
+    "JobTable": "simcore.core.model",
+    "Node": "simcore.core.model",
+    "Resources": "simcore.core.model",
+    "SimConfig": "simcore.core.model",
+    "SimResult": "simcore.core.result",
+    "compare_results": "simcore.analysis.compare",
+    "generate": "simcore.workload.presets",
+    "get_policy": "simcore.policies",
+    "load_cluster": "simcore.workload",
+    "load_workload": "simcore.workload",
+    "register": "simcore.policies",
+    "run_policies": "simcore.analysis.compare",
+    "simulate": "simcore.engine",
+    "summarize": "simcore.analysis.metrics",
+}
+__all__ = list(_API)
+
+
+def __getattr__(name: str) -> object:
+    if name not in _API:
+        raise AttributeError(f"module 'simcore' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(_API[name]), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_API})
+
+
+if _TYPE_CHECKING:  # the same names for type checkers, which do not run __getattr__
+    from simcore.analysis.compare import compare_results, run_policies  # noqa: F401
+    from simcore.analysis.metrics import summarize  # noqa: F401
+    from simcore.core.knobs import KNOBS  # noqa: F401
+    from simcore.core.model import DIMS, ClusterSpec, Job, JobClass, JobTable, Node, Resources, SimConfig  # noqa: F401
+    from simcore.core.result import SimResult  # noqa: F401
+    from simcore.engine import simulate  # noqa: F401
+    from simcore.policies import POLICIES, get_policy, register  # noqa: F401
+    from simcore.workload import load_cluster, load_workload  # noqa: F401
+    from simcore.workload.presets import generate  # noqa: F401

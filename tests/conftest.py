@@ -171,7 +171,7 @@ def whole_explore_page(request: pytest.FixtureRequest, monkeypatch: pytest.Monke
 def fresh_store() -> Iterator[None]:
     """The dashboard's shared store empty and no warm-up started in this process, before the test
     and after it (a test that fills them leaves nothing to the next on the same worker)."""
-    from dashboard.shared import data
+    from dashboard.runs import data
 
     data.warm_default.clear()
     data._shared_store.clear()

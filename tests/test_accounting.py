@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from helpers import job, prop_cluster, te
 
-from simcore import accounting
+from simcore.analysis import accounting
+from simcore.analysis.metrics import FLAT_FIELDS, flat_summary, summarize
+from simcore.core.model import JobTable, SimConfig
 from simcore.engine import simulate
-from simcore.metrics import FLAT_FIELDS, flat_summary, summarize
-from simcore.model import JobTable, SimConfig
 
 
 def _run(jobs, cluster, **knobs):
@@ -232,7 +232,7 @@ def test_te_gang_nominated_worker_by_worker_and_the_budget_checked_once():
 
 def _decisions_one_by_one(result, pre_rows, gpu_w):
     """The per-decision loop :func:`accounting._decisions` replaced: its values, bit for bit."""
-    from simcore import units
+    from simcore.core import units
 
     nom = result.nominations
     decision_rows, first = np.unique(nom[:, 0], return_index=True)
@@ -257,7 +257,7 @@ def _decisions_one_by_one(result, pre_rows, gpu_w):
 
 @pytest.mark.parametrize(("preset", "policy"), [("paper", "k8s"), ("paper", "fitgpp"), ("paper-gang", "lrtp")])
 def test_decisions_are_the_one_by_one_values(preset, policy, monkeypatch):
-    from simcore.presets import generate
+    from simcore.workload.presets import generate
 
     gen = generate(preset, 3, {"jobs": 800})
     seen = []

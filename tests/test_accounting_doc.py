@@ -1,10 +1,10 @@
-"""Section 9 of RESULTS.md (simcore.study.accounting_doc) on hand-made rows: each cell derived by hand."""
+"""Section 9 of RESULTS.md (simcore.experiments.study.accounting_doc) on hand-made rows: each cell derived by hand."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from simcore.study import accounting_doc
+from simcore.experiments.study import accounting_doc
 
 
 def _rows() -> pd.DataFrame:
@@ -53,10 +53,3 @@ def test_section_cells():
     assert row[1] == "2 [-10.7, 14.7]" and row[2] == "0 s [0 s, 0 s]"
     assert "k8s -0.5 [-6.85, 5.85] GPU-h and 7 [7, 7] excess GPUs" in text  # k8s minus fitgpp, paired by seed
     assert "(the interval includes 0: no measurable distance)" in text
-
-
-def test_splice_replaces_the_section_or_puts_it_before_reproduce():
-    doc = "# R\n\n## 8. x\n\ntext\n\n## Reproduce\n\nrun\n"
-    once = accounting_doc.splice(doc, accounting_doc.HEADING + "\n\nA\n")
-    assert once == "# R\n\n## 8. x\n\ntext\n\n" + accounting_doc.HEADING + "\n\nA\n\n## Reproduce\n\nrun\n"
-    assert accounting_doc.splice(once, accounting_doc.HEADING + "\n\nB\n") == once.replace("\nA\n", "\nB\n")

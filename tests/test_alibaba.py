@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simcore.alibaba import AlibabaOptions, parse_trace_time
-from simcore.errors import UserError
+from simcore.core.errors import UserError
 from simcore.workload import Problem, WorkloadError, load_cluster, load_workload, offered_load
+from simcore.workload.alibaba import AlibabaOptions, parse_trace_time
 
 TRACE = Path(__file__).resolve().parents[2] / "shared" / "traces" / "alibaba-gpu-2023"
 PODS = TRACE / "openb_pod_list_default.csv"

@@ -1,14 +1,14 @@
-"""Text to Alibaba adapter options (simcore.alibaba.recipes), the one parser the CLI and the sweep source share."""
+"""Text to Alibaba adapter options (simcore.workload.alibaba.recipes), the one parser the CLI and the sweep source share."""
 
 from __future__ import annotations
 
 import pytest
 
-from simcore import alibaba
-from simcore.alibaba import DAY, AlibabaOptions
 from simcore.cli import build_parser
-from simcore.cli_workload import alibaba_options_from_args
-from simcore.errors import UserError
+from simcore.cli.inputs import alibaba_options_from_args
+from simcore.core.errors import UserError
+from simcore.workload import alibaba
+from simcore.workload.alibaba import DAY, AlibabaOptions
 
 
 def test_every_adapter_option_has_one_kind():

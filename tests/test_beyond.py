@@ -1,4 +1,4 @@
-"""Section 8 of RESULTS.md (:mod:`simcore.study.beyond`) on a tiny plan: every cell is the rows' number, recomputed
+"""Section 8 of RESULTS.md (:mod:`simcore.experiments.study.beyond`) on a tiny plan: every cell is the rows' number, recomputed
 here independently (numpy mean, t-table critical value), and every verdict follows its interval."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simcore.study import QUICK, beyond
-from simcore.study.figures import Figures
-from simcore.study.run import RunOptions, run_beyond, run_grid
+from simcore.experiments.study import QUICK, beyond
+from simcore.experiments.study.figures import Figures
+from simcore.experiments.study.run import RunOptions, run_beyond, run_grid
 
 # one xdist worker runs the module, so the tiny study (a module fixture) is computed once
 pytestmark = pytest.mark.xdist_group("beyond")

@@ -1,4 +1,4 @@
-"""simcore.whatif.blocking_reasons: one hand-made scenario per reason code (WAIT_REASONS), each
+"""simcore.analysis.whatif.blocking_reasons: one hand-made scenario per reason code (WAIT_REASONS), each
 wait derived by hand in its comment. Default knobs: grace 30 s, restore 60 s, on_preempt; nodes
 from prop_cluster have cpu = mem_gb = gpu."""
 
@@ -9,9 +9,9 @@ import math
 import pytest
 from helpers import cluster_of, job, prop_cluster, te
 
-from simcore.errors import UserError
-from simcore.model import JobTable, SimConfig
-from simcore.whatif import WAIT_REASONS, blocking_reasons, reason_at
+from simcore.analysis.whatif import WAIT_REASONS, blocking_reasons, reason_at
+from simcore.core.errors import UserError
+from simcore.core.model import JobTable, SimConfig
 
 INF = math.inf
 
@@ -169,7 +169,7 @@ def test_a_te_gang_waits_for_the_grace_of_its_one_victim():
     # fitgpp, two 8-GPU nodes held by BE A (n0) and B (n1). TE gang G (2 workers x 4 GPUs, at 100):
     # worker 0 preempts A (n0, job order on a tie); worker 1 then fits in the rest of n0 (A counts as
     # released), so only A is signalled and G starts at 130, after A's grace period
-    from simcore.model import Job
+    from simcore.core.model import Job
 
     a, b = job("A", 0, 1000, 8), job("B", 0, 1000, 8)
     g = Job("G", 100.0, 50.0, job("x", 0, 1, 4).request, te("x", 0, 1, 4).job_class, workers=2)
@@ -178,7 +178,7 @@ def test_a_te_gang_waits_for_the_grace_of_its_one_victim():
 
 def test_a_be_gang_without_room_says_so():
     # fifo, two 8-GPU nodes; A (8) holds n0 until 100; gang G (2 x 8 GPUs, at 10) waits for it
-    from simcore.model import Job
+    from simcore.core.model import Job
 
     g = Job("G", 10.0, 50.0, job("x", 0, 1, 8).request, job("x", 0, 1, 8).job_class, workers=2)
     waits = _raw([job("A", 0, 100, 8), g], prop_cluster(8, 8), "G")
@@ -202,9 +202,9 @@ def test_watching_a_job_changes_nothing_in_the_run(policy, backfill):
     # (grace 0 with backfill none, so that releases within a pass are watched too)
     from pathlib import Path
 
+    from simcore.analysis.whatif.reasons import watched_run
+    from simcore.core.model import ClusterSpec
     from simcore.engine import simulate
-    from simcore.model import ClusterSpec
-    from simcore.whatif.reasons import watched_run
     from simcore.workload import load_workload
 
     jobs = load_workload(Path(__file__).resolve().parents[1] / "sample_workloads" / "demo.csv").table

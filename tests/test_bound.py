@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 from helpers import assert_events, job, prop_cluster, te
 
-from simcore.bound import BOUND_LABEL, POOLED_NODE, pooled, run_bound
+from simcore.analysis.bound import BOUND_LABEL, POOLED_NODE, pooled, run_bound
 from simcore.cli import main as cli_main
+from simcore.core.model import JobTable, SimConfig
 from simcore.engine import simulate
-from simcore.model import JobTable, SimConfig
 from simcore.policies import POLICIES
 
 # two nodes of 4, each 3/4 full from t=0: TE T (2 GPUs) at 10 fits on neither node but fits the
@@ -167,8 +167,8 @@ def test_sweep_marks_the_bound_rows(tmp_path):
 
 
 def test_grid_file_bound_key_and_its_simulation_count():
-    from simcore.errors import UserError
-    from simcore.sweep import build_spec, spec_from_mapping
+    from simcore.core.errors import UserError
+    from simcore.experiments.sweep import build_spec, spec_from_mapping
 
     kw = spec_from_mapping({"preset": "demo", "seeds": 2, "policies": ["fifo", "k8s"], "bound": True})
     spec = build_spec(**kw)

@@ -80,9 +80,9 @@ def _first_steps(n: int) -> list[dict]:
     from dashboard.shared.decision_text import decision_for
     from dashboard.shared.scenario import Scenario
     from simcore.engine import simulate
-    from simcore.presets import generate
-    from simcore.samples import SAMPLES
     from simcore.workload import load_cluster
+    from simcore.workload.presets import generate
+    from simcore.workload.samples import SAMPLES
 
     scenario = Scenario()
     preset, seed, overrides = next((p, s, o) for f, p, s, o in SAMPLES if f == f"{scenario.sample}.csv")
@@ -240,7 +240,7 @@ def _gantt(page: Any, records: list[dict]) -> None:
     zoom around a preemption and Next preemption moving the window onto it, the first decision's *Why
     this victim?* (fitgpp's choice beside k8s's), the README's picture, then on to the first decision
     where the two differ (:func:`_why_this_victim`)."""
-    from simcore import fmt
+    from simcore.core import fmt
 
     # the window's start slider runs from the run's start to one window (8 h) before its end
     caption = page.get_by_text("Window: day").first
@@ -357,7 +357,7 @@ def test_the_first_chart_is_drawn_before_the_sidebar_comes_by_itself(
 def test_a_link_with_the_save_and_budget_knobs_fills_their_widgets(
     dashboard_server: str, new_page: Callable[..., Any]
 ) -> None:
-    """save_failure and preempt_budget (widgets derived from simcore.knobs) travel in a link, show in the
+    """save_failure and preempt_budget (widgets derived from simcore.core.knobs) travel in a link, show in the
     Knobs box and the runs complete with them."""
     page = new_page(1400, 1500)
     page.goto(f"{dashboard_server}/?save_failure=0.5&preempt_budget=1")
@@ -412,7 +412,7 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
     demo-mode server, as the public sees Learn (its lessons are far inside every limit), which also
     puts it in the other browser group than Explore's tests."""
     from dashboard.learn import lesson_views, lessons
-    from dashboard.shared import compute
+    from dashboard.runs import compute
 
     page = new_page(1400, 1300)
     errors: list[str] = []

@@ -11,8 +11,8 @@ import pytest
 from helpers.browser import BROWSER_TESTS, TIMEOUT_MS, assert_no_exception, click_one, wait_idle
 
 from dashboard.learn import exercises
-from dashboard.shared import compute
-from simcore.model import SimConfig
+from dashboard.runs import compute
+from simcore.core.model import SimConfig
 
 SEED = 7
 

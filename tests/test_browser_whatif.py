@@ -1,6 +1,6 @@
 """In headless Chromium: Explore's One job tab opens on the first preempted job, tells its story and,
 asked "had it not been preempted", shows the job's delta (issue 20). The expected words are computed
-here from :mod:`simcore.whatif` on the default scenario, independently of the page. With
+here from :mod:`simcore.analysis.whatif` on the default scenario, independently of the page. With
 ``UPDATE_SCREENSHOT=1`` the page also replaces docs/screenshot-whatif.png.
 """
 
@@ -20,9 +20,9 @@ sync_api = pytest.importorskip("playwright.sync_api")
 from helpers.browser import ARTIFACTS, CHROMIUM, TIMEOUT_MS, assert_no_exception, settle, wait_idle  # noqa: E402
 
 from dashboard.explore import job_views  # noqa: E402
-from dashboard.shared import data  # noqa: E402
+from dashboard.runs import data  # noqa: E402
 from dashboard.shared.scenario import Scenario  # noqa: E402
-from simcore import whatif  # noqa: E402
+from simcore.analysis import whatif  # noqa: E402
 from simcore.engine import simulate  # noqa: E402
 
 SCREENSHOT = ROOT / "docs" / "screenshot-whatif.png"

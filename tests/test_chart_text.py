@@ -15,10 +15,11 @@ import pytest
 
 from dashboard.explore import charts
 from dashboard.learn import lesson_views
-from dashboard.shared import compute, gantt_charts, gantt_views, views
+from dashboard.runs import compute
+from dashboard.shared import gantt_charts, gantt_views, views
 from dashboard.shared.plain import chart_text
 from dashboard.sweep import sweep_charts
-from simcore.model import ClusterSpec, JobTable, Node, Resources, SimConfig
+from simcore.core.model import ClusterSpec, JobTable, Node, Resources, SimConfig
 
 LINK = '<a href="http://127.0.0.1:9/x">CLICK</a>'
 BOLD = '<b style="color:red">BOLD</b>'

@@ -14,12 +14,13 @@ from dashboard.explore import charts
 from dashboard.shared import chart_style, gantt_charts, gantt_views, views
 from dashboard.shared.scenario import Scenario, from_widgets, widget_values
 from dashboard.sweep import sweep_charts, sweeps
-from simcore import fmt, gantt
-from simcore.model import JobTable, SimConfig
+from simcore.analysis import gantt
+from simcore.core import fmt
+from simcore.core.model import JobTable, SimConfig
 
 
 def _summary(te_p95: float, be_p50: float, be_p95: float) -> dict:
-    """A flat record (simcore.metrics.flat_summary's fields that the views read)."""
+    """A flat record (simcore.analysis.metrics.flat_summary's fields that the views read)."""
 
     def stats(cls: str, p50: float, p95: float) -> dict:
         values = {"mean": p50, "p50": p50, "p90": p95, "p95": p95, "p99": p95 * 1.5}

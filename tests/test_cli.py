@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 
 from simcore.cli import main
-from simcore.csvsafe import to_csv_text
+from simcore.core.model import JobTable, SimConfig
+from simcore.core.result import EVENT_COLUMNS, JOB_COLUMNS
 from simcore.engine import simulate
-from simcore.model import JobTable, SimConfig
-from simcore.result import EVENT_COLUMNS, JOB_COLUMNS
+from simcore.io.csvsafe import to_csv_text
 from simcore.workload import load_cluster, load_workload, write_workload
 
 WORKLOAD = """job_id,submit_time,duration,cpu,mem_gb,gpu,job_class

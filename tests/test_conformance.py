@@ -13,8 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from simcore.core.model import ClusterSpec, JobTable, SimConfig
 from simcore.engine import simulate
-from simcore.model import ClusterSpec, JobTable, SimConfig
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CONF = SHARED / "conformance"

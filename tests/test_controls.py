@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from helpers import assert_events, assert_jobs, events_of, job, prop_cluster, run, te
 
+from simcore.core.model import JobTable, SimConfig
 from simcore.engine import simulate
-from simcore.model import JobTable, SimConfig
 
 PREEMPTIVE = ["k8s", "lrtp", "random", "fitgpp", "fitdelay"]
 

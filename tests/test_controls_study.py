@@ -1,4 +1,4 @@
-"""The RESULTS.md section on saves that fail and the budget (simcore.study.controls), on hand-made rows whose
+"""The RESULTS.md section on saves that fail and the budget (simcore.experiments.study.controls), on hand-made rows whose
 means and intervals are derived here."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import math
 import pandas as pd
 from scipy import stats as sps
 
-from simcore.study import controls
+from simcore.experiments.study import controls
 
 POLICIES = ("priority", *controls.PREEMPTIVE)
 

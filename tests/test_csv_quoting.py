@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from simcore.cli import main
-from simcore.csvsafe import csv_line, quote_cell, to_csv_text
-from simcore.model import ClusterSpec, JobTable, Node, Resources
+from simcore.core.model import ClusterSpec, JobTable, Node, Resources
+from simcore.io.csvsafe import csv_line, quote_cell, to_csv_text
 from simcore.workload import write_workload
 from simcore.workload.writer import write_cluster_csv
 

@@ -19,9 +19,9 @@ from dashboard.learn.learn_content import regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
 from dashboard.shared import keys, uploads
 from dashboard.shared.scenario import Scenario, from_widgets
-from simcore import fmt
-from simcore.errors import UserError
-from simcore.stats import BOOTSTRAP_NAME, bootstrap_mean
+from simcore.analysis.stats import BOOTSTRAP_NAME, bootstrap_mean
+from simcore.core import fmt
+from simcore.core.errors import UserError
 
 BAD_ROW = b"job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n1,0,60,1,1,1,TE\n2,5,-3,1,1,1,BE\n"
 
@@ -186,7 +186,8 @@ def test_a_held_first_runs_link_warnings_stay_when_the_rest_comes(monkeypatch: p
 def test_a_first_run_without_a_chart_or_that_waited_is_not_held(monkeypatch: pytest.MonkeyPatch) -> None:
     """As in a browser: a session's first run is sent whole, sidebar included, when it shows no chart
     (an upload not given yet, a refusal) or waited for a computation (a progress beat)."""
-    from dashboard.shared import data, demo
+    from dashboard.runs import data
+    from dashboard.shared import demo
 
     app()  # warm, so only the waiting below makes the third case wait
     monkeypatch.delenv(first_chart.WHOLE_PAGE_ENV)
@@ -211,7 +212,7 @@ def test_a_first_run_without_a_chart_or_that_waited_is_not_held(monkeypatch: pyt
 
 def _gantt_span(at: AppTest) -> float:
     """Hours of the shown policy's run, rounded up: the end of its last segment."""
-    from dashboard.shared import compute, data
+    from dashboard.runs import compute, data
 
     scenario = Scenario()
     workload = data.sample_workload(scenario.sample)
@@ -436,7 +437,7 @@ def test_sweep_defaults_to_load_and_log_axes_can_be_switched_off() -> None:
     assert [c.key for c in at.get("plotly_chart")] == ["sweep_p95", "pareto", "sweep_trio"]
     p95 = chart_spec(at, "sweep_p95")
     assert p95["layout"]["yaxis"]["type"] == "log" and chart_spec(at, "pareto")["layout"]["xaxis"]["type"] == "log"
-    rows = at.dataframe[-1].value  # "All rows": the whiskers are simcore.stats' interval of their mean
+    rows = at.dataframe[-1].value  # "All rows": the whiskers are simcore.analysis.stats' interval of their mean
     for trace in p95["data"]:
         metric = "TE_slowdown_p95" if trace.get("xaxis", "x") == "x" else "BE_slowdown_p95"
         for value, y, up, down in zip(

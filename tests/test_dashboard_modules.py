@@ -1,5 +1,5 @@
 """The dashboard's shape, checked so it stays so: small modules, one module that caches
-(dashboard/shared/data.py), the session written only by its rules (dashboard/shared/state.py and the Sweep's
+(dashboard/runs/data.py), the session written only by its rules (dashboard/shared/state.py and the Sweep's
 dashboard/sweep/sweep_state.py; the pages only read it), one module that names the session's keys
 (dashboard/shared/keys.py)."""
 
@@ -49,7 +49,7 @@ def test_no_dashboard_module_is_over_400_lines() -> None:
 def test_only_data_py_caches() -> None:
     found = {str(f.relative_to(ROOT)): c for f in DASHBOARD if (c := caches(f.read_text())) and f.name != "data.py"}
     assert not found
-    assert caches((ROOT / "dashboard" / "shared" / "data.py").read_text())
+    assert caches((ROOT / "dashboard" / "runs" / "data.py").read_text())
 
 
 def test_pages_only_read_the_session() -> None:

@@ -1,5 +1,5 @@
 """What the pages keep in the session (dashboard.shared.state) on a plain dict, and the one spread
-statistic of the trio cards and the sweep lines (simcore.stats), without a Streamlit runtime."""
+statistic of the trio cards and the sweep lines (simcore.analysis.stats), without a Streamlit runtime."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from dashboard.shared import keys, state, views
 from dashboard.shared.demo import DEMO, LOCAL
 from dashboard.shared.scenario import Scenario
 from dashboard.sweep import sweep_state, sweeps
-from simcore import gantt
-from simcore.metrics import TRIO_KEYS, TRIO_LABELS
-from simcore.stats import BOOTSTRAP_NAME, bootstrap_mean
+from simcore.analysis import gantt
+from simcore.analysis.metrics import TRIO_KEYS, TRIO_LABELS
+from simcore.analysis.stats import BOOTSTRAP_NAME, bootstrap_mean
 
 H = views.HOUR
 

@@ -1,5 +1,5 @@
 """The One job tab through AppTest from the entry point: the story, each counterfactual and the
-"When would my job start?" form, every number checked against :mod:`simcore.whatif` called here
+"When would my job start?" form, every number checked against :mod:`simcore.analysis.whatif` called here
 directly on the same jobs, cluster and knobs; a hostile job id stays plain text."""
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from helpers.apptest import APP, chart_spec
 from streamlit.testing.v1 import AppTest
 
 from dashboard.explore import job_views
-from dashboard.shared import data, demo, keys, views
+from dashboard.runs import data
+from dashboard.shared import demo, keys, views
 from dashboard.shared.scenario import Scenario
-from simcore import whatif
+from simcore.analysis import whatif
 from simcore.engine import simulate
 
 HOSTILE = '<a href="http://127.0.0.1:9/x">CLICK</a>'
@@ -70,7 +71,7 @@ def test_story_counterfactuals_and_forecast_match_simcore_whatif(inputs, monkeyp
     assert longest is not None
     assert _frame(at, "job", "why it waited")["why it waited"].tolist() == [longest.text]
 
-    # each counterfactual: the job's delta and the trio, as simcore.whatif computes them
+    # each counterfactual: the job's delta and the trio, as simcore.analysis.whatif computes them
     radio = at.radio(key=keys.JOB_CHANGE.name)
     assert radio.options == list(job_views.CHANGE_LABELS.values())  # a preempted 8-GPU job: all four
     for kind, widget, value, change in (
@@ -150,7 +151,7 @@ def test_a_row_of_the_jobs_table_opens_its_job_in_the_one_job_tab(monkeypatch: p
 
 
 def test_the_jobs_table_and_the_gantt_hover_say_why_every_job_waited(inputs, monkeypatch: pytest.MonkeyPatch) -> None:
-    # the "why it waited" column of every row, and the Gantt bars' hover, equal simcore.whatif's answer
+    # the "why it waited" column of every row, and the Gantt bars' hover, equal simcore.analysis.whatif's answer
     # computed here on the same jobs, cluster and knobs (one watched run per policy shown)
     monkeypatch.delenv(demo.ENV_VAR, raising=False)
     table, cluster, _ = inputs

@@ -10,11 +10,11 @@ from streamlit.testing.v1 import AppTest
 from dashboard.learn import lessons
 from dashboard.shared import decision_text, gantt_views
 from dashboard.shared.decisions import records
-from simcore import accounting
+from simcore.analysis import accounting
+from simcore.core.model import SimConfig
 from simcore.engine import simulate
-from simcore.model import SimConfig
 from simcore.policies.glossary import TERMS, TIE_BREAK
-from simcore.presets import generate
+from simcore.workload.presets import generate
 
 ITEM = lessons.lesson("victim")
 TABLE, CLUSTER = lessons.load(ITEM)

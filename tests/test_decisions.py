@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simcore.cli import main as cli_main
+from simcore.core.model import JobTable, SimConfig
 from simcore.engine import simulate
-from simcore.model import JobTable, SimConfig
 from simcore.policies import POLICIES
 from simcore.policies.decision import (
     CAPPED_BY_P,
@@ -180,7 +180,7 @@ def test_fitgpp_chosen_is_the_least_key_on_a_busy_run():
 
 
 def _busy():
-    from simcore.presets import generate
+    from simcore.workload.presets import generate
 
     wl = generate("paper", 0, {"jobs": 1500})
     return wl.table, wl.cluster

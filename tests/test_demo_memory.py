@@ -22,11 +22,12 @@ from helpers import HANG_SECONDS, wait_until
 from helpers.memory import SMALL_JOBS, small_comparison
 from helpers.paths import ROOT
 
-from dashboard.shared import compute, demo, drawing, worker
+from dashboard.runs import compute, drawing, worker
+from dashboard.runs.slots import ComputeSlots
+from dashboard.runs.store import BoundedStore, deep_size
+from dashboard.shared import demo
 from dashboard.shared.scenario import Scenario
-from dashboard.shared.slots import ComputeSlots
-from dashboard.shared.store import BoundedStore, deep_size
-from simcore import presets
+from simcore.workload import presets
 
 
 class Result:
@@ -76,7 +77,7 @@ def test_no_second_computation_starts_while_pages_hold_more_than_the_cap_beyond_
     assert store.elsewhere() == 150 and not store.has_room()
     line = ComputeSlots(capacity=2, max_waiting=5, room=store.has_room)
     first, second = line.enter(), line.enter()
-    # not even while nothing runs: no page waits in line holding results (dashboard/shared/parked.py)
+    # not even while nothing runs: no page waits in line holding results (dashboard/runs/parked.py)
     assert (line.wait(first, 0), line.wait(second, 0)) == (1, 2)
     pages.clear()  # the page is drawn
     gc.collect()
@@ -96,7 +97,7 @@ def test_deep_size_is_within_a_fifth_of_the_memory_stored_results_take() -> None
 import ctypes, gc, json, pickle
 from pathlib import Path
 from helpers.memory import small_comparison
-from dashboard.shared.store import deep_size
+from dashboard.runs.store import deep_size
 def rss():
     line = next(l for l in Path("/proc/self/status").read_text().splitlines() if l.startswith("VmRSS:"))
     return int(line.split()[1]) * 1024

@@ -12,10 +12,10 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from simcore.core.model import ClusterSpec, Node, Resources
+from simcore.core.units import SCALE
 from simcore.engine.cluster import SUBSET_NODES, ClusterState
 from simcore.engine.gang import GangRoom
-from simcore.model import ClusterSpec, Node, Resources
-from simcore.units import SCALE
 from simcore.workload.fit import workers_per_node
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

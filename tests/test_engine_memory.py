@@ -8,13 +8,13 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from simcore import units
+from simcore.core import units
+from simcore.core.model import JobTable, SimConfig
 from simcore.engine import loop
 from simcore.engine.jobstate import JobState
 from simcore.engine.pending import Waiting
 from simcore.engine.queue_order import int_pool, job_order, job_orders
-from simcore.model import JobTable, SimConfig
-from simcore.presets import generate
+from simcore.workload.presets import generate
 
 IDS = {
     "numeric": lambda rng, n: [str(x) for x in rng.permutation(n) * 7],

@@ -15,13 +15,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from simcore import units
+from simcore.core import units
+from simcore.core.model import ClusterSpec, JobTable, Node, Resources, SimConfig
 from simcore.engine.cluster import SUBSET_NODES, ClusterState
 from simcore.engine.jobstate import JobState
 from simcore.engine.reservations import ReservationBook
 from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
-from simcore.model import ClusterSpec, JobTable, Node, Resources, SimConfig
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -8,15 +8,15 @@ import gc
 import numpy as np
 import pytest
 
+from simcore.core.model import JobTable, SimConfig
+from simcore.core.result import EVENT_NAMES
 from simcore.engine import simulate
 from simcore.engine.eventlog import CHUNK, EventLog
 from simcore.engine.queue_order import _has_equal, _id_key, _keys
-from simcore.model import JobTable, SimConfig
 from simcore.policies.base import Candidates, PreemptionView
 from simcore.policies.evaluator import _feasible_nodes
-from simcore.presets import generate
-from simcore.result import EVENT_NAMES
 from simcore.workload.fit import distinct_rows
+from simcore.workload.presets import generate
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 50, 2000])

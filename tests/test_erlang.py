@@ -33,8 +33,8 @@ import math
 import numpy as np
 import pytest
 
+from simcore.core.model import ClusterSpec, JobTable, SimConfig
 from simcore.engine import simulate
-from simcore.model import ClusterSpec, JobTable, SimConfig
 
 MEAN_SERVICE = 1000.0
 BATCHES = 20

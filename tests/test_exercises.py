@@ -9,8 +9,8 @@ from helpers.paths import APP, ROOT
 from streamlit.testing.v1 import AppTest
 
 from dashboard.learn import exercises, knob_map, lessons
-from dashboard.shared import compute
-from simcore.errors import UserError
+from dashboard.runs import compute
+from simcore.core.errors import UserError
 
 
 def lesson_questions(key: str, label: str) -> dict[str, exercises.Question]:

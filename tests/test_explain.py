@@ -14,13 +14,13 @@ from helpers.paths import ROOT
 import simcore.engine.loop as loop
 from dashboard.shared import decision_text, gantt_views
 from dashboard.shared.scenario import Scenario
+from simcore.core.model import JobTable, SimConfig
 from simcore.engine import simulate
-from simcore.model import JobTable, SimConfig
 from simcore.policies import POLICIES
 from simcore.policies.glossary import TERMS, TIE_BREAK, markdown_table
-from simcore.presets import generate
-from simcore.samples import SAMPLES
 from simcore.workload import load_cluster
+from simcore.workload.presets import generate
+from simcore.workload.samples import SAMPLES
 
 
 @pytest.mark.parametrize(

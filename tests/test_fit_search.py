@@ -14,8 +14,8 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from simcore import units
-from simcore.model import SimConfig
+from simcore.core import units
+from simcore.core.model import SimConfig
 from simcore.policies.base import Candidates, PreemptionView, sum_of
 from simcore.policies.fitdelay import FitDelay
 from simcore.policies.fitgpp import FitGpp, FitSearch

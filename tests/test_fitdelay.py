@@ -192,7 +192,7 @@ def test_fitdelay_waits_when_a_job_frees_the_room_within_grace():
 )
 def test_the_wait_is_recorded_with_its_reason(mode, grace, waits):
     # A ends 10 s after T arrives: within a 30 s grace, not within 9 s; with on_preempt fitdelay is fitgpp.
-    from simcore.model import JobTable, SimConfig
+    from simcore.core.model import JobTable, SimConfig
     from simcore.policies.decision import FREES_WITHIN_GRACE
 
     cfg = SimConfig(policy="fitdelay", checkpoint=mode, grace=grace)
@@ -219,7 +219,7 @@ def test_a_job_within_min_runtime_that_frees_the_room_within_grace_makes_fitdela
     a BE job frees the room within grace); T starts at 3020 on n1 and d keeps its 3000 s of work. Looking at the
     candidates alone it signalled d (the exact fit: delay 3000 + 30 + 60, slack 0) and threw that work away.
     The wake-ups at 200 (c, d) and 3100 (a, b) find nothing pending: no pass."""
-    from simcore.model import JobTable, SimConfig
+    from simcore.core.model import JobTable, SimConfig
     from simcore.policies.decision import FREES_WITHIN_GRACE
 
     cfg = SimConfig(policy="fitdelay", checkpoint="none", grace=30, min_runtime=200)

@@ -1,4 +1,4 @@
-"""The one number and duration format (:mod:`simcore.fmt`), on hand-derived values and its edge cases,
+"""The one number and duration format (:mod:`simcore.core.fmt`), on hand-derived values and its edge cases,
 and that the study, the CLI and the dashboard all use it."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from simcore import fmt
+from simcore.core import fmt
 
 NAN, INF = math.nan, math.inf
 
@@ -88,13 +88,13 @@ def test_estimates():
 def test_every_layer_formats_through_it():
     from dashboard.learn import lesson_views
     from dashboard.shared import decision_text
-    from simcore import cli
-    from simcore.study import tables
+    from simcore.cli import run
+    from simcore.experiments.study import tables
 
     assert not hasattr(lesson_views, "_dur") and lesson_views.fmt is fmt and decision_text.fmt is fmt
     assert tables.fmt_val(tables.Stat(3, 2000, -8, 4000), "s") == "33.3 min [-8 s, 66.7 min]"
     assert tables.fmt_pct(tables.Stat(3, -91.0, -103.7, -78.3)) == "-91.0% [-103.7, -78.3]"
-    assert not hasattr(cli, "_fmt") and cli.fmt is fmt
+    assert not hasattr(run, "_fmt") and run.fmt is fmt
 
 
 def test_a_missing_value_reads_the_same_everywhere():

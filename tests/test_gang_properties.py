@@ -20,10 +20,10 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from simcore.analysis.gantt import segments
+from simcore.analysis.metrics import summarize
+from simcore.core.model import ClusterSpec, JobTable, Node, Resources, SimConfig
 from simcore.engine import simulate
-from simcore.gantt import segments
-from simcore.metrics import summarize
-from simcore.model import ClusterSpec, JobTable, Node, Resources, SimConfig
 
 PREEMPTIVE = ["k8s", "lrtp", "random", "fitgpp", "fitdelay"]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

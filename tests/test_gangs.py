@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from helpers import assert_events, assert_jobs, job, prop_cluster, te
 
+from simcore.analysis.gantt import segments
+from simcore.core.model import Job, JobTable, SimConfig
 from simcore.engine import simulate
-from simcore.gantt import segments
-from simcore.model import Job, JobTable, SimConfig
 from simcore.policies.decision import GANG_UNSATISFIED, NO_RUNNING_BE
 
 PREEMPTIVE = ["k8s", "lrtp", "random", "fitgpp", "fitdelay"]
@@ -358,7 +358,7 @@ def test_te_gang_grace_zero_releases_follow_preempts():
 
 def test_lost_work_is_per_job_and_useful_utilisation_counts_workers():
     # checkpoint none: G loses its 10 s of progress once (per job, in run time)
-    from simcore.metrics import utilization
+    from simcore.analysis.metrics import utilization
 
     r = run(_gang_victim_jobs(), prop_cluster(4, 4), policy="k8s", checkpoint="none")
     jf = r.jobs_frame.set_index("job_id")

@@ -1,5 +1,5 @@
-"""The gang columns of a run (simcore.accounting.gang_flat) on hand-made scenarios, and the gang section
-of RESULTS.md (simcore.study.gangs) on hand-made rows: each cell derived by hand (t(0.975, 1) = 12.706)."""
+"""The gang columns of a run (simcore.analysis.accounting.gang_flat) on hand-made scenarios, and the gang section
+of RESULTS.md (simcore.experiments.study.gangs) on hand-made rows: each cell derived by hand (t(0.975, 1) = 12.706)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 from helpers import job, prop_cluster, te
 
-from simcore import accounting
+from simcore.analysis import accounting
+from simcore.analysis.metrics import FLAT_FIELDS, flat_summary, versus
+from simcore.core.model import JobTable, SimConfig
 from simcore.engine import simulate
-from simcore.metrics import FLAT_FIELDS, flat_summary, versus
-from simcore.model import JobTable, SimConfig
-from simcore.study import QUICK, gangs
+from simcore.experiments.study import QUICK, gangs
 
 
 def _k8s(jobs: JobTable, *gpus: float):
@@ -138,10 +138,3 @@ def test_fitdelay_equal_to_fitgpp_is_said():
     assert "fitdelay chooses exactly as fitgpp here" in text
     assert _line(text, "| fitdelay - fitgpp |")[-1] == "0 [0, 0] |"
     assert "fitgpp (with fitdelay, equal) (1 GPU-h); paired by seed, fitgpp minus each other rule: against k8s" in text
-
-
-def test_splice_replaces_the_section_or_puts_it_before_reproduce():
-    doc = "# R\n\n## 9. x\n\ntext\n\n## Reproduce\n\nrun\n"
-    once = gangs.splice(doc, gangs.HEADING + "\n\nA\n")
-    assert once == f"# R\n\n## 9. x\n\ntext\n\n{gangs.HEADING}\n\nA\n\n## Reproduce\n\nrun\n"
-    assert gangs.splice(once, gangs.HEADING + "\n\nB\n") == once.replace("\nA\n", "\nB\n")

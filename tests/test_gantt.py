@@ -1,4 +1,4 @@
-"""Gantt segments (simcore.gantt): the lane geometry on hand-made cases and, with hypothesis,
+"""Gantt segments (simcore.analysis.gantt): the lane geometry on hand-made cases and, with hypothesis,
 on random small workloads under every policy; the ``--gantt-out`` CSV."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from helpers import POLICIES, cluster_of, clusters, configs, job, prop_cluster, 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from simcore import gantt
+from simcore.analysis import gantt
 from simcore.cli import main
 from simcore.engine import simulate
 
@@ -67,7 +67,7 @@ def test_fractional_gpus_share_a_lane_and_fill_it_first() -> None:
 
 def test_fragmented_fractions_go_to_an_extra_lane() -> None:
     # the engine counts 1.8 of 2 GPUs as free room; no two 0.6-GPU pieces fit in one GPU, so the
-    # third job is drawn on lane 2, past the node's two GPUs (documented in simcore.gantt)
+    # third job is drawn on lane 2, past the node's two GPUs (documented in simcore.analysis.gantt)
     r = run([job(i, 0, 10, 0.6, cpu=0.5) for i in range(3)], cluster_of((8, 8, 2)), policy="fifo")
     seg = gantt.segments(r)
     assert list(seg["lane"]) == [0, 1, 2]
@@ -191,8 +191,8 @@ def test_geometry_on_random_workloads(policy: str, data: st.DataObject) -> None:
 
 
 def test_geometry_and_determinism_on_the_demo_preset() -> None:
-    from simcore.model import SimConfig
-    from simcore.presets import generate
+    from simcore.core.model import SimConfig
+    from simcore.workload.presets import generate
 
     wl = generate("demo", 1, {"jobs": 150})
     for policy in ("fifo", "fitgpp", "random"):

@@ -1,6 +1,6 @@
 """The memory a visitor's page keeps: no run of its own. Runs live in the shared store, bounded by
 ``cache_mb``; what a page leaves for later (deferred downloads, a button's arguments) holds them
-weakly (dashboard/shared/held.py), so once the store drops a run it is gone from memory."""
+weakly (dashboard/runs/held.py), so once the store drops a run it is gone from memory."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.explore import explore_results
 from dashboard.report import report_button
-from dashboard.shared import compute, data, held
+from dashboard.runs import compute, data, held
 from dashboard.shared.scenario import Scenario
 from dashboard.shared.views import workload_key
-from simcore.csvsafe import to_csv_text
-from simcore.model import JobTable, SimConfig
+from simcore.core.model import JobTable, SimConfig
+from simcore.io.csvsafe import to_csv_text
 
 
 def _table() -> JobTable:

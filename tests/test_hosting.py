@@ -19,7 +19,8 @@ from helpers.paths import APP, ROOT
 from streamlit.runtime.scriptrunner import magic
 from streamlit.testing.v1 import AppTest
 
-from dashboard.shared import data, demo, worker
+from dashboard.runs import data, worker
+from dashboard.shared import demo
 
 TABS = ("Slowdown", "Gantt", "Utilisation and queue", "Preemptions", "One job", "Jobs and downloads")
 MARKDOWN_KINDS = ("markdown", "caption", "warning", "error", "info", "success", "toast", "title", "subheader")

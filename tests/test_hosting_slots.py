@@ -1,5 +1,5 @@
 """The server-wide cap on simultaneous computations (issue 16): the line of
-:mod:`dashboard.shared.slots` on its own, then driven through the real worker path
+:mod:`dashboard.runs.slots` on its own, then driven through the real worker path
 (``data._compute``) with the cap at 1 and 2, and the time limit's stop path end to end.
 
 Every wait here is on a condition (a file written, a count reached) with a generous deadline
@@ -26,9 +26,10 @@ from helpers import HANG_SECONDS, wait_until
 from helpers.paths import APP
 from streamlit.testing.v1 import AppTest
 
-from dashboard.shared import budget, compute, data, demo, notices, worker
-from dashboard.shared.slots import ComputeSlots, Full, turn
-from dashboard.shared.store import deep_size
+from dashboard.runs import budget, compute, data, worker
+from dashboard.runs.slots import ComputeSlots, Full, turn
+from dashboard.runs.store import deep_size
+from dashboard.shared import demo, notices
 
 # --- functions the worker runs (importable by the child process) ------------------------------
 

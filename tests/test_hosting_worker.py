@@ -18,13 +18,14 @@ import pytest
 from helpers import HANG_SECONDS, wait_until
 from helpers.hosting import live_workers
 
-from dashboard.shared import budget, demo, worker
+from dashboard.runs import budget, worker
+from dashboard.runs.store import BoundedStore
+from dashboard.shared import demo
 from dashboard.shared.plain import md
 from dashboard.shared.scenario import Scenario
-from dashboard.shared.store import BoundedStore
 from simcore.cli import build_parser
-from simcore.errors import UserError
-from simcore.sweep import build_spec
+from simcore.core.errors import UserError
+from simcore.experiments.sweep import build_spec
 
 # --- functions the worker runs (importable by the child process) ------------------------------
 

@@ -12,10 +12,11 @@ import pytest
 from helpers import job, prop_cluster, run, te
 
 from dashboard.explore import job_charts, job_state, job_views
-from dashboard.shared import budget, demo, keys
+from dashboard.runs import budget
+from dashboard.shared import demo, keys
 from dashboard.shared.gantt_charts import GANTT_EPOCH
 from dashboard.shared.scenario import Scenario
-from simcore import gantt, whatif
+from simcore.analysis import gantt, whatif
 
 
 def _frames(result):
@@ -205,7 +206,7 @@ def test_the_jobs_table_and_the_gantt_hover_name_each_jobs_longest_wait() -> Non
     # the run of _preempted_run: T waits 10..40 for A's grace; A, released at 40, waits 40..60 (T holds
     # 2 of the 4 GPUs); B never waits
     from dashboard.shared import gantt_charts, gantt_views, views
-    from simcore.model import JobTable, SimConfig
+    from simcore.core.model import JobTable, SimConfig
 
     jobs = [job("A", 0, 100, 4), te("T", 10, 20, 2), job("B", 500, 10, 1)]
     result = _preempted_run()

@@ -1,4 +1,4 @@
-"""The knob metadata (simcore/knobs.py) is the one source: SimConfig validation, ``--set``
+"""The knob metadata (simcore/core/knobs.py) is the one source: SimConfig validation, ``--set``
 parsing, the dashboard's link and widgets, the CLI help and docs/knobs.md all agree with it."""
 
 from __future__ import annotations
@@ -12,12 +12,14 @@ from helpers.paths import ROOT
 
 from dashboard.shared import knob_widgets
 from dashboard.shared.scenario import SETTINGS, Scenario, from_widgets, widget_values
-from simcore import cli, knobs, knobs_doc
-from simcore.errors import UserError
-from simcore.knobs import KNOBS, PREEMPTIVE, Knob, KnobRange, format_limit, policy_knobs, to_text
-from simcore.model import SimConfig
+from simcore.cli import build_parser, knobs_doc
+from simcore.cli.common import config_from_args, knob_epilog
+from simcore.core import knobs
+from simcore.core.errors import UserError
+from simcore.core.knobs import KNOBS, PREEMPTIVE, Knob, KnobRange, format_limit, policy_knobs, to_text
+from simcore.core.model import SimConfig
 from simcore.policies import POLICIES, POLICY_KNOBS
-from simcore.presets import PRESETS
+from simcore.workload.presets import PRESETS
 
 NUMERIC = sorted(name for name, k in KNOBS.items() if k.range is not None)
 CHOICE = sorted(name for name, k in KNOBS.items() if k.range is None)
@@ -87,9 +89,9 @@ def _by_metadata(k: Knob, text: str) -> Any:
 
 
 def _by_cli(name: str, text: str) -> Any:
-    args = cli.build_parser().parse_args(["run", "w.csv", "--set", f"{name}={text}"])
+    args = build_parser().parse_args(["run", "w.csv", "--set", f"{name}={text}"])
     try:
-        return getattr(cli.config_from_args(args), name)
+        return getattr(config_from_args(args), name)
     except UserError:
         return "refused"
 
@@ -188,7 +190,7 @@ def test_the_policies_knobs_are_the_ones_the_metadata_names() -> None:
 
 
 def test_cli_help_lists_every_knob_with_its_help() -> None:
-    epilog = cli.knob_epilog()
+    epilog = knob_epilog()
     for k in KNOBS.values():
         assert f"  {k.name:<20} {k.help()}" in epilog.splitlines()
         assert f"(default {k.default_text()}" in k.help()
@@ -226,7 +228,7 @@ def test_generator_parameters_state_and_enforce_their_ranges_like_knobs() -> Non
 
 def test_docs_knobs_md_is_the_table_generated_from_the_metadata() -> None:
     text = (ROOT / "docs" / "knobs.md").read_text()
-    assert knobs_doc.regenerate_doc(text) == text, "docs/knobs.md is stale: run python -m simcore.knobs_doc"
+    assert knobs_doc.regenerate_doc(text) == text, "docs/knobs.md is stale: run python -m simcore.cli.knobs_doc"
     for k in KNOBS.values():
         assert f"| `{k.name}` |" in text and k.meaning in text
     with pytest.raises(ValueError, match="markers"):
@@ -264,10 +266,10 @@ def test_one_reader_of_key_value_text(text, pair):
 
 
 def test_every_key_value_reader_refuses_the_same_text():
-    from simcore.cli_workload import parse_assignments
-    from simcore.errors import UserError
-    from simcore.policy_spec import parse_policy
-    from simcore.sweep.spec import parse_grid_arg
+    from simcore.cli.common import parse_assignments
+    from simcore.core.errors import UserError
+    from simcore.experiments.sweep.spec import parse_grid_arg
+    from simcore.policies.spec import parse_policy
 
     for bad in ("grace", "=30", "grace="):
         with pytest.raises(UserError, match="expected KEY=VALUE"):

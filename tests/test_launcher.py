@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from streamlit.web import bootstrap
 
 import dashboard.__main__ as launcher
-from dashboard.shared import data, warmup, worker
+from dashboard.runs import data, warmup, worker
 
 FAILED = "warm-up before serving failed (RuntimeError: no warm-up today); starting the server anyway"
 # the launcher with a warm-up that fails, as a command (python -c)
@@ -32,7 +32,7 @@ def test_the_modules_a_script_imports_are_found_by_name(tmp_path: Path) -> None:
             """\
             import numpy as np
             from dashboard.explore import charts, explore_results
-            from simcore.errors import UserError
+            from simcore.core.errors import UserError
             from . import sibling
             def later():
                 import scipy
@@ -44,7 +44,7 @@ def test_the_modules_a_script_imports_are_found_by_name(tmp_path: Path) -> None:
         "dashboard.explore",
         "dashboard.explore.charts",
         "dashboard.explore.explore_results",
-        "simcore.errors",  # UserError is a name in it, not a module
+        "simcore.core.errors",  # UserError is a name in it, not a module
     ]
 
 

@@ -15,8 +15,9 @@ from streamlit.testing.v1 import AppTest
 from dashboard.learn import exercises, lesson_views, lessons
 from dashboard.learn.learn_content import regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
-from dashboard.shared import compute, gantt_charts, gantt_views
-from simcore import fmt
+from dashboard.runs import compute
+from dashboard.shared import gantt_charts, gantt_views
+from simcore.core import fmt
 
 RUNS = {
     (item.key, v.label): (item, v, compute.full_run(*lessons.load(item), v.config))

@@ -12,12 +12,12 @@ from dataclasses import fields
 import pytest
 from helpers.memory import allocation_peak
 
-from simcore import cli
 from simcore.cli import main
-from simcore.errors import UserError
-from simcore.model import KNOB_HELP, KNOB_RANGES, MAX_SEED, SimConfig
-from simcore.presets import MAX_JOBS, PRESETS, generate
+from simcore.cli.common import write_json
+from simcore.core.errors import UserError
+from simcore.core.model import KNOB_HELP, KNOB_RANGES, MAX_SEED, SimConfig
 from simcore.workload import MAX_NODES
+from simcore.workload.presets import MAX_JOBS, PRESETS, generate
 
 # "Refused before any work", by memory rather than by a wall clock that depends on the machine:
 # a refusal allocates about 1.4 MB at most (lazy imports included), while the work it prevents
@@ -129,9 +129,9 @@ def test_json_at_the_top_of_every_range_is_finite(tmp_path):
 def test_the_json_writer_names_a_non_finite_field_and_writes_nothing(tmp_path):
     out = tmp_path / "x.json"
     with pytest.raises(UserError, match=r"x\.json: not written: classes\.TE\.slowdown\.p95 is not a finite number"):
-        cli._write_json(str(out), {"classes": {"TE": {"slowdown": {"p50": 1.0, "p95": math.inf}}}})
+        write_json(str(out), {"classes": {"TE": {"slowdown": {"p50": 1.0, "p95": math.inf}}}})
     with pytest.raises(UserError, match=r"items\.1 is not a finite number"):
-        cli._write_json(str(out), {"items": [1.0, math.nan]})
+        write_json(str(out), {"items": [1.0, math.nan]})
     assert not out.exists()
 
 
@@ -197,7 +197,7 @@ def test_ranges_in_the_generate_help(capsys):
 
 
 def test_a_grid_too_large_to_run_is_refused_before_any_point_is_built():
-    from simcore import sweep
+    from simcore.experiments import sweep
 
     grid = {"load": [round(0.001 * i, 3) for i in range(1, 1001)], "te_share": [i / 100 for i in range(100)]}
     with (

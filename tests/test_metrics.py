@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from helpers import job, prop_cluster, run, te
 
-from simcore import gantt, metrics
+from simcore.analysis import gantt, metrics
+from simcore.core.model import SimConfig
 from simcore.engine import simulate
-from simcore.model import SimConfig
-from simcore.presets import generate
+from simcore.workload.presets import generate
 
 
 def _small():
@@ -84,7 +84,7 @@ def test_time_series_by_hand():
 def test_trio_and_nulls():
     base = {"classes": {"TE": {"slowdown": {"p95": 10.0}}, "BE": {"slowdown": {"p50": 2.0, "p95": 0.0}}}}
     pol = {"classes": {"TE": {"slowdown": {"p95": 1.0}}, "BE": {"slowdown": {"p50": 3.0, "p95": 5.0}}}}
-    assert metrics.trio(pol, base) == {
+    assert metrics.trio(metrics.slowdowns(pol), metrics.slowdowns(base)) == {
         "TE_p95_slowdown_pct": -90.0,
         "BE_p50_slowdown_pct": 50.0,
         "BE_p95_slowdown_pct": None,
@@ -95,20 +95,21 @@ def test_trio_and_nulls():
         metrics.compare_summaries({"fifo": base}, "x")
 
 
-def test_flat_trio_is_the_trio_read_from_flat_records():
-    """The dashboard reads the trio from flat records: the same numbers as the nested summaries'
-    trio, a class with no jobs (no TE job here) a null in both."""
+def test_the_trio_of_flat_records_is_that_of_the_nested_summaries():
+    """The trio is read from flat records (the dashboard, sweep rows) or from a nested summary's
+    slowdowns (the compare JSON): the same numbers, a class with no jobs (no TE job here) a null in both."""
     # k8s preempts A for T (see _small); fifo lets T wait: BE slowdowns differ, TE ones too
     runs = {p: run([job("A", 0, 100, 4), te("T", 10, 20, 2)], prop_cluster(4), policy=p) for p in ("fifo", "k8s")}
     runs["be_only"] = run([job("A", 0, 100, 4), job("B", 10, 20, 2)], prop_cluster(4), policy="fifo")
     nested = {p: metrics.summarize(r) for p, r in runs.items()}
     flat = {p: metrics.flat_summary(r, nested[p]) for p, r in runs.items()}
     for p in runs:
-        assert metrics.flat_trio(flat[p], flat["fifo"]) == metrics.trio(nested[p], nested["fifo"])
-    k8s = metrics.flat_trio(flat["k8s"], flat["fifo"])
+        nested_trio = metrics.trio(metrics.slowdowns(nested[p]), metrics.slowdowns(nested["fifo"]))
+        assert metrics.trio(flat[p], flat["fifo"]) == nested_trio
+    k8s = metrics.trio(flat["k8s"], flat["fifo"])
     # fifo: T waits 10..100, slowdown (90 + 20) / 20 = 5.5; k8s: T runs 40..60, slowdown 50 / 20 = 2.5
     assert k8s["TE_p95_slowdown_pct"] == pytest.approx((2.5 - 5.5) / 5.5 * 100)
-    assert metrics.flat_trio(flat["be_only"], flat["fifo"])["TE_p95_slowdown_pct"] is None
+    assert metrics.trio(flat["be_only"], flat["fifo"])["TE_p95_slowdown_pct"] is None
 
 
 def test_bounded_slowdown_tau():
@@ -123,13 +124,14 @@ def test_the_trio_is_declared_once_and_every_layer_reads_it():
     from pathlib import Path
 
     from dashboard.shared import views
-    from simcore import cli_sweep, sweep
-    from simcore.study import document, plan
+    from simcore.cli import sweep as cli_sweep
+    from simcore.experiments import sweep
+    from simcore.experiments.study import plan, tables
 
     assert metrics.TRIO_KEYS == ("TE_p95_slowdown_pct", "BE_p50_slowdown_pct", "BE_p95_slowdown_pct")
     assert list(metrics.TRIO_LABELS.values()) == ["TE p95 slowdown", "BE p50 slowdown", "BE p95 slowdown"]
     assert views.TRIO_KEYS is metrics.TRIO_KEYS
-    assert views.TRIO_LABELS is metrics.TRIO_LABELS and document.TRIO_LABELS is metrics.TRIO_LABELS
+    assert views.TRIO_LABELS is metrics.TRIO_LABELS and tables.TRIO_LABELS is metrics.TRIO_LABELS
     assert views.TRIO_SOURCE is metrics.TRIO and list(plan.PAPER_TRIO) == list(metrics.TRIO_KEYS)
     header = cli_sweep.format_summary(
         sweep.aggregate(
@@ -146,8 +148,16 @@ def test_the_trio_is_declared_once_and_every_layer_reads_it():
         "fifo",
     ).splitlines()[1]
     assert "TE p95 sd" in header and "BE p95 % vs fifo" in header
-    # no other module writes its own table of trio keys: a module-level TRIO name bound to a literal
+    # one definition computes a trio's percent change (metrics.trio through pct_change); every other
+    # module calls it or reads the rows' versus() columns it filled
     root = Path(__file__).resolve().parent.parent
+    computing = [
+        str(f.relative_to(root))
+        for f in sorted([*(root / "simcore").rglob("*.py"), *(root / "dashboard").rglob("*.py")])
+        if re.search(r"\bpct_change\(", f.read_text(encoding="utf-8"))
+    ]
+    assert computing == ["simcore/analysis/metrics.py"]
+    # no other module writes its own table of trio keys: a module-level TRIO name bound to a literal
     literal = re.compile(r"^[A-Z_]*TRIO[A-Z_]*\s*(:[^=]*)?=\s*[{(\[]", re.M)
     for path in [*root.glob("simcore/**/*.py"), *root.glob("dashboard/**/*.py")]:
         if path.name != "metrics.py":

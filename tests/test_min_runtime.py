@@ -10,9 +10,9 @@ import pytest
 from helpers import assert_events, assert_jobs, job, prop_cluster, run, te
 
 from simcore import policies
+from simcore.analysis.compare import parse_policy_spec
 from simcore.cli import main as cli_main
-from simcore.compare import parse_policy_spec
-from simcore.model import ClusterSpec, Node, Resources, SimConfig
+from simcore.core.model import ClusterSpec, Node, Resources, SimConfig
 from simcore.policies.base import Preemption, PreemptionView
 
 PREEMPTIVE = ["k8s", "lrtp", "random", "fitgpp", "fitdelay"]

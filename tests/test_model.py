@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simcore.model import KNOB_HELP, ClusterSpec, JobTable, SimConfig
+from simcore.core.model import KNOB_HELP, ClusterSpec, JobTable, SimConfig
 
 
 def test_defaults_match_design_table():

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simcore.errors import UserError
-from simcore.presets import generate, mean_workers
+from simcore.core.errors import UserError
 from simcore.workload import load_workload, write_workload
+from simcore.workload.presets import generate, mean_workers
 
 
 def test_everything_but_workers_and_arrivals_is_drawn_as_in_paper() -> None:

@@ -1,5 +1,5 @@
 """A page waiting in line for a computation beside its comparison (a what-if) holds no result while it
-waits (dashboard/shared/parked.py, issue 16's gap in docs/hosting.md "Memory at the caps"): it parks
+waits (dashboard/runs/parked.py, issue 16's gap in docs/hosting.md "Memory at the caps"): it parks
 the question, lets its comparison go, and is served in turn. Every wait is on a condition."""
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from helpers import HANG_SECONDS, wait_until
 from helpers.paths import APP
 from streamlit.testing.v1 import AppTest
 
-from dashboard.shared import compute, data, demo, keys
-from dashboard.shared.slots import ComputeSlots
-from simcore.errors import UserError
+from dashboard.runs import compute, data
+from dashboard.runs.slots import ComputeSlots
+from dashboard.shared import demo, keys
+from simcore.core.errors import UserError
 
 
 class Filler:

@@ -1,4 +1,4 @@
-"""simcore's Parquet reads (``simcore.parquet_read``): the frame pandas reads, and no Arrow thread."""
+"""simcore's Parquet reads (``simcore.io.parquet_read``): the frame pandas reads, and no Arrow thread."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ import pandas as pd
 from helpers import HANG_SECONDS
 from helpers.paths import ROOT
 
-from simcore.parquet_read import read_frame
+from simcore.io.parquet_read import read_frame
 
 CHILD = r"""
 import json, sys
 from pathlib import Path
 import pandas, pyarrow.parquet  # imported before the count: an import starts no pool
-from simcore.parquet_read import read_frame
+from simcore.io.parquet_read import read_frame
 
 def threads():
     return len(list(Path("/proc/self/task").iterdir()))

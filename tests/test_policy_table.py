@@ -14,8 +14,8 @@ import math
 import numpy as np
 import pytest
 
-from simcore.knobs import KNOBS, own_knobs
-from simcore.model import SimConfig
+from simcore.core.knobs import KNOBS, own_knobs
+from simcore.core.model import SimConfig
 from simcore.policies import POLICIES, get_policy
 from simcore.policies.base import Candidates, PreemptionView
 from simcore.policies.decision import (
@@ -28,7 +28,7 @@ from simcore.policies.decision import (
 )
 from simcore.policies.fitdelay import FitDelay
 from simcore.policies.fitgpp import FitGpp
-from simcore.policy_spec import parse_policy
+from simcore.policies.spec import parse_policy
 
 NAMES = "abcdefgh"
 

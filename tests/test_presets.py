@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from helpers.paths import ROOT
 
-from simcore.errors import UserError
-from simcore.presets import PRESETS, generate, resolve_params
-from simcore.samples import SAMPLES, write_samples
+from simcore.core.errors import UserError
 from simcore.workload import load_workload, write_workload
+from simcore.workload.presets import PRESETS, generate, resolve_params
+from simcore.workload.samples import SAMPLES, write_samples
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

@@ -41,12 +41,12 @@ from helpers.strategies import CPU_CAPS, GPU_CAPS, MEM_CAPS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simcore import units
+from simcore.analysis.metrics import summarize
+from simcore.core import units
+from simcore.core.model import ClusterSpec, JobTable, Node, Resources, SimConfig
 from simcore.engine import loop as engine
 from simcore.engine import simulate
 from simcore.engine.cluster import ClusterState
-from simcore.metrics import summarize
-from simcore.model import ClusterSpec, JobTable, Node, Resources, SimConfig
 
 NON_PREEMPTIVE = {"fifo", "priority"}
 # Half the profile's examples (50 under `ci`) for the invariant properties: a mutation check found
@@ -309,7 +309,7 @@ def test_preemptive_matches_reference(policy, data):
 _HASH_SCRIPT = """
 import hashlib, numpy as np
 from simcore.engine import simulate
-from simcore.model import ClusterSpec, JobTable, SimConfig
+from simcore.core.model import ClusterSpec, JobTable, SimConfig
 rng = np.random.default_rng(7)
 n = 300
 g = rng.choice([1.0, 2.0, 4.0, 8.0], n)

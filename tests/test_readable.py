@@ -11,8 +11,8 @@ import pytest
 from dashboard.explore import charts
 from dashboard.shared import chart_style, views
 from dashboard.sweep import sweep_charts
-from simcore import fmt
-from simcore.metrics import TRIO_KEYS
+from simcore.analysis.metrics import TRIO_KEYS
+from simcore.core import fmt
 
 
 def _slowdown_summary(value: float) -> dict:
@@ -92,8 +92,8 @@ def test_tick_labels_are_plain_numbers() -> None:
 def test_the_chart_guide_is_written_from_the_charts_constants() -> None:
     from dashboard.learn.chart_guide import chart_guide, color_name
     from dashboard.shared import gantt_charts
-    from simcore.gantt import CPU_LANE
-    from simcore.stats import BOOTSTRAP_NAME
+    from simcore.analysis.gantt import CPU_LANE
+    from simcore.analysis.stats import BOOTSTRAP_NAME
 
     text = chart_guide()
     assert color_name("TE") == "red" and color_name("BE") == "light blue"  # GANTT_CLASS_COLORS, named
@@ -169,7 +169,7 @@ def test_the_jobs_table_names_a_unit_in_every_time_header() -> None:
 def test_knobs_are_shown_with_their_meaning() -> None:
     from dashboard.shared.knob_widgets import KNOB_WIDGETS
     from dashboard.sweep.sweeps import knob_label
-    from simcore.knobs import KNOBS
+    from simcore.core.knobs import KNOBS
 
     assert KNOBS["P"].label == "max preemptions per BE job (P)"
     assert KNOBS["grace"].label == "grace period (grace, s)"
@@ -181,7 +181,7 @@ def test_knobs_are_shown_with_their_meaning() -> None:
 def _gantt_run():
     from helpers import job, prop_cluster, run, te
 
-    from simcore import gantt
+    from simcore.analysis import gantt
 
     # one 4-GPU node: A (BE, 4 GPUs) runs 0..10, grace 10..40; T (TE, 2 GPUs) runs 40..60; A restores 60..120
     r = run([job("A", 0, 100, 4), te("T", 10, 20, 2)], prop_cluster(4), policy="k8s")
@@ -223,7 +223,7 @@ def test_the_lesson_queue_counts_waiting_from_the_jobs_last_event() -> None:
     """Lesson (c), checkpoint none: BE job 1 runs from 0, is preempted at 2700 when TE job 2 arrives,
     released at 2730 and waits until 3330. At 2730 it has waited 0 s, not 2730 s since its submit."""
     from dashboard.learn import lesson_views, lessons
-    from dashboard.shared import compute
+    from dashboard.runs import compute
 
     item = next(i for i in lessons.LESSONS if i.key == "price")
     variant = next(v for v in item.variants if v.label == "checkpoint none")

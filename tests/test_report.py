@@ -28,8 +28,9 @@ from helpers.report import (
     run,
 )
 
-from simcore import cli, cli_plugins
-from simcore.errors import UserError
+from simcore import cli
+from simcore.cli import plugins as cli_plugins
+from simcore.core.errors import UserError
 
 
 def test_the_demo_report_has_every_section_the_checksum_and_stays_under_the_cap():

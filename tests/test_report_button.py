@@ -17,9 +17,11 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.report.cli import report_command
 from dashboard.report.report_button import cluster_options, report_bytes
-from dashboard.shared import budget, compute, data, uploads, views
+from dashboard.runs import budget, compute, data
+from dashboard.shared import uploads, views
 from dashboard.shared.scenario import Scenario
-from simcore import cli_workload, metrics
+from simcore.analysis import metrics
+from simcore.cli import inputs
 
 
 def test_the_button_is_beside_the_trio_for_an_upload():
@@ -99,7 +101,7 @@ def test_the_report_command_of_a_sample_reproduces_the_page_trio(tmp_path, monke
     words[words.index("--out") + 1] = str(tmp_path / "r.html")
     monkeypatch.chdir(ROOT)
     assert run(words[1:]) == 0
-    page = {p: metrics.trio(r.summary, runs["fifo"].summary) for p, r in runs.items()}
+    page = {p: metrics.trio(r.flat, runs["fifo"].flat) for p, r in runs.items()}
     assert report_data((tmp_path / "r.html").read_text(encoding="utf-8"))["trio"] == page
 
 
@@ -109,9 +111,9 @@ def test_the_command_of_every_sample_names_the_cluster_the_page_runs_it_on():
         cluster = data.resolve_cluster(scenario, data.sample_workload(name), None)
         words = shlex.split(budget.explore_command(scenario))
         parser = argparse.ArgumentParser()
-        cli_workload.add_cluster_options(parser)
+        inputs.add_cluster_options(parser)
         args, _ = parser.parse_known_args(words)
         with pytest.MonkeyPatch.context() as mp:
             mp.chdir(ROOT)
-            named = cli_workload.cluster_from_args(args, [])
+            named = inputs.cluster_from_args(args, [])
         assert [n.capacity for n in named.nodes] == [n.capacity for n in cluster.nodes], name

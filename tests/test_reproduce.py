@@ -3,7 +3,6 @@ the rows' numbers (recomputed here independently: numpy mean, t-table critical v
 
 from __future__ import annotations
 
-import argparse
 import math
 import multiprocessing
 import re
@@ -15,11 +14,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simcore import cli_sweep, study
-from simcore.study import beyond, prose
-from simcore.study.document import render
-from simcore.study.figures import drawn_by
-from simcore.study.tables import Stat, fmt_val
+from simcore.cli import build_parser
+from simcore.experiments import study
+from simcore.experiments.study import beyond, prose
+from simcore.experiments.study.document import render
+from simcore.experiments.study.figures import drawn_by
+from simcore.experiments.study.tables import Stat, fmt_val
 
 TRACE = Path(__file__).resolve().parent.parent / study.DEFAULT_TRACE
 # one xdist worker runs the module, so the quick study (a module fixture) is computed once
@@ -28,10 +28,7 @@ T975 = {1: 12.7062047, 2: 4.3026527, 3: 3.1824463, 4: 2.7764451}  # two-sided 95
 
 
 def run(args: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="simcore")
-    sub = p.add_subparsers(dest="command", required=True)
-    cli_sweep.add_reproduce_command(sub)
-    ns = p.parse_args(["reproduce", *args])
+    ns = build_parser("reproduce").parse_args(["reproduce", *args])
     return ns.func(ns)
 
 
@@ -259,8 +256,8 @@ def test_headline_text_quotes_the_rows_and_the_paper():
 
 
 def test_grids_of_the_quick_plan():
+    from simcore.experiments.study import plan
     from simcore.policies import POLICIES
-    from simcore.study import plan
 
     # P = 2 and s = inf are fitgpp's defaults: those variants are fitgpp itself, not new labels
     main = plan.main_grid(study.QUICK)

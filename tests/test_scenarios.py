@@ -1363,8 +1363,8 @@ def test_best_fit_true_tie_is_not_broken_by_float_drift():
 def test_job_order_matches_rule_2(ids):
     import re
 
+    from simcore.core.model import JobTable
     from simcore.engine import job_order
-    from simcore.model import JobTable
 
     table = JobTable.from_jobs([job(i, 0, 10, 1) for i in ids])
     numeric = all(re.fullmatch(r"-?[0-9]+", i) for i in ids)

@@ -1,4 +1,4 @@
-"""The default scenario's shipped runs (dashboard/shipped/default_runs.npz, dashboard.shared.shipped):
+"""The default scenario's shipped runs (dashboard/shipped/default_runs.npz, dashboard.runs.shipped):
 the file is what a fresh simulation writes, its runs equal fresh ones, it is read only for the runs
 it holds, and the default page shows the same numbers from it as from a fresh simulation."""
 
@@ -14,9 +14,9 @@ from helpers.paths import APP
 from helpers.waiting import HANG_SECONDS
 from streamlit.testing.v1 import AppTest
 
-from dashboard.shared import compute, data, shipped, warmup, worker
-from dashboard.shared.compute import Run
-from simcore.compare import Configured, run_policies
+from dashboard.runs import compute, data, shipped, warmup, worker
+from dashboard.runs.compute import Run
+from simcore.analysis.compare import Configured, run_policies
 
 STALE = f"{shipped.FILE} is not what the engine writes now: regenerate it with `{shipped.REGENERATE}` and commit it"
 

@@ -1,4 +1,4 @@
-"""simcore.stats: t intervals against tables and a coverage check, paired differences on hand-made
+"""simcore.analysis.stats: t intervals against tables and a coverage check, paired differences on hand-made
 series, the bootstrap interval against a plain reference and the bounds it must respect."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simcore import stats
+from simcore.analysis import stats
 
 
 def test_t_quantiles_match_tables():
@@ -85,7 +85,7 @@ def test_bootstrap_respects_the_bounds_a_t_interval_breaks():
 
 
 def test_the_cli_summary_names_its_spread():
-    from simcore.cli_sweep import format_summary
+    from simcore.cli.sweep import format_summary
 
     agg = pd.DataFrame(
         {

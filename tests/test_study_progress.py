@@ -1,4 +1,4 @@
-"""The study's progress lines (simcore.study.progress), on a hand-driven clock: plain lines when not a
+"""The study's progress lines (simcore.experiments.study.progress), on a hand-driven clock: plain lines when not a
 terminal (throttled, one more per completed sweep), one line rewritten in place on a terminal, the
 task that finished last named by its sweep, setting and seed, and stored runs of a resumed study."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 
-from simcore.study.progress import SETTING_CHARS, StudyProgress
+from simcore.experiments.study.progress import SETTING_CHARS, StudyProgress
 
 
 class Clock:

@@ -17,8 +17,9 @@ import pandas as pd
 import pytest
 from helpers import wait_until
 
-from simcore import cli_sweep, sweep
-from simcore.errors import UserError
+from simcore.cli import build_parser
+from simcore.core.errors import UserError
+from simcore.experiments import sweep
 
 SMALL = {"jobs": 60, "nodes": 2}
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_workloads"
@@ -254,10 +255,7 @@ def test_union_of_grids_shares_the_centre():
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="simcore")
-    sub = p.add_subparsers(dest="command", required=True)
-    cli_sweep.add_sweep_command(sub)
-    return p
+    return build_parser("sweep")
 
 
 def test_cli_sweep_with_grid_file_and_outputs(tmp_path, capsys):
@@ -549,7 +547,7 @@ def _compare_json(tmp_path, policies: str, name: str) -> dict:
 
 
 def test_spaced_and_compact_specs_are_one_policy_in_compare_and_sweep(tmp_path, reference):
-    from simcore.policy_spec import parse_policy
+    from simcore.policies.spec import parse_policy
 
     assert parse_policy(" fitgpp : P = 1 : s=4 ").label == parse_policy("fitgpp:P=1:s=4").label == "fitgpp:P=1:s=4"
     spaced = _compare_json(tmp_path, "fifo, fitgpp: P=1", "spaced")
@@ -565,9 +563,9 @@ def test_spaced_and_compact_specs_are_one_policy_in_compare_and_sweep(tmp_path, 
 
 def test_an_empty_knob_value_is_one_error_everywhere(tmp_path, capsys):
     from dashboard.shared.scenario import parse_policy_names
+    from simcore.analysis.compare import parse_policy_list
     from simcore.cli import main as cli_main
-    from simcore.compare import parse_policy_list
-    from simcore.model import SimConfig
+    from simcore.core.model import SimConfig
 
     message = "policy 'fitgpp:P=': 'P=' is not KEY=VALUE"
     errors = []

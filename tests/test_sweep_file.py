@@ -11,8 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from simcore import accounting, cli
-from simcore.metrics import TRIO_KEYS, versus
+from simcore import cli
+from simcore.analysis import accounting
+from simcore.analysis.metrics import TRIO_KEYS, versus
 
 LESSONS = Path(__file__).resolve().parent.parent / "sample_workloads" / "lessons"
 GANG, FIVE = LESSONS / "gang_victim.csv", LESSONS / "five_nodes.yaml"

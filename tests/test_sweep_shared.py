@@ -1,4 +1,4 @@
-"""Several sweeps run as one (simcore.sweep.run_sweeps, what ``simcore reproduce`` uses): a run two
+"""Several sweeps run as one (simcore.experiments.sweep.run_sweeps, what ``simcore reproduce`` uses): a run two
 sweeps ask for is simulated once and its rows are equal, configurations that differ by any one
 knob are never merged, and every file is byte-identical to the sweep run alone, for any worker count."""
 
@@ -7,8 +7,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from simcore import engine, presets, sweep
-from simcore.sweep import KNOB_NAMES
+from simcore import engine
+from simcore.experiments import sweep
+from simcore.experiments.sweep import KNOB_NAMES
+from simcore.workload import presets
 
 SIZE = {"jobs": 40, "nodes": 2}
 #: a value other than the default for every knob a grid may vary
@@ -133,7 +135,7 @@ def test_tasks_of_two_workloads_cannot_run_as_one():
 
 
 def test_units_are_submitted_longest_first(tmp_path, monkeypatch):
-    from simcore.sweep import runner
+    from simcore.experiments.sweep import runner
 
     seen: list[int] = []
     real = runner.execute_units

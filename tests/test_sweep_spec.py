@@ -1,12 +1,12 @@
-"""The sweep's plan (simcore.sweep.spec) alone: grid files, values, points and their ids, without running a task."""
+"""The sweep's plan (simcore.experiments.sweep.spec) alone: grid files, values, points and their ids, without running a task."""
 
 from __future__ import annotations
 
 import pytest
 
-from simcore.errors import UserError
-from simcore.model import MAX_SEED
-from simcore.sweep import spec as sp
+from simcore.core.errors import UserError
+from simcore.core.model import MAX_SEED
+from simcore.experiments.sweep import spec as sp
 
 DEMO = {"jobs": 60, "nodes": 2}
 

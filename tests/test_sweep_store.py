@@ -1,4 +1,4 @@
-"""The sweep's store (simcore.sweep.store) on hand-made part files, and a resume that trusts them."""
+"""The sweep's store (simcore.experiments.sweep.store) on hand-made part files, and a resume that trusts them."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import math
 import pandas as pd
 import pytest
 
-from simcore import sweep
-from simcore.errors import UserError
-from simcore.sweep import store
+from simcore.core.errors import UserError
+from simcore.experiments import sweep
+from simcore.experiments.sweep import store
 
 PID = "0123456789ab"
 REQUIRED = ("TE_slowdown_p95",)

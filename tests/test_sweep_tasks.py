@@ -1,4 +1,4 @@
-"""One sweep task (simcore.sweep.tasks) against the compare routine it shares with `simcore compare`."""
+"""One sweep task (simcore.experiments.sweep.tasks) against the compare routine it shares with `simcore compare`."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ import math
 import numpy as np
 import pytest
 
-from simcore import accounting, sweep
-from simcore.compare import compare_results, configure, run_policies
+from simcore.analysis import accounting
+from simcore.analysis.compare import compare_results, configure, run_policies
+from simcore.analysis.metrics import TRIO_KEYS
+from simcore.core.model import SimConfig
 from simcore.engine import simulate
-from simcore.metrics import TRIO_KEYS
-from simcore.model import SimConfig
-from simcore.policy_spec import parse_policies
-from simcore.presets import generate
+from simcore.experiments import sweep
+from simcore.policies.spec import parse_policies
+from simcore.workload.presets import generate
 
 
 def test_a_task_row_is_the_compare_json_of_the_same_workload():

@@ -19,8 +19,8 @@ import pytest
 from helpers import events_of, job, prop_cluster, te
 
 from simcore.cli import main as cli_main
+from simcore.core.model import JobTable, SimConfig
 from simcore.engine import simulate
-from simcore.model import JobTable, SimConfig
 from simcore.policies import POLICIES, PreemptionView, PreemptivePolicy, VictimSet, register, unregister
 
 

@@ -1,4 +1,4 @@
-"""The gang-trace adapters (simcore/traces/): detection by exact header or --format, the column
+"""The gang-trace adapters (simcore/workload/traces/): detection by exact header or --format, the column
 mapping of each trace, its TE/BE map option, time origin, durations, per-worker requests, the
 jobs left out and counted, and bad rows named; on hand-made rows and on the synthetic samples."""
 
@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from helpers.paths import ROOT
 
-from simcore import cli_workload
-from simcore.errors import UserError
-from simcore.traces import TraceOptions
-from simcore.traces.formats import HELIOS_HEADER, KALOS_HEADER, PAI_HEADER, SEREN_HEADER, SPOT_HEADER
+from simcore.cli import inputs
+from simcore.core.errors import UserError
 from simcore.workload import WorkloadError, load_workload
+from simcore.workload.traces import TraceOptions
+from simcore.workload.traces.formats import HELIOS_HEADER, KALOS_HEADER, PAI_HEADER, SEREN_HEADER, SPOT_HEADER
 
 SAMPLES = ROOT / "sample_workloads" / "traces"
 
@@ -185,9 +185,9 @@ def test_compress_divides_arrival_times() -> None:
 
 def test_cli_options_reach_the_adapter() -> None:
     parser = argparse.ArgumentParser()
-    cli_workload.add_workload_options(parser)
+    inputs.add_workload_options(parser)
     args = parser.parse_args(["x.csv", "--trace-class-map", "size", "--te-max-gpu", "4", "--compress", "3"])
-    assert cli_workload.trace_options_from_args(args) == TraceOptions("size", 4.0, 1.0, False, 3.0)
+    assert inputs.trace_options_from_args(args) == TraceOptions("size", 4.0, 1.0, False, 3.0)
 
 
 @pytest.mark.parametrize(

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from helpers import cluster_of, job, run
 
-from simcore import units
+from simcore.analysis.metrics import summarize
 from simcore.cli import main as cli_main
-from simcore.errors import UserError
-from simcore.metrics import summarize
+from simcore.core import units
+from simcore.core.errors import UserError
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,10 @@ import pytest
 from helpers.paths import APP, ROOT
 from streamlit.testing.v1 import AppTest
 
-from dashboard.shared import budget, demo, sizing, uploads
+from dashboard.runs import budget
+from dashboard.shared import demo, sizing, uploads
 from dashboard.shared.scenario import Scenario
-from simcore.model import ClusterSpec, JobTable
+from simcore.core.model import ClusterSpec, JobTable
 from simcore.workload import WorkloadError, nodes_for_load, offered_load
 
 DEMO = (ROOT / "sample_workloads" / "demo.csv").read_bytes()

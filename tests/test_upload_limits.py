@@ -30,11 +30,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dashboard.shared import demo, uploads
-from simcore import cli_workload, parquet_pages
-from simcore.alibaba import AlibabaOptions
-from simcore.cli import build_parser
-from simcore.errors import UserError
+from simcore.cli import build_parser, inputs
+from simcore.core.errors import UserError
+from simcore.io import parquet_pages
 from simcore.workload import DEFAULT_MAX_ROWS, MAX_NODES, MAX_POOLS, WorkloadError
+from simcore.workload.alibaba import AlibabaOptions
 
 HEADER = "job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\n"
 SECONDS = 5.0  # "quickly", in the loader's CPU seconds: every case here takes well under one (a load
@@ -97,7 +97,7 @@ def assert_refused_quickly(result: dict[str, Any], *message: str) -> None:
     assert result["seconds"] < SECONDS, result
     assert result["extra_mb"] < EXTRA_MB, result
     # a thread a read leaves behind (Arrow's pools) can abort the process at its exit, after its work
-    # (apache/arrow#34314; simcore.parquet_read): a load starts none
+    # (apache/arrow#34314; simcore.io.parquet_read): a load starts none
     assert result["new_threads"] == 0, result
 
 
@@ -327,10 +327,8 @@ def test_the_local_command_parses_as_the_cli_with_the_same_options() -> None:
     assert words[:3] == ["simcore", "compare", "pods.csv"]
     args = build_parser().parse_args(words[1:])
     assert args.format == "alibaba" and args.drop_invalid
-    assert cli_workload.alibaba_options_from_args(args) == uploads.alibaba_options(
-        {**uploads.UPLOAD_DEFAULTS, **options}
-    )
-    assert cli_workload.trace_options_from_args(args) == uploads.trace_options({**uploads.UPLOAD_DEFAULTS, **options})
+    assert inputs.alibaba_options_from_args(args) == uploads.alibaba_options({**uploads.UPLOAD_DEFAULTS, **options})
+    assert inputs.trace_options_from_args(args) == uploads.trace_options({**uploads.UPLOAD_DEFAULTS, **options})
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simcore.model import SimConfig
+from simcore.core.model import SimConfig
 from simcore.policies.base import Candidates, NodeOption, PreemptionView
 from simcore.policies.evaluator import PreemptivePolicy, _feasible_nodes, _signal_order
 from simcore.policies.k8s import K8S

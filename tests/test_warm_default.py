@@ -10,11 +10,12 @@ import pandas as pd
 import pytest
 from helpers.waiting import HANG_SECONDS
 
-from dashboard.shared import compute, data, demo, runkeys, slots, warmup, worker
-from dashboard.shared.results import Workload
+from dashboard.runs import compute, data, runkeys, slots, warmup, worker
+from dashboard.runs.results import Workload
+from dashboard.runs.store import BoundedStore
+from dashboard.shared import demo
 from dashboard.shared.scenario import Scenario
-from dashboard.shared.store import BoundedStore
-from simcore.model import ClusterSpec
+from simcore.core.model import ClusterSpec
 
 
 def _default() -> tuple[Scenario, Workload, ClusterSpec]:

@@ -7,12 +7,12 @@ import tracemalloc
 
 from helpers import job, prop_cluster
 
-from simcore import presets
+from simcore.analysis.whatif import all_waits
+from simcore.analysis.whatif.reasons import wait_key
+from simcore.core.model import JobTable, SimConfig
 from simcore.engine import simulate
 from simcore.engine.watch import JobWatch
-from simcore.model import JobTable, SimConfig
-from simcore.whatif import all_waits
-from simcore.whatif.reasons import wait_key
+from simcore.workload import presets
 
 
 def _watched(table, cluster, config):

@@ -1,4 +1,4 @@
-"""simcore.whatif: a job's story, counterfactuals with one change, "when would my job start".
+"""simcore.analysis.whatif: a job's story, counterfactuals with one change, "when would my job start".
 
 Hand-made scenarios with the expected numbers derived by hand in the comments. Default knobs:
 grace 30 s, restore 60 s, on_preempt."""
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from helpers import events_of, job, prop_cluster, te
 
+from simcore.analysis.whatif import Change, blocking_reasons, counterfactual, job_story, when_would_it_start
+from simcore.core.errors import UserError
+from simcore.core.model import ClusterSpec, Job, JobTable, SimConfig
 from simcore.engine import simulate
-from simcore.errors import UserError
-from simcore.model import ClusterSpec, Job, JobTable, SimConfig
-from simcore.whatif import Change, blocking_reasons, counterfactual, job_story, when_would_it_start
 
 
 def _run(jobs: list[Job], cluster, **knobs):
@@ -102,7 +102,7 @@ def _delta(d):
 
 
 def test_no_change_reproduces_the_run_byte_for_byte(tmp_path):
-    from simcore.csvsafe import write_csv
+    from simcore.io.csvsafe import write_csv
     from simcore.workload import load_workload
 
     jobs = load_workload(Path(__file__).resolve().parents[1] / "sample_workloads" / "demo.csv").table

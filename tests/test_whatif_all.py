@@ -1,13 +1,13 @@
-"""simcore.whatif.all_waits: one run watching every job gives each job exactly the waits that a
+"""simcore.analysis.whatif.all_waits: one run watching every job gives each job exactly the waits that a
 run watching that job alone gives (the same observer and reason rules, restricted or not)."""
 
 import pytest
 from helpers import job, prop_cluster, te
 
-from simcore import presets
+from simcore.analysis.whatif import Wait, all_waits, blocking_reasons, waits_run, watched_run
+from simcore.core.model import JobTable, SimConfig
 from simcore.engine import simulate
-from simcore.model import JobTable, SimConfig
-from simcore.whatif import Wait, all_waits, blocking_reasons, waits_run, watched_run
+from simcore.workload import presets
 
 POLICIES = ["fifo", "priority", "k8s", "lrtp", "random", "fitgpp", "fitdelay"]
 

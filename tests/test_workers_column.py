@@ -11,8 +11,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from simcore import units
-from simcore.model import ClusterSpec, JobTable, Node, Resources
+from simcore.core import units
+from simcore.core.model import ClusterSpec, JobTable, Node, Resources
 from simcore.workload import WorkloadError, load_workload, offered_load, write_workload
 from simcore.workload.fit import fits_empty_cluster, workers_per_node
 

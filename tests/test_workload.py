@@ -1,4 +1,4 @@
-"""Loading and validating workload and cluster files, and the CLI glue of cli_workload."""
+"""Loading and validating workload and cluster files, and the CLI glue of inputs."""
 
 from __future__ import annotations
 
@@ -14,9 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simcore import cli_workload, jsonstream, workload
-from simcore.errors import UserError
-from simcore.model import ClusterSpec, JobTable
+from simcore import workload
+from simcore.cli import build_parser, inputs
+from simcore.core.errors import UserError
+from simcore.core.model import ClusterSpec, JobTable
+from simcore.io import jsonstream
 from simcore.workload import (
     LimitExceeded,
     Problem,
@@ -494,15 +496,8 @@ def test_cluster_caps_are_checked_before_nodes_are_built() -> None:
 
 
 def harness(argv: list[str]) -> argparse.Namespace:
-    """A stand-in for simcore.cli: the subcommands and the shared options."""
-    parser = argparse.ArgumentParser(prog="simcore")
-    sub = parser.add_subparsers(dest="command", required=True)
-    cli_workload.add_convert_command(sub)
-    cli_workload.add_generate_command(sub)
-    run = sub.add_parser("run")
-    cli_workload.add_workload_options(run)
-    cli_workload.add_cluster_options(run)
-    return parser.parse_args(argv)
+    """The command line's parse of ``argv``."""
+    return build_parser().parse_args(argv)
 
 
 def test_cli_generate_prints_load_and_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -537,22 +532,22 @@ def test_cli_run_options_load_workload_and_cluster(tmp_path: Path) -> None:
     args = harness(
         ["run", str(tmp_path / "w.csv"), "--drop-invalid", "--dropped-out", str(tmp_path / "d.csv"), "--nodes", "2"]
     )
-    table, notes = cli_workload.workload_from_args(args)
+    table, notes = inputs.workload_from_args(args)
     assert len(table) == 2 and any("dropped 1 invalid rows of 3" in n for n in notes)
     assert (
         tmp_path / "d.csv"
     ).read_text() == "row,column,reason\nrow 4,job_class,\"must be TE or BE, case-insensitive (got 'XX')\"\n"
-    assert cli_workload.cluster_from_args(args).names == ["n0", "n1"]
-    default = cli_workload.cluster_from_args(harness(["run", "w.csv"]))
+    assert inputs.cluster_from_args(args).names == ["n0", "n1"]
+    default = inputs.cluster_from_args(harness(["run", "w.csv"]))
     assert len(default.nodes) == 16 and default.nodes[0].capacity.gpu == 8 and default.nodes[0].capacity.mem_gb == 512
 
 
 def test_cli_max_rows_reaches_the_loader(tmp_path: Path) -> None:
     (tmp_path / "w.csv").write_text(GOOD)
     assert harness(["run", "w.csv"]).max_rows == workload.DEFAULT_MAX_ROWS
-    assert len(cli_workload.workload_from_args(harness(["run", str(tmp_path / "w.csv"), "--max-rows", "2"]))[0]) == 2
+    assert len(inputs.workload_from_args(harness(["run", str(tmp_path / "w.csv"), "--max-rows", "2"]))[0]) == 2
     with pytest.raises(LimitExceeded, match=r"w.csv: 2 rows or more, above the row cap of 1 row \(raise it with"):
-        cli_workload.workload_from_args(harness(["run", str(tmp_path / "w.csv"), "--max-rows", "1"]))
+        inputs.workload_from_args(harness(["run", str(tmp_path / "w.csv"), "--max-rows", "1"]))
 
 
 @pytest.mark.parametrize(
@@ -565,7 +560,7 @@ def test_cli_max_rows_reaches_the_loader(tmp_path: Path) -> None:
 )
 def test_cli_cluster_option_conflicts(argv: list[str], message: str) -> None:
     with pytest.raises(UserError, match=message):
-        cli_workload.cluster_from_args(harness(["run", "w.csv", *argv]))
+        inputs.cluster_from_args(harness(["run", "w.csv", *argv]))
 
 
 def test_cli_bad_option_values_exit_with_argparse_message(capsys: pytest.CaptureFixture[str]) -> None:
@@ -573,7 +568,7 @@ def test_cli_bad_option_values_exit_with_argparse_message(capsys: pytest.Capture
         with pytest.raises(SystemExit):
             harness(["run", "w.csv", *argv])
     assert "not a size" in capsys.readouterr().err
-    assert cli_workload.parse_byte_size("50M") == 50_000_000
+    assert inputs.parse_byte_size("50M") == 50_000_000
 
 
 def test_cli_convert_canonical(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

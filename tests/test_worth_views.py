@@ -9,11 +9,11 @@ from helpers import job, prop_cluster, run, te
 
 from dashboard.explore import charts, worth_views
 from dashboard.shared import views
-from simcore import accounting
+from simcore.analysis import accounting
 
 
 def _summary(te_wait: float, lost: float, grace: float, restore: float, excess: float, wasted: int) -> dict:
-    """The fields of a flat record (simcore.metrics.flat_summary) the panel reads."""
+    """The fields of a flat record (simcore.analysis.metrics.flat_summary) the panel reads."""
     return {
         "TE_wait_mean": te_wait,
         "gpu_seconds_lost": lost,

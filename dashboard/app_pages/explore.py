@@ -15,13 +15,14 @@ from dashboard.explore import (
     first_chart,
 )
 from dashboard.report import report_button
-from dashboard.shared import budget, data, drawing, keys, notices, sizing, state, uploads, views, worker
+from dashboard.runs import budget, data, drawing, worker
+from dashboard.shared import keys, notices, sizing, state, uploads, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.demo import limits
 from dashboard.shared.plain import md
 from dashboard.shared.scenario import Scenario, from_widgets
-from simcore import fmt
-from simcore.errors import UserError
+from simcore.core import fmt
+from simcore.core.errors import UserError
 from simcore.workload import offered_load
 
 JOB_TAB = "One job"  # the tab a row of the jobs table opens
@@ -172,7 +173,7 @@ def results() -> bool:
     tab_sd, tab_gantt, tab_time, tab_pre, tab_worth, tab_job, tab_jobs = st.tabs(
         TABS, key=keys.TAB.name, on_change="rerun"
     )
-    # drawn in one of the server's max_drawing places (dashboard/shared/drawing.py)
+    # drawn in one of the server's max_drawing places (dashboard/runs/drawing.py)
     with drawing.page_turn(data.drawing_places(lim.max_drawing)):
         if tab_sd.open:
             with tab_sd:

@@ -9,9 +9,9 @@ from dashboard.learn import lesson_page, quiz_page
 from dashboard.learn.chart_guide import chart_guide
 from dashboard.learn.learn_content import BEYOND_PAPER, MECHANICS, regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
-from simcore import fmt
+from simcore.core import fmt
+from simcore.experiments.study import PAPER_TRIO
 from simcore.policies import POLICY_HELP
-from simcore.study import PAPER_TRIO
 
 EXPLORE = "app_pages/explore.py"
 

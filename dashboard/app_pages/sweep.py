@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.shared import budget, data, keys, notices, state, worker
+from dashboard.runs import budget, data, worker
+from dashboard.shared import keys, notices, state
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.demo import limits
 from dashboard.shared.plain import md
 from dashboard.sweep import sweep_charts, sweep_state, sweeps
-from simcore.csvsafe import to_csv_text
-from simcore.errors import UserError
+from simcore.analysis.stats import BOOTSTRAP_NAME
+from simcore.core.errors import UserError
+from simcore.io.csvsafe import to_csv_text
 from simcore.policies import POLICIES
-from simcore.presets import PRESETS
-from simcore.stats import BOOTSTRAP_NAME
+from simcore.workload.presets import PRESETS
 
 lim = limits()
 

@@ -14,8 +14,8 @@ from plotly.subplots import make_subplots
 from dashboard.shared.chart_style import SLOWDOWN_FLOOR, finish_layout, log_axis, policy_styles
 from dashboard.shared.plain import chart_text, chart_texts
 from dashboard.shared.views import CLASSES, PERCENTILES
-from simcore import fmt
-from simcore.bound import BOUND_LABEL
+from simcore.analysis.bound import BOUND_LABEL
+from simcore.core import fmt
 
 CLASS_COLORS = {"TE": "#E4572E", "BE": "#2E86AB"}
 STAT_COLORS = {"p50": "#A6BDDB", "p95": "#3690C0", "p99": "#034E7B"}  # light to dark: further into the tail

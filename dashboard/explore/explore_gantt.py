@@ -12,11 +12,12 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.explore import explore_job
-from dashboard.shared import data, decision_view, gantt_charts, gantt_views, keys, state, views
+from dashboard.explore import decision_view, explore_job
+from dashboard.runs import data
+from dashboard.shared import gantt_charts, gantt_views, keys, state, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.scenario import Scenario
-from simcore import fmt
+from simcore.core import fmt
 from simcore.policies import POLICIES
 
 GANTT_ZOOMS = {120.0: "2 min", 600.0: "10 min", 3600.0: "1 h", 4 * 3600.0: "4 h"}

@@ -3,7 +3,7 @@ reasons, its pieces highlighted on the GPU-lane Gantt, counterfactuals, and "Whe
 
 The data are :mod:`dashboard.explore.job_views`' (pure), the chart
 :func:`dashboard.explore.job_charts.job_gantt_figure`; the what-if answers come from
-:mod:`simcore.whatif` in a worker process, through :mod:`dashboard.shared.data` (shared, bounded,
+:mod:`simcore.analysis.whatif` in a worker process, through :mod:`dashboard.runs.data` (shared, bounded,
 counted in the budget like any run). Job ids and node names may come from an upload: they are shown
 as plain text (``st.text``, table cells, :func:`~dashboard.shared.plain.md`), never as Markdown.
 """
@@ -17,17 +17,18 @@ import numpy as np
 import streamlit as st
 
 from dashboard.explore import job_charts, job_state, job_views
-from dashboard.shared import budget, compute, data, gantt_views, keys, notices, state, views, worker
+from dashboard.runs import budget, compute, data, worker
+from dashboard.runs.compute import Run
+from dashboard.runs.runkeys import cluster_hash, config_json
+from dashboard.shared import gantt_views, keys, notices, state, views
 from dashboard.shared.chart_style import PLOT_CONFIG
-from dashboard.shared.compute import Run
 from dashboard.shared.demo import limits
-from dashboard.shared.runkeys import cluster_hash, config_json
 from dashboard.shared.scenario import Scenario
 from dashboard.shared.views import HOUR
-from simcore import whatif
-from simcore.errors import UserError
+from simcore.analysis import whatif
+from simcore.analysis.whatif import Wait
+from simcore.core.errors import UserError
 from simcore.policies import POLICIES
-from simcore.whatif import Wait
 
 
 def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) -> None:
@@ -199,7 +200,7 @@ def _opening_job(run: Run, options: list[str]) -> str:
 def all_waits(
     scenario: Scenario, comparison: data.Comparison, policy: str, workload_file: str
 ) -> dict[str, tuple[Wait, ...]] | None:
-    """Every job's waits in the run of ``policy`` (:func:`simcore.whatif.all_waits`): one watched run,
+    """Every job's waits in the run of ``policy`` (:func:`simcore.analysis.whatif.all_waits`): one watched run,
     computed once per run and shared like the what-ifs; None after showing why not (over the budget)."""
     config = scenario.config(policy)
     return ask(

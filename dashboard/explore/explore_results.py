@@ -3,7 +3,7 @@ Slowdown, Utilisation and queue, Preemptions and Jobs tabs. The Gantt tab is
 :mod:`dashboard.explore.explore_gantt`.
 
 Numbers and frames come from :mod:`dashboard.shared.views`; over several seeds every mean carries the
-one spread of :mod:`simcore.stats`, named on screen.
+one spread of :mod:`simcore.analysis.stats`, named on screen.
 """
 
 from __future__ import annotations
@@ -16,13 +16,14 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.explore import charts, explore_job, job_state
-from dashboard.shared import data, held, views
+from dashboard.runs import data, held
+from dashboard.runs.compute import Run
+from dashboard.shared import views
 from dashboard.shared.chart_style import PLOT_CONFIG
-from dashboard.shared.compute import Run
 from dashboard.shared.scenario import Scenario
-from simcore import fmt
-from simcore.csvsafe import to_csv_text
-from simcore.metrics import TRIO_LABELS, compare_summaries
+from simcore.analysis.metrics import TRIO_LABELS, compare_summaries
+from simcore.core import fmt
+from simcore.io.csvsafe import to_csv_text
 
 # The trio grid: a change's interval wraps instead of being cut ("[1.0..."), and on a phone the grid
 # keeps its four columns (Streamlit stacks columns below 640 px, which parts values from their headers).
@@ -60,7 +61,7 @@ def trio(scenario: Scenario, comparison: data.Comparison, bound: data.Bound | No
             + (" Dashed: the pooled bound (mean over the seeds)." if bound is not None else "")
         )
     cards = views.trio_cards(
-        views.trio_frame(data.trios(comparison, baseline)),
+        views.trio_frame(views.seed_trios(comparison.seed_flats, baseline)),
         views.absolute_trio(comparison.seed_flats),
         scenario.policies,
         baseline,
@@ -86,7 +87,7 @@ def trio(scenario: Scenario, comparison: data.Comparison, bound: data.Bound | No
 
 
 def _cells(f: Callable[[float | None], str]) -> Callable[[object], str]:
-    """A :mod:`simcore.fmt` function as a Styler formatter of a column that holds floats."""
+    """A :mod:`simcore.core.fmt` function as a Styler formatter of a column that holds floats."""
     return lambda x: f(cast(float, x))
 
 
@@ -202,7 +203,7 @@ def jobs(scenario: Scenario, comparison: data.Comparison, job_tab: str, workload
 
 def csv_downloads(runs: Mapping[str, Run], shown: str) -> dict[str, Callable[[], str | bytes]]:
     """The deferred "Jobs CSV" and "Events CSV" of ``shown``'s run: they hold the run weakly
-    (:mod:`dashboard.shared.held`), so a page left open does not keep it in memory."""
+    (:mod:`dashboard.runs.held`), so a page left open does not keep it in memory."""
 
     def csv(frame: str) -> Callable[[dict[str, Run]], str]:
         return lambda found: to_csv_text(getattr(found[shown], frame))

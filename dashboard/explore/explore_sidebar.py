@@ -18,13 +18,14 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.shared import data, keys, knob_widgets, state, uploads
+from dashboard.runs import data
+from dashboard.shared import keys, knob_widgets, state, uploads
 from dashboard.shared.demo import Limits
 from dashboard.shared.keys import Key, Session
 from dashboard.shared.scenario import CLUSTER_MODES, MAIN_GEN_PARAMS, MAX_SEEDS, SOURCES, gen_defaults
+from simcore.analysis.stats import BOOTSTRAP_NAME
 from simcore.policies import POLICIES, POLICY_HELP
-from simcore.presets import PRESETS
-from simcore.stats import BOOTSTRAP_NAME
+from simcore.workload.presets import PRESETS
 
 SOURCE_LABELS = {"sample": "bundled sample", "generate": "synthetic generator", "upload": "upload a file"}
 CLUSTER_LABELS = {"workload": "the workload's own", "custom": "uniform nodes", "upload": "upload a node list"}

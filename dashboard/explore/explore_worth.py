@@ -15,10 +15,11 @@ import weakref
 import streamlit as st
 
 from dashboard.explore import charts, worth_views
-from dashboard.shared import data, keys, state, views
+from dashboard.runs import data
+from dashboard.shared import keys, state, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.scenario import Scenario
-from simcore import fmt
+from simcore.core import fmt
 from simcore.policies import POLICIES
 
 
@@ -54,7 +55,7 @@ def show(scenario: Scenario, comparison: data.Comparison, gantt_tab: str) -> Non
         "Show on the Gantt",
         icon=":material/open_in_new:",
         on_click=state.gantt_jump,
-        # a weak reference: the button's arguments stay in the session (dashboard/shared/held.py)
+        # a weak reference: the button's arguments stay in the session (dashboard/runs/held.py)
         args=(
             st.session_state,
             row["policy"],

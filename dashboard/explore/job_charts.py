@@ -14,7 +14,7 @@ from dashboard.explore.job_views import WaitRow, job_bars
 from dashboard.shared.gantt_charts import GANTT_CLASS_COLORS, GANTT_KINDS, gantt_figure, gantt_time, segment_bars
 from dashboard.shared.gantt_views import GanttView
 from dashboard.shared.plain import chart_text, chart_texts
-from simcore import fmt
+from simcore.core import fmt
 
 FADED = 0.18  # opacity of every other job's bars and signals
 WAIT_Y = -1.6  # the waiting row, above the first node's lanes (the axis is reversed)

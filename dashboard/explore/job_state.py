@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from dashboard.explore import job_views
 from dashboard.shared import keys
 from dashboard.shared.keys import Session
-from simcore.whatif import Change
+from simcore.analysis.whatif import Change
 
 N = TypeVar("N", int, float)
 

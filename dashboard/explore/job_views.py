@@ -1,9 +1,9 @@
 """The One job tab's data (pure: no Streamlit, no Plotly): which jobs to offer, the job's part of the
 GPU-lane Gantt, and its waiting stretches as rows the chart draws.
 
-The job's story, its blocking reasons and the counterfactuals come from :mod:`simcore.whatif`
-(computed in a worker process, :mod:`dashboard.shared.compute`); this module only turns a run's
-frames and those answers into what the page shows. Numbers become text through :mod:`simcore.fmt`.
+The job's story, its blocking reasons and the counterfactuals come from :mod:`simcore.analysis.whatif`
+(computed in a worker process, :mod:`dashboard.runs.compute`); this module only turns a run's
+frames and those answers into what the page shows. Numbers become text through :mod:`simcore.core.fmt`.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ import pandas as pd
 from dashboard.shared import gantt_views, views
 from dashboard.shared.gantt_views import GanttView
 from dashboard.shared.views import HOUR
-from simcore import fmt, metrics
-from simcore.model import ClusterSpec
-from simcore.whatif import BASELINE, WAIT_REASONS, Change, JobDelta, StoryStep, Wait
+from simcore.analysis import metrics
+from simcore.analysis.whatif import BASELINE, WAIT_REASONS, Change, JobDelta, StoryStep, Wait
+from simcore.core import fmt
+from simcore.core.model import ClusterSpec
 
 MAX_OPTIONS = 500  # jobs listed in the picker at once: type in the filter to reach the others
 MARGIN = 0.1  # the job's Gantt window reaches this share of its life before its submit and after its finish
@@ -148,7 +149,7 @@ def story_lines(story: Sequence[StoryStep]) -> list[str]:
 
 
 def reason_words(wait: Wait) -> str:
-    """A wait's reason in words with the reason's code and definition (:data:`simcore.whatif.WAIT_REASONS`)."""
+    """A wait's reason in words with the reason's code and definition (:data:`simcore.analysis.whatif.WAIT_REASONS`)."""
     return f"{wait.text} [{wait.reason}: {WAIT_REASONS[wait.reason]}]"
 
 
@@ -180,7 +181,7 @@ def wait_stretches(waits: Sequence[Wait], window: tuple[float, float]) -> list[W
 
 # --- counterfactuals -------------------------------------------------------------------------------
 
-#: the counterfactuals the tab offers (kinds of :data:`simcore.whatif.CHANGE_KINDS`), as the radio names them
+#: the counterfactuals the tab offers (kinds of :data:`simcore.analysis.whatif.CHANGE_KINDS`), as the radio names them
 CHANGE_LABELS = {
     "not_preempted": "had it not been preempted",
     "submit_at": "had it been submitted at t",
@@ -207,7 +208,7 @@ def max_fewer_gpus(gpu: float) -> int:
 
 
 def change_of(kind: str, submit_h: float, gpus: int, policy: str) -> Change:
-    """The :class:`simcore.whatif.Change` the widgets describe (the submit time is given in hours)."""
+    """The :class:`simcore.analysis.whatif.Change` the widgets describe (the submit time is given in hours)."""
     values: dict[str, float | str] = {"submit_at": float(submit_h) * HOUR, "gpus": float(gpus), "policy": policy}
     return Change(kind, values.get(kind))
 
@@ -327,13 +328,13 @@ def form_defaults(top: dict[str, float], span_h: float, prefix: str) -> dict[str
     return {prefix + k: v for k, v in values.items()}
 
 
-#: the form's fields: the workload columns of :data:`simcore.whatif.JOB_FIELDS` (duration in minutes) and
+#: the form's fields: the workload columns of :data:`simcore.analysis.whatif.JOB_FIELDS` (duration in minutes) and
 #: the submit time in hours
 FORM_FIELDS = ("duration_min", "cpu", "mem_gb", "gpu", "job_class", "workers", "submit_h")
 
 
 def forecast_job(fields: dict[str, Any]) -> tuple[dict[str, object], float]:
-    """The job :func:`simcore.whatif.when_would_it_start` takes, and its submit time (s), from the form."""
+    """The job :func:`simcore.analysis.whatif.when_would_it_start` takes, and its submit time (s), from the form."""
     job: dict[str, object] = {
         "duration": float(fields["duration_min"]) * 60.0,
         "cpu": float(fields["cpu"]),

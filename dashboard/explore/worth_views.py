@@ -1,8 +1,8 @@
 """The "Was it worth it?" panel's numbers (pure): per policy, the TE wait it saved against the
 baseline beside the BE GPU-seconds its preemptions cost, and the worst decisions of the runs.
 
-The figures are :mod:`simcore.accounting`'s (DESIGN.md section 5), read from the flat records
-(:func:`simcore.metrics.flat_summary`) and the runs' decision tables; over several seeds a policy's point is the mean over the seeds.
+The figures are :mod:`simcore.analysis.accounting`'s (DESIGN.md section 5), read from the flat records
+(:func:`simcore.analysis.metrics.flat_summary`) and the runs' decision tables; over several seeds a policy's point is the mean over the seeds.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from simcore.accounting import COSTS
+from simcore.analysis.accounting import COSTS
 
 HOUR = 3600.0
 WORTH_COLUMNS = ["policy", "te_wait_saved_s", "be_gpu_hours", "excess_gpus", "wasted", "n"]

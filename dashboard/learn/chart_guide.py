@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dashboard.shared.chart_style import LOG_STEPS, SLOWDOWN_FLOOR
 from dashboard.shared.gantt_charts import COLOR_NAMES, GANTT_CLASS_COLORS, GANTT_KINDS, GANTT_LOST, PATTERN_NAMES
-from simcore import fmt
-from simcore.gantt import CPU_LANE
-from simcore.stats import BOOTSTRAP_NAME
+from simcore.analysis.gantt import CPU_LANE
+from simcore.analysis.stats import BOOTSTRAP_NAME
+from simcore.core import fmt
 
 
 def color_name(kind: str) -> str:

@@ -2,7 +2,7 @@
 exercise scenarios drawn from a seed. Pure (no Streamlit).
 
 A question's answer is read from the run it is about (the events and jobs frames of
-:func:`dashboard.shared.compute.full_run`), never typed, so a lesson that changes changes its
+:func:`dashboard.runs.compute.full_run`), never typed, so a lesson that changes changes its
 answers. :func:`generate` draws a cluster of one or two 4-GPU nodes filled by BE jobs and one or
 two TE jobs arriving later; it retries with the next sub-seed until both policies of the exercise
 preempt, at most :data:`MAX_TRIES` times, so the work per seed is bounded.
@@ -16,12 +16,12 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from dashboard.shared import compute
-from simcore import fmt
-from simcore.bound import BOUND_LABEL, run_bound
+from dashboard.runs import compute
+from simcore.analysis.bound import BOUND_LABEL, run_bound
+from simcore.core import fmt
+from simcore.core.errors import UserError
+from simcore.core.model import ClusterSpec, JobTable, Node, Resources, SimConfig
 from simcore.engine import simulate
-from simcore.errors import UserError
-from simcore.model import ClusterSpec, JobTable, Node, Resources, SimConfig
 
 SEED_PARAM = "exercise"  # the Learn page's URL parameter holding the exercise's seed
 SEED_MAX = 2**31 - 1
@@ -171,7 +171,7 @@ def parse_seed(raw: str) -> int:
 
 def generate(seed: int) -> Exercise:
     """The exercise of ``seed``: the first sub-seed whose scenario makes both policies preempt (the
-    page computes it through :func:`dashboard.shared.data.computed`: in a worker, shared)."""
+    page computes it through :func:`dashboard.runs.data.computed`: in a worker, shared)."""
     if not 0 <= seed <= SEED_MAX:
         raise UserError(f"exercise seed {seed}: must be between 0 and {SEED_MAX}")
     for attempt in range(MAX_TRIES):
@@ -214,7 +214,7 @@ def _split(rng: np.random.Generator, total: int) -> list[int]:
 
 
 def limits(table: JobTable, cluster: ClusterSpec, runs: dict[str, compute.Run]) -> pd.DataFrame:
-    """Each TE job's wait (s) under each policy, under the pooled bound (simcore.bound: one node
+    """Each TE job's wait (s) under each policy, under the pooled bound (simcore.analysis.bound: one node
     holding the whole cluster, free preemption) and alone on the cluster (no BE job at all: a
     lower bound on its wait under any policy)."""
     bound = run_bound(table, cluster, SimConfig(policy=POLICIES[0])).jobs_frame

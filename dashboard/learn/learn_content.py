@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 from dashboard.learn.learn_numbers import LearnNumbers
 from dashboard.shared.scenario import Scenario
-from simcore import fmt
-from simcore.model import SimConfig
+from simcore.core import fmt
+from simcore.core.model import SimConfig
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 ``docs/results/rows_main.parquet`` (the main study: every policy and the fitgpp ``P``/``s``
 variants on the ``paper`` preset) and ``rows_curves.parquet`` (one knob at a time) are read
 at run time and reduced with the same statistics as ``simcore reproduce``
-(:func:`simcore.study.stat`, :func:`simcore.study.paired`), so a regenerated
+(:func:`simcore.experiments.study.stat`, :func:`simcore.experiments.study.paired`), so a regenerated
 RESULTS.md changes Learn with it. The reduction is kept per version of the two files (their
 size and modification time): Learn reruns at every click and would otherwise redo it each time.
 """
@@ -17,9 +17,9 @@ from typing import Any, cast
 
 import pandas as pd
 
-from simcore.metrics import TRIO_KEYS, versus
-from simcore.parquet_read import read_frame
-from simcore.study import NAIVE, paired, stat
+from simcore.analysis.metrics import TRIO_KEYS, versus
+from simcore.experiments.study import NAIVE, paired, stat
+from simcore.io.parquet_read import read_frame
 
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "docs" / "results"
 VS_FIFO = tuple(versus(key, "fifo") for key in TRIO_KEYS)  # the rows' trio columns against fifo

@@ -15,11 +15,12 @@ from typing import Any
 import streamlit as st
 
 from dashboard.learn import exercises, lesson_views, lessons, quiz_page
-from dashboard.shared import data, gantt_charts, gantt_views, keys, notices, state, views, worker
-from dashboard.shared.compute import Run
-from simcore import fmt
-from simcore.errors import UserError
-from simcore.model import ClusterSpec
+from dashboard.runs import data, worker
+from dashboard.runs.compute import Run
+from dashboard.shared import gantt_charts, gantt_views, keys, notices, state, views
+from simcore.core import fmt
+from simcore.core.errors import UserError
+from simcore.core.model import ClusterSpec
 
 PLAY_SECONDS = 1.5  # one instant per tick while playing
 LESSON_LANE_PX = 30  # pixels per GPU lane in a lesson's Gantt

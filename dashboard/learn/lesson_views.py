@@ -2,7 +2,7 @@
 
 A run's *instants* are the distinct times of its events. The state shown at an instant is the
 state after every event of that instant: which job holds which GPU lane (from
-:func:`simcore.gantt.segments`), which jobs wait in the queue, and the events of the instant
+:func:`simcore.analysis.gantt.segments`), which jobs wait in the queue, and the events of the instant
 told in words. Lost work per preemption follows DESIGN.md section 2: the progress since the
 last kept checkpoint (all of it with ``checkpoint = none``, none with ``on_preempt``).
 """
@@ -15,8 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from simcore import fmt, gantt
-from simcore.model import ClusterSpec
+from simcore.analysis import gantt
+from simcore.core import fmt
+from simcore.core.model import ClusterSpec
 
 WAITING = ("submit", "release")  # the last event of a job that is in the queue
 QUEUE_WAIT = "waiting since its last event"

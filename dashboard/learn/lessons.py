@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from simcore.model import ClusterSpec, JobTable, SimConfig
+from simcore.core.model import ClusterSpec, JobTable, SimConfig
 from simcore.workload import load_cluster, load_workload
 
 LESSON_DIR = Path(__file__).resolve().parents[2] / "sample_workloads" / "lessons"

@@ -7,9 +7,10 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.learn import exercises, knob_map
-from dashboard.shared import data, keys, notices, state, worker
-from simcore import fmt
-from simcore.errors import UserError
+from dashboard.runs import data, worker
+from dashboard.shared import keys, notices, state
+from simcore.core import fmt
+from simcore.core.errors import UserError
 
 
 def ask(questions: tuple[exercises.Question, ...], scope: str) -> None:

@@ -22,12 +22,11 @@ import plotly.offline
 from dashboard.explore import charts, worth_views
 from dashboard.report import sections
 from dashboard.report.plain_html import text
+from dashboard.runs.compute import Run
 from dashboard.shared import gantt_charts, gantt_views, views
 from dashboard.shared.chart_style import PLOT_CONFIG
-from dashboard.shared.compute import Run
-from simcore.cli import ACCOUNTING_COLUMNS
-from simcore.metrics import flat_trio
-from simcore.model import ClusterSpec, JobTable, SimConfig
+from simcore.analysis.accounting import ACCOUNTING_COLUMNS
+from simcore.core.model import ClusterSpec, JobTable, SimConfig
 
 #: the Gantt's initial zoom: hours from an hour before the first preemption (the whole run is in the file)
 GANTT_FOCUS_HOURS = 24.0
@@ -90,9 +89,11 @@ def _scenario(inp: ReportInput) -> str:
 
 
 def _trio(inp: ReportInput) -> str:
-    trios = [{p: flat_trio(s, per_seed[inp.baseline]) for p, s in per_seed.items()} for per_seed in inp.seed_flats]
     cards = views.trio_cards(
-        views.trio_frame(trios), views.absolute_trio(inp.seed_flats), list(inp.configs), inp.baseline
+        views.trio_frame(views.seed_trios(inp.seed_flats, inp.baseline)),
+        views.absolute_trio(inp.seed_flats),
+        list(inp.configs),
+        inp.baseline,
     )
     rows = [
         {"policy": p, **{label: value + (f" ({change})" if change else "") for label, value, change in row}}
@@ -174,7 +175,7 @@ def build_report(inp: ReportInput) -> str:
         "command": inp.command,
         "sha256": inp.checksum,
         "baseline": inp.baseline,
-        "trio": {p: flat_trio(s, inp.seed_flats[0][inp.baseline]) for p, s in inp.seed_flats[0].items()},
+        "trio": views.seed_trios(inp.seed_flats[:1], inp.baseline)[0],
     }
     head = (
         f"<meta charset='utf-8'><title>simcore report: {text(inp.title)}</title><style>{STYLE}</style>"

@@ -1,6 +1,6 @@
 """``simcore report``: the plugin behind the entry point ``simcore.commands: report`` (pyproject.toml).
 
-It runs the policies as the Explore page does (:mod:`dashboard.shared.compute`, then the decision
+It runs the policies as the Explore page does (:mod:`dashboard.runs.compute`, then the decision
 records of the preemptive ones, :mod:`dashboard.shared.decisions`) and writes the report of
 :mod:`dashboard.report.builder`.
 """
@@ -14,10 +14,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dashboard.report.builder import ReportInput, build_report
-from dashboard.shared import compute, decisions
-from simcore import cli, cli_workload
-from simcore.compare import parse_policy_list
-from simcore.errors import UserError
+from dashboard.runs import compute
+from dashboard.shared import decisions
+from simcore.analysis.compare import parse_policy_list
+from simcore.cli import inputs
+from simcore.cli.common import add_set_option, config_from_args, knob_epilog, warn_unschedulable
+from simcore.core.errors import UserError
 from simcore.policies import POLICIES
 
 DEFAULT_POLICIES = "fifo,priority,k8s,fitgpp"
@@ -28,18 +30,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "report",
         help="several policies on one workload, written as one self-contained HTML file",
-        epilog=cli.knob_epilog(),
+        epilog=knob_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    cli_workload.add_workload_options(p)
+    inputs.add_workload_options(p)
     p.add_argument(
         "--policies",
         default=DEFAULT_POLICIES,
         help="comma-separated policies, each optionally with knobs (fitgpp:P=1:s=4)",
     )
     p.add_argument("--baseline", default="fifo", help="the policy the trio is measured against (default fifo)")
-    cli_workload.add_cluster_options(p)
-    cli.add_set_option(p)
+    inputs.add_cluster_options(p)
+    add_set_option(p)
     p.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
     p.set_defaults(func=lambda args: cmd_report(args, p))
 
@@ -70,14 +72,14 @@ def command_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str
 
 def report_input(args: argparse.Namespace, command: str) -> ReportInput:
     """Run the scenario of ``args`` and gather what its report shows."""
-    specs = parse_policy_list(args.policies, cli.config_from_args(args))
+    specs = parse_policy_list(args.policies, config_from_args(args))
     labels = [s.label for s in specs]
     if args.baseline not in labels:
         raise UserError(f"--baseline {args.baseline!r} is not in --policies ({', '.join(labels)})")
-    jobs, cluster = cli.load_inputs(args)
+    jobs, cluster = inputs.load_inputs(args)
     configs = {s.label: s.config for s in specs}
     runs = dict(zip(labels, compute.comparison(jobs, cluster, list(configs.values()), (), _quiet), strict=True))
-    cli.warn_unschedulable(runs[args.baseline].summary["unschedulable"])
+    warn_unschedulable(runs[args.baseline].summary["unschedulable"])
     preemptive = [label for label in labels if POLICIES[configs[label].policy].preemptive]
     recorded = decisions.records(jobs, cluster, [(configs[p], None) for p in preemptive], _quiet)
     return ReportInput(

@@ -3,7 +3,7 @@ when the visitor clicks, from the runs the page has already computed.
 
 Nothing runs on a page rerun: Streamlit calls the builder only on a click. The one extra piece
 of work, the decision records of the preemptive policies, goes through
-:func:`dashboard.shared.data.decision_records` (a worker process under the demo's time limit,
+:func:`dashboard.runs.data.decision_records` (a worker process under the demo's time limit,
 shared with the decision view); over the limit, the report is written without the decision log
 and says so. Uploaded workloads are in the file (their checksum and results), which a link cannot carry.
 """
@@ -20,12 +20,11 @@ import streamlit as st
 
 from dashboard.report.builder import ReportInput, build_report
 from dashboard.report.cli import report_command
-from dashboard.shared import data, held
+from dashboard.runs import data, held
 from dashboard.shared.scenario import Scenario
-from simcore import samples
-from simcore.errors import UserError
+from simcore.core.errors import UserError
 from simcore.policies import POLICIES
-from simcore.workload import write_workload
+from simcore.workload import samples, write_workload
 
 
 def _checksum(scenario: Scenario, comparison: data.Comparison, upload: tuple[str, bytes] | None) -> str:
@@ -44,7 +43,7 @@ def _checksum(scenario: Scenario, comparison: data.Comparison, upload: tuple[str
 def cluster_options(scenario: Scenario, cluster_file: str | None) -> list[str]:
     """The CLI's cluster options for a cluster the page's command leaves out: an uploaded cluster
     file (by its name). A sample's own cluster is in the page's command already
-    (:func:`dashboard.shared.budget.explore_command`)."""
+    (:func:`dashboard.runs.budget.explore_command`)."""
     if scenario.cluster == "upload" and cluster_file:
         return ["--cluster", cluster_file]
     return []
@@ -113,7 +112,7 @@ def report_download(
     cluster_file: str | None,
 ) -> Callable[[], str | bytes]:
     """The button's deferred data: the comparison without its runs (its workload and summaries),
-    the runs held weakly (:mod:`dashboard.shared.held`), so a page left open keeps no run in memory."""
+    the runs held weakly (:mod:`dashboard.runs.held`), so a page left open keeps no run in memory."""
     rest = replace(comparison, runs={})
     return held.deferred(
         comparison.runs, lambda runs: report_bytes(scenario, replace(rest, runs=runs), upload, command, cluster_file)

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 
 from dashboard.report.plain_html import text
+from dashboard.runs.compute import Run
 from dashboard.shared import decision_text, gantt_views
-from dashboard.shared.compute import Run
-from simcore import fmt
-from simcore.model import JobTable
+from simcore.core import fmt
+from simcore.core.model import JobTable
 
 #: at most this many preemption steps and decisions per policy are written out (the size cap)
 MAX_ROWS = 60
@@ -22,7 +22,7 @@ PREFERRED_OTHER = ("k8s", "fitgpp", "fitdelay", "lrtp", "random")
 
 
 def table(frame: pd.DataFrame, caption: str = "") -> str:
-    """``frame`` as an HTML table; every header and cell escaped, numbers through :mod:`simcore.fmt`."""
+    """``frame`` as an HTML table; every header and cell escaped, numbers through :mod:`simcore.core.fmt`."""
     head = "".join(f"<th>{text(c)}</th>" for c in frame.columns)
     rows = []
     for record in frame.itertuples(index=False):

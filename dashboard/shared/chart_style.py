@@ -9,7 +9,7 @@ from typing import TypedDict
 
 import plotly.graph_objects as go
 
-from simcore import fmt
+from simcore.core import fmt
 
 TEMPLATE = "plotly_white"
 PLOT_CONFIG = {"displaylogo": False}  # st.plotly_chart's config: no Plotly logo in the mode bar

@@ -4,9 +4,9 @@ The words name the value that decided (the record's ``deciding``), define it and
 principle from the one glossary (:mod:`simcore.policies.glossary`); what another policy would take
 is asked on the very same state (the record's ``same_state``), its own run being a second view.
 When a gang is among the options, what each one costs (workers stopped, nodes touched, GPU time
-lost by :func:`simcore.accounting.gpu_seconds`) is set side by side (:func:`option_costs`).
+lost by :func:`simcore.analysis.accounting.gpu_seconds`) is set side by side (:func:`option_costs`).
 
-Drawn by :mod:`dashboard.shared.decision_view` from the records of :func:`dashboard.shared.data.decision_records`.
+Drawn by :mod:`dashboard.explore.decision_view` from the records of :func:`dashboard.runs.data.decision_records`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from simcore import accounting, fmt, units
-from simcore.model import JobTable
+from simcore.analysis import accounting
+from simcore.core import fmt, units
+from simcore.core.model import JobTable
 from simcore.policies.glossary import TIE_BREAK, term
 
 
@@ -49,7 +50,7 @@ def _label(name: str) -> str:
 
 def value_text(name: str, value: float) -> str:
     """A key value in human units (:data:`simcore.policies.glossary.TERMS`): durations and instants
-    through :mod:`simcore.fmt`, never raw seconds."""
+    through :mod:`simcore.core.fmt`, never raw seconds."""
     unit = term(name).unit
     if unit == "seconds":
         return fmt.duration(value)
@@ -159,7 +160,7 @@ def candidate_table(record: Mapping[str, Any]) -> pd.DataFrame:
 
 def accounting_words(decisions: pd.DataFrame, record: Mapping[str, Any]) -> str | None:
     """The decision's accounting in one sentence (known at the end of the run), from its run's
-    decision table (:func:`simcore.accounting.decision_table`); None when the table has no such row."""
+    decision table (:func:`simcore.analysis.accounting.decision_table`); None when the table has no such row."""
     mine = decisions[(decisions["time"] == record["time"]) & (decisions["te_job"] == record["te_job"])]
     if mine.empty:
         return None
@@ -197,7 +198,7 @@ class OptionCost:
 
 
 def job_gpus(table: JobTable) -> dict[str, tuple[float, int]]:
-    """Per job id, its per-worker GPU request (in :mod:`simcore.units`) and its workers."""
+    """Per job id, its per-worker GPU request (in :mod:`simcore.core.units`) and its workers."""
     gpu = units.requests(table.request)[:, 2]
     return {
         str(j): (float(g), int(w))

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from simcore.core.model import ClusterSpec, JobTable, SimConfig
 from simcore.engine import simulate
-from simcore.model import ClusterSpec, JobTable, SimConfig
 
 #: a run whose decisions are recorded: its config and the policy asked on the same states (or None)
 Recorded = tuple[SimConfig, str | None]

@@ -16,8 +16,15 @@ import math
 import os
 from dataclasses import dataclass
 
+from simcore.core.errors import UserError
+
 ENV_VAR = "SIMCORE_DEMO"
 SECRET_KEY = "simcore_demo"
+
+
+class Refused(UserError):
+    """Over a limit: the message names it and the command that runs the work locally (the pages show
+    the command to copy: :func:`dashboard.shared.notices.error`)."""
 
 
 @dataclass(frozen=True)
@@ -172,7 +179,7 @@ DRAW_MB = 40  # one page's open tab drawn at max_jobs x max_policies: the Gantt 
 
 def comparison_worker_mb(lim: Limits) -> float:
     """A worker's peak for a comparison at ``max_jobs``: it holds one simulation at a time
-    (:func:`dashboard.shared.compute.comparison`), so the number of policies does not count."""
+    (:func:`dashboard.runs.compute.comparison`), so the number of policies does not count."""
     return WORKER_BASE_MB + WORKER_KB_PER_JOB * lim.max_jobs / 1000
 
 

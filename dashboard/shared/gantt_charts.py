@@ -18,7 +18,7 @@ from dashboard.shared.chart_style import finish_layout
 from dashboard.shared.gantt_views import GANTT_EPOCH, GANTT_GAP, GanttView, gang_note
 from dashboard.shared.plain import chart_text, chart_texts
 from dashboard.shared.views import WHY_WAITED
-from simcore import fmt
+from simcore.core import fmt
 
 GANTT_CLASS_COLORS = {"TE": "#D62728", "BE": "#9CC3DA"}
 GANTT_KINDS = {"run": ("", ""), "restore": ("#F2C14E", "."), "grace": ("#555555", "x")}

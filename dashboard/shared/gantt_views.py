@@ -1,7 +1,7 @@
 """Pure builders of what the Gantt chart draws (no Streamlit, no Plotly): lanes, bars,
 preemption signals, the default and stepped time windows, and the work each preemption lost.
 
-Every node is drawn as its GPU lanes (:mod:`simcore.gantt` assigns a job's pieces to lanes);
+Every node is drawn as its GPU lanes (:mod:`simcore.analysis.gantt` assigns a job's pieces to lanes);
 the page holds the chosen policy, nodes and window (:mod:`dashboard.shared.state`) and the figure is
 drawn by :mod:`dashboard.shared.gantt_charts`. Windows are in hours, the run's times in seconds.
 """
@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from dashboard.shared.views import HOUR
-from simcore import gantt
-from simcore.model import ClusterSpec
+from simcore.analysis import gantt
+from simcore.core.model import ClusterSpec
 
 GANTT_EPOCH = pd.Timestamp("2000-01-01")  # the Gantt's date axis reads elapsed time: day 1 00:00 = t 0
 GANTT_GAP = 0.6  # blank rows between two nodes' lanes
@@ -42,7 +42,7 @@ def lane_layout(segments: pd.DataFrame, cluster: ClusterSpec, nodes: Sequence[st
     """Rows of one policy's Gantt panel, top to bottom: node, lane (GPU index or ``cpu``), y.
 
     Every node shows all its GPU lanes, any extra lane the run used (fragmented fractional
-    GPUs, see :mod:`simcore.gantt`) and a ``cpu`` lane when it ran CPU-only jobs; the layout
+    GPUs, see :mod:`simcore.analysis.gantt`) and a ``cpu`` lane when it ran CPU-only jobs; the layout
     depends on the whole run, so it does not move when the time window does.
     """
     lanes_of = {n.name: gantt.lane_count(n.capacity.gpu) for n in cluster.nodes}
@@ -161,7 +161,7 @@ LOST_BAR_COLUMNS = ("job_id", "job_class", "node", "lanes", "start", "end", "y",
 def lost_bars(bars: pd.DataFrame, lost: pd.DataFrame) -> pd.DataFrame:
     """The part of each preempted run bar whose work its signal discarded: the last ``lost``
     seconds before the signal (``lost``: one row per preemption, job_id, time, lost seconds, as
-    :func:`simcore.accounting.lost_work` gives the run's record), drawn inside the bar's window."""
+    :func:`simcore.analysis.accounting.lost_work` gives the run's record), drawn inside the bar's window."""
     runs = bars[bars["kind"] == "run"]
     hit = runs.merge(lost[lost["lost"] > 0], left_on=["job_id", "seg_end"], right_on=["job_id", "time"])
     start = np.maximum(hit["time"] - hit["lost"], hit["start"])  # clipped to the window, as the bar is

@@ -109,7 +109,7 @@ DECISION_OTHER: Key[str] = Key("decision_other")  # the policy whose record the 
 JOB_POLICY: Key[str] = Key("one_policy")  # the run the job is picked from
 JOB_FILTER: Key[str] = Key("one_filter")  # text the job ids must contain
 JOB_ID: Key[str | None] = Key("one_job")  # the job shown
-JOB_CHANGE: Key[str] = Key("one_change")  # the counterfactual's kind (simcore.whatif.CHANGE_KINDS)
+JOB_CHANGE: Key[str] = Key("one_change")  # the counterfactual's kind (simcore.analysis.whatif.CHANGE_KINDS)
 JOB_SUBMIT_AT: Key[float] = Key("one_submit_at")  # seconds: "had it been submitted at t"
 JOB_GPUS: Key[int] = Key("one_gpus")  # "had it asked for fewer GPUs"
 JOB_OTHER_POLICY: Key[str] = Key("one_other_policy")  # "under policy Y"
@@ -141,6 +141,6 @@ S_DASK: Key[str] = Key("s_dask")
 SWEEP_RAN_FOR: Key[Any] = Key("_sweep_ran_for")  # the SweepSettings last run (results shown only for them)
 DASK_OFFERED: Key[str | None] = Key("_dask_offered")  # a Dask address a link offered, until accepted
 
-# --- a computation asked by a page holding its results, parked for the next run (dashboard.shared.parked) ---
-PARKED: Key[Any] = Key("_parked")  # the parked computation (dashboard.shared.parked.Request), until served
+# --- a computation asked by a page holding its results, parked for the next run (dashboard.runs.parked) ---
+PARKED: Key[Any] = Key("_parked")  # the parked computation (dashboard.runs.parked.Request), until served
 SERVED: Key[dict[Any, Any]] = Key("_served")  # its values (or its failure) by store key, for the run after

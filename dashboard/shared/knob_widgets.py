@@ -1,4 +1,4 @@
-"""The knob inputs of the Explore page, derived from the knob metadata (:data:`simcore.knobs.KNOBS`).
+"""The knob inputs of the Explore page, derived from the knob metadata (:data:`simcore.core.knobs.KNOBS`).
 
 Each knob gets one widget keyed ``x_k_<knob>``: a select box for a choice, a text input for a
 number a browser cannot hold exactly (``s`` may be inf, ``seed`` goes to 2^63 - 1), otherwise
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dashboard.shared import keys
-from simcore.knobs import KNOBS, Knob, to_text
+from simcore.core.knobs import KNOBS, Knob, to_text
 
 #: Streamlit number inputs refuse integers beyond what a browser number holds exactly
 BROWSER_MAX_INT = 2**53 - 1

@@ -12,10 +12,9 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from dashboard.shared.budget import Refused
-from dashboard.shared.demo import Limits
+from dashboard.shared.demo import Limits, Refused
 from dashboard.shared.plain import md
-from simcore.errors import UserError
+from simcore.core.errors import UserError
 
 
 def link_warnings(warnings: list[str]) -> None:
@@ -46,7 +45,7 @@ def progress(text: str) -> Iterator[Callable[[float | None], None]]:
     """A progress bar while a worker computes; yields the heartbeat that advances it.
 
     Drawing the bar is also where Streamlit stops a script whose visitor left or changed a
-    setting, so the worker is stopped then too (dashboard/shared/worker.py)."""
+    setting, so the worker is stopped then too (dashboard/runs/worker.py)."""
     bar = st.empty()
     state = {"done": 0.0}
 

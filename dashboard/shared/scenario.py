@@ -16,12 +16,12 @@ from typing import Any
 
 from dashboard.shared import keys, knob_widgets
 from dashboard.shared.demo import LOCAL
-from simcore.knobs import KNOBS, Knob, KnobRange, split_assignment, to_text
-from simcore.model import MAX_RESOURCE, SimConfig
-from simcore.policy_spec import parse_policies
-from simcore.presets import PRESETS
-from simcore.samples import DASHBOARD_DEFAULT
+from simcore.core.knobs import KNOBS, Knob, KnobRange, split_assignment, to_text
+from simcore.core.model import MAX_RESOURCE, SimConfig
+from simcore.policies.spec import parse_policies
 from simcore.workload import MAX_NODES
+from simcore.workload.presets import PRESETS
+from simcore.workload.samples import DASHBOARD_DEFAULT
 
 SOURCES = ("sample", "generate", "upload")
 CLUSTER_MODES = ("workload", "custom", "upload")
@@ -161,8 +161,8 @@ class Scenario:
 
 def _gen_ok(preset: str, key: str, text: str, warnings: list[str]) -> bool:
     """Is ``key=text`` a valid parameter of the preset? (If not, say so in ``warnings``.)"""
-    from simcore.errors import UserError
-    from simcore.presets import resolve_params
+    from simcore.core.errors import UserError
+    from simcore.workload.presets import resolve_params
 
     try:
         resolve_params(preset, {key: text})
@@ -214,7 +214,7 @@ MAIN_GEN_PARAMS = ("jobs", "load", "te_share")
 
 def gen_defaults(preset: str) -> dict[str, Any]:
     """Default values of a preset's parameters ({} for an unknown preset)."""
-    from simcore.presets import PRESETS
+    from simcore.workload.presets import PRESETS
 
     spec = PRESETS.get(preset)
     return {name: p.default for name, p in spec.params.items()} if spec else {}

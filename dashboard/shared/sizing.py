@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from dashboard.shared import keys
-from simcore import fmt
-from simcore.metrics import TRIO
-from simcore.model import ClusterSpec, JobTable
+from simcore.analysis.metrics import TRIO
+from simcore.core import fmt
+from simcore.core.model import ClusterSpec, JobTable
 from simcore.workload import nodes_for_load, offered_load
 
 TARGET_LOAD = 0.9  # busy enough that jobs queue and policies differ, not so busy that the queue only grows

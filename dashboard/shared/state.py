@@ -28,7 +28,7 @@ from dashboard.shared import gantt_views, keys
 from dashboard.shared.keys import Key, Session
 from dashboard.shared.scenario import MAIN_GEN_PARAMS, Scenario
 from dashboard.shared.scenario import widget_values as scenario_widgets
-from simcore.model import ClusterSpec
+from simcore.core.model import ClusterSpec
 
 S = TypeVar("S")
 
@@ -245,7 +245,7 @@ def gantt_jump(
     session: Session, policy: str, ref: Callable[[], Any], cluster: ClusterSpec, decision: Mapping[str, Any], tab: str
 ) -> None:
     """Open the Gantt (tab ``tab``) on a decision of ``policy``'s run (``ref``: a weak reference,
-    :mod:`dashboard.shared.held`; nothing once the run has left memory): its first preemption
+    :mod:`dashboard.runs.held`; nothing once the run has left memory): its first preemption
     chosen, as Previous / Next preemption would choose it, with the window centred on it."""
     if (run := ref()) is None:
         return

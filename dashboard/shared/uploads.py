@@ -1,7 +1,7 @@
 """Uploaded files to simulator inputs through :mod:`simcore.workload`; pure (no Streamlit).
 
 Loader options are text (as they travel in the URL) and are parsed by simcore's parsers (the Alibaba options by
-:func:`simcore.alibaba.options_from_values`, as on the command line); every problem,
+:func:`simcore.workload.alibaba.options_from_values`, as on the command line); every problem,
 in a file or in an option, ends as a :class:`UserError` whose message the page shows.
 Uploads are held to the limits of :func:`dashboard.shared.demo.limits` (the demo ones when
 ``SIMCORE_DEMO=1``), each checked before or while the file is parsed; a refusal names the
@@ -18,10 +18,19 @@ from pathlib import Path
 from typing import Protocol
 
 from dashboard.shared.demo import Limits, limits
-from simcore import alibaba, fmt, traces
-from simcore.errors import UserError
-from simcore.model import ClusterSpec, JobTable
-from simcore.workload import FORMATS, MAX_POOLS, LimitExceeded, WorkloadError, load_cluster, load_workload
+from simcore.core import fmt
+from simcore.core.errors import UserError
+from simcore.core.model import ClusterSpec, JobTable
+from simcore.workload import (
+    FORMATS,
+    MAX_POOLS,
+    LimitExceeded,
+    WorkloadError,
+    alibaba,
+    load_cluster,
+    load_workload,
+    traces,
+)
 
 WORKLOAD_TYPES = ("csv", "json", "jsonl", "parquet", "txt")
 CLUSTER_TYPES = ("yaml", "yml", "json", "csv")
@@ -289,7 +298,7 @@ _FLAGS = {
 
 def alibaba_options(opts: Mapping[str, str]) -> alibaba.AlibabaOptions:
     """The adapter's options from the sidebar's text, parsed by simcore's one parser
-    (:func:`simcore.alibaba.options_from_values`); a bad value is named by its sidebar label."""
+    (:func:`simcore.workload.alibaba.options_from_values`); a bad value is named by its sidebar label."""
     values: dict[str, object] = {}
     labels: dict[str, str] = {}
     for option in (o for o in UPLOAD_OPTIONS if o.alibaba and o.name not in _TRACE_ONLY):

@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from simcore import fmt
-from simcore.metrics import TRIO as TRIO_SOURCE
-from simcore.metrics import TRIO_KEYS, TRIO_LABELS
-from simcore.model import ClusterSpec, JobTable
-from simcore.stats import BOOTSTRAP_NAME, bootstrap_mean
-from simcore.whatif import Wait
+from simcore.analysis.metrics import TRIO as TRIO_SOURCE
+from simcore.analysis.metrics import TRIO_KEYS, TRIO_LABELS, trio
+from simcore.analysis.stats import BOOTSTRAP_NAME, bootstrap_mean
+from simcore.analysis.whatif import Wait
+from simcore.core import fmt
+from simcore.core.model import ClusterSpec, JobTable
 
 HOUR = 3600.0
 CLASSES = ("TE", "BE")
@@ -86,7 +86,7 @@ WHY_WAITED = "why it waited"
 def jobs_table(jobs: pd.DataFrame, waits: Mapping[str, Sequence[Wait]] | None = None) -> pd.DataFrame:
     """The jobs CSV's frame as the page shows it: every time in one unit per column, named in its
     header (``wait (min)``), numbers kept sortable; with ``waits`` (job id -> its waits,
-    :func:`simcore.whatif.all_waits`), a last column :data:`WHY_WAITED` (:func:`why_by_job`)."""
+    :func:`simcore.analysis.whatif.all_waits`), a last column :data:`WHY_WAITED` (:func:`why_by_job`)."""
     out = {}
     for column in jobs.columns:
         header = JOB_HEADERS.get(column, column)
@@ -122,9 +122,17 @@ def workload_jobs(table: JobTable) -> pd.DataFrame:
     )
 
 
+def seed_trios(
+    seed_flats: Sequence[Mapping[str, Mapping[str, Any]]], baseline: str
+) -> list[dict[str, dict[str, float | None]]]:
+    """Per seed, the trio (:func:`simcore.analysis.metrics.trio`) of every policy against ``baseline``,
+    from each seed's flat records by policy."""
+    return [{p: trio(flat, per_seed[baseline]) for p, flat in per_seed.items()} for per_seed in seed_flats]
+
+
 def trio_frame(trios: Sequence[Mapping[str, Mapping[str, float | None]]]) -> pd.DataFrame:
     """The trio over seeds: one row per (policy, metric) with n, mean and the mean's interval
-    lo..hi from :func:`simcore.stats.bootstrap_mean` (the dashboard's one spread over seeds, named
+    lo..hi from :func:`simcore.analysis.stats.bootstrap_mean` (the dashboard's one spread over seeds, named
     ``BOOTSTRAP_NAME``; NaN below two values).
 
     ``trios`` holds, per seed, ``{policy: {trio key: percent or None}}``; None values (baseline
@@ -179,7 +187,7 @@ def neutral(delta: str | None) -> bool:
 
 def absolute_trio(flats: Sequence[Mapping[str, Mapping[str, Any]]]) -> pd.DataFrame:
     """The slowdown values behind the trio, mean over seeds (per seed: policy -> flat record of
-    :func:`simcore.metrics.flat_summary`): one row per (policy, metric)."""
+    :func:`simcore.analysis.metrics.flat_summary`): one row per (policy, metric)."""
     rows = []
     policies = list(dict.fromkeys(p for s in flats for p in s))
     for policy in policies:

@@ -13,7 +13,7 @@ from plotly.subplots import make_subplots
 from dashboard.shared.chart_style import SLOWDOWN_FLOOR, finish_layout, log_axis, policy_styles
 from dashboard.shared.plain import chart_text, chart_texts
 from dashboard.sweep.sweeps import pareto_mask
-from simcore.stats import BOOTSTRAP_NAME
+from simcore.analysis.stats import BOOTSTRAP_NAME
 
 
 def sweep_figure(

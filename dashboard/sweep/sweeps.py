@@ -1,7 +1,7 @@
 """The Sweep page's settings (one knob over a list of values) and its result frames; pure.
 
-The sweep itself is :mod:`simcore.sweep`: this module only turns the page's settings into a
-:class:`~simcore.sweep.SweepSpec` and the rows it returns into the frames the charts draw.
+The sweep itself is :mod:`simcore.experiments.sweep`: this module only turns the page's settings into a
+:class:`~simcore.experiments.sweep.SweepSpec` and the rows it returns into the frames the charts draw.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ import pandas as pd
 from dashboard.shared import keys
 from dashboard.shared.demo import LOCAL, Limits
 from dashboard.shared.scenario import parse_policy_names
-from simcore import sweep
-from simcore.errors import UserError
-from simcore.knobs import KNOBS
-from simcore.metrics import TRIO_KEYS, TRIO_LABELS, versus
-from simcore.model import KNOB_HELP
-from simcore.presets import PRESETS
-from simcore.stats import bootstrap_mean
+from simcore.analysis.metrics import TRIO_KEYS, TRIO_LABELS, versus
+from simcore.analysis.stats import bootstrap_mean
+from simcore.core.errors import UserError
+from simcore.core.knobs import KNOBS
+from simcore.core.model import KNOB_HELP
+from simcore.experiments import sweep
+from simcore.workload.presets import PRESETS
 
 #: knob -> (default values, help). Workload parameters (nodes, load, te_share) and SimConfig knobs.
 SWEEP_KNOBS: dict[str, tuple[str, str]] = {
@@ -201,7 +201,7 @@ P95_METRICS = (("TE_slowdown_p95", "TE p95 slowdown"), ("BE_slowdown_p95", "BE p
 
 
 def metric_frame(rows: pd.DataFrame, knob: str, metrics: Sequence[str]) -> pd.DataFrame:
-    """Mean over seeds and its interval :func:`simcore.stats.bootstrap_mean` (named on screen by
+    """Mean over seeds and its interval :func:`simcore.analysis.stats.bootstrap_mean` (named on screen by
     ``BOOTSTRAP_NAME``, the dashboard's spread of every mean over seeds) per (knob value, policy, metric): columns value, policy, metric, n, mean, lo,
     hi (lo = hi = mean when a single seed gives no interval)."""
     records = []

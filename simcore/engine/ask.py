@@ -10,12 +10,12 @@ import math
 
 import numpy as np
 
+from simcore.core.model import SimConfig
 from simcore.engine.budget import PreemptionBudget
 from simcore.engine.cluster import ClusterState
 from simcore.engine.jobstate import JobState
 from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
-from simcore.model import SimConfig
 from simcore.policies import Candidates, Policy, Preemption, PreemptionView, decision
 from simcore.policies.base import Explained
 

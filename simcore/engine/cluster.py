@@ -5,7 +5,7 @@ over nodes, or, while the nodes are in few distinct states (same room, same capa
 plain Python over those states (see :meth:`ClusterState.choose`); on a large cluster only the
 nodes with room for the smallest request count, and those are in few states even when the
 nodes are in hundreds. ``avail`` is free minus the reservations of nominated TE jobs: what any
-other job may use. Resources are integer units (:mod:`simcore.units`), so every sum is exact and
+other job may use. Resources are integer units (:mod:`simcore.core.units`), so every sum is exact and
 "fits" is an exact comparison.
 """
 
@@ -16,8 +16,8 @@ from typing import Final
 
 import numpy as np
 
-from simcore import units
-from simcore.model import ClusterSpec
+from simcore.core import units
+from simcore.core.model import ClusterSpec
 
 # the ufuncs' own reductions: ndarray.all/max add a Python-level wrapper per call
 _all: Final = np.logical_and.reduce

@@ -6,10 +6,10 @@ arrays once, at the end (:meth:`EventLog.columns`). Rows are first appended to s
 lists, which move into the typed arrays :data:`CHUNK` rows at a time (packed to bytes):
 an append to a list is a native operation of the compiled engine, while an append to a
 typed array parses its argument in C on every call. Event codes are those of
-:mod:`simcore.result`; the node is -1 for a submit.
+:mod:`simcore.core.result`; the node is -1 for a submit.
 
 Beside the rows, two records the events alone do not hold, for the preemption accounting
-(:mod:`simcore.accounting`): the work each signal discarded, and each nomination (its TE job,
+(:mod:`simcore.analysis.accounting`): the work each signal discarded, and each nomination (its TE job,
 node, the GPUs it lacked there, and the row of its first ``preempt``).
 """
 

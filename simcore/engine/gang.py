@@ -26,12 +26,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+from simcore.core.result import FINISH, RELEASE
 from simcore.engine.ask import PolicyAsk, read_only
 from simcore.engine.cluster import ClusterState
 from simcore.engine.eventlog import EventLog
 from simcore.engine.reservations import ReservationBook
 from simcore.policies import Candidates, decision
-from simcore.result import FINISH, RELEASE
 from simcore.workload.fit import workers_per_node
 from simcore.workload.schema import MAX_WORKERS
 

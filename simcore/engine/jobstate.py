@@ -6,7 +6,7 @@ event is a Python list, whose element reads are several times faster than numpy'
 A job's *segment* is one run from a start to its finish or preemption; ``kept`` is the
 work saved before the current segment, so ``work_left = duration - kept`` (DESIGN.md
 section 2: what a preemption keeps depends on the checkpoint mode; with ``on_preempt`` a save
-that fails keeps nothing new, :mod:`simcore.saves`). A gang (``workers`` > 1) is one job here:
+that fails keeps nothing new, :mod:`simcore.core.saves`). A gang (``workers`` > 1) is one job here:
 one segment, one token, one progress; ``node`` is worker 0's and ``gang_nodes`` holds every
 worker's node, in worker order (DESIGN.md rule 10).
 """
@@ -19,10 +19,10 @@ from dataclasses import replace
 
 import numpy as np
 
+from simcore.core.model import JobTable, SimConfig
+from simcore.core.saves import failure_probability
 from simcore.engine.queue_order import int_pool
-from simcore.model import JobTable, SimConfig
 from simcore.policies import Candidates
-from simcore.saves import failure_probability
 from simcore.workload.fit import distinct_rows
 
 
@@ -30,7 +30,7 @@ class JobState:
     def __init__(
         self, jobs: JobTable, req: np.ndarray, order_rank: np.ndarray, config: SimConfig, ints: np.ndarray | None = None
     ) -> None:
-        """`req`: the requests in integer units (:mod:`simcore.units`); `order_rank`: job order (rule 2, no class);
+        """`req`: the requests in integer units (:mod:`simcore.core.units`); `order_rank`: job order (rule 2, no class);
         `ints`: :func:`~simcore.engine.queue_order.int_pool` of the jobs (made here when not given)."""
         n = len(jobs)
         ints = int_pool(n) if ints is None else ints

@@ -18,14 +18,17 @@ from __future__ import annotations
 import gc
 import math
 import time as wallclock
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import replace
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import simpy
 
-from simcore import result, units
+from simcore.core import result, units
+from simcore.core.model import ClusterSpec, JobTable, SimConfig
+from simcore.core.result import SimResult
+from simcore.core.saves import SaveDraws
 from simcore.engine.budget import PreemptionBudget
 from simcore.engine.clock import Clock
 from simcore.engine.cluster import ClusterState
@@ -37,17 +40,18 @@ from simcore.engine.queue_order import int_pool, job_order, job_orders
 from simcore.engine.reservations import ReservationBook
 from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
-from simcore.engine.watch import Watch
-from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.policies import get_policy
-from simcore.result import SimResult
-from simcore.saves import SaveDraws
 from simcore.workload.fit import fits_empty_cluster
 
 __all__ = ["job_order", "simulate"]
 
 _UNBOUNDED = (UNBOUNDED, UNBOUNDED, UNBOUNDED)
-# the event codes (simcore.result), as Final: static reads in the compiled engine, not module-dict look-ups
+
+#: an observer of a run, called with the run after each pass, to be read, never written
+#: (:class:`simcore.engine.watch.JobWatch`); the loop calls it and knows nothing else of it
+Watch = Callable[[Any], None]
+
+# the event codes (simcore.core.result), as Final: static reads in the compiled engine, not module-dict look-ups
 SUBMIT: Final[int] = result.SUBMIT
 START: Final[int] = result.START
 PREEMPT: Final[int] = result.PREEMPT

@@ -7,7 +7,7 @@ removals), each with a lower bound of its requests per dimension. A walk for the
 whose request is within a bound (per dimension, the most any node has) skips a whole chunk whose
 lower bound is above it, and reads the other chunks rank by rank; adding or removing a rank is a
 binary search over the chunks' last ranks and one within a chunk. Requests and bounds are integer
-resource units (:mod:`simcore.units`). A removal can only raise a chunk's true lower bound, so a
+resource units (:mod:`simcore.core.units`). A removal can only raise a chunk's true lower bound, so a
 bound left as it was never hides a job; one that the removed request held is marked stale, and
 made exact again when a walk reads the whole chunk and finds nothing within its bound (a chunk
 with candidates is read anyway, so its bounds are left as they are).
@@ -22,7 +22,7 @@ from typing import Final
 
 import numpy as np
 
-from simcore import units
+from simcore.core import units
 from simcore.engine.queue_order import int_pool
 
 # Final: the compiled engine (mypyc) reads these as constants, not module-dict look-ups

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.model import JobTable
+from simcore.core.model import JobTable
 
 
 def job_order(jobs: JobTable, te_first: bool) -> np.ndarray:

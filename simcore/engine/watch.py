@@ -4,7 +4,7 @@
 every pass (the loop does nothing else for it, and nothing at all without one). :class:`JobWatch`
 is such an observer: while a job it watches (one, several or every job) is pending it notes, from
 the run's state as the pass left it, the facts that decide why the job waits
-(:mod:`simcore.whatif.reasons` turns them into words).
+(:mod:`simcore.analysis.whatif.reasons` turns them into words).
 The state does not change between two instants, so the facts of a pass hold until the next one.
 It reads the engine's parts and never writes to them.
 
@@ -21,14 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from simcore import units
+from simcore.core import units
 from simcore.engine.gang import fits
 
 if TYPE_CHECKING:  # the run itself: only read
     from simcore.engine.loop import _Run
-
-#: an observer of a run, called with the run after each pass (to be read, never written)
-Watch = Callable[[Any], None]
 
 
 @dataclass(frozen=True, slots=True)

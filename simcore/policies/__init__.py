@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from simcore.knobs import own_knobs, policy_knobs
-from simcore.model import SimConfig
+from simcore.core.knobs import own_knobs, policy_knobs
+from simcore.core.model import SimConfig
 from simcore.policies import decision
 from simcore.policies.base import Candidates, Policy, Preemption, PreemptionView
 from simcore.policies.evaluator import PreemptivePolicy, VictimSet, VictimSets
@@ -25,7 +25,7 @@ from simcore.policies.simple import FIFO, PRIORITY
 #: the registry, in the order policies are listed; kept by register() together with the two below
 POLICIES: dict[str, Policy] = {}
 POLICY_HELP: dict[str, str] = {}
-#: the knobs that belong to each policy (its own, then every preemptive one's), from simcore.knobs
+#: the knobs that belong to each policy (its own, then every preemptive one's), from simcore.core.knobs
 POLICY_KNOBS: dict[str, tuple[str, ...]] = {}
 
 

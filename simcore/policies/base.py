@@ -7,7 +7,7 @@ owns every mechanism: grace, reservation, checkpoint, restore. Asked to explain
 (decision records), it returns the same choice plus every node it weighed as a
 :class:`NodeOption`, best first, with the named values of its ordering key (``Policy.key``).
 The evaluator (:mod:`simcore.policies.evaluator`) does this for every preemptive policy.
-Resources are integer units (:mod:`simcore.units`), so "fits" is exact; normalised
+Resources are integer units (:mod:`simcore.core.units`), so "fits" is exact; normalised
 quantities multiply an integer difference by ``inv_cap``.
 """
 
@@ -20,7 +20,7 @@ from typing import Protocol
 
 import numpy as np
 
-from simcore.model import SimConfig
+from simcore.core.model import SimConfig
 
 _NDARRAY = np.ndarray  # one global read in fits()
 

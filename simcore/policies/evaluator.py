@@ -28,7 +28,7 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 
-from simcore import knobs
+from simcore.core import knobs
 from simcore.policies.base import Cap, Explained, NodeOption, Preemption, PreemptionView
 
 
@@ -53,9 +53,9 @@ class VictimSets(NamedTuple):
 class PreemptivePolicy:
     """A preemptive policy as a plugin of the evaluator; subclasses are frozen dataclasses.
 
-    Its own knobs are the ones :data:`simcore.knobs.KNOBS` declares for it by name (``used_by``,
+    Its own knobs are the ones :data:`simcore.core.knobs.KNOBS` declares for it by name (``used_by``,
     e.g. fitgpp's ``P`` and ``s``): each is a dataclass field defaulting to the knob's default
-    (:func:`simcore.knobs.default`), checked against the knob's range when the policy is built;
+    (:func:`simcore.core.knobs.default`), checked against the knob's range when the policy is built;
     :func:`simcore.policies.get_policy` builds it with their values from a run's config."""
 
     name: ClassVar[str]
@@ -68,7 +68,7 @@ class PreemptivePolicy:
         own = knobs.own_knobs(self.name)
         fields = tuple(f.name for f in dataclasses.fields(self))
         if set(fields) != set(own):  # a field no knob declares would never be set from a run's config
-            raise TypeError(f"policy {self.name!r}: fields {fields} are not its knobs {own} (simcore.knobs)")
+            raise TypeError(f"policy {self.name!r}: fields {fields} are not its knobs {own} (simcore.core.knobs)")
         for name in own:
             knobs.KNOBS[name].check(getattr(self, name))
 

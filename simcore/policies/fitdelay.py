@@ -5,7 +5,7 @@ fewest victims, then the tightest fit, and only then the work a signal now would
 checkpoints are rare (``periodic``), absent (``none``) or unreliable (``on_preempt`` with
 ``save_time > grace`` or ``save_failure > 0``) that order throws away hours of work to save a
 little room. fitdelay reads the ``checkpoint`` mode and the saves' failure probability p
-(:func:`simcore.saves.failure_probability`):
+(:func:`simcore.core.saves.failure_probability`):
 
 * ``on_preempt`` with p = 0 (a signal loses nothing): it *is* fitgpp, ``P`` and ``s`` caps
   included. Its delay key below then orders sets exactly as fitgpp's slack does (tested event
@@ -43,12 +43,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from simcore import units
-from simcore.knobs import default
+from simcore.core import units
+from simcore.core.knobs import default
+from simcore.core.saves import failure_probability
 from simcore.policies.base import Cap, PreemptionView, sum_of
 from simcore.policies.decision import FREES_WITHIN_GRACE
 from simcore.policies.fitgpp import FitSearch, fitgpp_caps, share_cap
-from simcore.saves import failure_probability
 
 
 @dataclass(frozen=True)

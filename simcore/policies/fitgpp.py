@@ -10,7 +10,7 @@ Candidates have fewer than ``P`` preemptions and a dominant share at most ``s`` 
 TE job's. 1- and 2-victim sets are searched exactly (1-sets vectorised over all running BE
 jobs); only when neither exists is a larger set built greedily, taking first the candidate
 that covers most of the remaining deficit and, among equals, the one that costs least by
-(3) and (4). Resources are integer units, normalised and rounded as :mod:`simcore.units` says.
+(3) and (4). Resources are integer units, normalised and rounded as :mod:`simcore.core.units` says.
 
 The search is its per-node rule for the evaluator (:mod:`simcore.policies.evaluator`): the
 1-victim sets of every node at once, else on each node its 2-victim sets, else the greedy set.
@@ -35,8 +35,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from simcore import units
-from simcore.knobs import default
+from simcore.core import units
+from simcore.core.knobs import default
 from simcore.policies.base import Cap, PreemptionView, minus, plus, sum_of
 from simcore.policies.decision import CAPPED_BY_P, LARGER_THAN_S
 from simcore.policies.evaluator import PreemptivePolicy, VictimSet, VictimSets

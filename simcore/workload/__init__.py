@@ -2,7 +2,7 @@
 
 Workloads come as CSV, JSON records (a list of objects, or JSON Lines) or Parquet with the
 columns of DESIGN.md section 6 (``job_id, submit_time, duration, cpu, mem_gb, gpu, job_class``,
-optional ``user, name``), or as the Alibaba GPU trace 2023 pod list (see :mod:`simcore.alibaba`).
+optional ``user, name``), or as the Alibaba GPU trace 2023 pod list (see :mod:`simcore.workload.alibaba`).
 The format comes from the ``fmt`` argument, else the file extension, else the content.
 
 One concern per module: :mod:`~simcore.workload.problems` (caps, columns, errors, results),

@@ -1,5 +1,5 @@
 """Cluster files: YAML/JSON pools, a node-list CSV or the Alibaba node list, to a
-:class:`~simcore.model.ClusterSpec`.
+:class:`~simcore.core.model.ClusterSpec`.
 
 YAML is read with the safe loader after a scan of its parse events that refuses aliases, deep
 nesting and more entries than ``max_pools`` allows, so nothing large is built from a small file.
@@ -12,9 +12,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from simcore import alibaba
-from simcore.errors import UserError
-from simcore.model import ClusterSpec, Node, Resources
+from simcore.core.errors import UserError
+from simcore.core.model import ClusterSpec, Node, Resources
+from simcore.workload import alibaba
 from simcore.workload.problems import (
     DEFAULT_MAX_CLUSTER_BYTES,
     MAX_LISTED,

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore import units
-from simcore.model import ClusterSpec, JobTable
+from simcore.core import units
+from simcore.core.model import ClusterSpec, JobTable
 from simcore.workload.schema import MAX_WORKERS
 
 
 def workers_per_node(request_units: np.ndarray, capacity_units: np.ndarray) -> np.ndarray:
     """(jobs x nodes) how many workers of each request an empty node holds, in the simulator's
-    integer units (:mod:`simcore.units`), capped at :data:`MAX_WORKERS` so sums stay exact."""
+    integer units (:mod:`simcore.core.units`), capped at :data:`MAX_WORKERS` so sums stay exact."""
     req = request_units[:, None, :]
     per_dim = np.where(req > 0, capacity_units[None, :, :] // np.maximum(req, 1), MAX_WORKERS)  # never / 0
     # the ufuncs' own reduction: the engine counts a gang's room with this on every look at it

@@ -1,5 +1,5 @@
 """Loading a workload: read the file, validate it (or hand an Alibaba pod list to its adapter),
-and build the :class:`~simcore.model.JobTable` of the rows kept.
+and build the :class:`~simcore.core.model.JobTable` of the rows kept.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from simcore import alibaba, traces
-from simcore.model import DIMS, JobTable
+from simcore.core.model import DIMS, JobTable
+from simcore.workload import alibaba, traces
 from simcore.workload.problems import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_ROWS,
@@ -42,7 +42,7 @@ def load_workload(
 
     ``fmt`` is ``auto`` (extension, then content; an Alibaba pod-list header or a gang trace's
     exact header selects its adapter), ``csv``, ``json``, ``parquet``, ``alibaba`` or a gang
-    trace's name (:data:`simcore.traces.TRACE_FORMATS`). A file larger than ``max_bytes``
+    trace's name (:data:`simcore.workload.traces.TRACE_FORMATS`). A file larger than ``max_bytes``
     (checked before it is read) or with more than ``max_rows`` rows or records (checked while
     it is parsed) raises :class:`LimitExceeded`; other problems :class:`WorkloadError`."""
     if fmt not in FORMATS:

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from simcore import fmt
-from simcore.errors import UserError
-from simcore.model import DIMS, ClusterSpec, JobTable
+from simcore.core import fmt
+from simcore.core.errors import UserError
+from simcore.core.model import DIMS, ClusterSpec, JobTable
 
 #: Canonical columns of a workload file, in the order the writer uses (DESIGN.md section 6).
 REQUIRED_COLUMNS: tuple[str, ...] = ("job_id", "submit_time", "duration", *DIMS, "job_class")
@@ -29,7 +29,7 @@ MAX_LISTED = 20  # problems listed in an error message; the rest are counted
 MAX_NODES = 100_000  # a cluster file asking for more nodes is a mistake, not a cluster to build
 MAX_POOLS = 10_000  # entries of a YAML/JSON cluster file; more distinct nodes belong in a node-list CSV
 DEFAULT_MAX_CLUSTER_BYTES = 20_000_000  # a cluster file: 100,000 node rows take about 3 MB
-#: ``auto``, the canonical formats, the Alibaba 2023 pod list and the gang traces (:mod:`simcore.traces`)
+#: ``auto``, the canonical formats, the Alibaba 2023 pod list and the gang traces (:mod:`simcore.workload.traces`)
 FORMATS = ("auto", "csv", "json", "parquet", "alibaba", "spot2026", "helios", "acme", "pai2020")
 ROW_CONVENTION = "rows are numbered as a spreadsheet shows them: the header is row 1, the first job is row 2"
 

@@ -19,7 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from simcore import alibaba, fmt, jsonstream, parquet_pages, parquet_read
+from simcore.core import fmt
+from simcore.io import jsonstream, parquet_pages, parquet_read
+from simcore.workload import alibaba
 from simcore.workload.problems import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_ROWS,

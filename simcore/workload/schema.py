@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 from pydantic import BeforeValidator, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
-from simcore import alibaba
-from simcore.model import MAX_RESOURCE, MAX_TIME, clock_problems, format_limit
+from simcore.core.model import MAX_RESOURCE, MAX_TIME, clock_problems, format_limit
+from simcore.workload import alibaba
 from simcore.workload.problems import MAX_LISTED, Problem, RawTable, WorkloadError
 
 # --- the schema: one place for every per-value rule -------------------------------------------
@@ -187,7 +187,7 @@ def validate_columns(
 
 
 def _time_problems(submit_values: list[Any], duration_values: list[Any], raw: RawTable) -> list[tuple[int, Problem]]:
-    """The rows :func:`~simcore.model.clock_problems` refuses: times float64 cannot hold.
+    """The rows :func:`~simcore.core.model.clock_problems` refuses: times float64 cannot hold.
     Rows with a refused value (None, so NaN here) are not checked again."""
     submit = np.array(submit_values, dtype=float)
     duration = np.array(duration_values, dtype=float)

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simcore.csvsafe import escape_cell, write_rows
-from simcore.model import DIMS, ClusterSpec, JobTable
+from simcore.core.model import DIMS, ClusterSpec, JobTable
+from simcore.io.csvsafe import escape_cell, write_rows
 from simcore.workload.problems import OPTIONAL_COLUMNS
 from simcore.workload.schema import NODE_SCHEMA
 
@@ -32,9 +32,9 @@ def format_numbers(values: np.ndarray) -> list[str]:
 
 
 def write_workload(table: JobTable, path: str | Path) -> None:
-    """Write the canonical CSV (UTF-8, ``\\n`` line ends, quoting by :mod:`simcore.csvsafe`, numbers through
+    """Write the canonical CSV (UTF-8, ``\\n`` line ends, quoting by :mod:`simcore.io.csvsafe`, numbers through
     :func:`format_numbers`): the same table always gives the same bytes. Text that a
-    spreadsheet would run as a formula is escaped (:mod:`simcore.csvsafe`)."""
+    spreadsheet would run as a formula is escaped (:mod:`simcore.io.csvsafe`)."""
     columns: dict[str, list[str]] = {
         "job_id": [escape_cell(str(v)) for v in table.job_id],
         "submit_time": format_numbers(table.submit_time),
@@ -57,7 +57,7 @@ def _text_or_empty(value: object) -> str:
 
 def write_cluster_csv(cluster: ClusterSpec, path: str | Path) -> None:
     """Write a cluster as a node-list CSV (``name, cpu, mem_gb, gpu``), which keeps node names
-    (escaped like every text cell, :mod:`simcore.csvsafe`)."""
+    (escaped like every text cell, :mod:`simcore.io.csvsafe`)."""
     caps = cluster.capacity_matrix()
     names = [escape_cell(n) for n in cluster.names]
     write_rows(path, list(NODE_SCHEMA), zip(names, *(format_numbers(caps[:, i]) for i in range(3)), strict=True))

@@ -3,8 +3,8 @@ its first decision under a policy."""
 
 from __future__ import annotations
 
+from simcore.core.model import JobTable, SimConfig
 from simcore.engine import simulate
-from simcore.model import JobTable, SimConfig
 
 from .logs import job, prop_cluster, te
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.model import ClusterSpec, Job, JobClass, JobTable, Node, Resources, SimConfig
+from simcore.core.model import ClusterSpec, Job, JobClass, JobTable, Node, Resources, SimConfig
 
 
 def job(

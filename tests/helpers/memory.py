@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from dashboard.shared import compute
+from dashboard.runs import compute
 from dashboard.shared.scenario import Scenario
-from simcore import presets
+from simcore.workload import presets
 
 #: jobs of the small comparison the memory tests measure
 SMALL_JOBS = 2000

@@ -2,9 +2,9 @@
 
 xdist (``--dist loadgroup``) hands out the groups first, then the other tests one at a time in
 collection order, so a long test collected near the end starts last and keeps one core busy while
-the other has nothing left to do (docs/testing.md#the-other-tests-cost-round-6): :func:`long_first`
+the other has nothing left to do (docs/history/test-suite.md#the-other-tests-cost-round-6): :func:`long_first`
 puts the tests of :data:`LONG` first. Those of :data:`SLOW_SECONDS` or more are ``slow``
-(:func:`is_slow`; ``-m "not slow"`` leaves them out, docs/testing.md#running-the-tests).
+(:func:`is_slow`; ``-m "not slow"`` leaves them out, docs/testing.md#running-a-subset).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simcore.model import ClusterSpec, JobTable, SimConfig
+from simcore.core.model import ClusterSpec, JobTable, SimConfig
 
 from .logs import Event, canonical
 from .replay import queue_key

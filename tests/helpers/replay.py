@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simcore.model import SimConfig
+from simcore.core.model import SimConfig
 
 from .logs import events_of
 

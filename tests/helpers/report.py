@@ -13,7 +13,7 @@ import tempfile
 from importlib.metadata import EntryPoint
 from pathlib import Path
 
-from simcore import cli_plugins
+from simcore.cli import plugins as cli_plugins
 
 from .paths import ROOT
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from simcore.model import ClusterSpec, JobTable, Node, Resources, SimConfig
+from simcore.core.model import ClusterSpec, JobTable, Node, Resources, SimConfig
 
 POLICIES = ["fifo", "priority", "k8s", "lrtp", "random", "fitgpp"]
 

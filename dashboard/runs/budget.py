@@ -1,0 +1,250 @@
+"""The work a visit may start, checked against :mod:`dashboard.shared.demo`'s limits before it starts; pure.
+
+Work is counted in simulated job-runs: jobs x policies x seeds (x sweep values), a gang counting
+once per worker (its events, Gantt rows and placement work grow with its workers; before a
+generated workload is drawn, with the workers per job its preset expects). A refusal
+names every limit that was hit, its value here, and the ``simcore`` command that runs the same work
+on the visitor's own machine, where no such limit applies.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import shlex
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from dashboard.shared.demo import Limits, Refused
+from dashboard.shared.scenario import Scenario
+from simcore.experiments.sweep import SweepSpec
+from simcore.workload import presets, samples
+from simcore.workload.presets import mean_workers, resolve_params
+
+WORKLOAD_FILE = "workload.csv"
+CLUSTER_FILE = "cluster.csv"
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_workloads"
+
+
+def _where(lim: Limits) -> str:
+    return "this demo" if lim.demo else "the dashboard"
+
+
+def _over(checks: Iterable[tuple[str, int, str, int]]) -> list[str]:
+    """One line per limit exceeded: the count, the limit's name and its value here."""
+    return [
+        f"{count:,} {what}: over the limit {limit} = {value:,}" for what, count, limit, value in checks if count > value
+    ]
+
+
+def _refuse_if(over: Sequence[str], lim: Limits, command: str) -> None:
+    """Refuse, listing every limit exceeded at once (a visitor fixes them all in one go)."""
+    if over:
+        lines = "\n".join(f"- {line}" for line in dict.fromkeys(over))
+        raise Refused(f"Over the limits of {_where(lim)}:\n{lines}\nRun it on your own machine instead:\n{command}")
+
+
+def _check_counts(checks: Iterable[tuple[str, int, str, int]], lim: Limits, command: str) -> None:
+    _refuse_if(_over(checks), lim, command)
+
+
+def _sets(pairs: Iterable[tuple[str, object]]) -> list[str]:
+    return [arg for k, v in pairs for arg in ("--set", f"{k}={v}")]
+
+
+def _knob_sets(scenario: Scenario) -> list[str]:
+    defaults = type(scenario.knobs)().knobs()
+    return _sets((k, v) for k, v in scenario.knobs.knobs().items() if v != defaults[k] and k != "seed")
+
+
+def _cluster_args(scenario: Scenario) -> list[str]:
+    if scenario.cluster != "custom":
+        return []
+    return [
+        *("--nodes", str(scenario.nodes)),
+        *("--node-cpu", f"{scenario.node_cpu:g}", "--node-mem-gb", f"{scenario.node_mem_gb:g}"),
+        *("--node-gpu", f"{scenario.node_gpu:g}"),
+    ]
+
+
+@functools.cache
+def sample_cluster_args(sample: str) -> tuple[str, ...]:
+    """The CLI's options for the cluster a bundled sample runs on in the dashboard (the one
+    ``data.sample_workload`` gives it): its preset's shipped cluster file, else the preset's uniform
+    cluster as the ``--nodes``/``--node-*`` shorthand (without them the CLI would take its default)."""
+    entry = next((e for e in samples.SAMPLES if Path(e[0]).stem == sample), None)
+    if entry is None:
+        return ()
+    _, preset, seed, overrides = entry
+    shipped = SAMPLE_DIR / f"{preset}_cluster.yaml"
+    if shipped.is_file():
+        return ("--cluster", f"{SAMPLE_DIR.name}/{shipped.name}")
+    nodes = presets.generate(preset, seed, overrides).cluster.nodes
+    shapes = {node.capacity for node in nodes}
+    if len(shapes) != 1:
+        return ()
+    cap = shapes.pop()
+    return ("--nodes", str(len(nodes)), "--node-cpu", f"{cap.cpu:g}", "--node-mem-gb", f"{cap.mem_gb:g}",
+            "--node-gpu", f"{cap.gpu:g}")  # fmt: skip
+
+
+def explore_command(scenario: Scenario, workload_file: str = WORKLOAD_FILE, what: Sequence[str] = ()) -> str:
+    """The ``simcore`` command(s) that compute this Explore scenario locally; with ``what`` (a command and
+    its arguments before the knobs: ``("explain", "17", "--policy", "fitgpp")``), that command on the
+    first seed's workload instead of the comparison."""
+    policies = ["--policies", ",".join(scenario.policies), "--baseline", scenario.baseline]
+    if scenario.source == "generate" and scenario.seeds > 1 and not what:
+        cluster = [] if scenario.cluster == "workload" else _sets(_cluster_params(scenario))
+        args = ["simcore", "sweep", "--preset", scenario.preset, *_sets(scenario.gen), *cluster, *_knob_sets(scenario)]
+        seeds = f"{scenario.knobs.seed}-{scenario.knobs.seed + scenario.seeds - 1}"
+        return shlex.join([*args, "--seeds", seeds, *policies, "--out", "scenario.parquet"])
+    steps = []
+    cluster = _cluster_args(scenario)
+    if scenario.source == "generate":
+        gen = ["simcore", "generate", "--preset", scenario.preset, "--seed", str(scenario.knobs.seed)]
+        gen += [*_sets(scenario.gen), "--out", WORKLOAD_FILE]
+        if not cluster:
+            gen += ["--cluster-out", CLUSTER_FILE]
+            cluster = ["--cluster", CLUSTER_FILE]
+        steps.append(shlex.join(gen))
+    elif scenario.source == "sample":
+        workload_file = f"sample_workloads/{scenario.sample}.csv"
+        if scenario.cluster == "workload":  # the sample's own cluster, named so the command reproduces the page
+            cluster = list(sample_cluster_args(scenario.sample))
+    command = (
+        ["simcore", what[0], workload_file, *what[1:]] if what else ["simcore", "compare", workload_file, *policies]
+    )
+    steps.append(shlex.join([*command, *cluster, *_knob_sets(scenario)]))
+    return "\n".join(steps)
+
+
+def _cluster_params(scenario: Scenario) -> list[tuple[str, object]]:
+    return [
+        ("nodes", scenario.nodes),
+        ("node_cpu", f"{scenario.node_cpu:g}"),
+        ("node_mem_gb", f"{scenario.node_mem_gb:g}"),
+        ("node_gpu", f"{scenario.node_gpu:g}"),
+    ]
+
+
+def check_scenario(scenario: Scenario, lim: Limits) -> None:
+    """Refuse an Explore scenario over a limit that is known before any workload is built."""
+    command = explore_command(scenario)
+    checks = [("policies", len(scenario.policies), "max_policies", lim.max_policies)]
+    if scenario.source != "generate":  # checked with the loaded workload's counts, all at once
+        checks = []
+    if scenario.cluster == "custom":
+        checks.append(("nodes", scenario.nodes, "max_nodes", lim.max_nodes))
+    if scenario.source == "generate":
+        params = resolve_params(scenario.preset, dict(scenario.gen))  # a bad value is a UserError of its own
+        checks += [
+            ("seeds", scenario.seeds, "max_seeds", lim.max_seeds),
+            ("jobs", int(params["jobs"]), "max_jobs", lim.max_jobs),
+        ]
+        if scenario.cluster == "workload":
+            checks.append(("nodes", int(params["nodes"]), "max_nodes", lim.max_nodes))
+        runs = _expected_workers(params) * len(scenario.policies) * scenario.seeds
+        checks.append(("job-runs (jobs x policies x seeds)", runs, "budget", lim.budget))
+    _check_counts(checks, lim, command)
+
+
+def _expected_workers(params: dict[str, object]) -> int:
+    """Workers a generated workload is expected to have (its jobs, for presets without gangs)."""
+    return math.ceil(int(params["jobs"]) * mean_workers(params))  # type: ignore[call-overload]
+
+
+def check_run(
+    scenario: Scenario,
+    jobs: int,
+    nodes: int,
+    lim: Limits,
+    workload_file: str = WORKLOAD_FILE,
+    workers: int | None = None,
+) -> None:
+    """Refuse a loaded workload and cluster (sample or upload) that are over a limit; ``workers``
+    (default: one per job) is what the job cap and the budget count."""
+    seeds = scenario.seeds if scenario.source == "generate" else 1
+    size = jobs if workers is None else workers
+    checks = [
+        ("policies", len(scenario.policies), "max_policies", lim.max_policies),
+        ("jobs" if size == jobs else "workers of the jobs", size, "max_jobs", lim.max_jobs),
+        ("nodes", nodes, "max_nodes", lim.max_nodes),
+        ("job-runs (jobs x policies x seeds)", size * len(scenario.policies) * seeds, "budget", lim.budget),
+    ]
+    _check_counts(checks, lim, explore_command(scenario, workload_file))
+
+
+def check_bound(scenario: Scenario, jobs: int, lim: Limits, workload_file: str = WORKLOAD_FILE) -> None:
+    """Refuse the pooled bound (one more run per seed) when the runs with it would be over the budget."""
+    seeds = scenario.seeds if scenario.source == "generate" else 1
+    runs = jobs * (len(scenario.policies) + 1) * seeds
+    checks = [("job-runs with the pooled bound (jobs x (policies + 1) x seeds)", runs, "budget", lim.budget)]
+    _check_counts(checks, lim, explore_command(scenario, workload_file))
+
+
+def check_whatif(workers: int, simulations: int, lim: Limits, command: str) -> None:
+    """Refuse a what-if on one job (:mod:`simcore.analysis.whatif`) whose re-simulations would be over the budget:
+    each simulates the whole workload again, so it counts its workers once per simulation."""
+    what = "job-runs of this what-if (jobs x simulations)"
+    _check_counts([(what, workers * simulations, "budget", lim.budget)], lim, command)
+
+
+def sweep_command(spec: SweepSpec, fixed: Sequence[tuple[str, object]], knob: str, values: str) -> str:
+    counted = spec.seeds == tuple(range(len(spec.seeds)))  # "3" means seeds 0, 1, 2
+    seeds = str(len(spec.seeds)) if counted else ",".join(map(str, spec.seeds))
+    args = ["simcore", "sweep", "--preset", spec.source.name, *_sets(fixed), "--grid", f"{knob}={values}"]
+    args += ["--seeds", seeds, "--policies", ",".join(p.label for p in spec.policies)]
+    return shlex.join([*args, "--baseline", ",".join(spec.baselines), "--out", "sweep.parquet"])
+
+
+def check_sweep(spec: SweepSpec, fixed: Sequence[tuple[str, object]], knob: str, values: str, lim: Limits) -> None:
+    """Refuse a sweep over a limit: counts, and every point's jobs and nodes, before it starts."""
+    command = sweep_command(spec, fixed, knob, values)
+    over = _over(
+        [
+            ("sweep values", len(spec.points), "max_sweep_values", lim.max_sweep_values),
+            ("seeds", len(spec.seeds), "max_seeds", lim.max_seeds),
+            ("policies", len(spec.policies), "max_policies", lim.max_policies),
+        ]
+    )
+    if len(spec.points) > lim.max_sweep_values:  # too many points to look into each
+        _refuse_if(over, lim, command)
+    runs = 0
+    for point in spec.points:
+        params = resolve_params(spec.source.name, {k: v for k, v in point if k in _workload_names(spec)})
+        over += _over(
+            [
+                ("jobs", int(params["jobs"]), "max_jobs", lim.max_jobs),
+                ("nodes", int(params["nodes"]), "max_nodes", lim.max_nodes),
+            ]
+        )
+        runs += _expected_workers(params) * len(spec.seeds) * len(spec.policies)
+    over += _over([("job-runs (jobs x policies x seeds x values)", runs, "budget", lim.budget)])
+    _refuse_if(over, lim, command)
+
+
+def _workload_names(spec: SweepSpec) -> set[str]:
+    return set(resolve_params(spec.source.name))
+
+
+def busy(lim: Limits, running: int, waiting: int, command: str) -> Refused:
+    """The refusal of a visitor who finds the line of computations full (``max_waiting``)."""
+    where = "this demo" if lim.demo else "the dashboard"
+    local = f"\nOr run it on your own machine:\n{command}" if command else ""
+    return Refused(
+        f"The server is busy: {running} computations are running and {waiting} visitors are "
+        f"waiting in line, the limit max_waiting = {lim.max_waiting:,} of {where}.\n"
+        f"Try again in a few minutes.{local}"
+    )
+
+
+def timed_out(what: str, lim: Limits, command: str, wall: bool) -> Refused:
+    """The notice of a computation stopped at its CPU-time limit ``run_seconds`` or, on a server too
+    busy to give it that time, at the wall-clock limit ``wall_seconds`` (``wall``)."""
+    where = "this demo" if lim.demo else "the dashboard"
+    limit = (
+        f"took longer than the limit wall_seconds = {lim.wall_seconds:g} s of {where} (the server is busy)"
+        if wall
+        else f"needed more than the limit run_seconds = {lim.run_seconds:g} s of CPU time of {where}"
+    )
+    return Refused(f"{what} {limit} and was stopped.\nRun it on your own machine instead:\n{command}")

@@ -1,0 +1,220 @@
+"""The simulations a visit asks for, as they run in a worker process (:mod:`dashboard.runs.worker`); pure.
+
+Each function takes everything it needs as arguments (no Streamlit, no cache) and reports its
+progress as a fraction; :mod:`dashboard.runs.data` decides what is missing from the shared store,
+sends only that here, and stores what comes back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pandas as pd
+
+from simcore.analysis import accounting, gantt, metrics, whatif
+from simcore.analysis.bound import run_bound
+from simcore.core.model import ClusterSpec, JobTable, SimConfig
+from simcore.core.result import SimResult
+from simcore.engine import simulate
+from simcore.experiments.sweep import SweepSpec, run_sweep
+from simcore.workload import presets
+
+Progress = Callable[[float], None]
+
+
+@dataclass(frozen=True, eq=False)
+class Numbers:
+    """A run's numbers without its frames (a further seed): the nested summary (DESIGN.md section 6:
+    the JSON downloads, the unschedulable ids) and the flat record every table and chart reads."""
+
+    summary: dict[str, Any]
+    flat: dict[str, Any]  # simcore.analysis.metrics.flat_summary
+
+
+def numbers(result: SimResult) -> Numbers:
+    summary = metrics.summarize(result)
+    return Numbers(summary, metrics.flat_summary(result, summary))
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """One policy on one workload: its numbers (as in :class:`Numbers`) and the frames the charts need."""
+
+    policy: str
+    summary: dict[str, Any]
+    flat: dict[str, Any]  # simcore.analysis.metrics.flat_summary: what the tables and charts read
+    jobs: pd.DataFrame
+    events: pd.DataFrame
+    segments: pd.DataFrame
+    util: pd.DataFrame
+    queue: pd.DataFrame
+    decisions: pd.DataFrame  # one row per preemption decision with its accounting (simcore.analysis.accounting)
+    lost: pd.DataFrame  # one row per preemption: job_id, time, lost (seconds; simcore.analysis.accounting.lost_work)
+
+
+def full_run(table: JobTable, cluster: ClusterSpec, config: SimConfig) -> Run:
+    return run_of(simulate(table, cluster, config))
+
+
+def run_of(result: SimResult) -> Run:
+    """The :class:`Run` of a simulation's records: its numbers and frames."""
+    config = result.config
+    acc = accounting.account(result)
+    nums = numbers(result)
+    return Run(
+        policy=config.policy,
+        summary=nums.summary,
+        flat=nums.flat,
+        jobs=result.jobs_frame,
+        events=result.events_frame,
+        segments=gantt.segments(result),
+        util=metrics.utilization_over_time(result),
+        queue=metrics.queue_length_over_time(result),
+        decisions=accounting.decision_table(result, acc),
+        lost=accounting.lost_work(result, acc),
+    )
+
+
+@dataclass(frozen=True)
+class SeedWork:
+    """The summaries still needed on one more generated workload (a further seed)."""
+
+    preset: str
+    seed: int
+    gen: tuple[tuple[str, str], ...]
+    cluster: ClusterSpec | None  # None: the generated workload's own cluster
+    configs: tuple[SimConfig, ...]
+
+
+def comparison(
+    table: JobTable,
+    cluster: ClusterSpec,
+    configs: Sequence[SimConfig],
+    extra: Sequence[SeedWork],
+    progress: Progress,
+) -> Iterator[Any]:
+    """Full runs of ``configs`` on the workload, then the :class:`Numbers` of each further seed
+    (in the order of ``extra`` and its configs): a value per requested result, each yielded as
+    soon as it is made. Each simulation's result is dropped once its value is made, so the worker
+    holds one simulation at a time (the demo's memory budget, :mod:`dashboard.shared.demo`)."""
+    steps = len(configs) + sum(len(w.configs) for w in extra)
+    done = 0
+    for config in configs:
+        yield run_of(simulate(table, cluster, config))
+        done += 1
+        progress(done / steps)
+    for work in extra:
+        gen = presets.generate(work.preset, work.seed, dict(work.gen))
+        for config in work.configs:
+            yield numbers(simulate(gen.table, work.cluster or gen.cluster, replace(config, seed=work.seed)))
+            done += 1
+            progress(done / steps)
+
+
+@dataclass(frozen=True)
+class BoundSeed:
+    """The pooled bound's summary on one more generated workload (a further seed)."""
+
+    preset: str
+    seed: int
+    gen: tuple[tuple[str, str], ...]
+    cluster: ClusterSpec | None  # None: the generated workload's own cluster
+    unschedulable: tuple[str, ...]  # the jobs the real cluster cannot hold (left out, as in the policies' runs)
+
+
+def bound(
+    table: JobTable,
+    cluster: ClusterSpec,
+    config: SimConfig,
+    first: tuple[str, ...] | None,
+    extra: Sequence[BoundSeed],
+    progress: Progress,
+) -> Iterator[Any]:
+    """The pooled bound (:mod:`simcore.analysis.bound`) with the knobs of ``config``: a full run on the
+    workload when ``first`` (its unschedulable ids) is given, then its :class:`Numbers` per further
+    seed, each yielded as soon as it is made."""
+    steps = (first is not None) + len(extra)
+    done = 0
+    if first is not None:
+        yield run_of(run_bound(table, cluster, config, first))
+        done += 1
+        progress(done / steps)
+    for work in extra:
+        gen = presets.generate(work.preset, work.seed, dict(work.gen))
+        seeded = replace(config, seed=work.seed)
+        yield numbers(run_bound(gen.table, work.cluster or gen.cluster, seeded, work.unschedulable))
+        done += 1
+        progress(done / steps)
+
+
+def sweep(spec: SweepSpec, workers: int, dask: str | None, progress: Progress) -> list[pd.DataFrame]:
+    """The rows of a sweep (spec order, as :func:`simcore.experiments.sweep.run_sweep` returns them), as a
+    one-value list like :func:`comparison`'s."""
+    total = len(spec.tasks())
+    done: list[object] = []
+
+    def advance(task: object) -> None:
+        done.append(task)
+        progress(len(done) / total)
+
+    return [run_sweep(spec, workers=workers, dask=dask or None, on_task=advance).rows]
+
+
+@dataclass(frozen=True)
+class JobPanel:
+    """One job of a run in words (:mod:`simcore.analysis.whatif`): its story and why it waited."""
+
+    story: tuple[whatif.StoryStep, ...]
+    waits: tuple[whatif.Wait, ...]
+
+
+# Simulations each what-if runs, which the budget counts: the story one (the run that watches the job);
+# a counterfactual at most four (the run, the changed run, and fifo on each for the trio); a forecast one;
+# every job's waits one (the run that watches every job: simcore.analysis.whatif.all_waits).
+JOB_PANEL_RUNS, COUNTERFACTUAL_RUNS, FORECAST_RUNS, ALL_WAITS_RUNS = 1, 4, 1, 1
+
+
+def job_panel(table: JobTable, cluster: ClusterSpec, config: SimConfig, job_id: str) -> JobPanel:
+    """The story of ``job_id`` in the run of ``config``, each waiting stretch with its dominant reason."""
+    result, waits = whatif.watched_run(table, cluster, config, job_id)
+    return JobPanel(whatif.job_story(result, job_id, waits), waits)
+
+
+@dataclass(frozen=True)
+class Counterfactual:
+    """A :class:`simcore.analysis.whatif.WhatIf` as the page keeps it: the deltas, without its two runs."""
+
+    change: whatif.Change
+    job: whatif.JobDelta
+    touched: tuple[whatif.JobDelta, ...]
+    trio_before: dict[str, float]
+    trio_after: dict[str, float]
+
+
+def counterfactual(
+    table: JobTable, cluster: ClusterSpec, config: SimConfig, job_id: str, change: whatif.Change
+) -> Counterfactual:
+    """:func:`simcore.analysis.whatif.counterfactual`, less the runs the store would keep for nothing."""
+    w = whatif.counterfactual(table, cluster, config, job_id, change)
+    return Counterfactual(w.change, w.job, w.touched, w.trio_before, w.trio_after)
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """A :class:`simcore.analysis.whatif.Forecast` as the page keeps it: without its run."""
+
+    job_id: str
+    submit: float
+    start: float | None
+    nodes: tuple[str, ...]
+    victims: tuple[str, ...]
+    waits: tuple[whatif.Wait, ...]
+    caveat: str
+
+
+def forecast(table: JobTable, cluster: ClusterSpec, config: SimConfig, job: dict[str, object], at: float) -> Forecast:
+    """:func:`simcore.analysis.whatif.when_would_it_start`, less its run."""
+    f = whatif.when_would_it_start(table, cluster, config, job, at)
+    return Forecast(f.job_id, f.submit, f.start, f.nodes, f.victims, f.waits, f.caveat)

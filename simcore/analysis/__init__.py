@@ -1,0 +1,1 @@
+"""What runs mean: metrics, preemption accounting, Gantt segments, the pooled bound, comparisons, what-ifs."""

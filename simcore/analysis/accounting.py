@@ -1,0 +1,268 @@
+"""Preemption accounting (DESIGN.md section 5): what the preemptions of one run cost, from its
+append-only records (events, the work each signal discarded, the nominations).
+
+Per preemption (one signalled job): its GPU-seconds of lost work, of grace (signal to release)
+and of restore (the restoring its next start paid, cut short when it was preempted again while
+restoring); each is seconds x gpu x workers. Per decision (one nomination and the victims
+signalled with it): the sums over its victims, ``excess_gpus`` (the GPUs its victims free, on
+every node they hold, minus the GPUs the TE job lacked on its node(s)) and ``wasted`` (the TE job
+started, first, somewhere other than where it was nominated: rule 5). Per run: those summed,
+``evicted_share`` (share of BE jobs preempted at least once) and ``repreempted`` (preemptions
+that come less than :data:`REPREEMPT_WINDOW` seconds of run after the job's previous restore).
+
+A gang writes one row per worker for each event (rule 10); the accounting counts the job's event
+once and multiplies by its workers, and compares a TE gang's start nodes with its nominated
+nodes worker by worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from simcore.core import units
+from simcore.core.result import PREEMPT, RELEASE, START, SimResult
+
+#: seconds of run after a restore within which a further preemption counts as ``repreempted``
+REPREEMPT_WINDOW = 3600.0
+#: the GPU-seconds a preemption costs, each summed per decision and per run
+COSTS = ("gpu_seconds_lost", "gpu_seconds_grace", "gpu_seconds_restore")
+#: the values each decision record carries (known at the end of the run)
+DECISION_FIELDS = ("excess_gpus", *COSTS, "wasted")
+#: the summary's ``accounting`` block, flattened for a sweep row or a table, in order
+FLAT_ACCOUNTING: tuple[str, ...] = (
+    "preemption_decisions",
+    *COSTS,
+    "evicted_share",
+    "excess_gpus",
+    "wasted_preemptions",
+    *(f"wasted_{c}" for c in COSTS),
+    "repreempted",
+)
+#: the accounting table's columns (``compare --accounting``, the report): flat field -> header
+ACCOUNTING_COLUMNS = {
+    "preemption_decisions": "decisions",
+    "gpu_seconds_lost": "lost GPU-s",
+    "gpu_seconds_grace": "grace GPU-s",
+    "gpu_seconds_restore": "restore GPU-s",
+    "evicted_share": "evicted",
+    "excess_gpus": "excess GPUs",
+    "wasted_preemptions": "wasted",
+    "repreempted": "repreempted",
+}
+
+
+def gpu_seconds(seconds: Any, gpu_units: Any, workers: Any) -> Any:
+    """GPU-seconds of `seconds` of run time on every worker of a job: seconds x gpu x workers, the
+    per-worker GPU request given in :mod:`simcore.core.units` (thousandths, exact). Scalars or arrays."""
+    return seconds * (gpu_units * workers / units.SCALE[2])
+
+
+@dataclass(frozen=True)
+class Accounting:
+    """Per preemption (a signalled job, in signal order) and per decision (in nomination order)."""
+
+    victim: np.ndarray  # signalled job
+    time: np.ndarray  # the signal's time
+    cost: dict[str, np.ndarray]  # COSTS name -> per preemption
+    repreempted: np.ndarray  # bool per preemption
+    decision_of: np.ndarray  # per preemption, its decision (-1: none, not expected)
+    excess_gpus: np.ndarray  # per decision
+    wasted: np.ndarray  # bool per decision
+
+    def decision_cost(self, name: str) -> np.ndarray:
+        """A cost summed over each decision's victims."""
+        mine = self.decision_of >= 0
+        return np.bincount(self.decision_of[mine], weights=self.cost[name][mine], minlength=len(self.wasted))
+
+
+def _first_rows(result: SimResult) -> np.ndarray:
+    """Rows that are the first of their (job, event, time): a gang's other workers' rows dropped."""
+    t, job, code = result.ev_time, result.ev_job, result.ev_code
+    dup = np.zeros(len(t), dtype=bool)
+    dup[1:] = (job[1:] == job[:-1]) & (code[1:] == code[:-1]) & (t[1:] == t[:-1])
+    return ~dup
+
+
+def account(result: SimResult) -> Accounting:
+    """Every preemption's and every decision's values, from the run's records."""
+    jobs = result.jobs
+    gpu = units.requests(jobs.request)[:, 2]  # thousandths, exact
+    gpu_w = gpu * np.asarray(jobs.workers)  # per job, all its workers
+    rows = np.flatnonzero(_first_rows(result))
+    job, code, t = result.ev_job[rows], result.ev_code[rows], result.ev_time[rows]
+    by_job = np.argsort(job, kind="stable")  # each job's events in the order they happened
+    sj, sc, st = job[by_job], code[by_job], t[by_job]
+    pre = np.flatnonzero(sc == PREEMPT)  # in by-job order; each is followed by release, start, end
+    n_pre = len(pre)
+    if n_pre:
+        assert (sc[pre + 1] == RELEASE).all() and (sc[pre + 2] == START).all() and (sc[pre - 1] == START).all()
+    restore = result.config.restore
+    grace_s = st[pre + 1] - st[pre]
+    restore_s = np.minimum(restore, st[pre + 3] - st[pre + 2]) if n_pre else np.zeros(0)
+    # the segment the preemption ends began after a preemption when the row before its start is a release
+    restarted = np.zeros(n_pre, dtype=bool)
+    has_before = pre >= 2
+    restarted[has_before] = (sc[pre[has_before] - 2] == RELEASE) & (sj[pre[has_before] - 2] == sj[pre[has_before]])
+    run_s = np.maximum(0.0, st[pre] - st[pre - 1] - restore) if n_pre else np.zeros(0)
+    # back to signal order (the log's order), which the lost work and the nominations follow
+    order = np.argsort(by_job[pre], kind="stable")
+    victim, signal_time = sj[pre][order], st[pre][order]
+    lost = np.asarray(result.signal_lost, dtype=float)
+    workers = np.asarray(jobs.workers)[victim]
+    cost = {
+        name: gpu_seconds(seconds, gpu[victim], workers)
+        for name, seconds in zip(COSTS, (lost, grace_s[order], restore_s[order]), strict=True)
+    }
+    repre = (restarted & (run_s < REPREEMPT_WINDOW))[order]
+    decision_of, excess, wasted = _decisions(result, rows[by_job[pre]][order], gpu_w)
+    return Accounting(victim, signal_time, cost, repre, decision_of, excess, wasted)
+
+
+def _decisions(result: SimResult, pre_rows: np.ndarray, gpu_w: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per preemption its decision; per decision its excess GPUs and whether it was wasted.
+    `pre_rows`: the log row of each preemption, in signal order."""
+    nom = result.nominations
+    decision_rows, first = np.unique(nom[:, 0], return_index=True)
+    bounds = [*first.tolist(), len(nom)]
+    # a decision's victims are signalled right after its nomination, before the next one
+    decision_of = np.searchsorted(decision_rows, pre_rows, side="right") - 1
+    freed = np.bincount(
+        decision_of[decision_of >= 0],
+        weights=gpu_w[result.ev_job[pre_rows]][decision_of >= 0],
+        minlength=len(decision_rows),
+    )
+    # a decision's rows: one per nominated worker, in worker order; its GPU units lacked summed exactly (integers)
+    lacked = np.add.reduceat(nom[:, 3], first) if len(first) else np.zeros(0, dtype=np.int64)
+    excess = (freed - lacked) / units.SCALE[2]
+    starts = np.flatnonzero((result.ev_code == START) & np.isin(result.ev_job, nom[:, 1]))
+    started_on: dict[int, list[int]] = {}  # TE job -> the nodes of its start rows (a TE job starts once)
+    for job, node in zip(result.ev_job[starts].tolist(), result.ev_node[starts].tolist(), strict=True):
+        started_on.setdefault(job, []).append(node)
+    nodes = nom[:, 2].tolist()
+    wasted = np.array(
+        [
+            started_on.get(te, []) != nodes[a:b]
+            for te, a, b in zip(nom[first, 1].tolist(), bounds[:-1], bounds[1:], strict=True)
+        ],
+        dtype=bool,
+    )
+    return decision_of, excess, wasted
+
+
+def summary(result: SimResult, acc: Accounting | None = None) -> dict[str, Any]:
+    """The summary JSON's ``accounting`` block."""
+    acc = account(result) if acc is None else acc
+    be = ~result.jobs.is_te
+    n_be = int(be.sum())
+    out: dict[str, Any] = {"preemption_decisions": len(acc.wasted)}
+    out.update({c: float(acc.cost[c].sum()) for c in COSTS})
+    out["evicted_share"] = float((result.preemptions[be] > 0).sum() / n_be) if n_be else None
+    out["excess_gpus"] = float(acc.excess_gpus.sum())
+    wasted: dict[str, Any] = {"count": int(acc.wasted.sum())}
+    wasted.update({c: float(acc.decision_cost(c)[acc.wasted].sum()) for c in COSTS})
+    out["wasted_preemptions"] = wasted
+    out["repreempted"] = int(acc.repreempted.sum())
+    return out
+
+
+#: the columns a run with gangs adds to its flat record (a workload without gangs keeps its columns)
+GANG_FIELDS = ("workers_stopped", "gang_preemptions", "te_served_by_preemption")
+
+
+def gang_flat(result: SimResult, acc: Accounting | None = None) -> dict[str, int]:
+    """:data:`GANG_FIELDS`: the workers stopped summed over preemptions, the preemptions that stopped
+    a gang of more than one worker, and the TE jobs nominated with victims (each counted once)."""
+    acc = account(result) if acc is None else acc
+    stopped = np.asarray(result.jobs.workers)[acc.victim]
+    return {
+        "workers_stopped": int(stopped.sum()),
+        "gang_preemptions": int((stopped > 1).sum()),
+        "te_served_by_preemption": len(np.unique(result.nominations[:, 1])),
+    }
+
+
+def flat(block: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``accounting`` block as :data:`FLAT_ACCOUNTING` fields (NaN for null)."""
+    w = block["wasted_preemptions"]
+    out = {k: block[k] for k in ("preemption_decisions", *COSTS, "evicted_share", "excess_gpus")}
+    out["evicted_share"] = np.nan if out["evicted_share"] is None else out["evicted_share"]
+    out["wasted_preemptions"] = w["count"]
+    out.update({f"wasted_{c}": w[c] for c in COSTS})
+    out["repreempted"] = block["repreempted"]
+    return out
+
+
+def decision_values(result: SimResult, acc: Accounting | None = None) -> list[dict[str, Any]]:
+    """Per decision with victims (nomination order), its :data:`DECISION_FIELDS`."""
+    acc = account(result) if acc is None else acc
+    costs = {c: acc.decision_cost(c) for c in COSTS}
+    return [
+        {
+            "excess_gpus": float(acc.excess_gpus[d]),
+            **{c: float(costs[c][d]) for c in COSTS},
+            "wasted": bool(acc.wasted[d]),
+        }
+        for d in range(len(acc.wasted))
+    ]
+
+
+def annotated_decisions(result: SimResult) -> list[dict[str, Any]]:
+    """The run's decision records, each with its accounting values (null when it has no victims)."""
+    values = iter(decision_values(result))
+    out = []
+    for rec in result.decisions:
+        mine = next(values) if rec["victims"] else dict.fromkeys(DECISION_FIELDS)
+        out.append({**rec, **mine})
+    return out
+
+
+#: the columns of :func:`lost_work`
+LOST_COLUMNS = ("job_id", "time", "lost")
+
+
+def lost_work(result: SimResult, acc: Accounting | None = None) -> pd.DataFrame:
+    """One row per preemption (signal order): the victim, the signal's time and the seconds of run
+    its signal discarded (the run's record, DESIGN.md section 2; ``gpu_seconds_lost`` without the
+    GPUs). The lost seconds are the last ones the job ran before the signal: the progress since
+    its last kept checkpoint never reaches back past its latest start."""
+    acc = account(result) if acc is None else acc
+    ids = result.jobs.job_id.astype(str)
+    lost = np.asarray(result.signal_lost, dtype=float)
+    return pd.DataFrame({"job_id": ids[acc.victim], "time": acc.time, "lost": lost}, columns=list(LOST_COLUMNS))
+
+
+#: the columns of :func:`decision_table`
+DECISION_COLUMNS = ("time", "te_job", "node", "victims", "first_victim", "victim_node", *DECISION_FIELDS)
+
+
+def decision_table(result: SimResult, acc: Accounting | None = None) -> pd.DataFrame:
+    """One row per decision with victims (nomination order): when, the TE job, the node it was
+    nominated to, its victims' ids (comma-separated), the first victim and its node (the first
+    ``preempt`` row it wrote: where to find it on a Gantt) and its :data:`DECISION_FIELDS`."""
+    acc = account(result) if acc is None else acc
+    ids = result.jobs.job_id.astype(str)
+    names = np.array(result.cluster.names, dtype=object)
+    nom = result.nominations
+    _, first_of = np.unique(nom[:, 0], return_index=True)  # each decision's first nomination row
+    rows = []
+    for d, values in enumerate(decision_values(result, acc)):
+        victims = acc.victim[acc.decision_of == d]
+        first = nom[first_of[d]]
+        row = int(first[0])  # the decision's first preempt row
+        rows.append(
+            {
+                "time": float(result.ev_time[row]),
+                "te_job": ids[first[1]],
+                "node": names[first[2]],
+                "victims": ", ".join(ids[victims]),
+                "first_victim": ids[result.ev_job[row]],
+                "victim_node": names[result.ev_node[row]],
+                **values,
+            }
+        )
+    return pd.DataFrame.from_records(rows, columns=list(DECISION_COLUMNS))

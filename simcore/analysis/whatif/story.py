@@ -1,0 +1,147 @@
+"""A job's story: every step of its life in words, from the run's own records.
+
+The steps come from the events of the run (one step per instant and kind; a gang's workers are
+one step naming every node), who preempted it from the run's nominations (the TE job whose
+decision signalled it) and, when the run kept its decision records, the criterion that decided
+the choice (:mod:`simcore.policies.glossary`). With the job's waits
+(:func:`simcore.analysis.whatif.reasons.blocking_reasons`) each waiting stretch says why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from simcore.analysis.whatif.reasons import Wait, job_index
+from simcore.core import fmt
+from simcore.core.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
+from simcore.policies.glossary import term
+
+#: the kinds of a step, in the order a life goes through them
+STEP_KINDS = ("submitted", "waited", "started", "signalled", "preempted", "resumed", "finished")
+
+
+@dataclass(frozen=True)
+class StoryStep:
+    """One sentence of a job's story, in time order."""
+
+    time: float  # simulated seconds
+    kind: str  # one of STEP_KINDS
+    text: str  # plain words, human units
+    nodes: tuple[str, ...]  # nodes involved (a gang: every node it holds), may be ()
+    other: str | None  # the other job involved (the TE job that preempted it, the blocker), or None
+
+
+def job_story(result: SimResult, job_id: str, waits: tuple[Wait, ...] = ()) -> tuple[StoryStep, ...]:
+    """The story of `job_id` in `result`; with `waits`, each "waited" step says why."""
+    j = job_index(result, job_id)
+    names = result.cluster.names
+    rows = np.flatnonzero(result.ev_job == j)
+    groups: list[tuple[int, float, list[int]]] = []  # (event code, time, rows) per instant and kind
+    for e in rows.tolist():
+        code, t = int(result.ev_code[e]), float(result.ev_time[e])
+        if groups and groups[-1][0] == code and groups[-1][1] == t:
+            groups[-1][2].append(e)
+        else:
+            groups.append((code, t, [e]))
+    steps: list[StoryStep] = []
+    queued_at, started = math.nan, False
+    for code, t, es in groups:
+        nodes = tuple(names[int(result.ev_node[e])] for e in es) if code != SUBMIT else ()
+        where = _nodes_text(nodes)
+        if code == SUBMIT:
+            steps.append(StoryStep(t, "submitted", _submitted_text(result, j, t), (), None))
+            queued_at = t
+        elif code == START:
+            steps += _waited(queued_at, t, waits)
+            if started:
+                text = (
+                    f"resumed on {where} at {fmt.clock(t)}, restoring for {fmt.duration(result.config.restore)} first"
+                )
+                steps.append(StoryStep(t, "resumed", text, nodes, None))
+            else:
+                text = f"started on {where} at {fmt.clock(t)}, after waiting {fmt.duration(t - queued_at)}"
+                steps.append(StoryStep(t, "started", text, nodes, None))
+            started = True
+        elif code == PREEMPT:
+            te, text = _signalled_text(result, j, es[0], t, where)
+            steps.append(StoryStep(t, "signalled", text, nodes, te))
+        elif code == RELEASE:
+            text = f"released {where} at {fmt.clock(t)} at the end of its grace period and went back to the queue"
+            steps.append(StoryStep(t, "preempted", text, nodes, None))
+            queued_at = t
+        elif code == FINISH:
+            jct = t - float(result.jobs.submit_time[j])
+            text = (
+                f"finished on {where} at {fmt.clock(t)}: completion time {fmt.duration(jct)}, slowdown "
+                f"{fmt.number(float(result.slowdown[j]))}, {int(result.preemptions[j])} preemption(s), "
+                f"{fmt.duration(float(result.lost_work[j]))} of work lost"
+            )
+            steps.append(StoryStep(t, "finished", text, nodes, None))
+    if math.isnan(float(result.first_start[j])) or not started:  # never started: it waits to the end
+        steps += _waited(queued_at, math.inf, waits)
+    return tuple(steps)
+
+
+def _nodes_text(nodes: tuple[str, ...]) -> str:
+    if len(nodes) <= 1:
+        return "".join(nodes)
+    return f"{', '.join(nodes)} ({len(nodes)} workers)"
+
+
+def _submitted_text(result: SimResult, j: int, t: float) -> str:
+    jobs = result.jobs
+    cpu, mem, gpu = (float(x) for x in jobs.request[j])
+    workers = int(jobs.workers[j])  # type: ignore[index]
+    each = " per worker" if workers > 1 else ""
+    gang = f" as {workers} workers" if workers > 1 else ""
+    cls = "TE" if jobs.is_te[j] else "BE"
+    return (
+        f"submitted at {fmt.clock(t)}: a {cls} job of {fmt.duration(float(jobs.duration[j]))}{gang}, asking for "
+        f"{fmt.setting(gpu)} GPU{'' if gpu == 1 else 's'}, {fmt.setting(cpu)} CPU, {fmt.setting(mem)} GiB{each}"
+    )
+
+
+def _waited(since: float, until: float, waits: tuple[Wait, ...]) -> list[StoryStep]:
+    """The "waited" steps of the stretch [since, until): one per wait (with its reason), else one."""
+    if math.isnan(since) or until <= since:
+        return []
+    mine = [w for w in waits if since <= w.start < until]
+    if not mine:
+        how = "until the end of the run" if math.isinf(until) else fmt.duration(until - since)
+        return [StoryStep(since, "waited", f"waited {how} in the queue", (), None)]
+    out = []
+    for w in mine:
+        how = "until the end of the run" if math.isinf(w.end) else fmt.duration(w.end - w.start)
+        out.append(StoryStep(w.start, "waited", f"waited {how}: {w.text}", (), w.blocker))
+    return out
+
+
+def _signalled_text(result: SimResult, j: int, row: int, t: float, where: str) -> tuple[str | None, str]:
+    """Who signalled the job (the TE job of the nomination it belongs to) and why, in words."""
+    ids = result.jobs.job_id
+    noms = result.nominations
+    te = None
+    if len(noms):
+        i = int(np.searchsorted(noms[:, 0], row, side="right")) - 1
+        te = str(ids[int(noms[i, 1])]) if i >= 0 else None
+    grace = result.config.grace
+    keep = (
+        f"it keeps its resources for the {fmt.duration(grace)} grace period"
+        if grace > 0
+        else "grace 0: released at once"
+    )
+    text = f"signalled on {where} at {fmt.clock(t)} to make room for TE job {te}; {keep}"
+    record = next(
+        (d for d in result.decisions if d["time"] == t and d["te_job"] == te and str(ids[j]) in d["victims"]), None
+    )
+    if record is not None:
+        deciding = record.get("deciding")
+        chose = f"{record['policy']} chose it"
+        if deciding is None:
+            text += f" ({chose}: the only victim set it weighed)"
+        else:
+            text += f" ({chose}, decided by {deciding}: {term(deciding).meaning})"
+    return te, text

@@ -1,0 +1,1 @@
+"""The model and its units: frozen descriptions, knobs, integer units, errors, number formats, run records."""

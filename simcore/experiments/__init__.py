@@ -1,0 +1,1 @@
+"""Many runs: sweeps over configurations and seeds, the reproduction study, worker pools."""

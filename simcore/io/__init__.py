@@ -1,0 +1,1 @@
+"""Reading and writing files: CSV cells, streamed JSON, Parquet pages."""

@@ -1,0 +1,61 @@
+"""The Alibaba GPU cluster trace 2023: the adapter from its pod and node lists to jobs and a
+cluster (:mod:`~simcore.workload.alibaba.adapter`), and the options from text, the trace as a sweep source
+and the study's recipes (:mod:`~simcore.workload.alibaba.recipes`)."""
+
+from simcore.workload.alibaba.adapter import (
+    DAY,
+    NODE_COLUMNS,
+    NODE_SCHEMA,
+    POD_COLUMNS,
+    POD_SCHEMA,
+    AlibabaOptions,
+    Conversion,
+    convert_pods,
+    is_node_header,
+    is_pod_header,
+    nodes_to_cluster,
+    parse_trace_time,
+    row_problems,
+)
+from simcore.workload.alibaba.recipes import (
+    NODE_FILE,
+    OPTION_NAMES,
+    POD_FILE,
+    RECIPE_DOC,
+    RECIPES,
+    SOURCE_PARAMS,
+    TRACE_END_DAY,
+    cli_flag,
+    options_from_values,
+    recipe_b_window_days,
+    recipe_b_windows,
+    source_params,
+)
+
+__all__ = [
+    "DAY",
+    "NODE_COLUMNS",
+    "NODE_FILE",
+    "NODE_SCHEMA",
+    "OPTION_NAMES",
+    "POD_COLUMNS",
+    "POD_FILE",
+    "POD_SCHEMA",
+    "RECIPES",
+    "RECIPE_DOC",
+    "SOURCE_PARAMS",
+    "TRACE_END_DAY",
+    "AlibabaOptions",
+    "Conversion",
+    "cli_flag",
+    "convert_pods",
+    "is_node_header",
+    "is_pod_header",
+    "nodes_to_cluster",
+    "options_from_values",
+    "parse_trace_time",
+    "recipe_b_window_days",
+    "recipe_b_windows",
+    "row_problems",
+    "source_params",
+]
