@@ -164,7 +164,7 @@ def main(argv: list[str]) -> int:
 
     # the path every scenario's subprocess runs (the same environment): SIMCORE_PURE=1 selects the sources
     engine = "compiled (mypyc)" if compiled() else "pure Python"
-    print(f"engine: {engine}; the other path: {'SIMCORE_PURE=1' if compiled() else 'python build_engine.py'}")
+    print(f"engine: {engine}; the other path: {'SIMCORE_PURE=1' if compiled() else 'make install'}")
     print(
         f"{'scenario':<22} {'jobs':>9} {'nodes':>6} {'sim s':>7} {'cpu s':>7} {'jobs/s':>9} {'events':>9} {'preempt':>8} {'peak MB':>8}"
     )
