@@ -27,11 +27,11 @@ from helpers.paths import ROOT
 #: package itself (the public API re-exports), ``workload`` also every module of ``workload/``.
 SIMCORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("errors", "fmt", "csvsafe", "jsonstream", "parquet_pages", "parquet_read", "stats", "workers")),
-    ("model", ("model", "knobs", "units", "result", "saves")),
+    ("model", ("model", "knobs", "units", "result", "saves", "downtime", "checkpoints")),
     ("workload", ("workload", "alibaba", "traces", "preset_params", "presets", "samples")),
     ("policies", ("policies", "policy_spec")),
     ("engine", ("engine",)),
-    ("metrics", ("metrics", "accounting", "gantt", "compare", "bound")),
+    ("metrics", ("metrics", "accounting", "interruptions", "gantt", "compare", "bound")),
     ("what-if", ("whatif",)),
     ("sweep and study", ("sweep", "study")),
     (

@@ -13,6 +13,7 @@ import numpy as np
 from simcore.engine.budget import PreemptionBudget
 from simcore.engine.cluster import ClusterState
 from simcore.engine.jobstate import JobState
+from simcore.engine.nodes_down import NodesDown
 from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
 from simcore.model import SimConfig
@@ -33,6 +34,7 @@ class PolicyAsk:
     exempt: np.ndarray | None  # never offered as victims (a what-if)
     min_runtime: float
     rng: np.random.Generator
+    down: NodesDown | None  # the nodes' down time (rule 12), None without
     budget: PreemptionBudget | None
     decisions: list[dict] | None
     names: tuple[list[str], list[str]]  # job ids and node names, when decisions are recorded
@@ -58,7 +60,17 @@ class PolicyAsk:
         offered = running if self.exempt is None else running[~np.isin(running, self.exempt)]
         cands = self.js.candidates(offered, self.now, self.min_runtime)
         shown = len(cands) if not self.js.gang_nodes else len(set(cands.job.tolist()))  # a gang: an entry per node
-        return cands, self.js.candidates(running, self.now, 0.0) if shown < len(running) else None
+        everyone = self.js.candidates(running, self.now, 0.0) if shown < len(running) else None
+        skip = self._skipped()
+        if skip is not None:  # no victim (nor a job whose finish frees room: fitdelay) on a node a search skips
+            cands = cands.take(np.flatnonzero(~skip[cands.node]))
+            if everyone is not None:
+                everyone = everyone.take(np.flatnonzero(~skip[everyone.node]))
+        return cands, everyone
+
+    def _skipped(self) -> np.ndarray | None:
+        """Mask of the nodes a victim search skips now (DESIGN-failures point 5), None when none is."""
+        return None if self.down is None else self.down.skipped(self.now, self.cl.closed)
 
     def _view(self, te: int, avail: np.ndarray, cands: Candidates, everyone: Candidates | None) -> PreemptionView:
         """What the policy sees for (a worker of) TE job `te` on the read-only room `avail`."""

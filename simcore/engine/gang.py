@@ -67,7 +67,13 @@ class Satisfaction(NamedTuple):
 
 
 def satisfy(
-    cl: ClusterState, req: np.ndarray, workers: int, cands: Candidates, everyone: Candidates | None, search: Search
+    cl: ClusterState,
+    req: np.ndarray,
+    workers: int,
+    cands: Candidates,
+    everyone: Candidates | None,
+    search: Search,
+    skip: np.ndarray | None = None,
 ) -> Satisfaction:
     """Points 6-9: where each worker of a TE gang goes and whom it preempts.
 
@@ -75,8 +81,11 @@ def satisfy(
     fits takes the node the placement rule gives there; one that does not asks `search` for its
     own request, with the victims already chosen left out of the candidates (and of `everyone`,
     every running BE job when ``min_runtime`` exempts some, else None), and takes its request on
-    the node found. A chosen victim's room counts as free on every node it holds."""
+    the node found. A chosen victim's room counts as free on every node it holds. The nodes `skip`
+    masks (draining, or by the time victims release: DESIGN-failures point 5) take no tentative room."""
     a = np.array(cl.avail, order="F")
+    if skip is not None:
+        a[skip] = -1
     nodes: list[int] = []
     victims: list[int] = []
     chosen = np.zeros(len(cands), dtype=bool)  # entries of the victims chosen so far
@@ -177,7 +186,7 @@ def _holds(a: list[int], req: tuple[int, int, int]) -> int:
             q = a[d] // req[d]
             if q < n:
                 n = q
-    return n
+    return n if n > 0 else 0  # a closed node's room is -1: it holds none
 
 
 class GangRun(PolicyAsk):
@@ -247,7 +256,9 @@ class GangRun(PolicyAsk):
             return None  # one check per TE job, before any worker's search
         recorded = len(self.decisions) if self.decisions is not None else 0
         req = js.req[j]
-        tentative, victims, failed_at = satisfy(cl, req, w, cands, everyone, lambda a, p, e: self._search(j, a, p, e))
+        tentative, victims, failed_at = satisfy(
+            cl, req, w, cands, everyone, lambda a, p, e: self._search(j, a, p, e), self._skipped()
+        )
         if failed_at is not None:
             if self.decisions is not None:  # only the search that failed is kept: nobody was signalled
                 del self.decisions[recorded:-1]
