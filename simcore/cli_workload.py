@@ -34,6 +34,7 @@ from simcore.workload import (
     write_cluster_csv,
     write_workload,
 )
+from simcore.workload.node_events import load_node_events
 
 DEFAULT_NODES, DEFAULT_NODE_CPU, DEFAULT_NODE_MEM_GB, DEFAULT_NODE_GPU = 16, 64.0, 512.0, 8.0
 ALIBABA_DEFAULTS = alibaba.AlibabaOptions()  # the Alibaba options' defaults are the adapter's
@@ -247,9 +248,10 @@ def _write_dropped(dropped: tuple[Problem, ...], path: str) -> None:
 # --- cluster -----------------------------------------------------------------------------------
 
 
-def add_cluster_options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
-    """``--nodes`` shorthand, ``--cluster FILE``, or ``--cluster-trace FILE`` (Alibaba node list);
-    returns them (as :func:`add_workload_file_options`)."""
+def add_cluster_options(parser: argparse.ArgumentParser, node_events: bool = True) -> list[argparse.Action]:
+    """``--nodes`` shorthand, ``--cluster FILE``, or ``--cluster-trace FILE`` (Alibaba node list), and
+    with `node_events` (a command that runs a scenario) ``--node-events FILE``; returns them (as
+    :func:`add_workload_file_options`)."""
     before = len(parser._actions)
     group = parser.add_argument_group(
         "cluster",
@@ -283,12 +285,25 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> list[argparse.Action
         metavar="N",
         help="--cluster-trace: keep the first N nodes (after the filters)",
     )
+    if node_events:
+        group.add_argument(
+            "--node-events",
+            metavar="FILE",
+            help="down windows of the nodes (DESIGN rule 12): a CSV with columns node, start, end, kind "
+            "(kind failure or maintenance; docs/policies.md, Failures and maintenance)",
+        )
     return parser._actions[before:]
 
 
 def cluster_from_args(args: argparse.Namespace, notes: list[str] | None = None) -> ClusterSpec:
-    """The cluster chosen by :func:`add_cluster_options`. Notes about a trace node list are
-    appended to ``notes`` when given, else printed to stderr."""
+    """The cluster chosen by :func:`add_cluster_options`, with the down windows of ``--node-events``.
+    Notes about a trace node list are appended to ``notes`` when given, else printed to stderr."""
+    cluster = _nodes_from_args(args, notes)
+    events = getattr(args, "node_events", None)
+    return cluster if events is None else cluster.with_node_events(load_node_events(events, cluster))
+
+
+def _nodes_from_args(args: argparse.Namespace, notes: list[str] | None) -> ClusterSpec:
     shorthand = [args.nodes, args.node_cpu, args.node_mem_gb, args.node_gpu]
     files = [f for f in (args.cluster, args.cluster_trace) if f]
     if len(files) > 1 or (files and any(v is not None for v in shorthand)):
@@ -341,7 +356,7 @@ def add_convert_command(subparsers: Any) -> None:
     )
     add_workload_options(parser, metavar="TRACE")
     parser.add_argument("--out", required=True, metavar="FILE.csv", help="canonical workload CSV to write")
-    add_cluster_options(parser)
+    add_cluster_options(parser, node_events=False)
     parser.set_defaults(func=run_convert)
 
 

@@ -139,6 +139,8 @@ def segments(result: SimResult) -> pd.DataFrame:
             if w == 0:  # the other workers' rows follow at once: the same answer
                 resumed = j in started
                 started.add(j)
+                if paused is not None:
+                    paused.begin(j)
             held[key] = lanes[k].take(int(units[j])) if units[j] > 0 else []
             since[key] = (t, resumed)
         elif key in grace_from:  # its release, or a failure during its grace period
@@ -152,7 +154,7 @@ def segments(result: SimResult) -> pd.DataFrame:
             if r_end > s:
                 pieces.append((j, k, s, r_end, "restore", held[key]))
             if t > r_end:
-                for a, b, what in paused.split(j, w, r_end, t) if paused is not None else ((r_end, t, "run"),):
+                for a, b, what in paused.split(j, r_end, t) if paused is not None else ((r_end, t, "run"),):
                     pieces.append((j, k, a, b, what, held[key]))
             if code in (PREEMPT, DRAIN):
                 grace_from[key] = t
@@ -169,12 +171,17 @@ class _Pauses:
         cfg = result.config
         self.c, self.k = cfg.checkpoint_interval, cfg.checkpoint_cost
         self.dur = result.jobs.duration.tolist()
-        self.kept: dict[int, float] = {}  # job -> the work kept when its current segment began
+        self.resume: dict[int, float] = {}  # job -> the work kept when its current segment began
+        self.kept: dict[int, float] = {}  # job -> the work kept when its last segment ended
 
-    def split(self, j: int, w: int, begun: float, t: float) -> list[tuple[float, float, str]]:
-        """The ``run`` and ``checkpoint`` pieces of job `j`'s progress from `begun` to `t` (worker `w`);
-        the first worker's call moves the job's kept work to what the end at `t` keeps."""
-        kept, dur = self.kept.get(j, 0.0), self.dur[j]
+    def begin(self, j: int) -> None:
+        """`j` starts a segment (its first worker's start row)."""
+        self.resume[j] = self.kept.get(j, 0.0)
+
+    def split(self, j: int, begun: float, t: float) -> list[tuple[float, float, str]]:
+        """The ``run`` and ``checkpoint`` pieces of job `j`'s progress from `begun` to `t`; the work it
+        keeps when the segment ends at `t` (the same for every worker) is what its next one resumes from."""
+        kept, dur = self.resume.get(j, 0.0), self.dur[j]
         out, at = [], begun
         for a, b in checkpoints.pauses(kept, dur, self.c, self.k):
             if begun + a >= t:
@@ -185,8 +192,7 @@ class _Pauses:
             at = begun + b
         if t > at:
             out.append((at, t, "run"))
-        if w == 0:
-            self.kept[j] = checkpoints.at(t - begun, kept, dur, self.c, self.k)[1]
+        self.kept[j] = checkpoints.at(t - begun, kept, dur, self.c, self.k)[1]
         return out
 
 

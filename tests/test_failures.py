@@ -452,6 +452,56 @@ def test_a_victim_search_skips_a_node_draining_by_the_time_the_victims_release()
     assert counts(r) == {"A": (0, 1), "B": (0, 0), "T": (0, 0)}
 
 
+def test_a_te_gang_that_needs_victims_takes_no_tentative_room_on_a_node_draining_soon():
+    # Three nodes of 4; k8s. A, B, X (4 GPUs; X 50 s) at 0 on n0, n1, n2; X ends at 50. Maintenance
+    # of n2 over [150, 300): its drain begins at 120. G (TE gang, 2 workers x 4, 50 s) at 100 does
+    # not fit (one worker fits, on n2); satisfied worker by worker, it takes no tentative room on
+    # n2 (120 <= 100 + 30 [5]): worker 0 asks for victims (A on n0, the lowest index), worker 1 too
+    # (B on n1). Both release at 130, G runs on n0 and n1 until 180; A and B (saved 100 s) restart
+    # there: 180 + 60 + 900 = 1140. (Taking n2's room, G would have been nominated there and its
+    # nomination would have ended at 120.)
+    jobs = JobTable.from_jobs([job("A", 0, 1000, 4), job("B", 0, 1000, 4), job("X", 0, 50, 4), te("G", 100, 50, 4)])
+    jobs = type(jobs)(**{**jobs.__dict__, "workers": np.array([1, 1, 1, 2])})
+    cluster = down(prop_cluster(4, 4, 4), ("n2", 150, 300, "maintenance"))
+    r = simulate(jobs, cluster, SimConfig(policy="k8s"))
+    assert_events(
+        r,
+        [
+            (0, "A", "submit", ""),
+            (0, "B", "submit", ""),
+            (0, "X", "submit", ""),
+            (0, "A", "start", "n0"),
+            (0, "B", "start", "n1"),
+            (0, "X", "start", "n2"),
+            (50, "X", "finish", "n2"),
+            (100, "G", "submit", ""),
+            (100, "A", "preempt", "n0"),
+            (100, "B", "preempt", "n1"),
+            (130, "A", "release", "n0"),
+            (130, "B", "release", "n1"),
+            (130, "G", "start", "n0"),
+            (130, "G", "start", "n1"),
+            (150, "", "node_down", "n2"),
+            (180, "G", "finish", "n0"),
+            (180, "G", "finish", "n1"),
+            (180, "A", "start", "n0"),
+            (180, "B", "start", "n1"),
+            (300, "", "node_up", "n2"),
+            (1140, "A", "finish", "n0"),
+            (1140, "B", "finish", "n1"),
+        ],
+    )
+
+
+def test_a_drain_signal_saves_as_a_preemption_does_and_its_save_can_fail():
+    # As the maintenance test, with save_time 60 > grace 30: the save on A's drain signal at 70
+    # fails [7], so A keeps nothing: 70 s lost; it restarts at 150 with its 200 s: 150 + 60 + 200 = 410.
+    cluster = down(prop_cluster(4), ("n0", 100, 150, "maintenance"))
+    r = run([job("A", 0, 200, 2)], cluster, save_time=60)
+    assert_jobs(r, {"A": (0, 410, 0, 70, "n0")})
+    assert counts(r) == {"A": (0, 1)}
+
+
 # --------------------------------------------------------------------------- the 1,000 failures
 
 

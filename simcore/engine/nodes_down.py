@@ -26,6 +26,7 @@ import numpy as np
 
 from simcore import result
 from simcore.downtime import KINDS, MAINTENANCE, failure_windows
+from simcore.engine.cluster import ClusterState
 from simcore.errors import UserError
 from simcore.model import ClusterSpec, SimConfig
 from simcore.result import Downtime
@@ -130,8 +131,7 @@ class NodesDown:
         """Apply the nodes' changes at `t` (after its finishes and releases); returns the jobs that
         became pending (released at once by a drain with grace 0, or stopped by a failure)."""
         cl = run.cl
-        for k in list(cl.closed):  # room given back on a closed node (a release) is taken again
-            cl.close(k)
+        self._reclose(cl)
         heap = self._heap
         if not heap or heap[0][0] != t:
             return []
@@ -168,11 +168,19 @@ class NodesDown:
                 self._fail(run, j, t)
                 joined.append(j)
             self._close(run, k)
+        self._reclose(cl)  # a gang failing on one node released room on the others, closed ones too
         for k in sorted(k for k, down in was_down.items() if down and self.down[k] == 0):
             run.log.add(t, -1, result.NODE_UP, k)
             if not self.draining[k]:
                 cl.reopen(k)
         return joined
+
+    @staticmethod
+    def _reclose(cl: ClusterState) -> None:
+        """Room given back on a closed node (a release, a gang's failure elsewhere) is taken again.
+        Within a pass nothing is: a running job never holds a closed node (drained or failed first)."""
+        for k in list(cl.closed):
+            cl.close(k)
 
     def _close(self, run: _Run, k: int) -> None:
         """Node `k` takes nothing from now on; the nominations reserving on it end (DESIGN-failures point 5)."""
