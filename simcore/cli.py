@@ -1,4 +1,5 @@
-"""The ``simcore`` command line: run, compare, generate, convert, sweep, reproduce, explain, whatif (and report, a plugin).
+"""The ``simcore`` command line: run, compare, generate, convert, sweep, reproduce, explain, whatif,
+checkpoint-advice (and report, a plugin).
 
 Every subcommand builds the same frozen :class:`SimConfig` from ``--set KEY=VALUE``. User
 errors print ``error: ...`` and exit 2; nothing prints a traceback for bad input.
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from simcore import accounting, cli_plugins, cli_sweep, cli_whatif, cli_workload, fmt, gantt, knobs, units
+from simcore import accounting, cli_advice, cli_plugins, cli_sweep, cli_whatif, cli_workload, fmt, gantt, knobs, units
 from simcore.bound import BOUND_LABEL, run_bound
 from simcore.compare import compare_results, parse_policy_list, parse_policy_spec, run_policies
 from simcore.csvsafe import write_csv
@@ -281,6 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_sweep.add_sweep_command(sub)
     cli_sweep.add_reproduce_command(sub)
     cli_whatif.add_whatif_commands(sub)  # explain, whatif
+    cli_advice.add_advice_command(sub, add_set_option, knob_epilog())
     cli_plugins.add_plugin_commands(sub)  # report, from the dashboard package when it is installed
     return parser
 

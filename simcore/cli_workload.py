@@ -336,7 +336,7 @@ def _nodes_from_args(args: argparse.Namespace, notes: list[str] | None) -> Clust
     return ClusterSpec.uniform(int(values[0]), *values[1:])
 
 
-def _cluster_given(args: argparse.Namespace) -> bool:
+def cluster_given(args: argparse.Namespace) -> bool:
     return any(
         v is not None
         for v in (args.nodes, args.node_cpu, args.node_mem_gb, args.node_gpu, args.cluster, args.cluster_trace)
@@ -363,7 +363,7 @@ def add_convert_command(subparsers: Any) -> None:
 def run_convert(args: argparse.Namespace) -> int:
     table, notes = workload_from_args(args)
     cluster_notes: list[str] = []
-    cluster = cluster_from_args(args, cluster_notes) if _cluster_given(args) else None
+    cluster = cluster_from_args(args, cluster_notes) if cluster_given(args) else None
     write_workload(table, args.out)
     for note in notes + cluster_notes:
         print(f"note: {note}")

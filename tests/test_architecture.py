@@ -31,12 +31,22 @@ SIMCORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("workload", ("workload", "alibaba", "traces", "preset_params", "presets", "samples")),
     ("policies", ("policies", "policy_spec")),
     ("engine", ("engine",)),
-    ("metrics", ("metrics", "accounting", "interruptions", "gantt", "compare", "bound")),
+    ("metrics", ("metrics", "accounting", "interruptions", "gantt", "compare", "bound", "advisor")),
     ("what-if", ("whatif",)),
     ("sweep and study", ("sweep", "study")),
     (
         "front end",
-        ("cli", "cli_sweep", "cli_whatif", "cli_workload", "cli_plugins", "knobs_doc", "__main__", "__init__"),
+        (
+            "cli",
+            "cli_sweep",
+            "cli_whatif",
+            "cli_advice",
+            "cli_workload",
+            "cli_plugins",
+            "knobs_doc",
+            "__main__",
+            "__init__",
+        ),
     ),
 )
 
