@@ -3,9 +3,9 @@
 How often a BE job should checkpoint follows how often it is interrupted, and that rate is an
 output of the policy and the failures. :func:`advise` runs the same workloads under one policy with
 ``checkpoint = periodic`` at each interval given (every other knob the caller's, ``checkpoint_cost``
-included) and reports per interval, as means over the workloads (several seeds of a preset): the BE
-slowdown p50 and p95, the GPU-hours of work lost (every cause), the BE interruptions and the mean
-run time between them. The *best* interval is the one with the least BE p50 slowdown (ties: the
+included) and reports per interval: the BE slowdown p50 and p95 and the GPU-hours of work lost
+(every cause), each the mean over the workloads (several seeds of a preset); the BE interruptions
+summed over them, and the mean run time between interruptions in them. The *best* interval is the one with the least BE p50 slowdown (ties: the
 least p95, then the least GPU-hours lost, then the shortest interval).
 
 Beside it, the Young/Daly first-order optimum ``sqrt(2 x checkpoint_cost x M)``, with M the
