@@ -452,6 +452,16 @@ def test_a_victim_search_skips_a_node_draining_by_the_time_the_victims_release()
     assert counts(r) == {"A": (0, 1), "B": (0, 0), "T": (0, 0)}
 
 
+def test_a_search_whose_candidates_are_all_on_skipped_nodes_says_so():
+    # One node of 4; A (4) runs on n0, whose maintenance [120, 200) drains from 90 <= 80 + 30: T (TE, 4)
+    # at 80 finds its only candidate on a skipped node [5]: no victims, reason "all on nodes down or
+    # draining". A is drained at 90, releases at 120; n0 is down until 200; then T (TE first) runs.
+    cluster = down(prop_cluster(4), ("n0", 120, 200, "maintenance"))
+    r = run([job("A", 0, 1000, 4), te("T", 80, 10, 4)], cluster, record=True, policy="fitgpp")
+    assert r.decisions[0]["reason"] == "all on nodes down or draining" and r.decisions[0]["victims"] == []
+    assert r.first_start.tolist() == [0.0, 200.0]
+
+
 def test_a_te_gang_that_needs_victims_takes_no_tentative_room_on_a_node_draining_soon():
     # Three nodes of 4; k8s. A, B, X (4 GPUs; X 50 s) at 0 on n0, n1, n2; X ends at 50. Maintenance
     # of n2 over [150, 300): its drain begins at 120. G (TE gang, 2 workers x 4, 50 s) at 100 does

@@ -35,6 +35,7 @@ class PolicyAsk:
     min_runtime: float
     rng: np.random.Generator
     down: NodesDown | None  # the nodes' down time (rule 12), None without
+    all_skipped: bool  # the last candidates were all on nodes a victim search skips (rule 12)
     budget: PreemptionBudget | None
     decisions: list[dict] | None
     names: tuple[list[str], list[str]]  # job ids and node names, when decisions are recorded
@@ -62,8 +63,11 @@ class PolicyAsk:
         shown = len(cands) if not self.js.gang_nodes else len(set(cands.job.tolist()))  # a gang: an entry per node
         everyone = self.js.candidates(running, self.now, 0.0) if shown < len(running) else None
         skip = self._skipped()
+        self.all_skipped = False
         if skip is not None:  # no victim (nor a job whose finish frees room: fitdelay) on a node a search skips
+            offered_any = len(cands) > 0
             cands = cands.take(np.flatnonzero(~skip[cands.node]))
+            self.all_skipped = offered_any and not len(cands)
             if everyone is not None:
                 everyone = everyone.take(np.flatnonzero(~skip[everyone.node]))
         return cands, everyone
@@ -93,7 +97,7 @@ class PolicyAsk:
     def _decide(self, te: int, view: PreemptionView) -> Preemption | None:
         """Ask the policy to explain its choice, and record the decision."""
         explained = self.policy.explain(view)
-        self._record(te, view, explained)
+        self._record(te, view, explained, decision.ON_CLOSED_NODES if self.all_skipped else None)
         return explained.preemption
 
     def _record(self, te: int, view: PreemptionView, explained: Explained, why: str | None = None) -> None:

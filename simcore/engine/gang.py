@@ -117,7 +117,7 @@ def fits(avail: np.ndarray, req: np.ndarray, workers: int) -> bool:
     Node n holds :func:`~simcore.workload.fit.workers_per_node` of them whatever goes elsewhere, so
     the fit test is their sum: a few numpy calls instead of one placement per worker (the run keeps
     it up to date instead, :class:`GangRoom`; the watch asks this for a room of its own)."""
-    return int(workers_per_node(req[None, :], avail).sum()) >= workers
+    return int(np.maximum(workers_per_node(req[None, :], avail), 0).sum()) >= workers  # a closed node: none
 
 
 class GangRoom:
@@ -166,6 +166,8 @@ class GangRoom:
         entry = self._counts.get(req)
         if entry is None or entry[2] < base or end - entry[2] > self._cl.n:
             per_node = workers_per_node(np.array([req], dtype=np.int64), self._cl.avail)[0].tolist()
+            if self._cl.closed:  # a closed node's room is -1 (rule 12): it holds none, not -1
+                per_node = [k if k > 0 else 0 for k in per_node]
             entry = self._counts[req] = [per_node, sum(per_node), end]
         elif entry[2] < end:
             per_node, total, avail = entry[0], entry[1], self._cl.avail

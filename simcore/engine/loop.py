@@ -90,6 +90,7 @@ class _Run(GangRun):
         downtime = cluster.node_events is not None or not math.isinf(config.mtbf)
         first = float(jobs.submit_time.min()) if n else 0.0
         self.down = NodesDown(cluster, config, first, jobs.job_id.astype(str).tolist()) if downtime else None
+        self.all_skipped = False
         self.js = JobState(jobs, req, order_rank, config, ints, every_segment=downtime)
         self.gangs = jobs.has_gangs
         self.room = GangRoom(self.cl) if self.gangs else None

@@ -22,9 +22,8 @@ def workers_per_node(request_units: np.ndarray, capacity_units: np.ndarray) -> n
     integer units (:mod:`simcore.units`), capped at :data:`MAX_WORKERS` so sums stay exact."""
     req = request_units[:, None, :]
     per_dim = np.where(req > 0, capacity_units[None, :, :] // np.maximum(req, 1), MAX_WORKERS)  # never / 0
-    # the ufuncs' own reduction: the engine counts a gang's room with this on every look at it; a
-    # room below 0 (a node that takes nothing, DESIGN rule 12) holds none
-    return np.clip(np.minimum.reduce(per_dim, 2), 0, MAX_WORKERS)
+    # the ufuncs' own reduction: the engine counts a gang's room with this on every look at it
+    return np.minimum(np.minimum.reduce(per_dim, 2), MAX_WORKERS)
 
 
 def fits_empty_cluster(jobs: JobTable, cluster: ClusterSpec) -> np.ndarray:
