@@ -72,8 +72,9 @@ class Accounting:
         return np.bincount(self.decision_of[mine], weights=self.cost[name][mine], minlength=len(self.wasted))
 
 
-def _first_rows(result: SimResult) -> np.ndarray:
-    """Rows that are the first of their (job, event, time): a gang's other workers' rows dropped."""
+def first_rows(result: SimResult) -> np.ndarray:
+    """Mask of the rows that are the first of their (job, event, time): a gang's other workers' rows
+    dropped (a run with down time: node rows stay, job -1)."""
     t, job, code = result.ev_time, result.ev_job, result.ev_code
     dup = np.zeros(len(t), dtype=bool)
     dup[1:] = (job[1:] == job[:-1]) & (code[1:] == code[:-1]) & (t[1:] == t[:-1])
@@ -85,7 +86,7 @@ def account(result: SimResult) -> Accounting:
     jobs = result.jobs
     gpu = units.requests(jobs.request)[:, 2]  # thousandths, exact
     gpu_w = gpu * np.asarray(jobs.workers)  # per job, all its workers
-    rows = np.flatnonzero(_first_rows(result))
+    rows = np.flatnonzero(first_rows(result))
     job, code, t = result.ev_job[rows], result.ev_code[rows], result.ev_time[rows]
     by_job = np.argsort(job, kind="stable")  # each job's events in the order they happened
     sj, sc, st = job[by_job], code[by_job], t[by_job]

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from simcore import units
+from simcore.accounting import first_rows
 from simcore.engine import simulate
 from simcore.metrics import summarize
 from simcore.model import ClusterSpec, JobTable, SimConfig
@@ -71,9 +72,7 @@ class Exposure:
 def exposure(result: SimResult) -> Exposure:
     """The BE jobs' segments of one run: from each start to the preempt, drain, fail or finish that ends it."""
     t, job, code = result.ev_time, result.ev_job, result.ev_code
-    first = np.ones(len(t), dtype=bool)  # a gang's other workers' rows and the node rows left out
-    first[1:] = ~((job[1:] == job[:-1]) & (code[1:] == code[:-1]) & (t[1:] == t[:-1]))
-    keep = first & (job >= 0) & np.isin(code, (START, *_ENDS, FINISH))
+    keep = first_rows(result) & (job >= 0) & np.isin(code, (START, *_ENDS, FINISH))  # no node rows
     keep[keep] &= ~result.jobs.is_te[job[keep]]
     rows = np.flatnonzero(keep)
     rows = rows[np.argsort(job[rows], kind="stable")]

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from simcore import units
-from simcore.accounting import gpu_seconds
+from simcore.accounting import first_rows, gpu_seconds
 from simcore.result import CAUSES, DRAIN, FAIL, FAILED, NODE_DOWN, NODE_UP, PREEMPT, RELEASE, START, SimResult
 
 #: the costs of a cause, each in GPU-seconds
@@ -51,9 +51,7 @@ def by_cause(result: SimResult) -> dict[str, dict[str, float | int]]:
     lost = np.bincount(down.cause, weights=gpu_seconds(down.lost, gpu[down.job], workers[down.job]), minlength=n)
     # each job's rows in order, a gang's other workers' rows and the node rows left out
     t, job, code = result.ev_time, result.ev_job, result.ev_code
-    first = np.ones(len(t), dtype=bool)
-    first[1:] = ~((job[1:] == job[:-1]) & (code[1:] == code[:-1]) & (t[1:] == t[:-1]))
-    rows = np.flatnonzero(first & (job >= 0))
+    rows = np.flatnonzero(first_rows(result) & (job >= 0))
     rows = rows[np.argsort(job[rows], kind="stable")]
     sj, sc, st = job[rows], code[rows], t[rows]
     grace, restore = np.zeros(n), np.zeros(n)

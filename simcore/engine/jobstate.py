@@ -128,25 +128,18 @@ class JobState:
         before = float(self.lost[j])
         if not in_grace:
             self._stop(j, now, self._mode == "on_preempt")  # no save: under on_preempt, as a save that fails
-        elif j in self._before_save:
-            kept, self.last_ckpt[j] = self._before_save.pop(j)
-            self.lost[j] += float(self.kept[j]) - kept
-            self.kept[j] = kept
-            self.work_left[j] = self.dur[j] - kept
-            self.token[j] += 1
         else:
-            self.token[j] += 1
+            kept = float(self.kept[j])
+            if j in self._before_save:  # on_preempt: back to what the last successful save kept
+                kept, self.last_ckpt[j] = self._before_save.pop(j)
+            self._keep(j, float(self.kept[j]), kept)
         return float(self.lost[j]) - before
 
     def _stop(self, j: int, now: float, save_failed: bool) -> None:
         """Progress of `j` stops at `now`: keep what the checkpoint mode keeps, lose the rest; a new token."""
         if self._cost > 0:
-            (attained,), (keep,), (saved_at,) = self._paused([j], now)
-            self.lost[j] += attained - keep
-            self.kept[j] = keep
-            self.last_ckpt[j] = saved_at
-            self.work_left[j] = self.dur[j] - keep
-            self.token[j] += 1
+            (attained,), (keep,), (self.last_ckpt[j],) = self._paused([j], now)
+            self._keep(j, attained, keep)
             return
         progress = max(0.0, now - self.seg_start[j] - self.seg_restore[j])  # none while restoring
         total = self.kept[j] + progress
@@ -158,6 +151,11 @@ class JobState:
         else:
             kept = total - float(self._lost_if_signalled(np.array([total]), self.kept[[j]])[0])
             self.last_ckpt[j] = self._last_checkpoint(np.array([j]), np.array([total]))[0]
+        self._keep(j, total, kept)
+
+    def _keep(self, j: int, total: float, kept: float) -> None:
+        """Of `total` attained service `j` keeps `kept`, where its next segment resumes, and loses the
+        rest; a new token (its scheduled finish, release or wake-up is stale)."""
         self.lost[j] += total - kept
         self.kept[j] = kept
         self.work_left[j] = self.dur[j] - kept

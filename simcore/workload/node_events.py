@@ -16,8 +16,9 @@ from pathlib import Path
 
 from simcore.downtime import KINDS, NODE_EVENT_COLUMNS, NodeEvents, NodeWindow
 from simcore.model import MAX_TIME, ClusterSpec
-from simcore.workload.problems import MAX_LISTED, LimitExceeded, Problem, WorkloadError
+from simcore.workload.problems import LimitExceeded, Problem, WorkloadError
 from simcore.workload.readers import read_csv_raw, read_source
+from simcore.workload.schema import listing
 
 MAX_NODE_EVENT_BYTES = 20_000_000  # MAX_NODE_EVENTS rows of a few tens of bytes each
 MAX_NODE_EVENTS = 100_000  # windows in one file: more is a mistake, not a plan of maintenance
@@ -90,9 +91,5 @@ def _text(x: float) -> str:
 
 
 def _refuse(label: str, problems: list[Problem]) -> None:
-    lines = [f"  {p}" for p in problems[:MAX_LISTED]]
-    if len(problems) > MAX_LISTED:
-        lines.append(f"  ... and {len(problems) - MAX_LISTED} more problems")
-    raise WorkloadError(
-        f"{label}: refused ({len(problems)} problems; rows as a spreadsheet shows them):\n" + "\n".join(lines), problems
-    )
+    head = f"{label}: refused ({len(problems)} problems; rows as a spreadsheet shows them):\n"
+    raise WorkloadError(head + listing(problems), problems)
