@@ -37,7 +37,11 @@ def workload_key(table: JobTable) -> str:
 
 
 def cluster_key(cluster: ClusterSpec) -> str:
-    return ";".join(f"{n.name}:{n.capacity.cpu:g},{n.capacity.mem_gb:g},{n.capacity.gpu:g}" for n in cluster.nodes)
+    """The nodes and their capacities as text, and the cluster's down windows when it has some (rule 12)."""
+    key = ";".join(f"{n.name}:{n.capacity.cpu:g},{n.capacity.mem_gb:g},{n.capacity.gpu:g}" for n in cluster.nodes)
+    if cluster.node_events is None:
+        return key
+    return key + "|down:" + ";".join(f"{n},{s!r},{e!r},{k}" for n, s, e, k in cluster.node_events.rows())
 
 
 def workload_overview(table: JobTable) -> pd.DataFrame:
