@@ -27,7 +27,7 @@ from helpers.paths import ROOT
 #: package itself (the public API re-exports), ``workload`` also every module of ``workload/``.
 SIMCORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("errors", "fmt", "csvsafe", "jsonstream", "parquet_pages", "parquet_read", "stats", "workers")),
-    ("model", ("model", "knobs", "units", "result", "saves")),
+    ("model", ("model", "knobs", "units", "result", "saves", "queues")),
     ("workload", ("workload", "alibaba", "traces", "preset_params", "presets", "samples")),
     ("policies", ("policies", "policy_spec")),
     ("engine", ("engine",)),
