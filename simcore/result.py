@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from simcore.model import ClusterSpec, JobTable, SimConfig
+from simcore.queues import QueueSpec
 
 EVENT_NAMES: tuple[str, ...] = ("submit", "start", "preempt", "release", "finish")
 SUBMIT, START, PREEMPT, RELEASE, FINISH = range(5)
@@ -58,6 +59,19 @@ class SimResult:
     #: one row per nomination (DESIGN rule 5), in order: event row of its first ``preempt``,
     #: TE job, node, GPU units (:mod:`simcore.units`) it lacked there
     nominations: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), dtype=np.int64))
+    #: with queues (``cluster.queues``, DESIGN rule 11), each job's queue position; None without
+    queue: np.ndarray | None = None
+    #: with queues, one entry per preemption decision, in order: (time, preemptor, victims in signal
+    #: order, the queues touched (the preemptor's first), their (U, R, share x 1e9) in GPU units just
+    #: before the signals and just after them); read it through :mod:`simcore.queue_metrics`
+    ledger: tuple[tuple, ...] = ()
+    #: with queues, per unschedulable job (same order): why ("fits on no node", "above its queue's limit")
+    unschedulable_reasons: tuple[str, ...] = ()
+
+    @property
+    def queues(self) -> QueueSpec | None:
+        """The run's queues (DESIGN rule 11): the cluster's; None without."""
+        return self.cluster.queues
 
     @cached_property
     def slowdown(self) -> np.ndarray:
@@ -87,9 +101,15 @@ class SimResult:
                 "lost_work": self.lost_work,
                 "node": names[self.node] if len(self.node) else np.array([], dtype=object),
                 "workers": j.workers,
+                **({} if self.queues is None else {"queue": self.queue_names()}),
             },
-            columns=JOB_COLUMNS,
+            columns=JOB_COLUMNS if self.queues is None else [*JOB_COLUMNS, "queue"],
         )
+
+    def queue_names(self) -> np.ndarray:
+        """Each simulated job's queue name (a run with queues)."""
+        assert self.queues is not None and self.queue is not None
+        return np.array(self.queues.names, dtype=object)[self.queue]
 
     @cached_property
     def events_frame(self) -> pd.DataFrame:

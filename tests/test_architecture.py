@@ -28,15 +28,25 @@ from helpers.paths import ROOT
 SIMCORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("errors", "fmt", "csvsafe", "jsonstream", "parquet_pages", "parquet_read", "stats", "workers")),
     ("model", ("model", "knobs", "units", "result", "saves", "queues")),
-    ("workload", ("workload", "alibaba", "traces", "preset_params", "presets", "samples")),
+    ("workload", ("workload", "alibaba", "traces", "preset_params", "preset_teams", "presets", "samples")),
     ("policies", ("policies", "policy_spec")),
     ("engine", ("engine",)),
-    ("metrics", ("metrics", "accounting", "gantt", "compare", "bound")),
+    ("metrics", ("metrics", "accounting", "gantt", "compare", "bound", "queue_metrics")),
     ("what-if", ("whatif",)),
     ("sweep and study", ("sweep", "study")),
     (
         "front end",
-        ("cli", "cli_sweep", "cli_whatif", "cli_workload", "cli_plugins", "knobs_doc", "__main__", "__init__"),
+        (
+            "cli",
+            "cli_sweep",
+            "cli_whatif",
+            "cli_workload",
+            "cli_plugins",
+            "cli_queues",
+            "knobs_doc",
+            "__main__",
+            "__init__",
+        ),
     ),
 )
 

@@ -10,9 +10,12 @@ import numpy as np
 import pytest
 from helpers import job, prop_cluster
 
-from simcore.model import JobTable
+from simcore.engine import simulate
+from simcore.model import JobTable, SimConfig
 from simcore.queues import (
+    ABOVE_QUEUE_LIMIT,
     DEFAULT_QUEUE,
+    FITS_NO_NODE,
     Queue,
     QueueSpec,
     job_queue_names,
@@ -130,6 +133,31 @@ def test_a_job_whose_queue_is_not_in_the_file_is_named_by_its_row(tmp_path):
     assert "w.csv: refused: 2 job(s) name a queue that q.csv does not define (known: a)" in msg
     assert "row 3, column queue: queue 'zzz' is not in the queues file q.csv" in msg
     assert "row 4, column queue: queue 'default' is not in the queues file q.csv" in msg
+    with pytest.raises(ValueError, match="'default', 'zzz'"):  # the engine refuses them too
+        simulate(loaded.table, prop_cluster(8).with_queues(spec), SimConfig())
+
+
+def test_a_queue_without_jobs_is_allowed():
+    jobs = JobTable.from_jobs([job("1", 0, 10, 1)])
+    r = simulate(jobs, prop_cluster(8).with_queues(QueueSpec.of([("default", 4), ("idle", 4)])), SimConfig())
+    assert r.queues is not None and r.queues.names == ["default", "idle"]
+
+
+def test_a_job_above_its_queue_s_limit_is_unschedulable_with_its_reason():
+    # a (4 GPUs) is above queue small's 2 + 1; b (16 GPUs) fits no node and keeps rule 8's reason;
+    # c (2 x 2 GPUs = 4) is above 3 too: a gang counts every worker
+    jobs = JobTable.from_jobs(
+        [
+            job("a", 0, 10, 4, queue="small"),
+            job("b", 0, 10, 16, queue="small"),
+            job("c", 0, 10, 2, queue="small", workers=2),
+            job("d", 0, 10, 3, queue="small"),
+        ]
+    )
+    r = simulate(jobs, prop_cluster(8, 8).with_queues(QueueSpec.of([("small", 2, 1)])), SimConfig())
+    assert r.unschedulable == ("a", "b", "c")
+    assert r.unschedulable_reasons == (ABOVE_QUEUE_LIMIT, FITS_NO_NODE, ABOVE_QUEUE_LIMIT)
+    assert r.jobs.job_id.tolist() == ["d"]
 
 
 def test_overcommitted_quotas_give_a_warning():

@@ -26,15 +26,27 @@ class RandomVictims(PreemptivePolicy):
     key: ClassVar[tuple[tuple[str, str], ...]] = (("draw", "drawn"),)
 
     def on_node(self, view: PreemptionView, k: int, here: list[int]) -> Iterable[VictimSet]:
-        """Shuffle the node's candidates and take them until the TE job fits (no reprieve)."""
+        """Shuffle the node's candidates and take them until the TE job fits (no reprieve). With queues a
+        candidate whose addition would make the set ineligible is skipped, "fits" includes the quota
+        condition, and no set comes out when the additions end without a fit."""
         req = view.candidates.column("req")
         total = view.avail_on(k)
+        qv = view.quota
+        need = 0 if qv is None else qv.short()
+        freed = 0
         chosen: list[int] = []
         for i in view.rng.permutation(len(here)).tolist():
-            if view.fits(total):
+            if view.fits(total) and freed >= need:
                 break
-            chosen.append(here[i])
-            total = plus(total, req[here[i]])
+            p = here[i]
+            if qv is not None:
+                if not qv.can_add(chosen, p):
+                    continue
+                freed += qv.own_gpus(p)
+            chosen.append(p)
+            total = plus(total, req[p])
+        if qv is not None and not (view.fits(total) and freed >= need):
+            return ()
         return (VictimSet(chosen, ()),)
 
 
