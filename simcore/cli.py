@@ -14,7 +14,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from simcore import accounting, cli_plugins, cli_sweep, cli_whatif, cli_workload, fmt, gantt, knobs, units
+from simcore import (
+    accounting,
+    cli_plugins,
+    cli_queues,
+    cli_sweep,
+    cli_whatif,
+    cli_workload,
+    fmt,
+    gantt,
+    knobs,
+    queue_metrics,
+    units,
+)
 from simcore.bound import BOUND_LABEL, run_bound
 from simcore.compare import compare_results, parse_policy_list, parse_policy_spec, run_policies
 from simcore.csvsafe import write_csv
@@ -23,6 +35,7 @@ from simcore.errors import UserError
 from simcore.metrics import flat_summary, summarize, trio
 from simcore.model import SimConfig
 from simcore.policies import POLICIES, POLICY_HELP, POLICY_KNOBS
+from simcore.queues import FITS_NO_NODE
 
 
 def knob_epilog() -> str:
@@ -52,20 +65,28 @@ def config_from_args(args: argparse.Namespace, policy: str = "fifo") -> SimConfi
 
 
 def load_inputs(args: argparse.Namespace):
-    jobs, notes = cli_workload.workload_from_args(args)
-    for note in notes:
-        print(f"note: {note}", file=sys.stderr)
+    """The workload and the cluster of ``args`` (shared by the queues of ``--queues``, when given)."""
+    loaded, notes = cli_workload.loaded_workload_from_args(args)
+    jobs = loaded.table
     cluster = cli_workload.cluster_from_args(args)
+    cluster = cli_workload.queues_from_args(args, loaded, cluster, notes)
+    for note in notes:
+        print(note if note.startswith("warning: ") else f"note: {note}", file=sys.stderr)
     rounding = units.rounding_note(jobs.request, cluster.capacity_matrix())
     if rounding:
         print(f"note: {rounding}", file=sys.stderr)
     return jobs, cluster
 
 
-def warn_unschedulable(ids: Sequence[str]) -> None:
-    if ids:
-        shown = ", ".join(ids[:20]) + (f", ... ({len(ids) - 20} more)" if len(ids) > 20 else "")
-        print(f"warning: {len(ids)} job(s) fit on no node and were not simulated: {shown}", file=sys.stderr)
+def warn_unschedulable(ids: Sequence[str], reasons: Sequence[str] = ()) -> None:
+    """List the jobs left out up front (rule 8), by reason when a run with queues gives them."""
+    by_reason: dict[str, list[str]] = {}
+    for i, x in enumerate(ids):
+        by_reason.setdefault(reasons[i] if reasons else FITS_NO_NODE, []).append(x)
+    for why, mine in by_reason.items():
+        shown = ", ".join(mine[:20]) + (f", ... ({len(mine) - 20} more)" if len(mine) > 20 else "")
+        what = "fit on no node" if why == FITS_NO_NODE else f"are {why}"
+        print(f"warning: {len(mine)} job(s) {what} and were not simulated: {shown}", file=sys.stderr)
 
 
 def _write_json(path: str, data: Any) -> None:
@@ -96,8 +117,10 @@ def _non_finite(data: Any, where: str = "") -> str | None:
 def cmd_run(args: argparse.Namespace) -> int:
     spec = parse_policy_spec(args.policy, config_from_args(args))
     jobs, cluster = load_inputs(args)
+    if args.ledger_out and cluster.queues is None:
+        raise UserError("--ledger-out lists the preemptions between queues: give --queues FILE too")
     result = simulate(jobs, cluster, spec.config, record_decisions=bool(args.decisions_out))
-    warn_unschedulable(result.unschedulable)
+    warn_unschedulable(result.unschedulable, result.unschedulable_reasons)
     summary = summarize(result)
     if args.jobs_out:
         write_csv(result.jobs_frame, args.jobs_out)
@@ -110,6 +133,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.decisions_out:  # JSON escapes every text itself: no CSV-style escaping applies
         records = accounting.annotated_decisions(result)
         Path(args.decisions_out).write_text("".join(json.dumps(d, allow_nan=False) + "\n" for d in records))
+    if args.ledger_out:
+        write_csv(queue_metrics.ledger_frame(result), args.ledger_out)
     c = summary["classes"]
     print(
         f"policy {spec.label}: {c['all']['count']} jobs ({c['TE']['count']} TE, {c['BE']['count']} BE) "
@@ -128,6 +153,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"preemptions {summary['preemptions']}, lost work {summary['lost_work']:.0f} s, "
         f"GPU utilisation {fmt.cell(summary['gpu_utilization'])}, makespan {summary['makespan']:.0f} s"
     )
+    if "queues" in summary:
+        print(cli_queues.run_table(summary["queues"]))
     return 0
 
 
@@ -138,8 +165,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise UserError(f"--baseline {args.baseline!r} is not in --policies ({', '.join(labels)})")
     jobs, cluster = load_inputs(args)
     results = run_policies(jobs, cluster, specs)
-    unschedulable = next(iter(results.values())).unschedulable
-    warn_unschedulable(unschedulable)
+    first = next(iter(results.values()))
+    unschedulable = first.unschedulable
+    warn_unschedulable(unschedulable, first.unschedulable_reasons)
     out = compare_results(results, args.baseline)
     rows = list(labels)
     if args.bound:  # a reference row beside the policies, never one of them
@@ -170,6 +198,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.accounting:
         print()
         print(accounting_table(flat, width))
+    if cluster.queues is not None:
+        print()
+        print(cli_queues.compare_table({label: out["policies"][label]["queues"] for label in labels}, width))
     if args.json:
         _write_json(args.json, out)
     return 0
@@ -235,6 +266,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write the decision records, one JSON object per line (every ask for victims)",
     )
+    cli_workload.add_queues_option(run)
+    run.add_argument(
+        "--ledger-out",
+        metavar="FILE.csv",
+        help="with --queues: write the preemption ledger, one row per decision: who paid (the victims and their "
+        "queues) and who gained, with each queue's usage before and after",
+    )
     run.set_defaults(func=cmd_run)
 
     cmp_ = sub.add_parser("compare", help="several policies on one workload", epilog=knob_epilog(), formatter_class=fmt)
@@ -254,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also print the preemption accounting of each policy (GPU-seconds lost, grace, restore, "
         "evicted share, excess GPUs, wasted and repreempted; docs/policies.md)",
     )
+    cli_workload.add_queues_option(cmp_)
     cmp_.add_argument(
         "--bound",
         action="store_true",

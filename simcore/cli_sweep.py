@@ -106,7 +106,11 @@ def add_sweep_command(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--limit", type=int, metavar="K", help="run at most K tasks now (the rest on a later run)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    file_options = cli_workload.add_workload_file_options(p) + cli_workload.add_cluster_options(p)
+    file_options = (
+        cli_workload.add_workload_file_options(p)
+        + cli_workload.add_cluster_options(p)
+        + cli_workload.add_queues_option(p)
+    )
     p.set_defaults(func=run_sweep_command, file_options=file_options)
     return p
 
@@ -153,21 +157,25 @@ def file_source_from_args(args: argparse.Namespace) -> Any:
     from simcore.workload.readers import read_source
 
     data, _ = read_source(args.workload, None, args.max_bytes)
-    table, notes = cli_workload.workload_from_args(args, data)
-    cluster = cli_workload.cluster_from_args(args, notes)
+    loaded, notes = cli_workload.loaded_workload_from_args(args, data)
+    table = loaded.table
+    cluster = cli_workload.queues_from_args(args, loaded, cli_workload.cluster_from_args(args, notes), notes)
     rounding = units.rounding_note(table.request, cluster.capacity_matrix())
     for note in [*notes, *([rounding] if rounding else [])]:
-        print(f"note: {note}", file=sys.stderr)
+        print(note if note.startswith("warning: ") else f"note: {note}", file=sys.stderr)
     from simcore.cli import warn_unschedulable  # here: simcore.cli imports this module
-    from simcore.workload import fits_empty_cluster
+    from simcore.workload.fit import schedulable
 
-    warn_unschedulable([str(x) for x in table.job_id[~fits_empty_cluster(table, cluster)]])
-    options = {
+    ok, reasons = schedulable(table, cluster)
+    warn_unschedulable([str(x) for x in table.job_id[~ok]], reasons)
+    options: dict[str, Any] = {
         "format": args.format,
         "drop_invalid": args.drop_invalid,
         "alibaba": cli_workload.alibaba_options_from_args(args),
         "trace": cli_workload.trace_options_from_args(args),
     }
+    if cluster.queues is not None:  # the queues decide the results too: part of the source's key
+        options["queues"] = [{"queue": q.name, **q.as_json()} for q in cluster.queues.queues]
     cluster_file = args.cluster or args.cluster_trace
     label = Path(cluster_file).name if cluster_file else None
     return file_source(args.workload, data, table, cluster, options=options, cluster_label=label)

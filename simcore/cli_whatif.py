@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from simcore import fmt
-from simcore.cli_workload import add_cluster_options, add_workload_options
+from simcore.cli_workload import add_cluster_options, add_queues_option, add_workload_options
 from simcore.compare import parse_policy_spec
 from simcore.errors import UserError
 from simcore.metrics import TRIO_LABELS
@@ -37,7 +37,7 @@ from simcore.whatif.story import StoryStep
 
 #: ``--add`` keys -> the described job's fields (``submit`` is the time it is added at)
 ADD_KEYS = {"job_id": "job_id", "submit": "submit", "duration": "duration", "cpu": "cpu", "mem_gb": "mem_gb"}
-ADD_KEYS |= {"gpu": "gpu", "class": "job_class", "job_class": "job_class", "workers": "workers"}
+ADD_KEYS |= {"gpu": "gpu", "class": "job_class", "job_class": "job_class", "workers": "workers", "queue": "queue"}
 TOP = 10  # touched jobs printed without --all
 
 
@@ -78,7 +78,8 @@ def add_whatif_commands(sub: argparse._SubParsersAction) -> None:
     one.add_argument(
         "--add",
         metavar="SPEC",
-        help="when would this job start: job_id=x,submit=T,duration=D,cpu=C,mem_gb=M,gpu=G,class=TE[,workers=W]",
+        help="when would this job start: job_id=x,submit=T,duration=D,cpu=C,mem_gb=M,gpu=G,class=TE[,workers=W]"
+        "[,queue=Q] (its team's queue, with --queues)",
     )
     wi.add_argument("--all", action="store_true", help=f"list every touched job (default: the {TOP} that moved most)")
     wi.set_defaults(func=cmd_whatif)
@@ -88,6 +89,7 @@ def _common(p: argparse.ArgumentParser, add_set_option: Any) -> None:
     add_workload_options(p)
     p.add_argument("--policy", default="fifo", help="policy name, optionally with knobs: fitgpp:P=1 (default fifo)")
     add_cluster_options(p)
+    add_queues_option(p)
     add_set_option(p)
     p.add_argument("--json", action="store_true", help="print plain JSON instead of text (fields: docs/cli.md)")
 

@@ -39,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--baseline", default="fifo", help="the policy the trio is measured against (default fifo)")
     cli_workload.add_cluster_options(p)
+    cli_workload.add_queues_option(p)
     cli.add_set_option(p)
     p.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
     p.set_defaults(func=lambda args: cmd_report(args, p))
@@ -77,7 +78,8 @@ def report_input(args: argparse.Namespace, command: str) -> ReportInput:
     jobs, cluster = cli.load_inputs(args)
     configs = {s.label: s.config for s in specs}
     runs = dict(zip(labels, compute.comparison(jobs, cluster, list(configs.values()), (), _quiet), strict=True))
-    cli.warn_unschedulable(runs[args.baseline].summary["unschedulable"])
+    summary = runs[args.baseline].summary
+    cli.warn_unschedulable(summary["unschedulable"], list(summary.get("unschedulable_reasons", {}).values()))
     preemptive = [label for label in labels if POLICIES[configs[label].policy].preemptive]
     recorded = decisions.records(jobs, cluster, [(configs[p], None) for p in preemptive], _quiet)
     return ReportInput(

@@ -23,6 +23,7 @@ import numpy as np
 
 from simcore import units
 from simcore.engine.gang import fits
+from simcore.queues import in_gpus
 
 if TYPE_CHECKING:  # the run itself: only read
     from simcore.engine.loop import _Run
@@ -48,6 +49,8 @@ class JobFacts:
     free_gpu: float  # the most GPUs free (unreserved) on one node
     strict: bool  # backfill none
     te_first: bool  # the queue puts TE jobs first
+    #: with queues, when the job fails its queue's quota condition: (queue, quota, borrow limit, U, N), GPUs
+    queue_limit: tuple[str, float, float, float, float] | None = None
 
 
 #: what makes two passes' facts one stretch (equal keys), from the caller that gives them meaning
@@ -176,7 +179,18 @@ class _PassView:
             free_gpu=self.free_gpu,
             strict=run.strict,
             te_first=not run.policy.fifo_order,
+            queue_limit=_queue_limit(run, j, nominated),
         )
+
+
+def _queue_limit(run: _Run, j: int, nominated: bool) -> tuple[str, float, float, float, float] | None:
+    """With queues, when `j` fails its queue's quota condition now: (queue, quota, borrow limit, U, N) in GPUs."""
+    qs = run.quota
+    if qs is None or qs.quota_ok(j, nominated):
+        return None
+    q = qs.queue[j]
+    queue = qs.spec.queues[q]
+    return queue.name, queue.gpu, queue.borrow_limit, in_gpus(qs.U[q]), in_gpus(qs.N[q])
 
 
 def _held(book: Any, te: int, n: int) -> np.ndarray:

@@ -19,11 +19,13 @@ from typing import Any
 
 import numpy as np
 
+from simcore.csvsafe import escape_cell, write_rows
 from simcore.model import MAX_RESOURCE, JobTable
 from simcore.queues import MAX_QUEUES, QUEUE_COLUMNS, Queue, QueueSpec, job_queue_names
 from simcore.workload.clusters import _safe_yaml
 from simcore.workload.problems import MAX_LISTED, LimitExceeded, LoadedWorkload, Problem, WorkloadError
 from simcore.workload.readers import decode, read_csv_raw, read_source
+from simcore.workload.writer import format_numbers
 
 MAX_QUEUE_BYTES = 1_000_000  # a queues file of MAX_QUEUES rows takes a few tens of kB
 _INF_TEXT = ("inf", "+inf", "infinity", "+infinity")
@@ -192,3 +194,19 @@ def check_job_queues(spec: QueueSpec, jobs: JobTable | LoadedWorkload, workload:
         f"(known: {', '.join(spec.names)}):\n{listing}{more}",
         problems,
     )
+
+
+def write_queues(spec: QueueSpec, path: str | Path) -> None:
+    """Write `spec` as a queues CSV (``queue, gpu, borrow_limit, weight``; inf as ``inf``): what
+    :func:`load_queues` reads back to the same queues."""
+    rows = [
+        (
+            escape_cell(q.name),
+            *(
+                ("inf" if math.isinf(v) else format_numbers(np.array([v]))[0])
+                for v in (q.gpu, q.borrow_limit, q.weight)
+            ),
+        )
+        for q in spec.queues
+    ]
+    write_rows(path, list(QUEUE_COLUMNS), rows)
