@@ -41,9 +41,11 @@ from simcore.preset_params import (  # noqa: F401 - MAX_JOBS re-exported: the ge
     MMC_PARAMS,
     PAPER_GANG_PARAMS,
     PAPER_PARAMS,
+    TEAMS_PARAMS,
     Param,
     Value,
 )
+from simcore.preset_teams import check_teams, generate_teams
 from simcore.workload import offered_load
 
 
@@ -187,6 +189,13 @@ PRESETS: dict[str, Preset] = {
         PAPER_GANG_PARAMS,
         _generate_paper_gang,
     ),
+    "teams": Preset(
+        "teams",
+        "the paper cluster shared by three teams through queues with quotas (vision, nlp, research), each with its "
+        "own daily peak: every day one borrows what another leaves idle and the owner reclaims it",
+        TEAMS_PARAMS,
+        generate_teams,
+    ),
     "mmc": Preset(
         "mmc", "M/M/c-shaped: one-GPU nodes, exponential durations, for the Erlang-C check", MMC_PARAMS, _generate_mmc
     ),
@@ -238,6 +247,8 @@ def resolve_params(preset: str, overrides: Mapping[str, Any] | None = None) -> d
         values["be_max_s"] = max(3 * DAY, 6 * values["be_median_s"])
     if preset != "mmc":
         _check_paper(values)
+    if preset == "teams":
+        check_teams(values)
     return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
 
 
