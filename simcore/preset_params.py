@@ -119,9 +119,8 @@ PAPER_GANG_PARAMS: dict[str, Param] = {
 #: shapes of ``paper`` with shorter BE jobs, and per team (one value each, in team order: vision, nlp,
 #: research) its queue, its share of the jobs, its TE share and its daily peak of arrivals
 TEAMS_PARAMS: dict[str, Param] = {
-    **{k: p for k, p in PAPER_PARAMS.items() if k not in ("te_share", "load", "be_gpu_w", "be_median_s")},
+    **{k: p for k, p in PAPER_PARAMS.items() if k not in ("te_share", "be_gpu_w", "be_median_s")},
     **_params(
-        Param("load", 0.9, "float", "target offered GPU load over the whole run", 0, True, MAX_LOAD),
         Param("be_gpu_w", (0.1, 0.1, 0.3, 0.5), "list", "weights of be_gpu (sum 1)", 0, False, 1),
         Param("be_median_s", 14400, "float", "BE lognormal duration median, s", 0, True, MAX_SECONDS),
         Param("quota_gpu", (56, 40, 32), "list", "per team: its queue's quota, GPUs", 0, False, MAX_RESOURCE),

@@ -23,6 +23,7 @@ its own reservation keeps out: stopping before it would leave both waiting for e
 from __future__ import annotations
 
 from bisect import bisect_left, insort
+from collections.abc import Callable
 from typing import Final
 
 from simcore.engine.gang import GangRun
@@ -252,27 +253,31 @@ class QueueWalk(GangRun):
                 if self._group(j) == group and self._may_look(j):
                     return r
             return found
-        pq, box = qw.pend[q], self._box(q, group)
-        stop = found if found >= 0 else None
-        r = pq.next_within(pos, box, stop)
-        while r >= 0:
+        r = qw.pend[q].next_within(pos, self._box(q, group), found if found >= 0 else None, self._acceptor(group))
+        return r if r >= 0 else found
+
+    def _acceptor(self, group: int) -> Callable[[int], bool]:
+        """Is the job of a rank one of `group` that the walk may look at now?"""
+        job_of_rank, tried, pass_no = self.waiting.job_of_rank, self.tried, self.pass_no
+
+        def accept(r: int) -> bool:
             j = job_of_rank[r]
-            if self._group(j) == group and self._may_look(j):
-                return r
-            r = pq.next_within(r + 1, box, stop)
-        return found
+            return tried[j] != pass_no and self._group(j) == group and self._may_look(j)
+
+        return accept
 
     def _may_fit(self, live: list[int]) -> bool:
-        """Might some pending job fit somewhere and meet its quota condition (a bound per queue: its
-        request within the most any node has, its GPUs within the queue's room)?"""
-        qs, qw = self.quota, self.qwait
-        assert qs is not None and qw is not None
+        """Might some pending job fit somewhere and meet its quota condition (a bound: its request within
+        the most any node has, its GPUs within the most room any queue has)?"""
+        qs = self.quota
+        assert qs is not None
         top = self.cl.top()
+        room = -1
         for q in live:
-            room = qs.room(q)
-            if room >= 0 and qw.pend[q].next_within(0, (top[0], top[1], top[2] if top[2] < room else room)) >= 0:
-                return True
-        return False
+            r = qs.room(q)
+            if r > room:
+                room = r
+        return self.waiting.queue.next_within(0, (top[0], top[1], top[2] if top[2] < room else room)) >= 0
 
     def _reclaims(self, q: int) -> bool:
         """May a job of q within quota reclaim now (another queue over quota runs a BE job, and q is below quota)?"""
