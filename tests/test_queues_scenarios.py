@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
-from helpers import assert_events, job, prop_cluster, te
+from helpers import assert_events, cluster_of, job, prop_cluster, te
 
 from simcore.engine import simulate
 from simcore.model import JobTable, SimConfig
@@ -443,3 +444,109 @@ def test_under_strict_backfill_a_nominated_job_behind_the_stop_still_starts():
             (210, "e4", "finish", "n0"),
         ],
     )
+
+
+@pytest.mark.parametrize(("quota", "reclaims"), [(4, False), (math.inf, True)])
+def test_a_job_without_gpus_is_within_quota_only_in_an_unlimited_queue(quota, reclaims):
+    # n0 (4 CPU, 4 GiB, 4 GPUs) runs b1 (B, quota 0: over quota, all 4 CPUs). t=10 c (A, BE, 4 CPU,
+    # 4 GiB, no GPU) fits nowhere. With A's quota 4, c has no GPUs: never within quota (point 4), so
+    # it never reclaims and waits for b1 (t=100). With A's quota inf it is within and reclaims b1.
+    jobs = [job("b1", 0, 100, 4, queue="B"), job("c", 10, 10, 0, cpu=4, mem=4, queue="A")]
+    r = qrun(jobs, cluster_of((4, 4, 4)), [("A", quota), ("B", 0)], policy="k8s")
+    if reclaims:
+        (d,) = with_victims(r)
+        assert (d["te_job"], d["victims"], d["cause"]) == ("c", ["b1"], "reclaim")
+        assert float(r.first_start[1]) == 40.0
+    else:
+        assert r.decisions == () and float(r.first_start[1]) == 100.0
+
+
+def test_a_nominated_job_whose_victims_released_and_that_cannot_start_is_tried_afresh():
+    # k8s; n0 and n1 of 4; A: quota 4, borrow_limit 0 (at most 4); B: quota 0 (a borrower).
+    # t=0 a1 (A, 2) is within quota, tried first: n0; then b1 (B, 2) -> n0 (best fit), b2 (B, 4) -> n1.
+    # t=10 j (A, BE, 2): within (2 + 2 <= 4), no room: reclaims b1 on n0 (k8s: one victim on either
+    #   node, both started at 0: the lower index). N(A) = 2.
+    # t=20 t (A, TE, 2): 2 + 2 + 2 = 6 > 4, it fails the quota condition by 2: TE first alone, a set
+    #   must free 2 of A's GPUs: a1 on n0 (where, with a1 gone, it fits). N(A) = 4.
+    # t=40 b1 releases. Pass (A: U 2, N 4: both nominated A jobs are in group 1, share 0; b1 group 1,
+    #   share of B 4): t (TE first) fails the quota condition (2 + 4 > 4) with a1 in grace: it waits;
+    #   j fails it too, and all its victims have released: its nomination is returned (point 10) and it
+    #   is tried afresh: 2 + 2 + 2 > 4 again, not within quota: a BE job, it waits. b1 fits in the room
+    #   j gave back on n0: it starts.
+    # t=50 a1 releases (t's reservation on n0 is topped up to 2). A: U 0, N 2: t, a1, j in group 0: t
+    #   starts on n0; a1 (within, no room) reclaims from B: b1 (started at 40: k8s's latest start)
+    #   rather than b2; j fails the quota condition (2 + 2 + 2 > 4).
+    # t=60 t ends: a1 starts on n0 (its node has room); j is within quota (2 + 2 <= 4), no room: it
+    #   reclaims b2 on n1.
+    # t=80 b1 releases: j, nominated on n1 (b2 still in grace), fits on n0 first: it starts there
+    #   (rule 5, its reservation returned). b1 waits (n0 is full, b2 still holds n1).
+    # t=90 b2 releases: b1 (rank before b2, both of B) starts on n1; b2 (4) does not fit.
+    jobs = [
+        job("a1", 0, 1000, 2, queue="A"),
+        job("b1", 0, 1000, 2, queue="B"),
+        job("b2", 0, 1000, 4, queue="B"),
+        job("j", 10, 100, 2, queue="A"),
+        te("t", 20, 10, 2, queue="A"),
+    ]
+    r = qrun(jobs, prop_cluster(4, 4), [("A", 4, 0), ("B", 0)], policy="k8s")
+    early = [e for e in r.events_frame.itertuples(index=False, name=None) if e[0] <= 90]
+    assert early == [
+        (0.0, "a1", "submit", ""),
+        (0.0, "b1", "submit", ""),
+        (0.0, "b2", "submit", ""),
+        (0.0, "a1", "start", "n0"),
+        (0.0, "b1", "start", "n0"),
+        (0.0, "b2", "start", "n1"),
+        (10.0, "j", "submit", ""),
+        (10.0, "b1", "preempt", "n0"),
+        (20.0, "t", "submit", ""),
+        (20.0, "a1", "preempt", "n0"),
+        (40.0, "b1", "release", "n0"),
+        (40.0, "b1", "start", "n0"),
+        (50.0, "a1", "release", "n0"),
+        (50.0, "t", "start", "n0"),
+        (50.0, "b1", "preempt", "n0"),
+        (60.0, "t", "finish", "n0"),
+        (60.0, "a1", "start", "n0"),
+        (60.0, "b2", "preempt", "n1"),
+        (80.0, "b1", "release", "n0"),
+        (80.0, "j", "start", "n0"),
+        (90.0, "b2", "release", "n1"),
+        (90.0, "b1", "start", "n1"),
+    ]
+    assert [(t, r.jobs.job_id[j], [r.jobs.job_id[v] for v in vs]) for t, j, vs, *_ in r.ledger] == [
+        (10.0, "j", ["b1"]),
+        (20.0, "t", ["a1"]),
+        (50.0, "a1", ["b1"]),
+        (60.0, "j", ["b2"]),
+    ]
+
+
+def test_random_spends_its_draws_when_the_additions_end_without_a_set():
+    # n0 (4): a1, a2 (A, 2 each); n1 (4): a3 (A, 2) and o (B, BE, 2). A's quota 4 (R 6), B's 8.
+    # t=10 tB (B, TE, 4) is within quota. Reclaim (a): only n0 is searched (removing a1 and a2 makes
+    # room; n1's a3 alone does not); the draw picks it, the shuffle adds one of a1, a2 and skips the
+    # other (both together leave A at 6 - 4 + 2 = 4, not above 4): no set, the draws are spent. Then
+    # (a)+(b): n0 and n1 are searched; a second draw picks one: n0 gives no set again, n1 gives a3 and
+    # o (o, of tB's own queue, is exempt from eligibility; a3 alone keeps A at 6 - 2 + 2 > 4).
+    jobs = [
+        job("a1", 0, 1000, 2, queue="A"),
+        job("a2", 0, 1000, 2, queue="A"),
+        job("a3", 0, 1000, 2, queue="A"),
+        job("o", 0, 1000, 2, queue="B"),
+        te("tB", 10, 10, 4, queue="B"),
+    ]
+    seen = set()
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        rng.integers(1), rng.permutation(2)  # reclaim: n0 drawn, its shuffle spent
+        second = int(rng.integers(2))  # reclaim and TE first: n0 (0) or n1 (1)
+        seen.add(second)
+        r = qrun(jobs, prop_cluster(4, 4), [("A", 4), ("B", 8)], policy="random", seed=seed)
+        d = r.decisions[0]
+        assert (d["time"], d["search"]) == (10.0, "reclaim and te_first")
+        if second == 1:
+            assert (d["node"], sorted(d["victims"]), d["cause"]) == ("n1", ["a3", "o"], "te_first")
+        else:
+            assert d["victims"] == [] and d["reason"] == decision.NO_NODE_FEASIBLE
+    assert seen == {0, 1}
