@@ -141,3 +141,10 @@ def test_a_sweep_over_a_file_with_queues_keeps_per_queue_columns(files, tmp_path
     rows = pd.read_parquet(out)
     assert rows.loc[rows["policy"] == "k8s", "queue_B_reclaims"].tolist() == [1.0]
     assert "queue_A_TE_slowdown_p95" in rows.columns
+
+
+def test_report_runs_with_the_queues_and_its_command_names_them(files, tmp_path):
+    wl, q = files
+    out = tmp_path / "r.html"
+    assert main(["report", str(wl), "--policies", "fifo,k8s", *NODE, "--queues", str(q), "--out", str(out)]) == 0
+    assert f"--queues {q}" in out.read_text()
