@@ -19,13 +19,14 @@ then draw). The cluster carries the teams' queues (:class:`~simcore.model.QueueS
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from simcore.errors import UserError
 from simcore.model import ClusterSpec, JobTable, Queue, QueueSpec
+from simcore.preset_draws import job_shapes, normalised
 
 #: the teams' names, in order (teams beyond these are team3, team4, ...)
 TEAM_NAMES = ("vision", "nlp", "research")
@@ -71,22 +72,13 @@ def queues_of(p: Mapping[str, Any]) -> QueueSpec:
 
 def generate_teams(p: Mapping[str, Any], rng: np.random.Generator) -> tuple[JobTable, ClusterSpec]:
     n, k = p["jobs"], len(p["quota_gpu"])
-    team = rng.choice(k, size=n, p=np.asarray(p["team_jobs_w"], float) / sum(p["team_jobs_w"]))
+    team = rng.choice(k, size=n, p=normalised(p["team_jobs_w"]))
     is_te = np.zeros(n, dtype=bool)
     for t in range(k):
         mine = np.flatnonzero(team == t)
         is_te[mine[rng.permutation(len(mine))[: int(round(p["te_share"][t] * len(mine)))]]] = True
-    n_te = int(is_te.sum())
-    gpu = np.empty(n)
-    gpu[is_te] = rng.choice(np.asarray(p["te_gpu"], float), size=n_te, p=_weights(p["te_gpu_w"]))
-    gpu[~is_te] = rng.choice(np.asarray(p["be_gpu"], float), size=n - n_te, p=_weights(p["be_gpu_w"]))
-    duration = np.empty(n)
-    for mask, cls in ((is_te, "te"), (~is_te, "be")):
-        raw = rng.lognormal(math.log(p[f"{cls}_median_s"]), p[f"{cls}_sigma"], size=int(mask.sum()))
-        duration[mask] = np.rint(np.clip(raw, p[f"{cls}_min_s"], p[f"{cls}_max_s"]))
-    cpu = gpu * rng.integers(p["cpu_per_gpu_min"], p["cpu_per_gpu_max"] + 1, size=n)
-    mem = gpu * rng.integers(p["mem_per_gpu_min"], p["mem_per_gpu_max"] + 1, size=n)
-    horizon = float(np.sum(gpu * duration)) / (p["load"] * p["nodes"] * p["node_gpu"])
+    duration, request = job_shapes(p, rng, is_te)
+    horizon = float(np.sum(request[:, 2] * duration)) / (p["load"] * p["nodes"] * p["node_gpu"])
     submit = np.empty(n)
     for t in range(k):
         mine = np.flatnonzero(team == t)
@@ -98,7 +90,7 @@ def generate_teams(p: Mapping[str, Any], rng: np.random.Generator) -> tuple[JobT
         job_id=np.array([str(i) for i in range(n)], dtype=object),
         submit_time=submit[order],
         duration=duration[order],
-        request=np.column_stack([cpu, mem, gpu])[order],
+        request=request[order],
         is_te=is_te[order],
         extra={"queue": names[team[order]]},
     )
@@ -117,8 +109,3 @@ def _arrivals(
     weight = np.where(peak, factor, 1.0) * np.minimum(1.0, (horizon - np.arange(hours) * HOUR) / HOUR)
     which = rng.choice(hours, size=count, p=weight / weight.sum())
     return which * HOUR + rng.random(count) * np.minimum(HOUR, horizon - which * HOUR)
-
-
-def _weights(w: Sequence[float]) -> np.ndarray:
-    a = np.asarray(w, dtype=float)
-    return a / a.sum()

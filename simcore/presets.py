@@ -23,7 +23,7 @@ arrivals at ``load`` (rate = load x nodes / mean sampled duration); nothing is r
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +33,8 @@ from simcore import fmt
 from simcore.errors import UserError
 from simcore.knobs import MAX_SEED
 from simcore.model import ClusterSpec, JobTable, clock_problems
+from simcore.preset_draws import job_shapes
+from simcore.preset_draws import normalised as _normalised
 from simcore.preset_params import (  # noqa: F401 - MAX_JOBS re-exported: the generator's size cap
     DAY,
     DEMO_PARAMS,
@@ -103,19 +105,8 @@ def _paper_jobs(p: Mapping[str, Any], rng: np.random.Generator) -> tuple[np.ndar
     n_te = int(round(p["te_share"] * n))
     is_te = np.zeros(n, dtype=bool)
     is_te[rng.permutation(n)[:n_te]] = True
-
-    gpu = np.empty(n)
-    gpu[is_te] = rng.choice(np.asarray(p["te_gpu"], float), size=n_te, p=_normalised(p["te_gpu_w"]))
-    gpu[~is_te] = rng.choice(np.asarray(p["be_gpu"], float), size=n - n_te, p=_normalised(p["be_gpu_w"]))
-
-    duration = np.empty(n)
-    for mask, cls in ((is_te, "te"), (~is_te, "be")):
-        raw = rng.lognormal(math.log(p[f"{cls}_median_s"]), p[f"{cls}_sigma"], size=int(mask.sum()))
-        duration[mask] = np.rint(np.clip(raw, p[f"{cls}_min_s"], p[f"{cls}_max_s"]))
-
-    cpu = gpu * rng.integers(p["cpu_per_gpu_min"], p["cpu_per_gpu_max"] + 1, size=n)
-    mem = gpu * rng.integers(p["mem_per_gpu_min"], p["mem_per_gpu_max"] + 1, size=n)
-    return is_te, duration, np.column_stack([cpu, mem, gpu])
+    duration, request = job_shapes(p, rng, is_te)
+    return is_te, duration, request
 
 
 def _with_arrivals(
@@ -158,11 +149,6 @@ def _table(
         is_te=is_te,
         workers=workers,
     )
-
-
-def _normalised(weights: Sequence[float]) -> np.ndarray:
-    w = np.asarray(weights, dtype=float)
-    return w / w.sum()
 
 
 @dataclass(frozen=True)

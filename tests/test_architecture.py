@@ -28,7 +28,10 @@ from helpers.paths import ROOT
 SIMCORE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("errors", "fmt", "csvsafe", "jsonstream", "parquet_pages", "parquet_read", "stats", "workers")),
     ("model", ("model", "knobs", "units", "result", "saves", "queues")),
-    ("workload", ("workload", "alibaba", "traces", "preset_params", "preset_teams", "presets", "samples")),
+    (
+        "workload",
+        ("workload", "alibaba", "traces", "preset_params", "preset_draws", "preset_teams", "presets", "samples"),
+    ),
     ("policies", ("policies", "policy_spec")),
     ("engine", ("engine",)),
     ("metrics", ("metrics", "accounting", "gantt", "compare", "bound", "queue_metrics")),

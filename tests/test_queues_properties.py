@@ -26,6 +26,7 @@ from helpers import (
     contended,
     events_of,
     expected_lost_work,
+    gang_workloads,
     progress,
     replay,
     workloads,
@@ -36,7 +37,7 @@ from hypothesis import strategies as st
 
 from simcore import queue_metrics
 from simcore.engine import simulate
-from simcore.model import ClusterSpec, JobTable, Node, Resources, SimConfig
+from simcore.model import ClusterSpec, JobTable, SimConfig
 from simcore.queues import QueueSpec, with_queues
 
 POLICIES = ["fifo", "priority", "k8s", "lrtp", "random", "fitgpp", "fitdelay"]
@@ -86,19 +87,8 @@ def case(draw, policy: str):
 
 @st.composite
 def gang_case(draw, policy: str):
-    """Nodes of 2-8 GPUs, jobs of 1-3 workers, over queues (as tests/test_gang_properties.py)."""
-    gpus = draw(st.lists(st.sampled_from([2, 4, 8]), min_size=1, max_size=3))
-    cluster = ClusterSpec(tuple(Node(f"n{i}", Resources(g, g, g)) for i, g in enumerate(gpus)))
-    n = draw(st.integers(1, 10))
-    req = np.array(draw(st.lists(st.sampled_from([1, 2, 4, 8]), min_size=n, max_size=n)), dtype=float)
-    jobs = JobTable(
-        job_id=np.array([str(i) for i in range(n)], dtype=object),
-        submit_time=np.array(draw(st.lists(st.integers(0, 40), min_size=n, max_size=n)), dtype=float),
-        duration=np.array(draw(st.lists(st.integers(1, 80), min_size=n, max_size=n)), dtype=float),
-        request=np.column_stack([req, req, req]),
-        is_te=np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))),
-        workers=np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n)), dtype=np.int64),
-    )
+    """Nodes of 2-8 GPUs, jobs of 1-3 workers, over queues (helpers.gang_workloads)."""
+    jobs, cluster = draw(gang_workloads(max_nodes=3, max_jobs=10, max_workers=3))
     jobs, cluster = draw(queued(jobs, cluster))
     return jobs, cluster, draw(configs(policy))
 

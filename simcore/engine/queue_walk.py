@@ -177,10 +177,8 @@ class QueueWalk(GangRun):
             j = job_of_rank[key[2]]
             if not self._may_look(j):
                 continue
-            self.tried[j] = self.pass_no
-            released = self._try_queued(j)
+            released = self._try_once(j)
             if released is not None:
-                self._leave(j)
                 freed += released
             if cl.version != version or qs.opened != opened:
                 self.joiners = None
@@ -211,10 +209,8 @@ class QueueWalk(GangRun):
             if not self._may_look(j):  # found under a bound that has shrunk since
                 best.nxt = self._stream_next(best, r + 1)
                 continue
-            self.tried[j] = self.pass_no
-            released = self._try_queued(j)
+            released = self._try_once(j)
             if released is not None:
-                self._leave(j)
                 freed += released
             elif self.strict and self.q_blocked:
                 self.q_stopped = True  # backfill none: only nominated jobs are still tried (to start)
@@ -331,6 +327,15 @@ class QueueWalk(GangRun):
         if qs.gpus[j] <= qs.room(q) and r0 <= top[0] and r1 <= top[1] and r2 <= top[2]:
             return True
         return self.preemptive and qs.reclaim_possible(q) and qs.within(j, False)
+
+    def _try_once(self, j: int) -> tuple[int, ...] | None:
+        """Try `j` (once in this pass): None when it stays pending, else it left the pending jobs and
+        the result holds the jobs released within the pass to make room for it."""
+        self.tried[j] = self.pass_no
+        released = self._try_queued(j)
+        if released is not None:
+            self._leave(j)
+        return released
 
     def _leave(self, j: int) -> None:
         """`j` was placed: it leaves the pending jobs."""

@@ -240,6 +240,30 @@ def minus(total: list[int], req: list[int]) -> list[int]:
     return [total[0] - req[0], total[1] - req[1], total[2] - req[2]]
 
 
+def add_until_fits(view: PreemptionView, k: int, order: Iterable[int]) -> tuple[list[int], list[int], int] | None:
+    """Add the candidate entries of `order` to a set until the job fits on node k: (the set, the units
+    on k with it gone, the quota GPUs its own-queue victims free). With queues an entry whose addition
+    would make the set ineligible is skipped, "fits" includes the quota condition, and the result is
+    None when `order` runs out first (never without queues: the node is searched only when removing
+    every candidate makes room)."""
+    req, qv = view.candidates.column("req"), view.quota
+    need = 0 if qv is None else qv.short()
+    total, freed = view.avail_on(k), 0
+    chosen: list[int] = []
+    for p in order:
+        if view.fits(total) and freed >= need:
+            break
+        if qv is not None:
+            if not qv.can_add(chosen, p):
+                continue
+            freed += qv.own_gpus(p)
+        chosen.append(p)
+        total = plus(total, req[p])
+    if qv is not None and not (view.fits(total) and freed >= need):
+        return None
+    return chosen, total, freed
+
+
 def sum_of(values: list[float]) -> float:
     """``np.sum(values)`` as a Python float, the same double. One or two terms are added in Python as numpy
     adds them, from 0.0 (so -0.0 sums to 0.0): a numpy call costs more than the sum. More go through numpy,

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from simcore.policies.base import PreemptionView, minus, plus
+from simcore.policies.base import PreemptionView, add_until_fits, minus
 from simcore.policies.evaluator import PreemptivePolicy, VictimSet, size_and_least
 
 
@@ -35,23 +35,13 @@ class Lrtp(PreemptivePolicy):
         the quota condition, and the set is empty when the additions end without a fit. (A lone job is
         always added and kept: the TE job fits on no node as things are, the evaluator's contract.)"""
         req, remaining = view.candidates.column("req"), view.candidates.column("remaining")
-        total = view.avail_on(k)
         qv = view.quota
         need = 0 if qv is None else qv.short()
-        freed = 0
-        added: list[int] = []
         # `here` is in job order and a reverse sort is stable: longest remaining first, ties by rank
-        for p in sorted(here, key=remaining.__getitem__, reverse=True):
-            if view.fits(total) and freed >= need:
-                break
-            if qv is not None:
-                if not qv.can_add(added, p):
-                    continue
-                freed += qv.own_gpus(p)
-            added.append(p)
-            total = plus(total, req[p])
-        if qv is not None and not (view.fits(total) and freed >= need):
+        found = add_until_fits(view, k, sorted(here, key=remaining.__getitem__, reverse=True))
+        if found is None:
             return []
+        added, total, freed = found
         for p in added[::-1]:  # a copy: the loop removes from `added`
             rest = minus(total, req[p])
             if view.fits(rest) and (qv is None or freed - qv.own_gpus(p) >= need):

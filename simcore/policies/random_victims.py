@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from simcore.policies.base import PreemptionView, plus
+from simcore.policies.base import PreemptionView, add_until_fits
 from simcore.policies.evaluator import PreemptivePolicy, VictimSet
 
 
@@ -29,25 +29,8 @@ class RandomVictims(PreemptivePolicy):
         """Shuffle the node's candidates and take them until the TE job fits (no reprieve). With queues a
         candidate whose addition would make the set ineligible is skipped, "fits" includes the quota
         condition, and no set comes out when the additions end without a fit."""
-        req = view.candidates.column("req")
-        total = view.avail_on(k)
-        qv = view.quota
-        need = 0 if qv is None else qv.short()
-        freed = 0
-        chosen: list[int] = []
-        for i in view.rng.permutation(len(here)).tolist():
-            if view.fits(total) and freed >= need:
-                break
-            p = here[i]
-            if qv is not None:
-                if not qv.can_add(chosen, p):
-                    continue
-                freed += qv.own_gpus(p)
-            chosen.append(p)
-            total = plus(total, req[p])
-        if qv is not None and not (view.fits(total) and freed >= need):
-            return ()
-        return (VictimSet(chosen, ()),)
+        found = add_until_fits(view, k, [here[i] for i in view.rng.permutation(len(here)).tolist()])
+        return () if found is None else (VictimSet(found[0], ()),)
 
 
 RANDOM = RandomVictims()
