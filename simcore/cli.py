@@ -69,7 +69,7 @@ def load_inputs(args: argparse.Namespace):
     loaded, notes = cli_workload.loaded_workload_from_args(args)
     jobs = loaded.table
     cluster = cli_workload.cluster_from_args(args)
-    cluster = cli_workload.queues_from_args(args, loaded, cluster, notes)
+    cluster = cli_queues.queues_from_args(args, loaded, cluster, notes)
     for note in notes:
         print(note if note.startswith("warning: ") else f"note: {note}", file=sys.stderr)
     rounding = units.rounding_note(jobs.request, cluster.capacity_matrix())
@@ -266,7 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write the decision records, one JSON object per line (every ask for victims)",
     )
-    cli_workload.add_queues_option(run)
+    cli_queues.add_queues_option(run)
     run.add_argument(
         "--ledger-out",
         metavar="FILE.csv",
@@ -292,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also print the preemption accounting of each policy (GPU-seconds lost, grace, restore, "
         "evicted share, excess GPUs, wasted and repreempted; docs/policies.md)",
     )
-    cli_workload.add_queues_option(cmp_)
+    cli_queues.add_queues_option(cmp_)
     cmp_.add_argument(
         "--bound",
         action="store_true",

@@ -1,12 +1,67 @@
-"""The per-queue tables ``simcore run`` and ``simcore compare`` print with ``--queues``
+"""``--queues FILE`` on the command line (DESIGN rule 11): the option, the queues read and checked
+against the workload, and the per-queue tables ``simcore run`` and ``simcore compare`` print
 (DESIGN-queues point 12), from the summary's ``queues`` block (:func:`simcore.metrics.queues_block`)."""
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from simcore import fmt
+from simcore.errors import UserError
+from simcore.model import ClusterSpec, JobTable
+from simcore.queues import overcommit_warning
+from simcore.workload import LoadedWorkload
+from simcore.workload.queues import check_job_queues, load_queues, write_queues
+
+
+def add_queues_option(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """``--queues FILE``: the teams sharing the cluster (DESIGN rule 11); returns it (as
+    :func:`add_workload_file_options`)."""
+    action = parser.add_argument(
+        "--queues",
+        metavar="FILE",
+        help="queues file, CSV or YAML (queue, gpu, borrow_limit, weight): teams with GPU quotas that borrow "
+        "idle GPUs and reclaim them by preemption (docs/policies.md#queues); every job's queue column must "
+        "name one (no column or an empty cell: the queue 'default')",
+    )
+    return [action]
+
+
+def queues_from_args(
+    args: argparse.Namespace, jobs: LoadedWorkload | JobTable, cluster: ClusterSpec, notes: list[str]
+) -> ClusterSpec:
+    """`cluster` shared by the queues of ``--queues`` (unchanged without it), once every job's queue
+    is checked to be there (an error names the workload row and the column ``queue``). Notes (amounts
+    rounded) and the overcommit warning (``warning: ...``) are appended to `notes`."""
+    path = getattr(args, "queues", None)
+    if not path:
+        return cluster
+    loaded = load_queues(path)
+    check_job_queues(loaded.spec, jobs, str(args.workload), str(path))
+    notes.extend(loaded.notes)
+    warning = overcommit_warning(loaded.spec, cluster)
+    if warning:
+        notes.append(f"warning: {warning}")
+    return cluster.with_queues(loaded.spec)
+
+
+QUEUES_OUT_HELP = "a preset with queues (teams): its queues file for --queues (default: beside --out, NAME.queues.csv)"
+
+
+def write_preset_queues(cluster: ClusterSpec, args: argparse.Namespace) -> str:
+    """Write a generated cluster's queues file (``--queues-out``); the ``--queues`` option to print, or ""."""
+    if cluster.queues is None:
+        if args.queues_out:
+            raise UserError(f"--queues-out: preset {args.preset} has no queues (teams has)")
+        return ""
+    path = args.queues_out or str(Path(args.out).with_name(f"{Path(args.out).stem}.queues.csv"))
+    write_queues(cluster.queues, path)
+    print(f"wrote {path}: the preset's queues ({', '.join(cluster.queues.names)})")
+    return f" --queues {path}"
+
 
 #: (header, width, the cell of a queue's entry): the columns both tables share
 COLUMNS: tuple[tuple[str, int, Any], ...] = (

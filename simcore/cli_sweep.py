@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from simcore import cli_workload, fmt
+from simcore import cli_queues, cli_workload, fmt
 from simcore.bound import BOUND_LABEL
 from simcore.cli_workload import parse_assignments
 from simcore.csvsafe import write_csv
@@ -109,7 +109,7 @@ def add_sweep_command(subparsers: Any) -> argparse.ArgumentParser:
     file_options = (
         cli_workload.add_workload_file_options(p)
         + cli_workload.add_cluster_options(p)
-        + cli_workload.add_queues_option(p)
+        + cli_queues.add_queues_option(p)
     )
     p.set_defaults(func=run_sweep_command, file_options=file_options)
     return p
@@ -159,7 +159,7 @@ def file_source_from_args(args: argparse.Namespace) -> Any:
     data, _ = read_source(args.workload, None, args.max_bytes)
     loaded, notes = cli_workload.loaded_workload_from_args(args, data)
     table = loaded.table
-    cluster = cli_workload.queues_from_args(args, loaded, cli_workload.cluster_from_args(args, notes), notes)
+    cluster = cli_queues.queues_from_args(args, loaded, cli_workload.cluster_from_args(args, notes), notes)
     rounding = units.rounding_note(table.request, cluster.capacity_matrix())
     for note in [*notes, *([rounding] if rounding else [])]:
         print(note if note.startswith("warning: ") else f"note: {note}", file=sys.stderr)

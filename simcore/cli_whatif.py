@@ -13,7 +13,8 @@ import math
 from typing import Any
 
 from simcore import fmt
-from simcore.cli_workload import add_cluster_options, add_queues_option, add_workload_options
+from simcore.cli_queues import add_queues_option
+from simcore.cli_workload import add_cluster_options, add_workload_options
 from simcore.compare import parse_policy_spec
 from simcore.errors import UserError
 from simcore.metrics import TRIO_LABELS

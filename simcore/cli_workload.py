@@ -12,17 +12,15 @@ import argparse
 import re
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from simcore import alibaba, fmt, presets, traces
+from simcore import alibaba, cli_queues, fmt, presets, traces
 from simcore.csvsafe import escape_cell, write_rows
 from simcore.errors import UserError
 from simcore.knobs import split_assignment
 from simcore.model import MAX_RESOURCE, MAX_SEED, ClusterSpec, JobTable, format_limit
-from simcore.queues import overcommit_warning
 from simcore.workload import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_ROWS,
@@ -37,7 +35,6 @@ from simcore.workload import (
     write_cluster_csv,
     write_workload,
 )
-from simcore.workload.queues import check_job_queues, load_queues, write_queues
 
 DEFAULT_NODES, DEFAULT_NODE_CPU, DEFAULT_NODE_MEM_GB, DEFAULT_NODE_GPU = 16, 64.0, 512.0, 8.0
 ALIBABA_DEFAULTS = alibaba.AlibabaOptions()  # the Alibaba options' defaults are the adapter's
@@ -249,40 +246,6 @@ def loaded_workload_from_args(args: argparse.Namespace, data: bytes | None = Non
     return loaded, notes
 
 
-# --- queues ------------------------------------------------------------------------------------
-
-
-def add_queues_option(parser: argparse.ArgumentParser) -> list[argparse.Action]:
-    """``--queues FILE``: the teams sharing the cluster (DESIGN rule 11); returns it (as
-    :func:`add_workload_file_options`)."""
-    action = parser.add_argument(
-        "--queues",
-        metavar="FILE",
-        help="queues file, CSV or YAML (queue, gpu, borrow_limit, weight): teams with GPU quotas that borrow "
-        "idle GPUs and reclaim them by preemption (docs/policies.md#queues); every job's queue column must "
-        "name one (no column or an empty cell: the queue 'default')",
-    )
-    return [action]
-
-
-def queues_from_args(
-    args: argparse.Namespace, jobs: LoadedWorkload | JobTable, cluster: ClusterSpec, notes: list[str]
-) -> ClusterSpec:
-    """`cluster` shared by the queues of ``--queues`` (unchanged without it), once every job's queue
-    is checked to be there (an error names the workload row and the column ``queue``). Notes (amounts
-    rounded) and the overcommit warning (``warning: ...``) are appended to `notes`."""
-    path = getattr(args, "queues", None)
-    if not path:
-        return cluster
-    loaded = load_queues(path)
-    check_job_queues(loaded.spec, jobs, str(args.workload), str(path))
-    notes.extend(loaded.notes)
-    warning = overcommit_warning(loaded.spec, cluster)
-    if warning:
-        notes.append(f"warning: {warning}")
-    return cluster.with_queues(loaded.spec)
-
-
 def _write_dropped(dropped: tuple[Problem, ...], path: str) -> None:
     rows = ((p.row, escape_cell(p.column), escape_cell(p.reason)) for p in dropped)
     write_rows(path, ["row", "column", "reason"], rows)
@@ -449,12 +412,7 @@ def add_generate_command(subparsers: Any) -> None:
     parser.add_argument(
         "--cluster-out", metavar="FILE", help="also write the preset's cluster as a node-list CSV (name,cpu,mem_gb,gpu)"
     )
-    parser.add_argument(
-        "--queues-out",
-        metavar="FILE",
-        help="a preset with queues (teams): where to write its queues file for --queues (default: beside --out, "
-        "NAME.queues.csv)",
-    )
+    parser.add_argument("--queues-out", metavar="FILE", help=cli_queues.QUEUES_OUT_HELP)
     parser.set_defaults(func=run_generate)
 
 
@@ -483,15 +441,7 @@ def run_generate(args: argparse.Namespace) -> int:
     if args.cluster_out:
         write_cluster_csv(gen.cluster, args.cluster_out)
         print(f"wrote {args.cluster_out}: the preset's cluster ({len(gen.cluster.nodes)} nodes)")
-    queues = ""
-    if gen.cluster.queues is not None:
-        out = Path(args.out)
-        path = args.queues_out or str(out.with_name(f"{out.stem}.queues.csv"))
-        write_queues(gen.cluster.queues, path)
-        print(f"wrote {path}: the preset's queues ({', '.join(gen.cluster.queues.names)})")
-        queues = f" --queues {path}"
-    elif args.queues_out:
-        raise UserError(f"--queues-out: preset {args.preset} has no queues (teams has)")
+    queues = cli_queues.write_preset_queues(gen.cluster, args)
     print(
         f"cluster: --nodes {len(gen.cluster.nodes)} --node-cpu {cap.cpu:g} --node-mem-gb {cap.mem_gb:g} "
         f"--node-gpu {cap.gpu:g}{queues}"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from dashboard.report.builder import ReportInput, build_report
 from dashboard.shared import compute, decisions
-from simcore import cli, cli_workload
+from simcore import cli, cli_queues, cli_workload
 from simcore.compare import parse_policy_list
 from simcore.errors import UserError
 from simcore.policies import POLICIES
@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--baseline", default="fifo", help="the policy the trio is measured against (default fifo)")
     cli_workload.add_cluster_options(p)
-    cli_workload.add_queues_option(p)
+    cli_queues.add_queues_option(p)
     cli.add_set_option(p)
     p.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
     p.set_defaults(func=lambda args: cmd_report(args, p))
