@@ -11,7 +11,10 @@ Beside ``mmc-fifo`` a plain ``heapq`` event loop does the same arrivals and depa
 generated workload, FIFO on the same identical servers), measured in the same process: the floor a
 Python event loop sets, and the engine's ratio to it.
 The ``paper-gang10k`` scenarios need an engine that runs gangs (DESIGN rule 10): with one that
-does not, they are skipped with a message saying so.
+does not, they are skipped with a message saying so. A ``teams10k`` scenario runs the ``teams``
+preset with its queues (DESIGN rule 11); the same name ending in ``-noqueues`` runs the very same
+jobs on the same cluster without queues; when both run, the ratio of their CPU seconds is printed
+(issue 34's aim: within 1.5x).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import subprocess
 import sys
 import time
 
+NO_QUEUES = "-noqueues"  # a teams scenario's jobs and cluster, without its queues
 SCENARIOS: dict[str, tuple[str, dict, str]] = {
     # name: (preset, overrides, policy)
     "mmc-fifo": ("mmc", {"nodes": 64, "jobs": 200_000, "load": 0.9}, "fifo"),
@@ -35,6 +39,11 @@ SCENARIOS: dict[str, tuple[str, dict, str]] = {
     },
     "1M-1000nodes-fitgpp": ("paper", {"jobs": 1_000_000, "nodes": 1000}, "fitgpp"),
     **{f"demo20k-waits-{p}": ("demo", {"jobs": 20_000}, p) for p in ("fifo", "k8s", "fitgpp")},
+    **{
+        f"teams10k-{p}{suffix}": ("teams", {"jobs": 10_000}, p)
+        for p in ("fifo", "priority", "k8s", "lrtp", "random", "fitgpp", "fitdelay")
+        for suffix in ("", NO_QUEUES)
+    },
 }
 #: the scenarios that also time every job's waits (simcore.analysis.whatif.all_waits, issue 31: within 3x the plain run)
 WAITS = {n for n in SCENARIOS if "-waits-" in n}
@@ -119,8 +128,9 @@ def one(name: str) -> dict:
     t0 = time.perf_counter()
     wl = generate(preset, 0, overrides)
     gen = time.perf_counter() - t0
+    cluster = wl.cluster.with_queues(None) if name.endswith(NO_QUEUES) else wl.cluster
     t1, c1 = time.perf_counter(), time.process_time()
-    result = simulate(wl.table, wl.cluster, SimConfig(policy=policy))
+    result = simulate(wl.table, cluster, SimConfig(policy=policy))
     sim, cpu = time.perf_counter() - t1, time.process_time() - c1
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     floor = {}
@@ -137,7 +147,7 @@ def one(name: str) -> dict:
         "nodes": len(wl.cluster.nodes),
         "generate_s": round(gen, 2),
         "simulate_s": round(sim, 2),
-        "cpu_s": round(cpu, 2),
+        "cpu_s": round(cpu, 3),
         "jobs_per_s": round(len(wl.table) / sim),
         "events": len(result.ev_time),
         "preemptions": int(result.preemptions.sum()),
@@ -168,9 +178,11 @@ def main(argv: list[str]) -> int:
     print(
         f"{'scenario':<22} {'jobs':>9} {'nodes':>6} {'sim s':>7} {'cpu s':>7} {'jobs/s':>9} {'events':>9} {'preempt':>8} {'peak MB':>8}"
     )
+    cpu: dict[str, float] = {}
     for n in names:
         out = subprocess.run([sys.executable, __file__, "--one", n], capture_output=True, text=True, check=True)
         r = json.loads(out.stdout.strip().splitlines()[-1])
+        cpu[n] = r["cpu_s"]
         print(
             f"{r['scenario']:<22} {r['jobs']:>9} {r['nodes']:>6} {r['simulate_s']:>7} {r['cpu_s']:>7} {r['jobs_per_s']:>9} "
             f"{r['events']:>9} {r['preemptions']:>8} {r['peak_rss_mb']:>8}",
@@ -182,6 +194,8 @@ def main(argv: list[str]) -> int:
                 f"{'  all waits':<22} {r['jobs']:>9} {r['nodes']:>6} {'':>7} {w:>7}   plain run {p} s, ratio {w / p:.2f}x",
                 flush=True,
             )
+        if n.endswith(NO_QUEUES) and n[: -len(NO_QUEUES)] in cpu:
+            print(f"{'  queues / none':<22} CPU {cpu[n[: -len(NO_QUEUES)]] / r['cpu_s']:.2f}x", flush=True)
         if "floor_cpu_s" in r:
             f = r["floor_cpu_s"]
             print(

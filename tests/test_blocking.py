@@ -131,6 +131,21 @@ def test_next_pass_after_a_release_within_the_pass():
     ]
 
 
+def test_queue_limit_names_the_queue_its_quota_and_usage():
+    # queues: A has quota 2 and borrow limit 2. a0 (A, 4 GPUs) runs 0-100; a1 (A, 2, at 10) has room
+    # (4 GPUs free on the 8-GPU node) but 4 + 2 > 2 + 2: it waits for its own team until a0 ends.
+    from simcore.core.queues import QueueSpec
+
+    jobs = [job("a0", 0, 100, 4, queue="A"), job("a1", 10, 10, 2, queue="A")]
+    cluster = prop_cluster(8).with_queues(QueueSpec.of([("A", 2, 2)]))
+    waits = _raw(jobs, cluster, "a1")
+    assert [(w.start, w.end, w.reason, w.blocker) for w in waits] == [(10, 100, "queue_limit", None)]
+    assert waits[0].text == (
+        "its queue 'A' (quota 2 GPUs, borrow limit 2) holds 4 GPUs and its nominated jobs wait for 0 more: "
+        "with this job it would pass its quota + borrow limit, so it waits for its own team"
+    )
+
+
 def test_every_reason_code_has_a_scenario_here():
     tested = {
         "no_room",
@@ -145,6 +160,7 @@ def test_every_reason_code_has_a_scenario_here():
         "no_victims",
         "preempt_budget",
         "next_pass",
+        "queue_limit",
     }
     assert tested == set(WAIT_REASONS)
 

@@ -17,13 +17,14 @@ from dataclasses import replace
 
 import numpy as np
 import pandas as pd
+from helpers import gang_workloads
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simcore.analysis import accounting
 from simcore.analysis.gantt import segments
 from simcore.analysis.metrics import summarize
-from simcore.core.model import ClusterSpec, JobTable, Node, Resources, SimConfig
+from simcore.core.model import JobTable, SimConfig
 from simcore.engine import simulate
 
 PREEMPTIVE = ["k8s", "lrtp", "random", "fitgpp", "fitdelay"]
@@ -45,18 +46,7 @@ KNOBS = [
 @st.composite
 def scenario(draw):
     """Nodes of 2-8 GPUs (cpu = mem = gpu), jobs of 1-4 workers of 1-8 GPUs, integer times."""
-    gpus = draw(st.lists(st.sampled_from([2, 4, 8]), min_size=1, max_size=4))
-    cluster = ClusterSpec(tuple(Node(f"n{i}", Resources(g, g, g)) for i, g in enumerate(gpus)))
-    n = draw(st.integers(1, 12))
-    req = np.array(draw(st.lists(st.sampled_from([1, 2, 4, 8]), min_size=n, max_size=n)), dtype=float)
-    jobs = JobTable(
-        job_id=np.array([str(i) for i in range(n)], dtype=object),
-        submit_time=np.array(draw(st.lists(st.integers(0, 40), min_size=n, max_size=n)), dtype=float),
-        duration=np.array(draw(st.lists(st.integers(1, 80), min_size=n, max_size=n)), dtype=float),
-        request=np.column_stack([req, req, req]),
-        is_te=np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))),
-        workers=np.array(draw(st.lists(st.integers(1, 4), min_size=n, max_size=n)), dtype=np.int64),
-    )
+    jobs, cluster = draw(gang_workloads())
     config = SimConfig(
         policy=draw(st.sampled_from(PREEMPTIVE)), seed=draw(st.integers(0, 3)), **draw(st.sampled_from(KNOBS))
     )

@@ -101,7 +101,7 @@ def test_te_share_extremes() -> None:
 @pytest.mark.parametrize(
     ("preset", "overrides", "message"),
     [
-        ("nope", {}, "unknown preset 'nope' (known: paper, demo, paper-gang, mmc)"),
+        ("nope", {}, "unknown preset 'nope' (known: paper, demo, paper-gang, teams, mmc)"),
         ("paper", {"jobz": 1}, "unknown parameter 'jobz'"),
         ("paper", {"jobs": 0}, "parameter jobs: 0 is out of range (1 to 10000000)"),
         ("paper", {"jobs": "1.5"}, "parameter jobs: '1.5' is not a whole number"),

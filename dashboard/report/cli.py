@@ -16,7 +16,7 @@ from pathlib import Path
 from dashboard.report import gather
 from dashboard.report.builder import ReportInput, build_report
 from simcore.analysis.compare import parse_policy_list
-from simcore.cli import inputs
+from simcore.cli import inputs, queues
 from simcore.cli.common import add_set_option, config_from_args, knob_epilog, warn_unschedulable
 from simcore.core.errors import UserError
 
@@ -39,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--baseline", default="fifo", help="the policy the trio is measured against (default fifo)")
     inputs.add_cluster_options(p)
+    queues.add_queues_option(p)
     add_set_option(p)
     p.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
     p.set_defaults(func=lambda args: cmd_report(args, p))
@@ -77,7 +78,8 @@ def report_input(args: argparse.Namespace, command: str) -> ReportInput:
     jobs, cluster = inputs.load_inputs(args)
     configs = {s.label: s.config for s in specs}
     runs, records = gather.runs_and_records(jobs, cluster, configs, _quiet)
-    warn_unschedulable(runs[args.baseline].summary["unschedulable"])
+    summary = runs[args.baseline].summary
+    warn_unschedulable(summary["unschedulable"], list(summary.get("unschedulable_reasons", {}).values()))
     return ReportInput(
         title=Path(args.workload).name,
         command=command,

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from simcore.analysis import accounting, interruptions
+from simcore.analysis import accounting, interruptions, queue_metrics
 from simcore.core import units
+from simcore.core.queues import overcommit_warning
 from simcore.core.result import FAIL, FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
 
 STATS = ("mean", "p50", "p90", "p95", "p99")
@@ -115,8 +116,33 @@ def _held_seconds(result: SimResult) -> np.ndarray:
     return np.bincount(job, weights=sign * t, minlength=len(result.jobs))
 
 
+def queues_block(result: SimResult, acc: accounting.Accounting | None = None) -> dict[str, Any]:
+    """The summary's ``queues`` block (DESIGN-queues point 12), one entry per queue in file order: its
+    ``gpu``, ``borrow_limit`` and ``weight``; ``jobs``; per class (TE, BE, all) the count and the mean,
+    p50, p90, p95, p99 of ``wait`` and ``slowdown`` (nulls for an empty class); then
+    :func:`simcore.analysis.queue_metrics.usage_totals` and :func:`~simcore.analysis.queue_metrics.preemption_split`."""
+    spec, queue = result.queues, result.queue
+    if spec is None or queue is None:
+        raise ValueError("the run has no queues (a cluster with queues: ClusterSpec.with_queues)")
+    totals = queue_metrics.usage_totals(result)
+    split = queue_metrics.preemption_split(result, acc)
+    te, wait = result.jobs.is_te, result.first_start - result.jobs.submit_time
+    out: dict[str, Any] = {}
+    for i, q in enumerate(spec.queues):
+        mine = queue == i
+        classes = {}
+        for name, mask in (("TE", mine & te), ("BE", mine & ~te), ("all", mine)):
+            classes[name] = {
+                "count": int(mask.sum()),
+                "wait": describe(wait[mask]),
+                "slowdown": describe(result.slowdown[mask]),
+            }
+        out[q.name] = {**q.as_json(), "jobs": int(mine.sum()), "classes": classes, **totals[q.name], **split[q.name]}
+    return out
+
+
 def summarize(result: SimResult) -> dict[str, Any]:
-    """The summary JSON of DESIGN.md section 6."""
+    """The summary JSON of DESIGN.md section 6 (with queues: DESIGN-queues point 12's blocks too)."""
     te = result.jobs.is_te
     out: dict[str, Any] = {
         "policy": result.config.policy,
@@ -150,6 +176,13 @@ def summarize(result: SimResult) -> dict[str, Any]:
         "knobs",
         "wall_seconds",
     ]
+    if result.queues is not None:  # only with queues: a run without keeps its keys and bytes
+        out["unschedulable_reasons"] = dict(zip(result.unschedulable, result.unschedulable_reasons, strict=True))
+        out["queues"] = queues_block(result)
+        warning = overcommit_warning(result.queues, result.cluster)
+        out["queue_warnings"] = [] if warning is None else [warning]
+        order[order.index("unschedulable") + 1 : order.index("unschedulable") + 1] = ["unschedulable_reasons"]
+        order[order.index("accounting") + 1 : order.index("accounting") + 1] = ["queues", "queue_warnings"]
     return {k: out[k] for k in order}
 
 
@@ -189,6 +222,39 @@ def flat_summary(result: SimResult, summary: Mapping[str, Any] | None = None) ->
         out.update(accounting.gang_flat(result))
     if result.downtime is not None:  # likewise: interruptions by cause (interruptions.FIELDS)
         out.update(interruptions.flat(summary["downtime"], summary["accounting"]["wasted_preemptions"]))
+    if "queues" in summary:  # only with queues, as gangs
+        out.update(queue_flat(summary["queues"]))
+    return out
+
+
+#: per queue, the flat record's fields (:func:`queue_flat`): field -> where it is in the queue's summary entry
+QUEUE_FLAT: dict[str, tuple[str, ...]] = {
+    "TE_slowdown_p95": ("classes", "TE", "slowdown", "p95"),
+    "TE_wait_p95": ("classes", "TE", "wait", "p95"),
+    "BE_slowdown_p50": ("classes", "BE", "slowdown", "p50"),
+    "BE_slowdown_p95": ("classes", "BE", "slowdown", "p95"),
+    "BE_wait_p50": ("classes", "BE", "wait", "p50"),
+    "usage_mean": ("usage_mean",),
+    "gpu_seconds_above_quota": ("gpu_seconds_above_quota",),
+    "reclaimed": ("preemptions_suffered", "reclaim"),
+    "reclaims": ("preemptions_caused", "reclaim"),
+    "te_first_preempted": ("preemptions_suffered", "te_first"),
+    "gpu_seconds_lost_to_reclaims": ("gpu_seconds_lost", "reclaim"),
+    "gpu_seconds_grace_of_reclaims": ("gpu_seconds_grace", "reclaim"),
+    "gpu_seconds_restore_of_reclaims": ("gpu_seconds_restore", "reclaim"),
+}
+
+
+def queue_flat(queues: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The ``queues`` block's numbers a sweep row keeps, per queue in file order: ``queue_<name>_<field>``
+    for each field of :data:`QUEUE_FLAT` (NaN for null)."""
+    out: dict[str, Any] = {}
+    for name, entry in queues.items():
+        for field, path in QUEUE_FLAT.items():
+            value: Any = entry
+            for key in path:
+                value = value[key]
+            out[f"queue_{name}_{field}"] = _num(value)
     return out
 
 

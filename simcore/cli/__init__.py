@@ -4,7 +4,8 @@ whatif, checkpoint-advice (and report, a plugin: :mod:`simcore.cli.plugins`).
 One module per group of commands (:mod:`~simcore.cli.run`, :mod:`~simcore.cli.policies`,
 :mod:`~simcore.cli.workload`, :mod:`~simcore.cli.sweep`, :mod:`~simcore.cli.whatif`,
 :mod:`~simcore.cli.advice`), each importing what the commands share
-(:mod:`~simcore.cli.common`, :mod:`~simcore.cli.inputs`) and never another command's module.
+(:mod:`~simcore.cli.common`, :mod:`~simcore.cli.inputs`, :mod:`~simcore.cli.queues`) and never another
+command's module.
 :func:`main` builds only the parser of the command asked for, so ``simcore --help`` imports no
 command module and a command imports only what it uses (``bench/cli_imports.py`` measures it).
 Every command builds the same frozen :class:`~simcore.core.model.SimConfig` from

@@ -13,19 +13,18 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from simcore.experiments import advisor
-from simcore.cli import inputs
+from simcore.analysis.compare import parse_policy_spec
+from simcore.cli import inputs, queues
 from simcore.cli.common import add_set_option, knob_epilog, parse_assignments
 from simcore.core import fmt
-from simcore.workload import presets
-from simcore.analysis.compare import parse_policy_spec
 from simcore.core.errors import UserError
 from simcore.core.knobs import KNOBS
 from simcore.core.model import SimConfig
+from simcore.experiments import advisor
+from simcore.workload import presets
 from simcore.workload.node_events import load_node_events
 
 DEFAULT_SEEDS = 3
@@ -48,6 +47,7 @@ def add_checkpoint_advice(sub: Any, help: str) -> None:
     inputs.add_workload_file_options(p)
     p.add_argument("--policy", default="fifo", help="policy name, optionally with knobs: fitgpp:P=1 (default fifo)")
     inputs.add_cluster_options(p)
+    queues.add_queues_option(p)
     add_set_option(p)
     p.add_argument(
         "--intervals",
@@ -84,13 +84,14 @@ def parse_intervals(text: str | None) -> list[float]:
 def _workloads(args: argparse.Namespace, sets: dict[str, str]) -> list:
     """(jobs, cluster, seed) per run: the file once (seed from --set, default 0), or each seed of a preset."""
     if Path(args.workload).exists() or args.workload not in presets.PRESETS:
-        jobs, _ = inputs.workload_from_args(args)
-        cluster = inputs.cluster_from_args(args)
+        jobs, cluster = inputs.load_inputs(args)  # with --queues, the cluster is shared by them
         return [(jobs, cluster, int(sets.get("seed", 0)))]
     if args.seeds < 1:
         raise UserError("--seeds: must be at least 1")
     if inputs.cluster_given(args):
         raise UserError(f"{args.workload} is a preset: it brings its own cluster (--node-events applies to it)")
+    if args.queues:
+        raise UserError(f"--queues: {args.workload} is a preset: it brings its own queues (teams has)")
     params = {k: v for k, v in sets.items() if k not in KNOBS}
     out = []
     for seed in range(args.seeds):

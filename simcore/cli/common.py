@@ -1,8 +1,9 @@
 """What the commands share: ``--set`` and the run's config, warnings, strict JSON files, and the knob
 list under a command's help (the workload and cluster options are :mod:`simcore.cli.inputs`).
 
-Every command module of :mod:`simcore.cli` imports this module and :mod:`simcore.cli.inputs`,
-never another command's module (so does the ``report`` plugin, dashboard/report/cli.py).
+Every command module of :mod:`simcore.cli` imports this module, :mod:`simcore.cli.inputs` and
+:mod:`simcore.cli.queues`, never another command's module (so does the ``report`` plugin,
+dashboard/report/cli.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from simcore.core import knobs
 from simcore.core.errors import UserError
 from simcore.core.knobs import split_assignment
 from simcore.core.model import SimConfig
+from simcore.core.queues import FITS_NO_NODE
 from simcore.policies import POLICY_HELP
 
 
@@ -48,10 +50,15 @@ def config_from_args(args: argparse.Namespace, policy: str = "fifo") -> SimConfi
         raise UserError(str(e)) from None
 
 
-def warn_unschedulable(ids: Sequence[str]) -> None:
-    if ids:
-        shown = ", ".join(ids[:20]) + (f", ... ({len(ids) - 20} more)" if len(ids) > 20 else "")
-        print(f"warning: {len(ids)} job(s) fit on no node and were not simulated: {shown}", file=sys.stderr)
+def warn_unschedulable(ids: Sequence[str], reasons: Sequence[str] = ()) -> None:
+    """List the jobs left out up front (rule 8), by reason when a run with queues gives them."""
+    by_reason: dict[str, list[str]] = {}
+    for i, x in enumerate(ids):
+        by_reason.setdefault(reasons[i] if reasons else FITS_NO_NODE, []).append(x)
+    for why, mine in by_reason.items():
+        shown = ", ".join(mine[:20]) + (f", ... ({len(mine) - 20} more)" if len(mine) > 20 else "")
+        what = "fit on no node" if why == FITS_NO_NODE else f"are {why}"
+        print(f"warning: {len(mine)} job(s) {what} and were not simulated: {shown}", file=sys.stderr)
 
 
 def write_json(path: str, data: Any) -> None:

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from simcore.cli.queues import queues_from_args
 from simcore.core import units
 from simcore.core.errors import UserError
 from simcore.core.model import MAX_RESOURCE, ClusterSpec, JobTable, format_limit
@@ -24,6 +25,7 @@ from simcore.workload import (
     DEFAULT_MAX_ROWS,
     FORMATS,
     MAX_NODES,
+    LoadedWorkload,
     Problem,
     alibaba,
     load_cluster,
@@ -227,6 +229,12 @@ def workload_from_args(args: argparse.Namespace, data: bytes | None = None) -> t
 
     Returns the jobs and the notes to show (what was adapted, ignored or dropped).
     Raises :class:`~simcore.workload.WorkloadError` (a UserError) for a file it refuses."""
+    loaded, notes = loaded_workload_from_args(args, data)
+    return loaded.table, notes
+
+
+def loaded_workload_from_args(args: argparse.Namespace, data: bytes | None = None) -> tuple[LoadedWorkload, list[str]]:
+    """:func:`workload_from_args` with the loader's whole result (its jobs' row numbers too)."""
     loaded = load_workload(
         args.workload if data is None else data,
         name=None if data is None else str(args.workload),
@@ -241,7 +249,7 @@ def workload_from_args(args: argparse.Namespace, data: bytes | None = None) -> t
     if args.dropped_out:
         _write_dropped(loaded.dropped, args.dropped_out)
         notes.append(f"dropped rows written to {args.dropped_out} ({len(loaded.dropped)} problems)")
-    return loaded.table, notes
+    return loaded, notes
 
 
 def _write_dropped(dropped: tuple[Problem, ...], path: str) -> None:
@@ -354,11 +362,16 @@ def cluster_given(args: argparse.Namespace) -> bool:
 
 
 def load_inputs(args: argparse.Namespace) -> tuple[JobTable, ClusterSpec]:
-    """The workload and cluster of the options above; their notes go to stderr."""
-    jobs, notes = workload_from_args(args)
+    """The workload and cluster of the options above, the cluster shared by the queues of ``--queues``
+    when given (:mod:`simcore.cli.queues`); their notes go to stderr."""
+    loaded, notes = loaded_workload_from_args(args)
+    jobs = loaded.table
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
-    cluster = cluster_from_args(args)
+    notes = []
+    cluster = queues_from_args(args, loaded, cluster_from_args(args), notes)
+    for note in notes:  # the queues file's notes, and its overcommit warning
+        print(note if note.startswith("warning: ") else f"note: {note}", file=sys.stderr)
     rounding = units.rounding_note(jobs.request, cluster.capacity_matrix())
     if rounding:
         print(f"note: {rounding}", file=sys.stderr)

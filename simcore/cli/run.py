@@ -8,11 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from simcore.analysis import accounting, gantt
+from simcore.analysis import accounting, gantt, queue_metrics
 from simcore.analysis.accounting import ACCOUNTING_COLUMNS
 from simcore.analysis.bound import BOUND_LABEL, run_bound
 from simcore.analysis.compare import compare_results, parse_policy_list, parse_policy_spec, run_policies
 from simcore.analysis.metrics import flat_summary, slowdowns, summarize, trio
+from simcore.cli import queues
 from simcore.cli.common import (
     add_set_option,
     config_from_args,
@@ -31,8 +32,10 @@ from simcore.io.csvsafe import write_columns, write_csv
 def cmd_run(args: argparse.Namespace) -> int:
     spec = parse_policy_spec(args.policy, config_from_args(args))
     jobs, cluster = load_inputs(args)
+    if args.ledger_out and cluster.queues is None:
+        raise UserError("--ledger-out lists the preemptions between queues: give --queues FILE too")
     result = simulate(jobs, cluster, spec.config, record_decisions=bool(args.decisions_out))
-    warn_unschedulable(result.unschedulable)
+    warn_unschedulable(result.unschedulable, result.unschedulable_reasons)
     summary = write_outputs(result, args)
     c = summary["classes"]
     print(
@@ -58,6 +61,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"drains {cause['drain']['count']}, failures {cause['failure']['count']}, "
             f"node-hours down {fmt.cell(down['node_hours_down'])}"
         )
+    if "queues" in summary:  # a run with queues (rule 11)
+        print(queues.run_table(summary["queues"]))
     return 0
 
 
@@ -75,6 +80,8 @@ def write_outputs(result: SimResult, args: argparse.Namespace) -> dict[str, Any]
     if args.decisions_out:  # JSON escapes every text itself: no CSV-style escaping applies
         records = accounting.annotated_decisions(result) if result.decisions else []  # no records: nothing to account
         Path(args.decisions_out).write_text("".join(json.dumps(d, allow_nan=False) + "\n" for d in records))
+    if args.ledger_out:
+        write_csv(queue_metrics.ledger_frame(result), args.ledger_out)
     return summary
 
 
@@ -85,8 +92,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise UserError(f"--baseline {args.baseline!r} is not in --policies ({', '.join(labels)})")
     jobs, cluster = load_inputs(args)
     results = run_policies(jobs, cluster, specs)
-    unschedulable = next(iter(results.values())).unschedulable
-    warn_unschedulable(unschedulable)
+    first = next(iter(results.values()))
+    unschedulable = first.unschedulable
+    warn_unschedulable(unschedulable, first.unschedulable_reasons)
     out = compare_results(results, args.baseline)
     rows = list(labels)
     if args.bound:  # a reference row beside the policies, never one of them
@@ -117,6 +125,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.accounting:
         print()
         print(accounting_table(flat, width))
+    if cluster.queues is not None:
+        print()
+        print(queues.compare_table({label: out["policies"][label]["queues"] for label in labels}, width))
     if args.json:
         write_json(args.json, out)
     return 0
@@ -153,6 +164,13 @@ def add_run(sub: argparse._SubParsersAction, help: str) -> None:
         metavar="FILE",
         help="write the decision records, one JSON object per line (every ask for victims)",
     )
+    queues.add_queues_option(run)
+    run.add_argument(
+        "--ledger-out",
+        metavar="FILE.csv",
+        help="with --queues: write the preemption ledger, one row per decision: who paid (the victims and their "
+        "queues) and who gained, with each queue's usage before and after",
+    )
     run.set_defaults(func=cmd_run)
 
 
@@ -176,6 +194,7 @@ def add_compare(sub: argparse._SubParsersAction, help: str) -> None:
         help="also print the preemption accounting of each policy (GPU-seconds lost, grace, restore, "
         "evicted share, excess GPUs, wasted and repreempted; docs/policies.md)",
     )
+    queues.add_queues_option(cmp_)
     cmp_.add_argument(
         "--bound",
         action="store_true",

@@ -15,7 +15,7 @@ from typing import Any
 from simcore.analysis.bound import BOUND_LABEL
 from simcore.analysis.metrics import TRIO, versus
 from simcore.analysis.stats import SPREAD_NAME
-from simcore.cli import inputs
+from simcore.cli import inputs, queues
 from simcore.cli.common import parse_assignments, warn_unschedulable
 from simcore.core import fmt
 from simcore.core.errors import UserError
@@ -107,7 +107,7 @@ def add_sweep(subparsers: argparse._SubParsersAction, help: str) -> argparse.Arg
     )
     p.add_argument("--limit", type=int, metavar="K", help="run at most K tasks now (the rest on a later run)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    file_options = inputs.add_workload_file_options(p) + inputs.add_cluster_options(p)
+    file_options = inputs.add_workload_file_options(p) + inputs.add_cluster_options(p) + queues.add_queues_option(p)
     p.set_defaults(func=run_sweep_command, file_options=file_options)
     return p
 
@@ -154,20 +154,24 @@ def file_source_from_args(args: argparse.Namespace) -> Any:
     from simcore.workload.readers import read_source
 
     data, _ = read_source(args.workload, None, args.max_bytes)
-    table, notes = inputs.workload_from_args(args, data)
-    cluster = inputs.cluster_from_args(args, notes)
+    loaded, notes = inputs.loaded_workload_from_args(args, data)
+    table = loaded.table
+    cluster = queues.queues_from_args(args, loaded, inputs.cluster_from_args(args, notes), notes)
     rounding = units.rounding_note(table.request, cluster.capacity_matrix())
     for note in [*notes, *([rounding] if rounding else [])]:
-        print(f"note: {note}", file=sys.stderr)
-    from simcore.workload import fits_empty_cluster
+        print(note if note.startswith("warning: ") else f"note: {note}", file=sys.stderr)
+    from simcore.workload.fit import schedulable
 
-    warn_unschedulable([str(x) for x in table.job_id[~fits_empty_cluster(table, cluster)]])
-    options = {
+    ok, reasons = schedulable(table, cluster)
+    warn_unschedulable([str(x) for x in table.job_id[~ok]], reasons)
+    options: dict[str, Any] = {
         "format": args.format,
         "drop_invalid": args.drop_invalid,
         "alibaba": inputs.alibaba_options_from_args(args),
         "trace": inputs.trace_options_from_args(args),
     }
+    if cluster.queues is not None:  # the queues decide the results too: part of the source's key
+        options["queues"] = [{"queue": q.name, **q.as_json()} for q in cluster.queues.queues]
     cluster_file = args.cluster or args.cluster_trace
     label = Path(cluster_file).name if cluster_file else None
     return file_source(args.workload, data, table, cluster, options=options, cluster_label=label)

@@ -33,12 +33,13 @@ from simcore.analysis.whatif import (
 from simcore.analysis.whatif.story import StoryStep
 from simcore.cli.common import add_set_option, config_from_args
 from simcore.cli.inputs import add_cluster_options, add_workload_options, load_inputs
+from simcore.cli.queues import add_queues_option
 from simcore.core import fmt
 from simcore.core.errors import UserError
 
 #: ``--add`` keys -> the described job's fields (``submit`` is the time it is added at)
 ADD_KEYS = {"job_id": "job_id", "submit": "submit", "duration": "duration", "cpu": "cpu", "mem_gb": "mem_gb"}
-ADD_KEYS |= {"gpu": "gpu", "class": "job_class", "job_class": "job_class", "workers": "workers"}
+ADD_KEYS |= {"gpu": "gpu", "class": "job_class", "job_class": "job_class", "workers": "workers", "queue": "queue"}
 TOP = 10  # touched jobs printed without --all
 
 
@@ -80,7 +81,8 @@ def add_whatif(sub: argparse._SubParsersAction, help: str) -> None:
     one.add_argument(
         "--add",
         metavar="SPEC",
-        help="when would this job start: job_id=x,submit=T,duration=D,cpu=C,mem_gb=M,gpu=G,class=TE[,workers=W]",
+        help="when would this job start: job_id=x,submit=T,duration=D,cpu=C,mem_gb=M,gpu=G,class=TE[,workers=W]"
+        "[,queue=Q] (its team's queue, with --queues)",
     )
     wi.add_argument("--all", action="store_true", help=f"list every touched job (default: the {TOP} that moved most)")
     wi.set_defaults(func=cmd_whatif)
@@ -90,6 +92,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     add_workload_options(p)
     p.add_argument("--policy", default="fifo", help="policy name, optionally with knobs: fitgpp:P=1 (default fifo)")
     add_cluster_options(p)
+    add_queues_option(p)
     add_set_option(p)
     p.add_argument("--json", action="store_true", help="print plain JSON instead of text (fields: docs/cli.md)")
 

@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 
+from simcore.cli import queues
 from simcore.cli.common import parse_assignments
 from simcore.cli.inputs import (
     add_cluster_options,
@@ -101,6 +102,7 @@ def add_generate(subparsers: argparse._SubParsersAction, help: str) -> None:
     parser.add_argument(
         "--cluster-out", metavar="FILE", help="also write the preset's cluster as a node-list CSV (name,cpu,mem_gb,gpu)"
     )
+    parser.add_argument("--queues-out", metavar="FILE", help=queues.QUEUES_OUT_HELP)
     parser.set_defaults(func=run_generate)
 
 
@@ -118,7 +120,9 @@ def run_generate(args: argparse.Namespace) -> int:
     if args.cluster_out:
         write_cluster_csv(gen.cluster, args.cluster_out)
         print(f"wrote {args.cluster_out}: the preset's cluster ({len(gen.cluster.nodes)} nodes)")
+    written = queues.write_preset_queues(gen.cluster, args)
     print(
-        f"cluster: --nodes {len(gen.cluster.nodes)} --node-cpu {cap.cpu:g} --node-mem-gb {cap.mem_gb:g} --node-gpu {cap.gpu:g}"
+        f"cluster: --nodes {len(gen.cluster.nodes)} --node-cpu {cap.cpu:g} --node-mem-gb {cap.mem_gb:g} "
+        f"--node-gpu {cap.gpu:g}{written}"
     )
     return 0

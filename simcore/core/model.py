@@ -59,13 +59,115 @@ class Node:
     capacity: Resources
 
 
+# --- queues (DESIGN rule 11): teams sharing the cluster, in simcore.core.queues -----------------------
+
+#: an unlimited quota or borrow limit in GPU units: above any sum of finite ones (each at most
+#: MAX_RESOURCE GPUs), so U + N + r <= gpu + borrow_limit stays an exact integer comparison
+INF_UNITS = 2**62
+GPU_SCALE = 1000  # GPU units per GPU (thousandths, as simcore.core.units.SCALE)
+#: queues in one file: a cap against mistakes (the dashboard has its own, smaller)
+MAX_QUEUES = 1000
+
+
+def gpu_units(gpus: float) -> int:
+    """GPUs -> integer GPU units (nearest, ties to even, as requests); inf -> :data:`INF_UNITS`."""
+    return INF_UNITS if math.isinf(gpus) else int(np.rint(gpus * GPU_SCALE))
+
+
+def in_gpus(amount: int) -> float:
+    """GPU units -> GPUs (inf for :data:`INF_UNITS` and above)."""
+    return math.inf if amount >= INF_UNITS else amount / GPU_SCALE
+
+
+@dataclass(frozen=True)
+class Queue:
+    """One team's queue: quota ``gpu`` and ``borrow_limit`` in GPUs (inf allowed), ``weight`` > 0."""
+
+    name: str
+    gpu: float
+    borrow_limit: float = math.inf
+    weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not self.name.strip() or self.name != self.name.strip():
+            raise ValueError(f"queue name {self.name!r}: must be non-empty text without leading or trailing blanks")
+        for what, v in (("gpu", self.gpu), ("borrow_limit", self.borrow_limit)):
+            if math.isnan(v) or v < 0 or (not math.isinf(v) and v > MAX_RESOURCE):
+                raise ValueError(f"queue {self.name!r}: {what} {v!r} must be >= 0 and <= {MAX_RESOURCE:g}, or inf")
+        if not (math.isfinite(self.weight) and 0 < self.weight <= MAX_RESOURCE):
+            raise ValueError(f"queue {self.name!r}: weight {self.weight!r} must be finite, > 0 and <= {MAX_RESOURCE:g}")
+
+    @property
+    def quota_units(self) -> int:
+        return gpu_units(self.gpu)
+
+    @property
+    def borrow_units(self) -> int:
+        return gpu_units(self.borrow_limit)
+
+    @property
+    def limit_units(self) -> int:
+        """The most GPU units the queue may hold: quota + borrow limit (:data:`INF_UNITS` if either is inf)."""
+        return min(INF_UNITS, self.quota_units + self.borrow_units)
+
+    def share_factor(self) -> float:
+        """Share x 1e9 per GPU unit above quota (DESIGN-queues point 5): share = rint(units x this)."""
+        return 1e6 / self.weight
+
+    def as_json(self) -> dict[str, Any]:
+        """The queue's settings as JSON-ready values (inf as the string "inf")."""
+        return {
+            "gpu": _json_number(self.gpu),
+            "borrow_limit": _json_number(self.borrow_limit),
+            "weight": float(self.weight),
+        }
+
+
+def _json_number(v: float) -> float | str:
+    return "inf" if math.isinf(v) else float(v)
+
+
+@dataclass(frozen=True)
+class QueueSpec:
+    """The queues of a run, in file order (the order of every per-queue output)."""
+
+    queues: tuple[Queue, ...]
+
+    def __post_init__(self) -> None:
+        if not self.queues:
+            raise ValueError("a queues file needs at least one queue")
+        names = [q.name for q in self.queues]
+        if len(set(names)) != len(names):
+            raise ValueError(f"queue names must be unique: {names}")
+        if len(names) > MAX_QUEUES:
+            raise ValueError(f"{len(names)} queues, more than the limit of {MAX_QUEUES}")
+
+    @classmethod
+    def of(
+        cls, rows: Iterable[tuple[str, float] | tuple[str, float, float] | tuple[str, float, float, float]]
+    ) -> QueueSpec:
+        """From (name, gpu[, borrow_limit[, weight]]) tuples: a convenience for tests and notebooks."""
+        return cls(tuple(Queue(*row) for row in rows))
+
+    @property
+    def names(self) -> list[str]:
+        return [q.name for q in self.queues]
+
+    def index(self) -> dict[str, int]:
+        """Queue name -> its position."""
+        return {q.name: i for i, q in enumerate(self.queues)}
+
+
 @dataclass(frozen=True)
 class ClusterSpec:
     """An ordered list of nodes; the order is the node index used by placement ties. ``node_events``:
-    the windows its nodes are down in (DESIGN rule 12; :mod:`simcore.core.downtime`), None: none."""
+    the windows its nodes are down in (DESIGN rule 12; :mod:`simcore.core.downtime`), None: none.
+    ``queues``: the teams sharing it with GPU quotas (DESIGN rule 11; :mod:`simcore.core.queues`), None:
+    no queues."""
 
     nodes: tuple[Node, ...]
     node_events: NodeEvents | None = None
+    queues: QueueSpec | None = None
 
     def __post_init__(self) -> None:
         if not self.nodes:
@@ -79,6 +181,10 @@ class ClusterSpec:
     def with_node_events(self, events: NodeEvents | None) -> ClusterSpec:
         """The same nodes with down windows `events` (None: without)."""
         return replace(self, node_events=events)
+
+    def with_queues(self, queues: QueueSpec | None) -> ClusterSpec:
+        """The same nodes shared by `queues` (None: without queues)."""
+        return replace(self, queues=queues)
 
     @classmethod
     def uniform(cls, count: int, cpu: float, mem_gb: float, gpu: float) -> ClusterSpec:
@@ -122,6 +228,7 @@ class Job:
     user: str | None = None
     name: str | None = None
     workers: int = 1
+    queue: str | None = None  # its team's queue (DESIGN rule 11; None: the default queue)
 
 
 @dataclass(frozen=True, eq=False)
@@ -133,7 +240,7 @@ class JobTable:
     duration: np.ndarray  # float64
     request: np.ndarray  # float64, (n x 3) in DIMS order
     is_te: np.ndarray  # bool
-    extra: Mapping[str, np.ndarray] = field(default_factory=dict)  # optional user, name, ...
+    extra: Mapping[str, np.ndarray] = field(default_factory=dict)  # optional user, name, queue
     #: int64 workers per job (DESIGN rule 10; the request is per worker); None means all 1
     workers: np.ndarray | None = None
 
@@ -164,12 +271,14 @@ class JobTable:
     @classmethod
     def from_jobs(cls, jobs: Iterable[Job]) -> JobTable:
         jobs = list(jobs)
+        queued = any(j.queue is not None for j in jobs)
         return cls(
             job_id=np.array([str(j.job_id) for j in jobs], dtype=object),
             submit_time=np.array([j.submit_time for j in jobs], dtype=float),
             duration=np.array([j.duration for j in jobs], dtype=float),
             request=np.array([j.request.as_array() for j in jobs], dtype=float).reshape(-1, 3),
             is_te=np.array([JobClass(j.job_class) is JobClass.TE for j in jobs], dtype=bool),
+            extra={"queue": np.array([j.queue for j in jobs], dtype=object)} if queued else {},
             workers=np.array([j.workers for j in jobs], dtype=np.int64),
         )
 
@@ -177,7 +286,7 @@ class JobTable:
     def from_frame(cls, df: Any) -> JobTable:
         """From a frame with the canonical columns (already validated)."""
         cls_col = df["job_class"].astype(str).str.upper().to_numpy()
-        extra = {c: df[c].to_numpy(dtype=object) for c in ("user", "name") if c in df.columns}
+        extra = {c: df[c].to_numpy(dtype=object) for c in ("user", "name", "queue") if c in df.columns}
         return cls(
             job_id=df["job_id"].astype(str).to_numpy(dtype=object),
             submit_time=df["submit_time"].to_numpy(dtype=float),

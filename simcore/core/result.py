@@ -14,6 +14,7 @@ import pandas as pd
 
 from simcore.core.downtime import KINDS
 from simcore.core.model import ClusterSpec, JobTable, SimConfig
+from simcore.core.queues import QueueSpec
 
 EVENT_NAMES: tuple[str, ...] = (
     "submit",
@@ -114,6 +115,24 @@ class SimResult:
     nominations: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), dtype=np.int64))
     #: a run with down time (``cluster.node_events`` or ``mtbf`` finite): its records; None without
     downtime: Downtime | None = None
+    #: with queues (``cluster.queues``, DESIGN rule 11), each job's queue position; None without
+    queue: np.ndarray | None = None
+    #: with queues, one entry per preemption decision, in order: (time, preemptor, victims in signal
+    #: order, the queues touched (the preemptor's first), their (U, R, share x 1e9) in GPU units just
+    #: before the signals and just after them); read it through :mod:`simcore.analysis.queue_metrics`
+    ledger: tuple[tuple, ...] = ()
+    #: with queues, per unschedulable job (same order): why ("fits on no node", "above its queue's limit")
+    unschedulable_reasons: tuple[str, ...] = ()
+
+    @property
+    def queues(self) -> QueueSpec | None:
+        """The run's queues (DESIGN rule 11): the cluster's; None without."""
+        return self.cluster.queues
+
+    def queue_names(self) -> np.ndarray:
+        """Each simulated job's queue name (a run with queues)."""
+        assert self.queues is not None and self.queue is not None
+        return np.array(self.queues.names, dtype=object)[self.queue]
 
     @cached_property
     def slowdown(self) -> np.ndarray:
@@ -144,6 +163,11 @@ class SimResult:
                 {}
                 if self.downtime is None  # right after workers (DESIGN-failures point 10)
                 else dict(zip(DOWN_COLUMNS, (self.downtime.failures, self.downtime.drains), strict=True))
+            ),
+            **(
+                {}
+                if self.queues is None or self.queue is None  # the last column (DESIGN-queues point 12)
+                else {"queue": (np.array(self.queues.names, dtype=object), self.queue)}
             ),
         }
 

@@ -7,6 +7,7 @@ engine owns the mechanics, the policy only chooses, from a read-only view.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -15,10 +16,11 @@ from simcore.engine.budget import PreemptionBudget
 from simcore.engine.cluster import ClusterState
 from simcore.engine.jobstate import JobState
 from simcore.engine.nodes_down import NodesDown
+from simcore.engine.quota import QuotaState
 from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
 from simcore.policies import Candidates, Policy, Preemption, PreemptionView, decision
-from simcore.policies.base import Explained
+from simcore.policies.base import Explained, QuotaView
 
 
 class PolicyAsk:
@@ -40,6 +42,8 @@ class PolicyAsk:
     decisions: list[dict] | None
     names: tuple[list[str], list[str]]  # job ids and node names, when decisions are recorded
     now: float
+    quota: QuotaState | None  # a run with queues: the usage per queue (simcore.engine.teams)
+    searching: int  # a run with queues: the candidates of the search being asked (simcore.engine.teams)
 
     def _ask_policy(self, te: int) -> tuple[int, list[int]] | None:
         """The policy's victims for TE job `te` as (node, victim jobs in signal order), or None."""
@@ -54,11 +58,13 @@ class PolicyAsk:
             self.budget.spend(self.now)
         return pre.node, [int(cands.job[p]) for p in pre.victims]
 
-    def _candidates(self) -> tuple[Candidates, Candidates | None]:
-        """The victim candidates now, and every running BE job when ``min_runtime`` exempts some
-        (for what their finishes free: fitdelay), else None."""
+    def _candidates(self, among: np.ndarray | None = None) -> tuple[Candidates, Candidates | None]:
+        """The victim candidates now (of the running BE jobs `among`, None: all), and every running BE
+        job when the candidates leave some out (for what their finishes free: fitdelay), else None."""
         running = self.running.jobs()
-        offered = running if self.exempt is None else running[~np.isin(running, self.exempt)]
+        offered = running if among is None else among
+        if self.exempt is not None:
+            offered = offered[~np.isin(offered, self.exempt)]
         cands = self.js.candidates(offered, self.now, self.min_runtime)
         shown = len(cands) if not self.js.gang_nodes else len(set(cands.job.tolist()))  # a gang: an entry per node
         everyone = self.js.candidates(running, self.now, 0.0) if shown < len(running) else None
@@ -76,10 +82,14 @@ class PolicyAsk:
         """Mask of the nodes a victim search skips now (DESIGN-failures point 5), None when none is."""
         return None if self.down is None else self.down.skipped(self.now, self.cl.closed)
 
-    def _view(self, te: int, avail: np.ndarray, cands: Candidates, everyone: Candidates | None) -> PreemptionView:
-        """What the policy sees for (a worker of) TE job `te` on the read-only room `avail`."""
+    def _view(
+        self, te: int, avail: np.ndarray, cands: Candidates, everyone: Candidates | None, quota: QuotaView | None = None
+    ) -> PreemptionView:
+        """What the policy sees for (a worker of) job `te` on the read-only room `avail` (`quota`: with queues)."""
         cl = self.cl
-        return PreemptionView(self.now, self.js.req[te], cl.cap, cl.inv_cap, avail, cands, self.cfg, self.rng, everyone)
+        return PreemptionView(
+            self.now, self.js.req[te], cl.cap, cl.inv_cap, avail, cands, self.cfg, self.rng, everyone, quota
+        )
 
     def _budget_spent(self, te: int, view: PreemptionView) -> bool:
         """Is the preemption budget spent (once per TE job, before the policy is asked)? Then a pass
@@ -100,16 +110,24 @@ class PolicyAsk:
         self._record(te, view, explained, decision.ON_CLOSED_NODES if self.all_skipped else None)
         return explained.preemption
 
-    def _record(self, te: int, view: PreemptionView, explained: Explained, why: str | None = None) -> None:
-        """Keep the decision record, when decisions are recorded; `why` overrides the reason told."""
+    def _record(
+        self, te: int, view: PreemptionView, explained: Explained, why: str | None = None, offered: int | None = None
+    ) -> None:
+        """Keep the decision record, when decisions are recorded; `why` overrides the reason told;
+        `offered`: the running BE jobs the search weighed before ``min_runtime`` (None: every one)."""
         if self.decisions is None:
             return
         ids, nodes = self.names
-        running = len(self.running)  # before min_runtime: the reason tells them apart
+        running = len(self.running) if offered is None else offered  # before min_runtime: the reason tells them apart
         record = decision.record(self.policy, view, explained, ids[te], ids, nodes, running, why)
         if self.other is not None and why is None:  # a spent budget asks no policy
             record["same_state"] = decision.same_state(self.other, view, ids[te], ids, nodes, running)
+        if self.quota is not None:
+            record.update(self._record_fields(te, self.searching))
         self.decisions.append(record)
+
+    def _record_fields(self, j: int, which: int) -> dict[str, Any]:
+        raise NotImplementedError  # simcore.engine.teams.TeamRun: what a run with queues adds to a record
 
 
 def read_only(a: np.ndarray) -> np.ndarray:

@@ -22,7 +22,7 @@ decides, on the empty cluster, which jobs are unschedulable.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -35,9 +35,9 @@ from simcore.policies import Candidates, decision
 from simcore.workload.fit import workers_per_node
 from simcore.workload.schema import MAX_WORKERS
 
-#: a policy's search on a tentative state: (read-only room, candidates, every running BE job or None)
-#: -> (node, victim entries) or None
-Search = Callable[[np.ndarray, Candidates, Candidates | None], tuple[int, tuple[int, ...]] | None]
+#: a policy's search on a tentative state: (read-only room, candidates, every running BE job or None,
+#: the victims chosen so far) -> (node, victim entries) or None
+Search = Callable[[np.ndarray, Candidates, Candidates | None, list[int]], tuple[int, tuple[int, ...]] | None]
 
 
 def place_nominated(cl: ClusterState, held: list[tuple[int, np.ndarray]], req: np.ndarray) -> list[int] | None:
@@ -74,6 +74,7 @@ def satisfy(
     everyone: Candidates | None,
     search: Search,
     skip: np.ndarray | None = None,
+    short: Callable[[list[int]], bool] | None = None,
 ) -> Satisfaction:
     """Points 6-9: where each worker of a TE gang goes and whom it preempts.
 
@@ -82,7 +83,9 @@ def satisfy(
     own request, with the victims already chosen left out of the candidates (and of `everyone`,
     every running BE job when ``min_runtime`` exempts some, else None), and takes its request on
     the node found. A chosen victim's room counts as free on every node it holds. The nodes `skip`
-    masks (draining, or by the time victims release: DESIGN-failures point 5) take no tentative room."""
+    masks (draining, or by the time victims release: DESIGN-failures point 5) take no tentative room.
+    With queues, `short(victims)` says whether the gang still fails the quota condition with the
+    victims chosen so far: a worker then searches even where it fits (DESIGN-queues point 6)."""
     a = np.array(cl.avail, order="F")
     if skip is not None:
         a[skip] = -1
@@ -91,13 +94,15 @@ def satisfy(
     chosen = np.zeros(len(cands), dtype=bool)  # entries of the victims chosen so far
     for i in range(workers):
         k = cl.pick(a, req)
+        if k >= 0 and short is not None and short(victims):
+            k = -1
         if k < 0:
             pool, running = cands, everyone
             if chosen.any():
                 pool = cands.take(np.flatnonzero(~chosen))
                 if everyone is not None:  # a chosen victim's room is free already: it frees nothing more
                     running = everyone.take(np.flatnonzero(~np.isin(everyone.job, victims)))
-            found = search(read_only(a), pool, running)
+            found = search(read_only(a), pool, running, victims)
             if found is None:
                 return Satisfaction(nodes, victims, i)
             k, entries = found
@@ -198,7 +203,11 @@ class GangRun(PolicyAsk):
     book: ReservationBook
     log: EventLog
     preemptive: bool
+    gangs: bool  # the workload has gangs
     room: GangRoom | None  # the gang room count, when the run has gangs
+    q_blocked: bool  # a run with queues: the last try waits for room (backfill none stops there)
+    q_stopped: bool  # a run with queues, backfill none: the pass has stopped (only nominated jobs start)
+    gang_plan: list[int]  # a run with queues: the searches of the gang being satisfied (per worker)
 
     # The run's life cycle, defined by simcore.engine.loop._Run (its policy calls: PolicyAsk). Plain methods
     # rather than stubs under TYPE_CHECKING: mypyc compiles this class and needs them declared.
@@ -209,6 +218,35 @@ class GangRun(PolicyAsk):
         raise NotImplementedError
 
     def _release(self, j: int) -> None:
+        raise NotImplementedError
+
+    # ... and by simcore.engine.teams.TeamRun (a run with queues; they are used only with queues but `_drop`)
+    def _drop(self, j: int) -> None:
+        raise NotImplementedError
+
+    def _nominated(self, j: int) -> None:
+        raise NotImplementedError
+
+    def _plan(self, j: int) -> list[int]:
+        raise NotImplementedError
+
+    def _offer(self, jobs: np.ndarray, j: int, which: int, chosen: tuple[int, ...] | list[int]) -> np.ndarray:
+        raise NotImplementedError
+
+    def _gang_search(
+        self, j: int, avail: np.ndarray, pool: Candidates, running: Candidates | None, chosen: list[int]
+    ) -> tuple[int, tuple[int, ...]] | None:
+        raise NotImplementedError
+
+    def _usage_of(self, queues: list[int]) -> tuple[tuple[int, int, int], ...]:
+        raise NotImplementedError
+
+    def _touched(self, j: int, victims: list[int] | tuple[int, ...]) -> list[int]:
+        raise NotImplementedError
+
+    def _ledger_write(
+        self, j: int, victims: list[int] | tuple[int, ...], before: tuple[Any, ...], recorded: int
+    ) -> None:
         raise NotImplementedError
 
     def _release_gang(self, j: int, nodes: list[int]) -> None:
@@ -232,56 +270,80 @@ class GangRun(PolicyAsk):
 
     def _try_gang(self, j: int) -> tuple[int, ...] | None:
         """The pass's step for a gang: all its workers placed, or none (points 1, 6-13). None when it
-        stays pending, else the jobs released within the pass to make room (grace 0)."""
-        cl, book, js = self.cl, self.book, self.js
+        stays pending, else the jobs released within the pass to make room (grace 0). With queues the
+        quota condition is part of "fits" and the searches are DESIGN-queues point 9's, per worker."""
+        cl, book, js, qs = self.cl, self.book, self.js, self.quota
         w = js.workers_list[j]  # its request's numpy row is read only where it is used: a view per read costs
         if book.node_of(j) is not None:  # nominated: placed once every worker fits, reservations pooled
-            nodes = place_nominated(cl, book.gang_held(j), js.req[j])
+            nodes = place_nominated(cl, book.gang_held(j), js.req[j]) if qs is None or qs.quota_ok(j, True) else None
             if nodes is not None:
-                book.drop(j)
+                self._drop(j)
                 self._start(j, nodes[0], nodes)
                 return ()
-            if book.in_grace(j):
+            if book.in_grace(j) or (qs is not None and self.q_stopped):
                 return None  # no new search while a victim checkpoints (point 13)
-            book.drop(j)  # all released and still no fit: satisfied afresh
-        # no node has more than top (no numpy call); else the room count says (GangRoom.fits)
-        (r0, r1, r2), top, room = js.req_list[j], cl.top(), self.room
-        assert room is not None  # every run with gangs keeps it
-        if r0 <= top[0] and r1 <= top[1] and r2 <= top[2] and room.fits(js.req_list[j], w):
-            nodes = self._place(js.req_list[j], w)
-            self._start(j, nodes[0], nodes, taken=True)
-            return ()
-        if not (self.preemptive and js.is_te_list[j]):
-            return None
-        cands, everyone = self._candidates()
+            self._drop(j)  # all released and still no fit: satisfied afresh
+        if qs is None or qs.quota_ok(j, False):
+            # no node has more than top (no numpy call); else the room count says (GangRoom.fits)
+            (r0, r1, r2), top, room = js.req_list[j], cl.top(), self.room
+            assert room is not None  # every run with gangs keeps it
+            if r0 <= top[0] and r1 <= top[1] and r2 <= top[2] and room.fits(js.req_list[j], w):
+                nodes = self._place(js.req_list[j], w)
+                self._start(j, nodes[0], nodes, taken=True)
+                return ()
+            self.q_blocked = True
+        search: Search
+        short: Callable[[list[int]], bool] | None = None
+        if qs is None:
+            if not (self.preemptive and js.is_te_list[j]):
+                return None
+            cands, everyone = self._candidates()
+            search = lambda a, p, e, c: self._search(j, a, p, e)  # noqa: E731
+        else:
+            plan = self._plan(j) if self.preemptive else []
+            if not plan:
+                return None
+            self.gang_plan = plan
+            self.searching = plan[0]  # a spent budget's record names the first
+            running = self.running.jobs()
+            cands, everyone = self._candidates(running[self._offer(running, j, plan[-1], ())])  # the last: the widest
+            search = lambda a, p, e, c: self._gang_search(j, a, p, e, c)  # noqa: E731
+            if qs.missing(j) > 0:
+                short = lambda v: qs.missing(j) > sum(qs.gpus[x] for x in v if qs.queue[x] == qs.queue[j])  # noqa: E731
         if self.budget is not None and self._budget_spent(j, self._view(j, read_only(cl.avail), cands, everyone)):
-            return None  # one check per TE job, before any worker's search
+            return None  # one check per job, before any worker's search
         recorded = len(self.decisions) if self.decisions is not None else 0
         req = js.req[j]
-        tentative, victims, failed_at = satisfy(
-            cl, req, w, cands, everyone, lambda a, p, e: self._search(j, a, p, e), self._skipped()
-        )
+        tentative, victims, failed_at = satisfy(cl, req, w, cands, everyone, search, self._skipped(), short)
         if failed_at is not None:
-            if self.decisions is not None:  # only the search that failed is kept: nobody was signalled
+            if self.decisions is not None and len(self.decisions) > recorded:  # only the failed search is kept
                 del self.decisions[recorded:-1]
                 if victims:  # earlier workers' victims were left out of its candidates: its own reason misleads
                     self.decisions[-1]["reason"] = decision.GANG_UNSATISFIED
             return None
+        self.q_blocked = False
         if self.budget is not None:
             self.budget.spend(self.now)  # one decision, however many workers searched
         book.nominate_gang(j, tentative, victims)
+        if qs is not None:
+            self._nominated(j)
         gpu = js.req_list[j][2]
         for k, held in book.gang_held(j):  # one nomination per worker, in worker order
             self.log.nominated(j, k, int(gpu - held[2]))
+        before = None if qs is None else self._usage_of(self._touched(j, victims))
         for v in victims:
             self._signal(v)
         if self.cfg.grace > 0:
+            if before is not None:
+                self._ledger_write(j, victims, before, recorded)
             return None
         for v in victims:
             self._release(v)
+        if before is not None:
+            self._ledger_write(j, victims, before, recorded)
         nodes = place_nominated(cl, book.gang_held(j), req)
         assert nodes is not None  # every victim has released: the tentative nodes have the room
-        book.drop(j)
+        self._drop(j)
         self._start(j, nodes[0], nodes)
         return tuple(victims)
 

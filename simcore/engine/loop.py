@@ -35,16 +35,17 @@ from simcore.engine.budget import PreemptionBudget
 from simcore.engine.clock import Clock
 from simcore.engine.cluster import ClusterState
 from simcore.engine.eventlog import EventLog
-from simcore.engine.gang import GangRoom, GangRun
+from simcore.engine.gang import GangRoom
 from simcore.engine.jobstate import JobState
 from simcore.engine.nodes_down import NodesDown
 from simcore.engine.pending import UNBOUNDED, Waiting
 from simcore.engine.queue_order import int_pool, job_order, job_orders
 from simcore.engine.reservations import ReservationBook
 from simcore.engine.running import RunningTable
+from simcore.engine.teams import TeamRun
 from simcore.engine.timeline import Timeline
 from simcore.policies import get_policy
-from simcore.workload.fit import fits_empty_cluster
+from simcore.workload.fit import schedulable
 
 __all__ = ["job_order", "simulate"]
 
@@ -62,9 +63,10 @@ RELEASE: Final[int] = result.RELEASE
 FINISH: Final[int] = result.FINISH
 
 
-class _Run(GangRun):
+class _Run(TeamRun):
     """One run: the instant's handler, the life cycle and the pass, over the run's state (a gang's
-    branches: :class:`~simcore.engine.gang.GangRun`; the clock: :class:`~simcore.engine.clock.Clock`)."""
+    branches: :class:`~simcore.engine.gang.GangRun`; a run with queues: :class:`~simcore.engine.teams.TeamRun`;
+    the clock: :class:`~simcore.engine.clock.Clock`)."""
 
     def __init__(
         self,
@@ -121,7 +123,9 @@ class _Run(GangRun):
             self.names = (jobs.job_id.astype(str).tolist(), list(cluster.names))
         self.now = 0.0
         self.version_seen = -1  # cluster.version after the last pass, -1 when room was given back during it
-        self.clock = Clock(self.timeline.instants(self._pass_may_act, self.waiting.te), self._instant)
+        self._queues(jobs, req, cluster.queues)
+        waiting_for_budget = self.waiting.te if self.quota is None else self.waiting  # with queues a BE job may reclaim
+        self.clock = Clock(self.timeline.instants(self._pass_may_act, waiting_for_budget), self._instant)
 
     # -- the instant (rule 1) -------------------------------------------------------------
 
@@ -142,7 +146,10 @@ class _Run(GangRun):
             log.add(t, j, SUBMIT, -1)
         freed = self._pass(released + arrived if released else arrived)
         if freed:  # released within the pass (grace 0): they join after it
-            self.waiting.add(freed)
+            if self.quota is None:
+                self.waiting.add(freed)
+            else:
+                self._join_queued(freed)
         if self.watch is not None:
             self.watch(self)
         self.clock.next()
@@ -155,6 +162,8 @@ class _Run(GangRun):
         reservation returned during it). Else every pending job is BE and did not fit on the room
         there still is, so the pass would place nobody: it is skipped (see :meth:`_pass`)."""
         w = self.waiting
+        if self.quota is not None:  # with queues a BE job within quota may reclaim: never skipped
+            return len(w) > 0
         return bool(w.te) or (len(w) > 0 and self.cl.version != self.version_seen)
 
     # -- the life cycle -------------------------------------------------------------------
@@ -162,6 +171,8 @@ class _Run(GangRun):
         """Start `j` on node `k`, or a gang with its workers on `nodes` (worker order; k = nodes[0]),
         whose room is `taken` already when its placement took it (GangRun._place)."""
         now, js = self.now, self.js
+        if self.quota is not None:
+            self.quota.started(j)
         if nodes is None:
             self.cl.allocate(k, js.req_list[j])
         else:
@@ -190,6 +201,8 @@ class _Run(GangRun):
     def _signal(self, j: int) -> None:
         """Preempt `j`: progress stops now; it holds its resources for the grace period."""
         js = self.js
+        if self.quota is not None:
+            self.quota.signalled(j)
         before = float(js.lost[j])
         js.signal(j, self.now, self.saves.failed())
         self.log.signalled(float(js.lost[j]) - before)
@@ -206,6 +219,8 @@ class _Run(GangRun):
         """End of grace: free the node, top up the reservation it made room for (back to pending: the caller)."""
         if self.down is not None:
             self.down.left(j, self.js.gang_nodes.get(j) or [self.js.node_list[j]])
+        if self.quota is not None:
+            self.quota.released(j)
         if self.gangs and j in self.js.gang_nodes:
             self._release_gang(j, self.js.gang_nodes[j])
             return
@@ -218,6 +233,8 @@ class _Run(GangRun):
         js = self.js
         if self.down is not None:
             self.down.finished(j, js.gang_nodes.get(j) or [js.node_list[j]])
+        if self.quota is not None:
+            self.quota.finished(j)
         if self.gangs and j in js.gang_nodes:
             self._finish_gang(j, js.gang_nodes[j])
             return
@@ -237,6 +254,10 @@ class _Run(GangRun):
         been given back since (finishes, releases and returned reservations bump
         ``cluster.version``), and a job that cannot fit has no effect on the pass.
         """
+        if self.quota is not None:  # a run with queues: its own order and walk (simcore.engine.teams)
+            if joining:
+                self._join_queued(joining)
+            return self._walk_queues(joining) if len(self.waiting) else ()
         w, v0 = self.waiting, self.cl.version
         only = not self.strict and v0 == self.version_seen  # only the joiners (and TE jobs) are looked at
         deferred: set[int] = set()
@@ -349,7 +370,7 @@ class _Run(GangRun):
                 k = cl.choose(None, req_t)
                 if k < 0:
                     return None
-            book.drop(j)
+            self._drop(j)
             self._start(j, k)
             return ()
         k = cl.choose(None, req_t)
@@ -361,18 +382,7 @@ class _Run(GangRun):
         chosen = self._ask_policy(j)
         if chosen is None:
             return None
-        k, victims = chosen
-        book.nominate(j, k, victims)
-        self.log.nominated(j, k, int(js.req_list[j][2] - book.held(j)[2]))
-        for v in victims:
-            self._signal(v)
-        if self.cfg.grace > 0:
-            return None  # it waits, nominated, for its victims' release
-        for v in victims:
-            self._release(v)
-        book.drop(j)
-        self._start(j, k)
-        return tuple(victims)
+        return self._preempt_for(j, chosen[0], chosen[1])
 
 
 def simulate(
@@ -389,17 +399,22 @@ def simulate(
     with `same_state` (a policy name) too, each record holds under ``same_state`` the record that
     policy, with the run's knobs, would make on the very same view (it changes nothing in the run).
     `watch` is called after every pass with the run, to be read only (:mod:`simcore.engine.watch`
-    turns it into facts); `exempt` job ids are never victim candidates (a what-if's change)."""
+    turns it into facts); `exempt` job ids are never victim candidates (a what-if's change). With
+    ``cluster.queues`` (DESIGN rule 11) each job is in the queue its ``queue`` column names (ValueError
+    for one not there), and a job above its queue's quota + borrow limit is left out and listed too
+    (``result.unschedulable_reasons`` says why, with queues)."""
     t0 = wallclock.perf_counter()
-    fits_somewhere = fits_empty_cluster(jobs, cluster)  # a gang: all its workers at once
-    unschedulable = tuple(str(x) for x in jobs.job_id[~fits_somewhere])
-    sim_jobs = jobs.subset(fits_somewhere) if len(unschedulable) else jobs
+    ok, reasons = schedulable(jobs, cluster)
+    queues = cluster.queues
+    unschedulable = tuple(str(x) for x in jobs.job_id[~ok])
+    sim_jobs = jobs.subset(ok) if len(unschedulable) else jobs
     # The collector off while the run builds its state and steps: the engine makes no reference
     # cycles, yet its passes over the run's many live tuples and lists took ~20% of the CPU (docs/testing.md)
     collecting = gc.isenabled()
     gc.disable()
     try:
-        run = _Run(sim_jobs, cluster, config, record_decisions or same_state is not None, same_state, watch, exempt)
+        recorded = record_decisions or same_state is not None
+        run = _Run(sim_jobs, cluster, config, recorded, same_state, watch, exempt)
         run.clock.run()
         ev_time, ev_job, ev_code, ev_node = run.log.columns()  # the last rows' move allocates too
     finally:
@@ -425,4 +440,7 @@ def simulate(
         signal_lost=np.array(run.log.lost, dtype=float),
         nominations=np.array(run.log.nominations, dtype=np.int64).reshape(-1, 4),
         downtime=None if run.down is None else run.down.record(float(np.max(js.finish)) if len(sim_jobs) else 0.0),
+        queue=None if queues is None else run.queue_arr,
+        ledger=tuple(run.ledger),
+        unschedulable_reasons=reasons,
     )

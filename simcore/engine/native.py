@@ -45,6 +45,9 @@ MODULES = (
     "ask",
     "queue_order",
     "budget",
+    "quota",
+    "queue_walk",
+    "teams",
 )
 #: the shared library mypyc builds for them, inside the package (``simcore/engine/native__mypyc...``):
 #: at the root it would import only where the root is on ``sys.path``, never from another directory

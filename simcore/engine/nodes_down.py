@@ -20,19 +20,42 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from simcore.core import result
 from simcore.core.downtime import KINDS, MAINTENANCE, failure_windows
-from simcore.engine.cluster import ClusterState
 from simcore.core.errors import UserError
 from simcore.core.model import ClusterSpec, SimConfig
 from simcore.core.result import Downtime
+from simcore.core.saves import SaveDraws
+from simcore.engine.cluster import ClusterState
+from simcore.engine.eventlog import EventLog
+from simcore.engine.jobstate import JobState
+from simcore.engine.quota import QuotaState
+from simcore.engine.reservations import ReservationBook
+from simcore.engine.running import RunningTable
+from simcore.engine.timeline import Timeline
 
-if TYPE_CHECKING:
-    from simcore.engine.loop import _Run
+
+class Run(Protocol):
+    """What of the run (:class:`simcore.engine.loop._Run`) the down time acts on: a Protocol, not the
+    class, which imports this module (no import circle)."""
+
+    cl: ClusterState
+    js: JobState
+    book: ReservationBook
+    log: EventLog
+    running: RunningTable
+    saves: SaveDraws
+    timeline: Timeline
+    gangs: bool
+    quota: QuotaState | None
+
+    def _release(self, j: int) -> None: ...
+
+    def _end_nomination(self, j: int) -> None: ...
 
 #: a job stopped by node failures more than this many times ends the run (DESIGN-failures point 3)
 MAX_FAILURES = 1000
@@ -127,7 +150,7 @@ class NodesDown:
         self.interruptions.append((j, now, cause, lost))
 
     # -- an instant ---------------------------------------------------------------------------------
-    def step(self, run: _Run, t: float) -> list[int]:
+    def step(self, run: Run, t: float) -> list[int]:
         """Apply the nodes' changes at `t` (after its finishes and releases); returns the jobs that
         became pending (released at once by a drain with grace 0, or stopped by a failure)."""
         cl = run.cl
@@ -182,25 +205,27 @@ class NodesDown:
         for k in list(cl.closed):
             cl.close(k)
 
-    def _close(self, run: _Run, k: int) -> None:
+    def _close(self, run: Run, k: int) -> None:
         """Node `k` takes nothing from now on; the nominations reserving on it end (DESIGN-failures point 5)."""
         book, nominations = run.book, run.log.nominations
         for te in book.on_node(k):
-            book.end(te)
+            run._end_nomination(te)
             self.ended.append(next(row for row, job, _, _ in reversed(nominations) if job == te))
         run.cl.close(k)
 
-    def _nodes(self, run: _Run, j: int) -> list[int]:
+    def _nodes(self, run: Run, j: int) -> list[int]:
         """Every node `j` holds, in worker order (one for a single-worker job)."""
         nodes = run.js.gang_nodes.get(j) if run.gangs else None
         return nodes if nodes is not None else [run.js.node_list[j]]
 
-    def _drain(self, run: _Run, j: int, t: float, release: float) -> bool:
+    def _drain(self, run: Run, j: int, t: float, release: float) -> bool:
         """Signal running `j` as by a preemption (grace, save and save_failure apply; not counted as one),
         released at `release` (the window's start); True when released at once (grace 0)."""
         js = run.js
         before = float(js.lost[j])
         js.signal(j, t, run.saves.failed(), preemption=False)
+        if run.quota is not None:  # it stops counting in its queue's R at the signal (DESIGN-failures point 11)
+            run.quota.signalled(j)
         self.drains[j] += 1
         self.signalled(j, t, result.DRAINED, float(js.lost[j]) - before)
         if j in run.running:
@@ -213,12 +238,14 @@ class NodesDown:
         run._release(j)
         return True
 
-    def _fail(self, run: _Run, j: int, t: float) -> None:
+    def _fail(self, run: Run, j: int, t: float) -> None:
         """`j` stops at `t`, without grace or save (DESIGN-failures point 6): its resources are freed on
         every node it holds, one ``fail`` row per worker; a job in its grace period counts as released
         for the TE job it made room for."""
         js, in_grace = run.js, j in self.in_grace
         lost = js.fail(j, t, in_grace)
+        if run.quota is not None:  # it leaves its queue's U and R at once (DESIGN-failures point 11)
+            run.quota.failed(j, in_grace)
         if j in run.running:
             run.running.remove(j)
         nodes = self._nodes(run, j)

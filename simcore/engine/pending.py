@@ -157,8 +157,15 @@ class PendingQueue:
             if len(merged.ranks) > 2 * LOAD:
                 self._split(a)
 
-    def next_within(self, start: int, bound: tuple[int, int, int], stop: int | None = None) -> int:
-        """The smallest pending rank >= start (and < stop) whose request is <= bound, or -1."""
+    def next_within(
+        self,
+        start: int,
+        bound: tuple[int, int, int],
+        stop: int | None = None,
+        accept: Callable[[int], bool] | None = None,
+    ) -> int:
+        """The smallest pending rank >= start (and < stop) whose request is <= bound (and that `accept`
+        takes, when given: it must not change the queue), or -1."""
         m0, m1, m2 = bound
         req, chunks = self.req_list, self.chunks
         for ci in range(_bisect_left(self.lasts, start), len(chunks)):
@@ -169,14 +176,17 @@ class PendingQueue:
             if c.lo0 > m0 or c.lo1 > m1 or c.lo2 > m2:
                 continue
             first = _bisect_left(ranks, start)
+            within = False
             for i in range(first, len(ranks)):
                 r = ranks[i]
                 if stop is not None and r >= stop:
                     return -1
                 c0, c1, c2 = req[r]
                 if c0 <= m0 and c1 <= m1 and c2 <= m2:
-                    return r
-            if first == 0 and c.stale:  # read whole and nothing within: exact bounds may skip it next time
+                    if accept is None or accept(r):
+                        return r
+                    within = True
+            if first == 0 and c.stale and not within:  # read whole and nothing within: exact bounds may skip it
                 c.tighten(req)
         return -1
 

@@ -37,7 +37,7 @@ class ReservationBook:
         self._held: dict[int, np.ndarray] = {}  # nominated TE job -> reserved vector (units)
         self._victim_of: dict[int, int] = {}  # BE job in grace -> the TE job it makes room for
         self._gang: dict[int, list[tuple[int, np.ndarray]]] = {}  # nominated TE gang -> (node, held) per worker
-        self._in_grace: dict[int, int] = {}  # nominated TE gang -> its victims not yet released
+        self._in_grace: dict[int, int] = {}  # nominated job -> its victims not yet released
         #: node_of(te): the node `te` is nominated to, or None. The dict's own method: the pass
         #: asks for every job it looks at, and a C call costs a fraction of a Python one
         self.node_of: Callable[[int], int | None] = self._node.get
@@ -61,16 +61,19 @@ class ReservationBook:
         self._node[te] = k
         self._held[te] = held
         self._cl.reserve(k, held)
+        n = 0
         for v in victims:
             self._victim_of[v] = te
+            n += 1
+        self._in_grace[te] = n
 
     def drop(self, te: int) -> None:
         """`te` is being placed (or, a gang, nominated afresh): give its reservations back."""
         k = self._node.pop(te)
+        self._in_grace.pop(te)
         if te in self._gang:
             for k, held in self._gang.pop(te):
                 self._cl.unreserve(k, held)
-            self._in_grace.pop(te)
             return
         self._cl.unreserve(k, self._held.pop(te))
 
@@ -109,7 +112,7 @@ class ReservationBook:
         return self._gang[te]
 
     def in_grace(self, te: int) -> bool:
-        """Is some victim of nominated gang `te` still in its grace period?"""
+        """Is some victim of nominated job `te` still in its grace period?"""
         return self._in_grace[te] > 0
 
     def released_gang(self, victim: int, nodes: list[int]) -> None:
@@ -119,7 +122,7 @@ class ReservationBook:
             return
         for k in nodes:
             self._top_up(te, k, self._req[victim])
-        if te in self._gang:
+        if te in self._in_grace:  # still nominated
             self._in_grace[te] -= 1
 
     def _top_up(self, te: int, k: int, freed: np.ndarray) -> None:
@@ -142,9 +145,10 @@ class ReservationBook:
         te = self._victim_of.pop(victim, None)
         if te is None:  # drained, or its TE job's nomination ended
             return
+        if te in self._in_grace:  # still nominated
+            self._in_grace[te] -= 1
         if te in self._gang:
             self._top_up(te, k, self._req[victim])
-            self._in_grace[te] -= 1
             return
         if self._node.get(te) != k:
             return

@@ -28,7 +28,9 @@ no decision record. A job not quiet at the last pass is looked at again, and so 
   tried every pending job that could fit (:func:`_room_to_look_at`);
 - backfill none: it is the first waiting job (the only one whose room decides), or that job changed
   (every job behind it has a new job ahead);
-- two passes share an instant (a stretch never spans them).
+- two passes share an instant (a stretch never spans them);
+- with queues (DESIGN rule 11): its queue's usage U + N rose since the last pass so that the job
+  now fails the quota condition (a job failing it is not quiet: it is looked at until it meets it).
 
 Otherwise its facts are those of the last pass but for ``time`` and ``free_gpu``, which a key does
 not read. A TE job that may preempt needs no trigger of its own: the pass asks the policy for it
@@ -47,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from simcore.core import result, units
+from simcore.core.queues import INF_UNITS, in_gpus
 from simcore.engine.gang import fits
 
 if TYPE_CHECKING:  # the run itself: only read
@@ -75,12 +78,20 @@ class JobFacts:
     free_gpu: float  # the most GPUs free (unreserved) on one node
     strict: bool  # backfill none
     te_first: bool  # the queue puts TE jobs first
+    #: with queues, when the job fails its queue's quota condition: (queue, quota, borrow limit, U, N), GPUs
+    queue_limit: tuple[str, float, float, float, float] | None = None
 
     @property
     def quiet(self) -> bool:
         """Nothing but a lack of room holds it: not nominated, no room for it, none reserved for
         another that it would fit, no decision record (see the module docstring)."""
-        return not self.nominated and not self.fits and self.reserved_by is None and self.decision is None
+        return (
+            not self.nominated
+            and not self.fits
+            and self.reserved_by is None
+            and self.decision is None
+            and self.queue_limit is None
+        )
 
 
 #: what makes two passes' facts one stretch (equal keys), from the caller that gives them meaning;
@@ -121,6 +132,7 @@ class JobWatch:
         self._loud: set[int] = set()  # of those, the jobs not quiet there
         self._version = -1  # the cluster's version at the last pass
         self._head = -2  # backfill none: the first waiting rank at the last pass (-1: none)
+        self._levels: list[int] | None = None  # with queues: each queue's U + N at the last pass
 
     @property
     def stretches(self) -> dict[int, list[Stretch]]:
@@ -203,9 +215,30 @@ class JobWatch:
                 self._version = version
                 if _room_to_look_at(run):
                     jobs.update(_near_room(run))
+        if run.quota is not None:
+            jobs.update(self._newly_limited(run))
         if again:
             return q.ranks()
         return [r for r in [rank[j] for j in jobs] if r in q] if jobs else []
+
+    def _newly_limited(self, run: _Run) -> list[int]:
+        """With queues: the pending jobs that a rise of their queue's U + N since the last pass puts
+        above its quota + borrow limit (their fact ``queue_limit`` appears; a quiet job is not looked
+        at otherwise). A job over the limit is not quiet, so the way back needs no trigger."""
+        qs, qw = run.quota, run.qwait
+        assert qs is not None and qw is not None
+        levels = [u + n for u, n in zip(qs.U, qs.N, strict=True)]
+        before, self._levels = self._levels, levels
+        out: list[int] = []
+        if before is None:  # the first pass: every pending job has just joined
+            return out
+        job_of_rank, gpus = run.waiting.job_of_rank, qs.gpus
+        for q, now in enumerate(levels):
+            was, limit = before[q], qs.limit[q]
+            if now > was and limit < INF_UNITS:  # over the limit now, not before: limit - now < GPUs <= limit - was
+                lo, hi = limit - now, limit - was
+                out += [j for j in (job_of_rank[r] for r in qw.pend[q].ranks()) if lo < gpus[j] <= hi]
+        return out
 
 
 def _moves(log: EventLog, start: int) -> tuple[set[int], set[int]]:
@@ -341,7 +374,18 @@ class _PassView:
             self.free_gpu,
             self.strict,
             self.te_first,
+            _queue_limit(run, j, nominated),
         )
+
+
+def _queue_limit(run: _Run, j: int, nominated: bool) -> tuple[str, float, float, float, float] | None:
+    """With queues, when `j` fails its queue's quota condition now: (queue, quota, borrow limit, U, N) in GPUs."""
+    qs = run.quota
+    if qs is None or qs.quota_ok(j, nominated):
+        return None
+    q = qs.queue[j]
+    queue = qs.spec.queues[q]
+    return queue.name, queue.gpu, queue.borrow_limit, in_gpus(qs.U[q]), in_gpus(qs.N[q])
 
 
 def _reservations(book: Any, te: int) -> list[tuple[int, np.ndarray]]:

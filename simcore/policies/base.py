@@ -13,8 +13,8 @@ quantities multiply an integer difference by ``inv_cap``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, Protocol
 
@@ -111,6 +111,84 @@ class Candidates:
 
 
 @dataclass(frozen=True, eq=False)
+class QuotaView:
+    """Queues in a victim search (DESIGN-queues points 6 and 9): each candidate's queue and GPUs (its
+    job's: request x workers, in GPU units), the running GPUs R and the quota of every queue, and
+    the quota GPUs the preemptor lacks (``missing``: > 0 only when it fails the quota condition;
+    its own queue's victims, which lower its usage, must then free at least that many).
+
+    A set is **eligible** when every other queue p it takes victims from stays over quota after
+    removing all of p's victims in the set but the largest (Kueue: each victim is taken while its
+    queue still borrows): R(p) - (GPUs of p's victims) + (GPUs of p's largest victim) > quota(p).
+    For a gang the victims chosen for its earlier workers (``prior``) count in these sums and in
+    what its own queue's victims free. Victims of the preemptor's own queue are never subject to
+    eligibility. A subset of an eligible set is eligible (removing a victim never lowers the left
+    side), so a reprieve never makes a set ineligible."""
+
+    queue: list[int]  # per candidate entry: its job's queue
+    own: list[bool]  # per entry: of the preemptor's queue (a TE-first candidate)
+    gpus: list[int]  # per entry: its job's GPUs (units; a gang's every worker)
+    running: list[int]  # per queue: R, the GPUs of its running (not preempting) jobs (units)
+    quota: list[int]  # per queue: its quota (units; inf as a number above every sum)
+    missing: int = 0  # quota GPUs the preemptor lacks (units): its own victims must free as many
+    #: per queue p: (GPUs, largest) of the victims chosen for a gang's earlier workers in other queues
+    prior: dict[int, tuple[int, int]] = field(default_factory=dict)
+    prior_freed: int = 0  # GPUs the earlier workers' victims of its own queue free
+
+    def eligible(self, victims: Iterable[int]) -> bool:
+        """Is the set of candidate entries `victims` eligible (with the earlier workers' victims)?"""
+        sums: dict[int, list[int]] = {}
+        own, queue, gpus = self.own, self.queue, self.gpus
+        for p in victims:
+            if own[p]:
+                continue
+            s = sums.get(queue[p])
+            if s is None:
+                total, big = self.prior.get(queue[p], (0, 0))
+                s = sums[queue[p]] = [total, big]
+            g = gpus[p]
+            s[0] += g
+            if g > s[1]:
+                s[1] = g
+        return all(self.running[q] - total + big > self.quota[q] for q, (total, big) in sums.items())
+
+    def can_add(self, victims: Sequence[int], p: int) -> bool:
+        """Does adding entry `p` to the (eligible) set `victims` keep it eligible?"""
+        return self.own[p] or self.eligible([*victims, p])
+
+    def frees(self, victims: Iterable[int]) -> int:
+        """Quota GPUs the set frees for the preemptor: its own queue's victims' GPUs (units)."""
+        own, gpus = self.own, self.gpus
+        return sum(gpus[p] for p in victims if own[p])
+
+    def enough(self, victims: Iterable[int]) -> bool:
+        """Does the set satisfy the quota condition (its own queue's victims free what it lacks)?"""
+        return self.missing <= 0 or self.prior_freed + self.frees(victims) >= self.missing
+
+    def short(self) -> int:
+        """What the set still has to free for the quota condition, before any victim (units, >= 0)."""
+        return max(0, self.missing - self.prior_freed)
+
+    def own_gpus(self, p: int) -> int:
+        """What entry `p` frees for the quota condition: its GPUs if it is of the preemptor's queue."""
+        return self.gpus[p] if self.own[p] else 0
+
+    def singles_ok(self, pos: np.ndarray) -> np.ndarray:
+        """Per entry of `pos`, is it alone an eligible set that satisfies the quota condition? (Vectorised
+        for fitgpp's 1-victim sets: a single victim of another queue is eligible when its queue is over
+        quota once the earlier workers' victims are out.)"""
+        queue = np.asarray(self.queue, dtype=np.int64)[pos]
+        gpus = np.asarray(self.gpus, dtype=np.int64)[pos]
+        own = np.asarray(self.own, dtype=bool)[pos]
+        prior = np.array([self.prior.get(q, (0, 0)) for q in queue.tolist()], dtype=np.int64).reshape(-1, 2)
+        left = np.asarray(self.running, dtype=np.int64)[queue] - prior[:, 0] - gpus + np.maximum(gpus, prior[:, 1])
+        ok = own | (left > np.asarray(self.quota, dtype=np.int64)[queue])
+        if self.short() > 0:
+            ok &= own & (gpus >= self.short())
+        return ok
+
+
+@dataclass(frozen=True, eq=False)
 class PreemptionView:
     now: float
     te_req: np.ndarray  # integer units
@@ -122,6 +200,8 @@ class PreemptionView:
     rng: np.random.Generator  # the run's generator (seeded from config.seed)
     #: every running BE job, victim candidate or not (``min_runtime`` exempts some); None: the candidates
     running: Candidates | None = None
+    #: a run with queues: the candidates' queues, eligibility and the quota condition; None: no queues
+    quota: QuotaView | None = None
 
     @property
     def running_be(self) -> Candidates:
@@ -165,6 +245,30 @@ def plus(total: list[int], req: list[int]) -> list[int]:
 def minus(total: list[int], req: list[int]) -> list[int]:
     """Units `total` with `req` taken away (Python integers: exact)."""
     return [total[0] - req[0], total[1] - req[1], total[2] - req[2]]
+
+
+def add_until_fits(view: PreemptionView, k: int, order: Iterable[int]) -> tuple[list[int], list[int], int] | None:
+    """Add the candidate entries of `order` to a set until the job fits on node k: (the set, the units
+    on k with it gone, the quota GPUs its own-queue victims free). With queues an entry whose addition
+    would make the set ineligible is skipped, "fits" includes the quota condition, and the result is
+    None when `order` runs out first (never without queues: the node is searched only when removing
+    every candidate makes room)."""
+    req, qv = view.candidates.column("req"), view.quota
+    need = 0 if qv is None else qv.short()
+    total, freed = view.avail_on(k), 0
+    chosen: list[int] = []
+    for p in order:
+        if view.fits(total) and freed >= need:
+            break
+        if qv is not None:
+            if not qv.can_add(chosen, p):
+                continue
+            freed += qv.own_gpus(p)
+        chosen.append(p)
+        total = plus(total, req[p])
+    if qv is not None and not (view.fits(total) and freed >= need):
+        return None
+    return chosen, total, freed
 
 
 def sum_of(values: list[float]) -> float:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from simcore.policies.base import Explained, NodeOption, Policy, PreemptionView
+from simcore.policies.evaluator import effective_caps
 from simcore.policies.glossary import TIE_BREAK
 
 NO_RUNNING_BE = "no running BE job"
@@ -36,9 +37,16 @@ NO_NODE_FEASIBLE = "no node feasible"
 BUDGET_SPENT = "preemption budget spent"  # preempt_budget: the policy is not asked
 #: a TE gang's worker found neither room nor victims once earlier workers had chosen theirs (DESIGN-gangs point 9)
 GANG_UNSATISFIED = "a later worker of the gang gets neither room nor victims"
+#: a run with queues: the search's candidates (DESIGN-queues point 9) hold no running BE job at all
+NO_RECLAIM_CANDIDATE = "no running BE job of a queue over quota"
+NO_OWN_CANDIDATE = "no running BE job of its own queue"
+NO_QUEUE_CANDIDATE = "no running BE job of its own queue or of a queue over quota"
 REASONS = (
     BUDGET_SPENT,
     NO_RUNNING_BE,
+    NO_RECLAIM_CANDIDATE,
+    NO_OWN_CANDIDATE,
+    NO_QUEUE_CANDIDATE,
     WITHIN_MIN_RUNTIME,
     ON_CLOSED_NODES,
     CAPPED_BY_P,
@@ -61,7 +69,7 @@ def reason(policy: Policy, view: PreemptionView, running_be: int) -> str:
     if len(view.candidates) == 0:
         return WITHIN_MIN_RUNTIME
     left = np.ones(len(view.candidates), dtype=bool)
-    for why, keeps in policy.caps(view):
+    for why, keeps in effective_caps(policy, view):
         left &= keeps
         if not left.any():
             return why

@@ -29,7 +29,7 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 
 from simcore.core import knobs
-from simcore.policies.base import Cap, Explained, NodeOption, Preemption, PreemptionView
+from simcore.policies.base import Cap, Explained, NodeOption, Policy, Preemption, PreemptionView
 
 
 class VictimSet(NamedTuple):
@@ -105,9 +105,21 @@ def size_and_least(view: PreemptionView, victims: list[int], name: str) -> Victi
     return VictimSet(victims, (c.size(victims), min([col[p] for p in victims])))
 
 
+def effective_caps(policy: PreemptivePolicy | Policy, view: PreemptionView) -> tuple[Cap, ...]:
+    """The policy's caps as they apply to this view: with queues a cap limits only the candidates of the
+    preemptor's own queue (TE first); reclaim candidates are limited by ``min_runtime`` alone (DESIGN-queues
+    point 9)."""
+    caps = policy.caps(view)
+    qv = view.quota
+    if qv is None or not caps:
+        return caps
+    others = ~np.asarray(qv.own, dtype=bool)
+    return tuple((why, mask | others) for why, mask in caps)
+
+
 def allowed(policy: PreemptivePolicy, view: PreemptionView) -> np.ndarray:
     """Positions of the candidates every cap allows."""
-    caps = policy.caps(view)
+    caps = effective_caps(policy, view)
     if not caps:
         return np.arange(len(view.candidates))
     keep = caps[0][1]
@@ -190,12 +202,14 @@ def _signs(policy: PreemptivePolicy) -> tuple[int, ...]:
 def _per_node(policy: PreemptivePolicy, view: PreemptionView, pos: np.ndarray) -> list[tuple[tuple, int, VictimSet]]:
     """(full key, node, set) of each feasible node's best set."""
     out = []
-    signs, rule = _signs(policy), policy.on_node
+    signs, rule, qv = _signs(policy), policy.on_node, view.quota
     for k, here in _feasible_nodes(view, pos):
         best: tuple[tuple, VictimSet] | None = None
         for s in rule(view, k, here):
             if len(s.values) != len(signs):
                 raise ValueError(f"policy {policy.name!r}: a set's values {s.values} do not match its key {policy.key}")
+            if qv is not None and not (qv.enough(s.victims) and qv.eligible(s.victims)):
+                continue  # with queues eligibility and the quota condition are part of feasibility
             key = (*map(mul, s.values, signs), *s.ties, k)
             if best is None or key < best[0]:
                 best = (key, s)
@@ -223,8 +237,10 @@ def _feasible_nodes(view: PreemptionView, pos: np.ndarray) -> list[tuple[int, li
             t = view.avail_on(k)
         r = req[p]
         room[k] = [t[0] + r[0], t[1] + r[1], t[2] + r[2]]  # plus(), written out: once per candidate and search
-    fits = view.fits
-    return [(k, held[k]) for k in sorted(held) if fits(room[k])]
+    fits, qv = view.fits, view.quota
+    if qv is None:
+        return [(k, held[k]) for k in sorted(held) if fits(room[k])]
+    return [(k, held[k]) for k in sorted(held) if fits(room[k]) and qv.enough(held[k])]
 
 
 def _order(policy: PreemptivePolicy, batch: VictimSets) -> np.ndarray:
@@ -236,13 +252,15 @@ def _order(policy: PreemptivePolicy, batch: VictimSets) -> np.ndarray:
 
 def _draw(policy: PreemptivePolicy, view: PreemptionView, pos: np.ndarray) -> tuple[int, list[int], Preemption] | None:
     """The draw among the feasible nodes, those nodes, and the set the per-node rule takes on the drawn
-    node; None (and nothing drawn) when no node is feasible."""
+    node; None when no node is feasible (nothing drawn) or the drawn node gives no set (queues)."""
     feasible = _feasible_nodes(view, pos)
     if not feasible:
         return None
     d = int(view.rng.integers(len(feasible)))
     k, here = feasible[d]
-    chosen = next(iter(policy.on_node(view, k, here)))
+    chosen = next(iter(policy.on_node(view, k, here)), None)
+    if chosen is None:  # with queues: its additions, skipping ineligible ones, ended without a set (draws spent)
+        return None
     return d, [n for n, _ in feasible], Preemption(k, _signal_order(view, chosen.victims))
 
 

@@ -61,6 +61,8 @@ class FitSearch(PreemptivePolicy):
         node = c.node[pos]
         total = view.avail[node] + c.req[pos]
         ok = (total >= view.te_req).all(axis=1)
+        if view.quota is not None:  # with queues: eligible, and the quota condition met
+            ok &= view.quota.singles_ok(pos)
         if not ok.any():
             return None
         pos, node, total = pos[ok], node[ok], total[ok]
@@ -77,12 +79,16 @@ class FitSearch(PreemptivePolicy):
         req, workers = c.column("req"), c.column("workers")
         avail = view.avail_on(k)
         feasible = [s for size in (1, 2) for s in combinations(here, size) if view.fits(_total(avail, req, s))]
+        qv = view.quota
+        if qv is not None:  # with queues: eligible, and the quota condition met
+            feasible = [s for s in feasible if qv.enough(s) and qv.eligible(s)]
         if feasible:
             sizes = [sum(workers[p] for p in s) for s in feasible]
             fewest = min(sizes)
             sets = [s for s, n in zip(feasible, sizes, strict=True) if n == fewest]
         else:
-            sets = [self._greedy(view, k, here)]
+            greedy = self._greedy(view, k, here)
+            sets = [greedy] if greedy else []
         rank = c.column("rank")
         for s in sets:
             slack = self._slack(view, k, _total(avail, req, s))
@@ -90,12 +96,20 @@ class FitSearch(PreemptivePolicy):
 
     def _greedy(self, view: PreemptionView, k: int, here: list[int]) -> tuple[int, ...]:
         """Add the candidate covering most of the normalised deficit (ties: least lost work,
-        fewer past preemptions, latest segment start, job order); then reprieve in reverse."""
+        fewer past preemptions, latest segment start, job order); then reprieve in reverse.
+        With queues, candidates whose addition would make the set ineligible are skipped, "fits"
+        includes the quota condition (only the room counts in the cover), and the set is empty
+        when the candidates run out first."""
         c = view.candidates
         total = view.avail[k].copy()
         chosen: list[int] = []
         rest = np.array(here, dtype=np.int64)
-        while not view.fits(total):
+        qv = view.quota
+        while not (view.fits(total) and (qv is None or qv.enough(chosen))):
+            if qv is not None:
+                rest = rest[[qv.can_add(chosen, p) for p in rest.tolist()]]
+                if not len(rest):
+                    return ()
             deficit = np.maximum(view.te_req - total, 0)
             cover = units.norm_round(units.l1(np.minimum(c.req[rest], deficit), view.inv_cap[k]))
             # lexsort: the last key is the primary one; the first entry is the best
@@ -105,7 +119,7 @@ class FitSearch(PreemptivePolicy):
             rest = np.delete(rest, i)
             total = total + c.req[chosen[-1]]
         for p in reversed(list(chosen)):
-            if view.fits(total - c.req[p]):
+            if view.fits(total - c.req[p]) and (qv is None or qv.enough([x for x in chosen if x != p])):
                 total = total - c.req[p]
                 chosen.remove(p)
         return tuple(chosen)

@@ -32,18 +32,23 @@ class K8s(PreemptivePolicy):
 
     @staticmethod
     def _not_reprieved(view: PreemptionView, k: int, here: list[int]) -> list[int]:
-        """Take all of `here`, then give back the longest-running first while the TE job still fits.
+        """Take all of `here`, then give back the longest-running first while the TE job still fits
+        (with queues: and the quota condition still holds; the evaluator drops an ineligible result).
         (A lone job is never given back: the TE job fits on no node as things are, the evaluator's contract.)"""
         c = view.candidates
         req, start = c.column("req"), c.column("seg_start")
         total = view.avail_on(k)
         for p in here:
             total = plus(total, req[p])
+        qv = view.quota
+        freed = 0 if qv is None else qv.frees(here)
         keep = []
         for p in sorted(here, key=start.__getitem__):  # `here` is in job order: the sort is stable, so ties go by rank
             rest = minus(total, req[p])
-            if view.fits(rest):
+            if view.fits(rest) and (qv is None or freed - qv.own_gpus(p) >= qv.short()):
                 total = rest
+                if qv is not None:
+                    freed -= qv.own_gpus(p)
             else:
                 keep.append(p)
         return keep

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from simcore.policies.base import PreemptionView, minus, plus
+from simcore.policies.base import PreemptionView, add_until_fits, minus
 from simcore.policies.evaluator import PreemptivePolicy, VictimSet, size_and_least
 
 
@@ -26,27 +26,29 @@ class Lrtp(PreemptivePolicy):
 
     def on_node(self, view: PreemptionView, k: int, here: list[int]) -> Iterable[VictimSet]:
         added = here if len(here) == 1 else self._added(view, k, here)
-        return (size_and_least(view, added, "remaining"),)
+        return (size_and_least(view, added, "remaining"),) if added else ()
 
     @staticmethod
     def _added(view: PreemptionView, k: int, here: list[int]) -> list[int]:
         """Add from `here` by longest remaining work until the TE job fits, then reprieve in reverse those
-        not needed. (A lone job is always added and kept: the TE job fits on no node as things are, the
-        evaluator's contract.)"""
+        not needed. With queues an addition that would make the set ineligible is skipped, "fits" includes
+        the quota condition, and the set is empty when the additions end without a fit. (A lone job is
+        always added and kept: the TE job fits on no node as things are, the evaluator's contract.)"""
         req, remaining = view.candidates.column("req"), view.candidates.column("remaining")
-        total = view.avail_on(k)
-        added: list[int] = []
+        qv = view.quota
+        need = 0 if qv is None else qv.short()
         # `here` is in job order and a reverse sort is stable: longest remaining first, ties by rank
-        for p in sorted(here, key=remaining.__getitem__, reverse=True):
-            if view.fits(total):
-                break
-            added.append(p)
-            total = plus(total, req[p])
+        found = add_until_fits(view, k, sorted(here, key=remaining.__getitem__, reverse=True))
+        if found is None:
+            return []
+        added, total, freed = found
         for p in added[::-1]:  # a copy: the loop removes from `added`
             rest = minus(total, req[p])
-            if view.fits(rest):
+            if view.fits(rest) and (qv is None or freed - qv.own_gpus(p) >= need):
                 total = rest
                 added.remove(p)
+                if qv is not None:
+                    freed -= qv.own_gpus(p)
         return added
 
 

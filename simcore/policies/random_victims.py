@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from simcore.policies.base import PreemptionView, plus
+from simcore.policies.base import PreemptionView, add_until_fits
 from simcore.policies.evaluator import PreemptivePolicy, VictimSet
 
 
@@ -26,16 +26,11 @@ class RandomVictims(PreemptivePolicy):
     key: ClassVar[tuple[tuple[str, str], ...]] = (("draw", "drawn"),)
 
     def on_node(self, view: PreemptionView, k: int, here: list[int]) -> Iterable[VictimSet]:
-        """Shuffle the node's candidates and take them until the TE job fits (no reprieve)."""
-        req = view.candidates.column("req")
-        total = view.avail_on(k)
-        chosen: list[int] = []
-        for i in view.rng.permutation(len(here)).tolist():
-            if view.fits(total):
-                break
-            chosen.append(here[i])
-            total = plus(total, req[here[i]])
-        return (VictimSet(chosen, ()),)
+        """Shuffle the node's candidates and take them until the TE job fits (no reprieve). With queues a
+        candidate whose addition would make the set ineligible is skipped, "fits" includes the quota
+        condition, and no set comes out when the additions end without a fit."""
+        found = add_until_fits(view, k, [here[i] for i in view.rng.permutation(len(here)).tolist()])
+        return () if found is None else (VictimSet(found[0], ()),)
 
 
 RANDOM = RandomVictims()

@@ -14,6 +14,7 @@ import numpy as np
 
 from simcore.core import units
 from simcore.core.model import ClusterSpec, JobTable
+from simcore.core.queues import ABOVE_QUEUE_LIMIT, FITS_NO_NODE, above_limit
 from simcore.workload.schema import MAX_WORKERS
 
 
@@ -36,6 +37,17 @@ def fits_empty_cluster(jobs: JobTable, cluster: ClusterSpec) -> np.ndarray:
     # kind of node once, times its nodes (integers, exact; a cluster has few kinds of node)
     room = workers_per_node(shapes, kinds) @ np.bincount(kind_of, minlength=len(kinds))
     return np.asarray(room[inverse] >= np.asarray(jobs.workers), dtype=bool)
+
+
+def schedulable(jobs: JobTable, cluster: ClusterSpec) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Which jobs a run simulates (rule 8): those that fit on the empty cluster and, with queues
+    (``cluster.queues``), whose GPUs are within their queue's quota + borrow limit; and, with queues,
+    the reason of each job left out (:data:`~simcore.core.queues.FITS_NO_NODE` first), else ()."""
+    fits = fits_empty_cluster(jobs, cluster)  # a gang: all its workers at once
+    if cluster.queues is None:
+        return fits, ()
+    ok = fits & ~above_limit(cluster.queues, jobs)
+    return ok, tuple(ABOVE_QUEUE_LIMIT if fits[i] else FITS_NO_NODE for i in np.flatnonzero(~ok).tolist())
 
 
 def distinct_rows(req: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -69,7 +69,8 @@ def load_workload(
         notes.append(f"{label}: extra columns ignored: {', '.join(repr(c) for c in extra)}")
     parsed, problems = validate_columns(raw, JOB_SCHEMA, REQUIRED_COLUMNS, unique="job_id")
     keep, dropped = refuse_or_drop(raw, problems, drop_invalid, notes)
-    return LoadedWorkload(_table_from_parsed(_kept(parsed, keep)), kind, notes, dropped)
+    table = _table_from_parsed(_kept(parsed, keep))
+    return LoadedWorkload(table, kind, notes, dropped, rows=raw.numbers[keep], row_unit=raw.unit)
 
 
 def _kept(parsed: Mapping[str, list[Any]], keep: np.ndarray) -> dict[str, np.ndarray]:

@@ -113,3 +113,33 @@ PAPER_GANG_PARAMS: dict[str, Param] = {
         Param("te_gang_workers", 2, "int", "workers of a TE gang (te_gpu GPUs each)", 1, False, MAX_NODES),
     ),
 }
+
+
+#: ``teams`` (simcore.workload.preset_teams): the ``paper`` cluster shared by teams through queues; the job
+#: shapes of ``paper`` with shorter BE jobs, and per team (one value each, in team order: vision, nlp,
+#: research) its queue, its share of the jobs, its TE share and its daily peak of arrivals
+TEAMS_PARAMS: dict[str, Param] = {
+    **{k: p for k, p in PAPER_PARAMS.items() if k not in ("te_share", "be_gpu_w", "be_median_s")},
+    **_params(
+        Param("be_gpu_w", (0.1, 0.1, 0.3, 0.5), "list", "weights of be_gpu (sum 1)", 0, False, 1),
+        Param("be_median_s", 14400, "float", "BE lognormal duration median, s", 0, True, MAX_SECONDS),
+        Param("quota_gpu", (56, 40, 32), "list", "per team: its queue's quota, GPUs", 0, False, MAX_RESOURCE),
+        Param(
+            "borrow_limit",
+            (72, 24, 96),
+            "list",
+            "per team: GPUs its queue may hold above quota",
+            0,
+            False,
+            MAX_RESOURCE,
+        ),
+        Param("weight", (1, 1, 2), "list", "per team: its queue's fair-sharing weight", 0, True, MAX_RESOURCE),
+        Param("team_jobs_w", (0.4, 0.4, 0.2), "list", "per team: its share of the jobs (sum 1)", 0, False, 1),
+        Param("te_share", (0.3, 0.5, 0.2), "list", "per team: fraction of its jobs that are TE", 0, False, 1),
+        Param("peak_start", (0, 9, 18), "list", "per team: first hour of its daily peak (0-24)", 0, False, 24),
+        Param(
+            "peak_end", (24, 18, 6), "list", "per team: hour its peak ends (before start: past midnight)", 0, False, 24
+        ),
+        Param("peak_factor", (1, 4, 4), "list", "per team: arrival rate in its peak / outside it", 0, True, 1000),
+    ),
+}

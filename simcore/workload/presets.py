@@ -23,7 +23,7 @@ arrivals at ``load`` (rate = load x nodes / mean sampled duration); nothing is r
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,8 @@ from simcore.core.knobs import MAX_SEED
 from simcore.core.model import ClusterSpec, JobTable, clock_problems
 from simcore.core.numtext import parse_number, quoted
 from simcore.workload import offered_load
+from simcore.workload.preset_draws import job_shapes
+from simcore.workload.preset_draws import normalised as _normalised
 from simcore.workload.preset_params import (  # noqa: F401 - MAX_JOBS re-exported: the generator's size cap
     DAY,
     DEMO_PARAMS,
@@ -43,9 +45,11 @@ from simcore.workload.preset_params import (  # noqa: F401 - MAX_JOBS re-exporte
     MMC_PARAMS,
     PAPER_GANG_PARAMS,
     PAPER_PARAMS,
+    TEAMS_PARAMS,
     Param,
     Value,
 )
+from simcore.workload.preset_teams import check_teams, generate_teams
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,19 +106,8 @@ def _paper_jobs(p: Mapping[str, Any], rng: np.random.Generator) -> tuple[np.ndar
     n_te = int(round(p["te_share"] * n))
     is_te = np.zeros(n, dtype=bool)
     is_te[rng.permutation(n)[:n_te]] = True
-
-    gpu = np.empty(n)
-    gpu[is_te] = rng.choice(np.asarray(p["te_gpu"], float), size=n_te, p=_normalised(p["te_gpu_w"]))
-    gpu[~is_te] = rng.choice(np.asarray(p["be_gpu"], float), size=n - n_te, p=_normalised(p["be_gpu_w"]))
-
-    duration = np.empty(n)
-    for mask, cls in ((is_te, "te"), (~is_te, "be")):
-        raw = rng.lognormal(math.log(p[f"{cls}_median_s"]), p[f"{cls}_sigma"], size=int(mask.sum()))
-        duration[mask] = np.rint(np.clip(raw, p[f"{cls}_min_s"], p[f"{cls}_max_s"]))
-
-    cpu = gpu * rng.integers(p["cpu_per_gpu_min"], p["cpu_per_gpu_max"] + 1, size=n)
-    mem = gpu * rng.integers(p["mem_per_gpu_min"], p["mem_per_gpu_max"] + 1, size=n)
-    return is_te, duration, np.column_stack([cpu, mem, gpu])
+    duration, request = job_shapes(p, rng, is_te)
+    return is_te, duration, request
 
 
 def _with_arrivals(
@@ -159,11 +152,6 @@ def _table(
     )
 
 
-def _normalised(weights: Sequence[float]) -> np.ndarray:
-    w = np.asarray(weights, dtype=float)
-    return w / w.sum()
-
-
 @dataclass(frozen=True)
 class Preset:
     name: str
@@ -187,6 +175,13 @@ PRESETS: dict[str, Preset] = {
         "the paper regime with distributed training: whole-node BE jobs of 1, 2 or 4 workers, a few 2-worker TE gangs",
         PAPER_GANG_PARAMS,
         _generate_paper_gang,
+    ),
+    "teams": Preset(
+        "teams",
+        "the paper cluster shared by three teams through queues with quotas (vision, nlp, research), each with its "
+        "own daily peak: every day one borrows what another leaves idle and the owner reclaims it",
+        TEAMS_PARAMS,
+        generate_teams,
     ),
     "mmc": Preset(
         "mmc", "M/M/c-shaped: one-GPU nodes, exponential durations, for the Erlang-C check", MMC_PARAMS, _generate_mmc
@@ -239,6 +234,8 @@ def resolve_params(preset: str, overrides: Mapping[str, Any] | None = None) -> d
         values["be_max_s"] = max(3 * DAY, 6 * values["be_median_s"])
     if preset != "mmc":
         _check_paper(values)
+    if preset == "teams":
+        check_teams(values)
     return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
 
 

@@ -19,7 +19,7 @@ from simcore.core.model import DIMS, ClusterSpec, JobTable
 
 #: Canonical columns of a workload file, in the order the writer uses (DESIGN.md section 6).
 REQUIRED_COLUMNS: tuple[str, ...] = ("job_id", "submit_time", "duration", *DIMS, "job_class")
-OPTIONAL_COLUMNS: tuple[str, ...] = ("user", "name")
+OPTIONAL_COLUMNS: tuple[str, ...] = ("user", "name", "queue")
 
 DEFAULT_MAX_BYTES = 200_000_000  # 200 MB: far above any real trace here, low enough to refuse a mistake
 # Rows parsed from one workload file: 10x the largest preset (mmc, 200,000 jobs); loading 2M rows
@@ -85,6 +85,14 @@ class LoadedWorkload:
     notes: list[str] = field(default_factory=list)
     dropped: tuple[Problem, ...] = ()
     counts: dict[str, int] = field(default_factory=dict)  # the Alibaba adapter's counts, else empty
+    #: per job of ``table``, its row (record) number as the file shows it, named by ``row_unit``;
+    #: None when an adapter made the jobs (no row per job)
+    rows: np.ndarray | None = None
+    row_unit: str = "row"
+
+    def row_of(self, i: int) -> str | None:
+        """How job ``i``'s row is named in messages ("row 5"), or None without row numbers."""
+        return None if self.rows is None else f"{self.row_unit} {int(self.rows[i])}"
 
 
 @dataclass(frozen=True, eq=False)

@@ -82,6 +82,7 @@ JOB_SCHEMA: dict[str, Any] = {
     "job_class": JobClassText,  # TE or BE, case-insensitive
     "user": OptionalText,
     "name": OptionalText,
+    "queue": OptionalText,  # its team's queue (DESIGN rule 11), read as text: 1 stays "1"; empty: the default queue
     "workers": Annotated[int, BeforeValidator(workers_value)],  # the request columns are per worker
 }
 NODE_SCHEMA: dict[str, Any] = {"name": Text, "cpu": Amount, "mem_gb": Amount, "gpu": Amount}

@@ -10,7 +10,7 @@ tests built on it can disagree with the engine.
 from .logs import Event, assert_events, assert_jobs, canonical, cluster_of, events_of, job, prop_cluster, run, te
 from .reference import Ambiguous, canonical_decisions, place, reference_nonpreemptive, reference_simulate
 from .replay import Replay, Segment, expected_lost_work, progress, queue_key, replay, save_failures
-from .strategies import POLICIES, clusters, configs, contended, workloads
+from .strategies import POLICIES, clusters, configs, contended, gang_workloads, workloads
 from .waiting import HANG_SECONDS, wait_until
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "configs",
     "contended",
     "events_of",
+    "gang_workloads",
     "expected_lost_work",
     "job",
     "place",

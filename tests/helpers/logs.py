@@ -20,9 +20,11 @@ def job(
     cpu: float | None = None,
     mem: float | None = None,
     te: bool = False,
+    queue: str | None = None,
+    workers: int = 1,
 ) -> Job:
     """A job; cpu and mem default to the gpu count ("proportional" jobs on nodes built by
-    :func:`prop_cluster`, so every dimension has the same normalised share)."""
+    :func:`prop_cluster`, so every dimension has the same normalised share); `queue`: its team's queue."""
     return Job(
         job_id=str(job_id),
         submit_time=float(submit),
@@ -33,6 +35,8 @@ def job(
             float(gpu),
         ),
         job_class=JobClass.TE if te else JobClass.BE,
+        workers=workers,
+        queue=queue,
     )
 
 

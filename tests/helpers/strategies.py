@@ -120,3 +120,21 @@ def contended(draw):
         is_te=np.array([r[3] for r in rows], dtype=bool),
     )
     return jobs, cluster
+
+
+@st.composite
+def gang_workloads(draw, max_nodes: int = 4, max_jobs: int = 12, max_workers: int = 4) -> tuple[JobTable, ClusterSpec]:
+    """Nodes of 2-8 GPUs (cpu = mem = gpu), jobs of 1 to `max_workers` workers of 1-8 GPUs, integer times."""
+    gpus = draw(st.lists(st.sampled_from([2, 4, 8]), min_size=1, max_size=max_nodes))
+    cluster = ClusterSpec(tuple(Node(f"n{i}", Resources(g, g, g)) for i, g in enumerate(gpus)))
+    n = draw(st.integers(1, max_jobs))
+    req = np.array(draw(st.lists(st.sampled_from([1, 2, 4, 8]), min_size=n, max_size=n)), dtype=float)
+    jobs = JobTable(
+        job_id=np.array([str(i) for i in range(n)], dtype=object),
+        submit_time=np.array(draw(st.lists(st.integers(0, 40), min_size=n, max_size=n)), dtype=float),
+        duration=np.array(draw(st.lists(st.integers(1, 80), min_size=n, max_size=n)), dtype=float),
+        request=np.column_stack([req, req, req]),
+        is_te=np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n))),
+        workers=np.array(draw(st.lists(st.integers(1, max_workers), min_size=n, max_size=n)), dtype=np.int64),
+    )
+    return jobs, cluster

@@ -33,7 +33,7 @@ from simcore.workload import load_workload
 from simcore.workload.problems import WorkloadError
 
 #: the fields a described job may have (its workload columns, submit time apart)
-JOB_FIELDS = ("job_id", "duration", "cpu", "mem_gb", "gpu", "job_class", "workers")
+JOB_FIELDS = ("job_id", "duration", "cpu", "mem_gb", "gpu", "job_class", "workers", "queue")
 REQUIRED = ("duration", "cpu", "mem_gb", "gpu", "job_class")
 CAVEAT = (
     "a forecast under the workload as given: every other job arrives and runs exactly as in the file, "
@@ -105,6 +105,8 @@ def _added_job(jobs: JobTable, job: Mapping[str, object], at: float) -> JobTable
             "(a text id would change the queue order of every job, DESIGN.md rule 2)"
         )
     row = {"job_id": job_id, "submit_time": at, **{k: job[k] for k in REQUIRED}, "workers": job.get("workers", 1)}
+    if job.get("queue") is not None:  # with queues: its team's (else the queue 'default')
+        row["queue"] = job["queue"]
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(row))
     writer.writeheader()
@@ -126,8 +128,12 @@ def _new_id(ids: list[str], numeric: bool) -> str:
 
 
 def _concat(jobs: JobTable, added: JobTable) -> JobTable:
-    """`jobs` with `added` as its last row (text columns it lacks are empty for it)."""
-    extra = {k: np.concatenate([v, np.array([""], dtype=object)]) for k, v in jobs.extra.items()}
+    """`jobs` with `added` as its last row (text columns one of them lacks are empty for it)."""
+    keys = [*jobs.extra, *(k for k in added.extra if k not in jobs.extra)]
+    empty = np.full(len(jobs), "", dtype=object)
+    extra = {
+        k: np.concatenate([jobs.extra.get(k, empty), added.extra.get(k, np.array([""], dtype=object))]) for k in keys
+    }
     return JobTable(
         job_id=np.concatenate([jobs.job_id, added.job_id]),
         submit_time=np.concatenate([jobs.submit_time, added.submit_time]),

@@ -28,12 +28,15 @@ from simcore.policies import decision
 
 #: every reason code -> its one-line definition (docs/cli.md shows this table). Checked in this
 #: order: a nominated TE job waits for grace; under backfill none a job behind the head waits for
-#: it; room free for the job means it joins at the next pass; then room reserved for another job;
+#: it; with queues, a job its queue's limit holds back waits for its team; room free for the job means
+#: it joins at the next pass; then room reserved for another job;
 #: then, for a TE job the policy was asked for, the reason its decision record gives; else no room.
 WAIT_REASONS: dict[str, str] = {
     "waiting_for_grace": "a TE job with victims chosen waits for them to checkpoint and release (the grace period)",
     "behind_te": "backfill none with TE first: a BE job waits behind a waiting TE job at the head of the queue",
     "head_of_line": "backfill none: a job ahead of it in the queue does not fit yet, and nothing behind it may start",
+    "queue_limit": "with queues: its queue holds its quota + borrow limit (GPUs running, in grace or awaited by "
+    "its nominated jobs): it waits for its own team's jobs, not for room",
     "next_pass": "room is free for it, but it rejoined the queue within this pass (grace 0): it starts at the next",
     "reserved_for_other": "it would fit, but the room is reserved for a nominated TE job waiting for its victims",
     "preempt_budget": "a TE job: the preemption budget (preempt_budget per rolling hour) is spent",
@@ -144,6 +147,8 @@ def wait_key(f: JobFacts) -> tuple[str, int | None]:
         return "waiting_for_grace", f.victims[0] if f.victims else None
     if f.ahead is not None:
         return "behind_te" if f.te_first and f.ahead_is_te and not f.is_te else "head_of_line", f.ahead
+    if f.queue_limit is not None:
+        return "queue_limit", None
     if f.fits:
         return "next_pass", None
     if f.reserved_by is not None:
@@ -168,6 +173,17 @@ def _reason(f: JobFacts, ids: list[str]) -> tuple[str, str | None, str]:
         return code, blocker, f"head-of-line: job {blocker} is ahead and does not fit yet"
     if code == "next_pass":
         return code, blocker, "it rejoined the queue within the last pass and starts at the next"
+    if code == "queue_limit" and f.queue_limit is not None:
+        name, quota, limit, used, waiting = f.queue_limit
+        return (
+            code,
+            None,
+            (
+                f"its queue {name!r} (quota {fmt.setting(quota)} GPUs, borrow limit {fmt.setting(limit)}) holds "
+                f"{fmt.setting(used)} GPUs and its nominated jobs wait for {fmt.setting(waiting)} more: with this job "
+                "it would pass its quota + borrow limit, so it waits for its own team"
+            ),
+        )
     if code == "reserved_for_other":
         return code, blocker, f"the room it fits in is reserved for TE job {blocker}, waiting for its victims"
     where = (

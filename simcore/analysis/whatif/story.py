@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simcore.analysis import queue_metrics
 from simcore.analysis.whatif.reasons import Wait, job_index
 from simcore.core import fmt
 from simcore.core.result import DRAIN, FAIL, FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
@@ -105,9 +106,13 @@ def _submitted_text(result: SimResult, j: int, t: float) -> str:
     each = " per worker" if workers > 1 else ""
     gang = f" as {workers} workers" if workers > 1 else ""
     cls = "TE" if jobs.is_te[j] else "BE"
+    queue = ""
+    if result.queues is not None and result.queue is not None:
+        q = result.queues.queues[int(result.queue[j])]
+        queue = f", in queue {q.name!r} (quota {fmt.setting(q.gpu)} GPUs, borrow limit {fmt.setting(q.borrow_limit)})"
     return (
         f"submitted at {fmt.clock(t)}: a {cls} job of {fmt.duration(float(jobs.duration[j]))}{gang}, asking for "
-        f"{fmt.setting(gpu)} GPU{'' if gpu == 1 else 's'}, {fmt.setting(cpu)} CPU, {fmt.setting(mem)} GiB{each}"
+        f"{fmt.setting(gpu)} GPU{'' if gpu == 1 else 's'}, {fmt.setting(cpu)} CPU, {fmt.setting(mem)} GiB{each}{queue}"
     )
 
 
@@ -126,6 +131,25 @@ def _waited(since: float, until: float, waits: tuple[Wait, ...]) -> list[StorySt
     return out
 
 
+def _preemptor(result: SimResult, j: int, t: float, te: str | None) -> str:
+    """Who made the job a victim, in words; with queues, whether it was a reclaim, naming the queues,
+    their quotas and their usage then (the ledger's, DESIGN-queues point 12)."""
+    if result.queues is None:
+        return f"TE job {te}"
+    victim = str(result.jobs.job_id[j])
+    rec = next(r for r in queue_metrics.ledger_records(result) if r["time"] == t and victim in r["victims"])
+    spec = {q.name: q for q in result.queues.queues}
+    mine = rec["victim_queues"][rec["victims"].index(victim)]
+    who = f"{rec['job_class']} job {te} of queue {rec['queue']!r}"
+    if mine == rec["queue"]:
+        return f"{who}, its own queue (TE first)"
+    return (
+        f"{who} (a reclaim: {rec['queue']!r} was within its quota of {fmt.setting(spec[rec['queue']].gpu)} GPUs "
+        f"while {mine!r} ran {fmt.setting(rec['running_before'][mine])} GPUs against its quota of "
+        f"{fmt.setting(spec[mine].gpu)})"
+    )
+
+
 def _signalled_text(result: SimResult, j: int, row: int, t: float, where: str) -> tuple[str | None, str]:
     """Who signalled the job (the TE job of the nomination it belongs to) and why, in words."""
     ids = result.jobs.job_id
@@ -140,7 +164,7 @@ def _signalled_text(result: SimResult, j: int, row: int, t: float, where: str) -
         if grace > 0
         else "grace 0: released at once"
     )
-    text = f"signalled on {where} at {fmt.clock(t)} to make room for TE job {te}; {keep}"
+    text = f"signalled on {where} at {fmt.clock(t)} to make room for {_preemptor(result, j, t, te)}; {keep}"
     record = next(
         (d for d in result.decisions if d["time"] == t and d["te_job"] == te and str(ids[j]) in d["victims"]), None
     )
