@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from simcore.core.errors import UserError
 
+S = TypeVar("S")
 ENV_VAR = "SIMCORE_DEMO"
 SECRET_KEY = "simcore_demo"
 
@@ -118,6 +121,73 @@ LOCAL = Limits(
     cache_mb=2048,
     cache_seconds=6 * 3600.0,
 )
+
+
+def where(lim: Limits) -> str:
+    """Whose limits these are, as a visitor reads it: "this demo" (demo mode) or "the dashboard"."""
+    return "this demo" if lim.demo else "the dashboard"
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 visitor``, ``2 visitors`` (``noun`` singular; counts written with thousands separators)."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+def reach(lim: Limits) -> str:
+    """What a visitor may run here, in words, never the limits' code names."""
+    return (
+        f"{where(lim).capitalize()} runs up to {lim.max_jobs:,} jobs on up to {lim.max_nodes:,} nodes, "
+        f"{lim.max_policies} policies and {lim.max_seeds} seeds at once (a sweep: {lim.max_sweep_values} values); "
+        "more runs with the simcore command on your own machine, which the page names when it refuses."
+    )
+
+
+#: link parameters a limit bounds (both pages' links): parameter -> (what it counts, the limit, counted as
+#: the number of comma-separated items rather than read as a number)
+LINK_LIMITS: dict[str, tuple[str, str, bool]] = {
+    "seeds": ("seeds", "max_seeds", False),
+    "nodes": ("nodes", "max_nodes", False),
+    "g.nodes": ("nodes", "max_nodes", False),
+    "g.jobs": ("jobs", "max_jobs", False),
+    "jobs": ("jobs", "max_jobs", False),
+    "policies": ("policies", "max_policies", True),
+    "values": ("values", "max_sweep_values", True),
+}
+
+
+def vet_link(query: Mapping[str, Any], lim: Limits) -> tuple[dict[str, Any], list[str]]:
+    """``query`` without the parameters over a limit in force here (:data:`LINK_LIMITS`), and one notice each
+    quoting the range *here* (``this demo runs 1 to 20,000 jobs``), not the command line's wider one; a
+    value that is no number is left for the page's own parser to name."""
+    kept: dict[str, Any] = {}
+    notes: list[str] = []
+    for key, raw in query.items():
+        text = str(raw[-1] if isinstance(raw, list | tuple) and raw else raw).strip()
+        what, limit, counted = LINK_LIMITS.get(key, ("", "", False))
+        most = getattr(lim, limit) if limit else 0
+        try:
+            count = len([x for x in text.split(",") if x.strip()]) if counted else float(text)
+        except ValueError:
+            count = 1  # not a number: the page's parser names it
+        if limit and not 1 <= count <= most:
+            runs = f"takes at most {most:,} {what} at once" if counted else f"runs 1 to {most:,} {what}"
+            notes.append(f"link parameter {key}={text!r} ignored: {where(lim)} {runs}")
+        else:
+            kept[key] = raw
+    return kept, notes
+
+
+def vetted(
+    parse: Callable[[Mapping[str, Any]], tuple[S, list[str]]], lim: Limits
+) -> Callable[[Mapping[str, Any]], tuple[S, list[str]]]:
+    """A page's link parser that first drops what is over a limit here (:func:`vet_link`), its notices first."""
+
+    def read(query: Mapping[str, Any]) -> tuple[S, list[str]]:
+        kept, notes = vet_link(query, lim)
+        settings, warnings = parse(kept)
+        return settings, notes + warnings
+
+    return read
 
 
 def longest_wait(lim: Limits) -> float:
