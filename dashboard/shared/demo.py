@@ -12,8 +12,10 @@ measured by ``bench/demo_memory.py``; a test keeps the sum within :data:`SERVER_
 
 from __future__ import annotations
 
+import ast
 import math
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -142,50 +144,48 @@ def reach(lim: Limits) -> str:
     )
 
 
-#: link parameters a limit bounds (both pages' links): parameter -> (what it counts, the limit, counted as
-#: the number of comma-separated items rather than read as a number)
-LINK_LIMITS: dict[str, tuple[str, str, bool]] = {
-    "seeds": ("seeds", "max_seeds", False),
-    "nodes": ("nodes", "max_nodes", False),
-    "g.nodes": ("nodes", "max_nodes", False),
-    "g.jobs": ("jobs", "max_jobs", False),
-    "jobs": ("jobs", "max_jobs", False),
-    "policies": ("policies", "max_policies", True),
-    "values": ("values", "max_sweep_values", True),
+#: link parameters a limit bounds (both pages' links): parameter -> (what it counts, the limit). A value the
+#: page can take but a limit here cannot is refused when the page runs, with the command that runs it
+#: elsewhere (dashboard.runs.budget); one the page cannot take at all is ignored with a notice (in_range_here).
+LINK_LIMITS: dict[str, tuple[str, str]] = {
+    "seeds": ("seeds", "max_seeds"),
+    "nodes": ("nodes", "max_nodes"),
+    "g.nodes": ("nodes", "max_nodes"),
+    "g.jobs": ("jobs", "max_jobs"),
 }
 
 
-def vet_link(query: Mapping[str, Any], lim: Limits) -> tuple[dict[str, Any], list[str]]:
-    """``query`` without the parameters over a limit in force here (:data:`LINK_LIMITS`), and one notice each
-    quoting the range *here* (``this demo runs 1 to 20,000 jobs``), not the command line's wider one; a
-    value that is no number is left for the page's own parser to name."""
-    kept: dict[str, Any] = {}
-    notes: list[str] = []
-    for key, raw in query.items():
-        text = str(raw[-1] if isinstance(raw, list | tuple) and raw else raw).strip()
-        what, limit, counted = LINK_LIMITS.get(key, ("", "", False))
-        most = getattr(lim, limit) if limit else 0
-        try:
-            count = len([x for x in text.split(",") if x.strip()]) if counted else float(text)
-        except ValueError:
-            count = 1  # not a number: the page's parser names it
-        if limit and not 1 <= count <= most:
-            runs = f"takes at most {most:,} {what} at once" if counted else f"runs 1 to {most:,} {what}"
-            notes.append(f"link parameter {key}={text!r} ignored: {where(lim)} {runs}")
-        else:
-            kept[key] = raw
-    return kept, notes
+#: a link parser's notice of a parameter it ignored (dashboard.shared.scenario, dashboard.sweep.sweeps)
+IGNORED = re.compile(r"link parameter (?P<key>[\w.]+)=(?P<text>'.*') ignored: ")
+
+
+def in_range_here(notice: str, lim: Limits) -> str:
+    """A link parser's notice of an ignored parameter (:data:`IGNORED`), its reason replaced by the range a
+    limit in force here allows (``this demo runs 1 to 20,000 jobs``: the command line's "1 to 10000000" is
+    not what this page runs) when the parameter is one a limit bounds (:data:`LINK_LIMITS`) and its value
+    is outside that range; any other notice as it is."""
+    found = IGNORED.match(notice)
+    what, limit = LINK_LIMITS.get(found["key"], ("", "")) if found else ("", "")
+    if not found or not limit:
+        return notice
+    most = getattr(lim, limit)
+    try:
+        value = float(ast.literal_eval(found["text"]))
+    except ValueError:
+        return notice  # not a number: the parser's own reason says so
+    if 1 <= value <= most:
+        return notice
+    return f"{found.group(0)}{where(lim)} runs 1 to {most:,} {what}"
 
 
 def vetted(
     parse: Callable[[Mapping[str, Any]], tuple[S, list[str]]], lim: Limits
 ) -> Callable[[Mapping[str, Any]], tuple[S, list[str]]]:
-    """A page's link parser that first drops what is over a limit here (:func:`vet_link`), its notices first."""
+    """A page's link parser whose notices quote the ranges in force here (:func:`in_range_here`)."""
 
     def read(query: Mapping[str, Any]) -> tuple[S, list[str]]:
-        kept, notes = vet_link(query, lim)
-        settings, warnings = parse(kept)
-        return settings, notes + warnings
+        settings, notices = parse(query)
+        return settings, [in_range_here(notice, lim) for notice in notices]
 
     return read
 
