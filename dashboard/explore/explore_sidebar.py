@@ -121,8 +121,8 @@ def _draw(lim: Limits) -> None:
             if keys.CLUSTER.read(st.session_state) == "custom":
                 for key, label, low, step in NODE_INPUTS:
                     most = f"at most {lim.max_nodes:,} here" if key is keys.NODES else None
-                    shown = {} if isinstance(low, int) else {"format": knob_widgets.FLOAT_FORMAT}
-                    st.number_input(label, min_value=low, step=step, key=key.name, help=most, **shown)
+                    shown = None if isinstance(low, int) else knob_widgets.FLOAT_FORMAT  # 64, not 64.00
+                    st.number_input(label, min_value=low, step=step, format=shown, key=key.name, help=most)
             elif keys.CLUSTER.read(st.session_state) == "upload":
                 st.file_uploader("Cluster file", type=list(uploads.CLUSTER_TYPES), key=CLUSTER_FILE)
         with st.expander("Policies", expanded=True):
