@@ -81,17 +81,14 @@ with st.sidebar:
     chosen = keys.S_POLICIES.read(st.session_state) or ["fifo"]
     state.keep_choice(st.session_state, keys.S_BASELINE, chosen, chosen[0])
     st.selectbox("Baseline", chosen, key=keys.S_BASELINE.name)
-    st.number_input(
-        "Resampled workloads (seeds)" if from_file else "Seeds",
+    st.number_input(  # one label and help for both sources: a widget whose label changes starts afresh
+        "Seeds",
         1,
         sweeps.MAX_SEEDS,
         key=keys.S_SEEDS.name,
-        help=(
-            "each seed draws your file's jobs again with replacement (a bootstrap); the whiskers run from the "
-            "lowest to the highest value over the draws"
-            if from_file
-            else f"workloads per knob value; the lines show the mean and its {BOOTSTRAP_NAME}"
-        ),
+        help=f"workloads per knob value: a preset generates one per seed (the lines: the mean and its "
+        f"{BOOTSTRAP_NAME}); your file is drawn again for each seed, a bootstrap of its jobs (the whiskers: the "
+        "lowest to the highest draw)",
     )
     if lim.allow_dask:  # the operator's own machine: workers and a Dask scheduler may be chosen
         st.number_input("Local worker processes", 0, lim.max_workers, key=keys.S_WORKERS.name, help="0 = one per core")
