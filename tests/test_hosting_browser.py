@@ -43,8 +43,8 @@ def _crafted(listener: Listener) -> list[tuple[str, str]]:
     values beyond simcore's own ranges start nothing."""
     host = f"127.0.0.1:{listener.port}"
     return [
-        ("/?cluster=custom&nodes=1000", "limit max_nodes = 256"),
-        ("/sweep?knob=nodes&values=2,1000", "limit max_nodes = 256"),
+        ("/?cluster=custom&nodes=1000", "1,000 nodes: more than 256"),
+        ("/sweep?knob=nodes&values=2,1000", "1,000 nodes: more than 256"),
         # beyond what any simcore command accepts: the parameter is ignored, the default runs
         ("/?cluster=custom&nodes=1000000000", "nodes='1000000000' ignored"),
         (f"/sweep?run=1&workers=64&dask=tcp://{host}&knob=grace&values=0,600", "never connects to a Dask scheduler"),
@@ -60,7 +60,7 @@ def test_crafted_links_are_refused_or_neutralised_while_the_server_keeps_serving
     opened once) steps its lesson, a rerun of its own session, meanwhile; after the last link a new
     page of the server loads too. A rerun of an open session waits on the same server (its event
     loop, a script thread) as a new page's first run, at a fraction of a page load's CPU
-    (docs/testing.md#the-chromium-tests-cost-round-6)."""
+    (docs/history/test-suite.md#the-chromium-tests-cost-round-6)."""
     crafted = new_page(1400, 1000)
     other = new_page(1400, 1000)
     for page in (crafted, other):
