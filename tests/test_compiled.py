@@ -32,7 +32,7 @@ BUILT = native.build_state() == "fresh"
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 # Runs of the CLI covering the engine's branches: every policy, a seeded random, grace 0 and > 0,
-# min_runtime, the checkpoint modes, strict backfill, a placement rule, gangs, decisions recorded.
+# min_runtime, the checkpoint modes, strict backfill, a placement rule, gangs, decisions recorded, down time.
 PAPER = ["paper_1000.csv", "--nodes", "16", "--node-cpu", "64", "--node-mem-gb", "512", "--node-gpu", "8"]
 GANG = ["GANG", "--nodes", "8", "--node-cpu", "64", "--node-mem-gb", "512", "--node-gpu", "8"]
 RUNS: dict[str, list[str]] = {
@@ -51,6 +51,13 @@ RUNS: dict[str, list[str]] = {
     "gang-fitgpp": [*GANG, "--policy", "fitgpp"],
     "gang-k8s-grace0-mr600": [*GANG, "--policy", "k8s", "--set", "grace=0", "--set", "min_runtime=600"],
     "gang-fifo-strict": [*GANG, "--policy", "fifo", "--set", "backfill=none"],
+    # down time (DESIGN rule 12): random failures, checkpoint pauses
+    "fitgpp-failures-cost": [
+        *PAPER,
+        *("--policy", "fitgpp", "--set", "checkpoint=periodic", "--set", "checkpoint_cost=60"),
+        *("--set", "mtbf=200000", "--set", "repair=1800"),
+    ],
+    "gang-k8s-failures": [*GANG, "--policy", "k8s", "--set", "mtbf=100000"],
 }
 
 # The child: generate the gang workload, then each run writes its four files (the summary without

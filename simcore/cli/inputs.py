@@ -30,6 +30,7 @@ from simcore.workload import (
     load_workload,
     traces,
 )
+from simcore.workload.node_events import load_node_events
 
 DEFAULT_NODES, DEFAULT_NODE_CPU, DEFAULT_NODE_MEM_GB, DEFAULT_NODE_GPU = 16, 64.0, 512.0, 8.0
 ALIBABA_DEFAULTS = alibaba.AlibabaOptions()  # the Alibaba options' defaults are the adapter's
@@ -66,7 +67,7 @@ def parse_byte_size(text: str) -> int:
     return int(number(match.group(1)) * {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}[match.group(2).lower()])
 
 
-def _positive(kind: type, maximum: float | None = None) -> Callable[[str], Any]:
+def positive(kind: type, maximum: float | None = None) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         value = number(text, whole=kind is int)
         if not value > 0 or value == float("inf"):
@@ -123,7 +124,7 @@ def add_workload_file_options(parser: argparse.ArgumentParser) -> list[argparse.
     )
     group.add_argument(
         "--max-rows",
-        type=arg_type(_positive(int)),
+        type=arg_type(positive(int)),
         default=DEFAULT_MAX_ROWS,
         metavar="N",
         help=f"refuse files with more rows (records) than this, counted while reading (default {DEFAULT_MAX_ROWS:,})",
@@ -176,7 +177,7 @@ def add_workload_file_options(parser: argparse.ArgumentParser) -> list[argparse.
     )
     ali.add_argument(
         "--compress",
-        type=arg_type(_positive(float)),
+        type=arg_type(positive(float)),
         default=ALIBABA_DEFAULTS.compress,
         metavar="K",
         help=f"divide inter-arrival times by K to load a smaller cluster (default {ALIBABA_DEFAULTS.compress:g})",
@@ -257,9 +258,10 @@ def _write_dropped(dropped: tuple[Problem, ...], path: str) -> None:
 # --- cluster -----------------------------------------------------------------------------------
 
 
-def add_cluster_options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
-    """``--nodes`` shorthand, ``--cluster FILE``, or ``--cluster-trace FILE`` (Alibaba node list);
-    returns them (as :func:`add_workload_file_options`)."""
+def add_cluster_options(parser: argparse.ArgumentParser, node_events: bool = True) -> list[argparse.Action]:
+    """``--nodes`` shorthand, ``--cluster FILE``, or ``--cluster-trace FILE`` (Alibaba node list), and
+    with `node_events` (a command that runs a scenario) ``--node-events FILE``; returns them (as
+    :func:`add_workload_file_options`)."""
     before = len(parser._actions)
     group = parser.add_argument_group(
         "cluster",
@@ -268,7 +270,7 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> list[argparse.Action
     )
     group.add_argument(
         "--nodes",
-        type=arg_type(_positive(int, MAX_NODES)),
+        type=arg_type(positive(int, MAX_NODES)),
         help=f"number of identical nodes n0 .. n(N-1) (default {DEFAULT_NODES}; 1 to {MAX_NODES})",
     )
     limit = f"0 to {format_limit(MAX_RESOURCE)}"
@@ -289,16 +291,29 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> list[argparse.Action
     )
     group.add_argument(
         "--first-n",
-        type=arg_type(_positive(int)),
+        type=arg_type(positive(int)),
         metavar="N",
         help="--cluster-trace: keep the first N nodes (after the filters)",
     )
+    if node_events:
+        group.add_argument(
+            "--node-events",
+            metavar="FILE",
+            help="down windows of the nodes (DESIGN rule 12): a CSV with columns node, start, end, kind "
+            "(kind failure or maintenance; docs/policies.md, Failures and maintenance)",
+        )
     return parser._actions[before:]
 
 
 def cluster_from_args(args: argparse.Namespace, notes: list[str] | None = None) -> ClusterSpec:
-    """The cluster chosen by :func:`add_cluster_options`. Notes about a trace node list are
-    appended to ``notes`` when given, else printed to stderr."""
+    """The cluster chosen by :func:`add_cluster_options`, with the down windows of ``--node-events``.
+    Notes about a trace node list are appended to ``notes`` when given, else printed to stderr."""
+    cluster = _nodes_from_args(args, notes)
+    events = getattr(args, "node_events", None)
+    return cluster if events is None else cluster.with_node_events(load_node_events(events, cluster))
+
+
+def _nodes_from_args(args: argparse.Namespace, notes: list[str] | None) -> ClusterSpec:
     shorthand = [args.nodes, args.node_cpu, args.node_mem_gb, args.node_gpu]
     files = [f for f in (args.cluster, args.cluster_trace) if f]
     if len(files) > 1 or (files and any(v is not None for v in shorthand)):

@@ -53,6 +53,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"preemptions {summary['preemptions']}, lost work {summary['lost_work']:.0f} s, "
         f"GPU utilisation {fmt.cell(summary['gpu_utilization'])}, makespan {summary['makespan']:.0f} s"
     )
+    if "downtime" in summary:  # a run with down time (rule 12)
+        down, cause = summary["downtime"], summary["downtime"]["interruptions"]
+        print(
+            f"drains {cause['drain']['count']}, failures {cause['failure']['count']}, "
+            f"node-hours down {fmt.cell(down['node_hours_down'])}"
+        )
     return 0
 
 

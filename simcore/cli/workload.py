@@ -37,7 +37,7 @@ def add_convert(subparsers: argparse._SubParsersAction, help: str) -> None:
     )
     add_workload_options(parser, metavar="TRACE")
     parser.add_argument("--out", required=True, metavar="FILE.csv", help="canonical workload CSV to write")
-    add_cluster_options(parser)
+    add_cluster_options(parser, node_events=False)
     parser.set_defaults(func=run_convert)
 
 

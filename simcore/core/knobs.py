@@ -109,6 +109,9 @@ class Knob:
     step: float = 1.0
     noun: str = "knob"  # how messages call it: "knob P: ...", "setting nodes: ..."
     title: str = ""  # a few words of the meaning, shown with the name wherever the name is shown
+    #: left out of a run's recorded knobs (summary JSON, sweep rows) while at its default, so that a
+    #: knob added later leaves the outputs of every run that does not set it byte-identical
+    quiet: bool = False
 
     def __post_init__(self) -> None:
         if self.kind == "choice":
@@ -225,6 +228,18 @@ KNOBS: dict[str, Knob] = _knobs(
         title="checkpoint interval",
     ),
     Knob(
+        "checkpoint_cost",
+        "float",
+        0.0,
+        "with checkpoint periodic: seconds each checkpoint pauses progress, holding the resources; a "
+        "checkpoint counts once its pause is over",
+        KnobRange(0, MAX_SECONDS),
+        unit="s",
+        step=10.0,
+        title="checkpoint cost",
+        quiet=True,
+    ),
+    Knob(
         "restore",
         "float",
         60.0,
@@ -334,6 +349,29 @@ KNOBS: dict[str, Knob] = _knobs(
         used_by=PREEMPTIVE,
         default_note="no budget",
         title="preemptions per hour",
+    ),
+    Knob(
+        "mtbf",
+        "float",
+        math.inf,
+        "mean up time of a node between random failures (exponential, a seeded stream per node)",
+        KnobRange(0, math.inf, low_open=True),
+        default_note="no random failures",
+        unit="s",
+        step=3600.0,
+        title="mean time between failures",
+        quiet=True,
+    ),
+    Knob(
+        "repair",
+        "float",
+        3600.0,
+        "seconds a node stays down after each random failure (mtbf)",
+        KnobRange(0.001, MAX_SECONDS),
+        unit="s",
+        step=600.0,
+        title="repair time",
+        quiet=True,
     ),
     Knob(
         "seed",

@@ -12,10 +12,26 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from simcore.core.downtime import KINDS
 from simcore.core.model import ClusterSpec, JobTable, SimConfig
 
-EVENT_NAMES: tuple[str, ...] = ("submit", "start", "preempt", "release", "finish")
-SUBMIT, START, PREEMPT, RELEASE, FINISH = range(5)
+EVENT_NAMES: tuple[str, ...] = (
+    "submit",
+    "start",
+    "preempt",
+    "release",
+    "finish",
+    "drain",
+    "fail",
+    "node_down",
+    "node_up",
+)
+SUBMIT, START, PREEMPT, RELEASE, FINISH, DRAIN, FAIL, NODE_DOWN, NODE_UP = range(9)
+#: what stops a run segment other than its finish (DESIGN rule 12), in the order of their codes
+CAUSES: tuple[str, ...] = ("preemption", "drain", "failure")
+PREEMPTION, DRAINED, FAILED = range(3)
+#: the jobs CSV's columns of a run with down time (DESIGN-failures point 10), right after ``workers``
+DOWN_COLUMNS = ["failures", "drains"]
 CLASS_NAMES = np.array(["BE", "TE"])  # indexed by is_te
 #: a column of the jobs or events CSV: numbers, texts, or coded texts ``(labels, codes)``, -1 an
 #: empty text (the form :func:`simcore.io.csvsafe.write_columns` writes each label of once)
@@ -37,6 +53,40 @@ JOB_COLUMNS = [
     "workers",
 ]
 EVENT_COLUMNS = ["time", "job_id", "event", "node"]
+
+
+@dataclass(frozen=True, eq=False)
+class Downtime:
+    """What a run with down time (node events, or ``mtbf`` finite) records beyond its events.
+
+    Per job: ``failures`` and ``drains`` (how many times a node failure or a maintenance drain
+    stopped it). Per interruption, in the order they happened (``job``, ``time``, ``cause`` as a
+    code of :data:`CAUSES`, ``lost``: the work it discarded, s): a preemption or a drain at its
+    signal, a failure at the node's going down (a job failing in its grace period adds a failure
+    that loses the save it was making, often 0). ``windows``: every down window (``node`` index,
+    ``start``, ``end``, ``kind`` code of :data:`simcore.core.downtime.KINDS`) that began by the run's
+    end, the file's and the random failures', in the order they were read or drawn; ``ended``: the
+    event row of the first ``preempt`` of each decision whose nomination a node going down or
+    draining ended (:mod:`simcore.analysis.accounting` counts it wasted, cause ``node down``)."""
+
+    failures: np.ndarray
+    drains: np.ndarray
+    job: np.ndarray
+    time: np.ndarray
+    cause: np.ndarray
+    lost: np.ndarray
+    node: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    kind: np.ndarray
+    ended: np.ndarray
+
+    @cached_property
+    def windows_frame(self) -> pd.DataFrame:
+        """The down windows as (node index, start, end, kind) rows, in order."""
+        return pd.DataFrame(
+            {"node": self.node, "start": self.start, "end": self.end, "kind": np.array(KINDS, dtype=object)[self.kind]}
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,6 +112,8 @@ class SimResult:
     #: one row per nomination (DESIGN rule 5), in order: event row of its first ``preempt``,
     #: TE job, node, GPU units (:mod:`simcore.core.units`) it lacked there
     nominations: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), dtype=np.int64))
+    #: a run with down time (``cluster.node_events`` or ``mtbf`` finite): its records; None without
+    downtime: Downtime | None = None
 
     @cached_property
     def slowdown(self) -> np.ndarray:
@@ -88,10 +140,16 @@ class SimResult:
             "lost_work": self.lost_work,
             "node": (self._node_names, self.node),
             "workers": j.workers,
+            **(
+                {}
+                if self.downtime is None  # right after workers (DESIGN-failures point 10)
+                else dict(zip(DOWN_COLUMNS, (self.downtime.failures, self.downtime.drains), strict=True))
+            ),
         }
 
     def event_columns(self) -> dict[str, OutputColumn]:
-        """The columns of the events CSV, one row per event in generation order (a submit's node is empty)."""
+        """The columns of the events CSV, one row per event in generation order (a submit's node is empty;
+        a node_down or node_up row's job is empty: job -1)."""
         return {
             "time": self.ev_time,
             "job_id": (self.jobs.job_id, self.ev_job),

@@ -105,7 +105,7 @@ def _task_rows(
     rows: dict[str, dict[str, Any]] = {}
     for pol in configured:
         row: dict[str, Any] = {"point_id": task.point_id, "seed": task.seed, "policy": pol.label}
-        row.update({k: _cell(v) for k, v in pol.config.knobs().items() if k != "seed"})
+        row.update({k: _cell(v) for k, v in pol.config.recorded_knobs().items() if k != "seed"})
         row.update({k: _cell(v) for k, v in params.items() if k != "seed"})
         row.update(done[pol.label].flat)
         row["offered_load"] = float(offered)
@@ -124,7 +124,7 @@ def _load_workload(source: Source, params: Mapping[str, Any], seed: int) -> tupl
     from simcore.experiments.sweep.filesource import FileSource
 
     if isinstance(source, FileSource):
-        return source.load()
+        return source.load(params, seed)
     if source.kind == "preset":
         from simcore.workload.presets import generate
 
