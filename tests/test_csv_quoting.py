@@ -134,7 +134,9 @@ def test_coded_columns_write_their_labels_and_minus_one_as_empty() -> None:
 
 @given(
     st.integers(0, 400),
-    st.lists(st.sampled_from(["one float", "minus zero", "one int", "one bool", "coded", "floats", "text"]), max_size=7),
+    st.lists(
+        st.sampled_from(["one float", "minus zero", "one int", "one bool", "coded", "floats", "text"]), max_size=7
+    ),
 )
 def test_constant_and_coded_neighbours_joined_write_each_cell_as_alone(n: int, kinds: list[str]) -> None:
     """Columns of one value and adjacent coded columns with few pairs of labels are joined before the
@@ -182,7 +184,7 @@ def test_a_long_file_is_written_in_chunks_that_join_up(monkeypatch: pytest.Monke
     whole = csv_bytes(columns)
     monkeypatch.setattr(csvsafe, "_ROWS_PER_CHUNK", 3)
     assert csv_bytes(columns) == whole and whole.count(b"\n") == 11
-    assert whole.split(b"\n")[2] == (b"0.25,\"'=b;c\"" if coded_last else b"\"'=b;c\",0.25")
+    assert whole.split(b"\n")[2] == (b'0.25,"\'=b;c"' if coded_last else b'"\'=b;c",0.25')
 
 
 def test_run_escapes_an_id_and_a_node_name_holding_a_semicolon(
