@@ -37,6 +37,7 @@ from helpers.browser import (  # noqa: E402  (after the skip when Playwright is 
     settle,
     wait_idle,
 )
+from helpers.decisions import assert_contrastive, default_sample_steps  # noqa: E402
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
 SCREENSHOT = ROOT / "docs" / "screenshot-explore.png"
@@ -72,59 +73,31 @@ def _no_stale(page: Any) -> None:
     page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
 
 
-def _first_steps(n: int) -> list[dict]:
-    """The decision records of fitgpp's first `n` preemptions, as the Gantt steps through them, on the
-    default scenario: computed here from the engine (fitgpp's run with k8s asked on every view,
-    ``simulate(..., same_state="k8s")``), independently of the page."""
-    from dashboard.shared import gantt_views
-    from dashboard.shared.decision_text import decision_for
-    from dashboard.shared.scenario import Scenario
-    from simcore.engine import simulate
-    from simcore.workload import load_cluster
-    from simcore.workload.presets import generate
-    from simcore.workload.samples import SAMPLES
-
-    scenario = Scenario()
-    preset, seed, overrides = next((p, s, o) for f, p, s, o in SAMPLES if f == f"{scenario.sample}.csv")
-    gen = generate(preset, seed, overrides)
-    cluster = load_cluster(ROOT / "sample_workloads" / f"{preset}_cluster.yaml").cluster  # as the dashboard loads it
-    run = simulate(gen.table, cluster, scenario.config("fitgpp"), same_state="k8s")
-    steps = gantt_views.preemption_list(run.events_frame).head(n)
-    records = [decision_for(run.decisions, chosen) for _, chosen in steps.iterrows()]
-    assert all(r is not None for r in records)
-    return records  # type: ignore[return-value]
-
-
 def _why_this_victim(page: Any, records: list[dict]) -> None:
     """On the Gantt at its first preemption: Next preemption to the first decision where fitgpp and
-    k8s take different victims on the same state, whose *Why this victim?* names the deciding key
-    value, defines it, gives its principle and shows what k8s would take (issue 19)."""
-    from simcore.policies.glossary import TERMS
-
-    step = next(i for i, r in enumerate(records) if sorted(r["victims"]) != sorted(r["same_state"]["victims"]))
+    k8s take different victims on the same state, whose *Why this victim?* says, as a visitor sees it,
+    what k8s would take there and the key value that made fitgpp take another set, with both values
+    (issue 33); the first decision, where they agree, says "the same"."""
+    assert_contrastive(_decision_text(page), records[0], "k8s")
+    step = next(i for i, r in enumerate(records) if sorted(r["victims"]) != sorted(r["same_state"]["k8s"]["victims"]))
     record = records[step]
-    deciding, alt = record["deciding"], record["same_state"]
-    label = deciding.replace("_", " ")
     for i in range(2, step + 2):
         page.get_by_role("button", name="Next preemption").click()
         _no_stale(page)
         page.get_by_text(f"Preemption {i} of").first.wait_for(timeout=TIMEOUT_MS)
-    words = page.get_by_text("chosen because").first
-    words.wait_for(timeout=TIMEOUT_MS)
     page.get_by_text(f"TE job {record['te_job']} needed").first.wait_for(timeout=TIMEOUT_MS)
-    text = words.inner_text()
-    # the deciding criterion is named, defined and its principle given
-    assert f"{label} decided:" in text
-    assert f"{label.capitalize()} is {TERMS[deciding].meaning}." in text
-    assert f"Principle: {TERMS[deciding].principle}." in text
-    # what k8s would take on this very state, beside the chosen set
-    taken = ("BE job " if len(alt["victims"]) == 1 else "BE jobs ") + ", ".join(alt["victims"])
-    assert (
-        f"On the same state (this instant's cluster), k8s would take {taken} on node {alt['node']}: a different choice"
-        in text
-    )
+    text = _decision_text(page)
+    assert_contrastive(text, record, "k8s")
+    assert_contrastive(text, record, "lrtp")
     assert "In k8s's own run on the same jobs (a second view" in text
     assert_no_exception(page)
+
+
+def _decision_text(page: Any) -> str:
+    """The decision's words as drawn (an ``st.text`` block)."""
+    block = page.locator('[data-testid="stText"]').filter(has_text="fitted on no node").first
+    block.wait_for(timeout=TIMEOUT_MS)
+    return block.inner_text()
 
 
 def test_explore_end_to_end(dashboard_server: str, new_page: Callable[..., Any]) -> None:
@@ -133,7 +106,7 @@ def test_explore_end_to_end(dashboard_server: str, new_page: Callable[..., Any])
     zoom, Next preemption and *Why this victim?* against k8s on the same state; the jobs table's units;
     the worth panel's decision opened on the Gantt; a bad upload refused, a good one run, its cluster
     notice and the one-click cluster sized from it."""
-    records = _first_steps(5)
+    records = default_sample_steps(5)
     page = new_page(1400, 1500)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -264,9 +237,8 @@ def _gantt(page: Any, records: list[dict]) -> None:
     assert thumb == "day 1 02:00:00" and caption.inner_text().startswith(f"Window: {thumb} to "), thumb
     # the first preemption's decision opens under the Gantt, fitgpp's choice beside k8s's
     page.get_by_text("Why this victim?").wait_for(timeout=TIMEOUT_MS)
-    first = page.get_by_text("chosen because").first
-    first.wait_for(timeout=TIMEOUT_MS)
-    assert "fitgpp took node" in first.inner_text() and "k8s" in first.inner_text(), first.inner_text()
+    first = _decision_text(page)
+    assert "fitgpp took node" in first and "On the same state, k8s would take" in first, first
     # the README's picture: the Gantt centred on the first preemption, its decision below
     page.set_viewport_size({"width": 1400, "height": 2000})
     settle(page)

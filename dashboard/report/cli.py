@@ -21,6 +21,7 @@ from simcore.cli import inputs
 from simcore.cli.common import add_set_option, config_from_args, knob_epilog, warn_unschedulable
 from simcore.core.errors import UserError
 from simcore.policies import POLICIES
+from simcore.policies.alternatives import same_state_for
 
 DEFAULT_POLICIES = "fifo,priority,k8s,fitgpp"
 
@@ -81,7 +82,9 @@ def report_input(args: argparse.Namespace, command: str) -> ReportInput:
     runs = dict(zip(labels, compute.comparison(jobs, cluster, list(configs.values()), (), _quiet), strict=True))
     warn_unschedulable(runs[args.baseline].summary["unschedulable"])
     preemptive = [label for label in labels if POLICIES[configs[label].policy].preemptive]
-    recorded = decisions.records(jobs, cluster, [(configs[p], None) for p in preemptive], _quiet)
+    names = [configs[p].policy for p in preemptive]
+    asked = [(configs[p], same_state_for(configs[p].policy, names)) for p in preemptive]
+    recorded = decisions.records(jobs, cluster, asked, _quiet)
     return ReportInput(
         title=Path(args.workload).name,
         command=command,

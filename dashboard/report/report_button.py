@@ -24,6 +24,7 @@ from dashboard.runs import data, held
 from dashboard.shared.scenario import Scenario
 from simcore.core.errors import UserError
 from simcore.policies import POLICIES
+from simcore.policies.alternatives import same_state_for
 from simcore.workload import samples, write_workload
 
 
@@ -62,7 +63,10 @@ def report_bytes(
     note = ""
     try:
         recorded = data.decision_records(
-            comparison.workload, comparison.cluster, tuple((configs[p], None) for p in preemptive), lambda _: None
+            comparison.workload,
+            comparison.cluster,
+            tuple((configs[p], same_state_for(p, preemptive)) for p in preemptive),
+            lambda _: None,
         )
     except UserError as exc:  # over the time limit: the rest of the report is still worth having
         recorded, note = [], f"The decision log is not in this report: {exc}"
