@@ -124,6 +124,7 @@ LESSON_STEP: Family[int] = Family("lesson_step_")  # per "<lesson>_<variant>": t
 LESSON_PLAYING: Key[tuple[str, str] | None] = Key("lesson_playing")  # the (lesson, variant) playing
 QUIZ_ANSWER: Family[str | float | None] = Family("quiz_answer_")  # per "<scope>_<question>": the answer widget
 QUIZ_CHECKED: Family[str | float] = Family("quiz_checked_")  # per "<scope>_<question>": the answer checked
+QUIZ_SHOWN: Family[bool] = Family("quiz_shown_")  # per scope: what happened shown without every answer checked
 EXERCISE_SEED: Key[int | None] = Key("exercise_seed")  # the seed widget of the fresh exercise
 EXERCISE_LINKED: Key[str] = Key("_exercise_linked")  # the link's seed last put into the widget
 

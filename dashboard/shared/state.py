@@ -16,7 +16,7 @@ button" and Dask offer are :mod:`dashboard.sweep.sweep_state`'s, beside the sett
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 from urllib.parse import urlencode
@@ -374,6 +374,18 @@ def quiz_check(session: Session, scope: str, question: str) -> None:
         checked.drop(session)
     else:
         checked.set(session, given)
+
+
+def quiz_show(session: Session, name: str) -> None:
+    """The "Show what happened" button of ``name`` (a lesson variant, an exercise): shown unanswered."""
+    keys.QUIZ_SHOWN(name).set(session, True)
+
+
+def quiz_revealed(session: Session, name: str, asked: Mapping[str, Iterable[str]]) -> bool:
+    """May what happened in ``name`` be shown (its Gantt and outcome give the answers away): every
+    question of ``asked`` (scope -> its questions' keys) checked, or its Show what happened pressed?"""
+    checked = all(quiz_keys(scope, q)[1].maybe(session) is not None for scope, qs in asked.items() for q in qs)
+    return checked or bool(keys.QUIZ_SHOWN(name).get(session, False))
 
 
 def exercise_from_link(session: Session, raw: str | None, parse: Callable[[str], int]) -> None:

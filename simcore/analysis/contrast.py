@@ -235,7 +235,7 @@ def policy_line(record: Mapping[str, Any], other: str) -> str:
     alt = record["same_state"][other]
     if not alt["victims"]:
         return f"On the same state, {other} would take no victim: {alt['reason']}."
-    own = f"{label(alt['deciding'])} decided" if alt["deciding"] else "its only option"
+    own = f"{label(alt['deciding'])} decided" if alt["deciding"] else "the only node it weighed"
     took = f"{jobs_text(alt['victims'])} on node {alt['node']} ({own})"
     if sorted(alt["victims"]) == sorted(record["victims"]) and alt["node"] == record["node"]:
         return f"On the same state, {other} would take the same: {took}."
