@@ -6,7 +6,8 @@ tests one xdist group, so one worker runs them). A check is reached by a click o
 already opens wherever it can be: a page load costs about three reruns' CPU
 (docs/testing.md#round-9-chromium). Screenshots go to the test artifacts directory
 (``$ARTIFACTS_DIR`` or ``test-artifacts/``); with ``UPDATE_SCREENSHOT=1`` the Explore one also
-replaces the README's docs/screenshot-explore.png. The first-chart timing against a bare page is
+replaces the README's docs/screenshot-explore.png and docs/screenshot-why-victim.png (the decision
+view where fitgpp and k8s differ), and the Learn walk docs/screenshot-learn.png. The first-chart timing against a bare page is
 a benchmark, not a test: ``make bench-browser`` (bench/first_chart.py).
 """
 
@@ -41,6 +42,7 @@ from helpers.decisions import assert_contrastive, default_sample_steps  # noqa: 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
 SCREENSHOT = ROOT / "docs" / "screenshot-explore.png"
+WHY_SCREENSHOT = ROOT / "docs" / "screenshot-why-victim.png"
 LOG_TICKS = {f"{step * 10**k:,}" for k in range(6) for step in (1, 2, 5)}  # 1, 2, 5, 10, ..., 500,000
 
 pytestmark = BROWSER_TESTS
@@ -91,6 +93,11 @@ def _why_this_victim(page: Any, records: list[dict]) -> None:
     assert_contrastive(text, record, "lrtp")
     assert "In k8s's own run on the same jobs (a second view" in text
     assert_no_exception(page)
+    page.get_by_text("Why this victim?").scroll_into_view_if_needed()
+    settle(page)
+    page.screenshot(path=str(ARTIFACTS / WHY_SCREENSHOT.name))
+    if os.environ.get("UPDATE_SCREENSHOT") == "1":  # docs/dashboard.md's picture of the decision view
+        shutil.copy(ARTIFACTS / WHY_SCREENSHOT.name, WHY_SCREENSHOT)
 
 
 def _decision_text(page: Any) -> str:
@@ -365,6 +372,30 @@ def preemptive(item: Any, runs: dict[str, Any], last: bool) -> Any:
     return next(v for v in order if (runs[v.label]["event"] == "preempt").any())
 
 
+def _answered_screenshot(page: Any, item: Any) -> None:
+    """docs/screenshot-learn.png: lesson (b) under fitgpp, its questions answered and checked, the
+    explanation by the key that decided and the sets fitgpp weighed, the step-through below."""
+    page.get_by_role("radiogroup", name="Run it with").get_by_text("fitgpp", exact=True).first.click()
+    wait_idle(page)
+    radio = page.locator(".st-key-quiz_answer_victim_fitgpp_victim")
+    click_one(page, radio.locator("label").filter(has=page.get_by_role("radio", name="job 1", exact=True)))
+    click_one(page, page.locator(".st-key-check_quiz_answer_victim_fitgpp_victim button"))
+    page.get_by_text("Right: job 1.", exact=True).wait_for(timeout=TIMEOUT_MS)
+    wait = page.locator(".st-key-quiz_answer_victim_fitgpp_te_wait input")
+    wait.fill("0.5")
+    wait.press("Enter")
+    wait_idle(page)
+    click_one(page, page.locator(".st-key-check_quiz_answer_victim_fitgpp_te_wait button"))
+    page.get_by_text("Right: 30 s.", exact=True).wait_for(timeout=TIMEOUT_MS)
+    wait_idle(page, charts=2)  # both checked: the step-through, k8s's (shown before) beside fitgpp's
+    page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
+    page.get_by_text("Under fitgpp, TE job 7 finds no room").first.scroll_into_view_if_needed()
+    page.mouse.wheel(0, -120)
+    settle(page)
+    page.screenshot(path=str(ARTIFACTS / LEARN_SCREENSHOT.name))
+    shutil.copy(ARTIFACTS / LEARN_SCREENSHOT.name, LEARN_SCREENSHOT)
+
+
 LEARN_SCREENSHOT = ROOT / "docs" / "screenshot-learn.png"
 #: the lessons the Learn walk steps to instant 3 in Chromium: the first (one job preempted) and the
 #: gang (four workers signalled at once); the others' instant 3 is the AppTests' (each rerun of a
@@ -390,7 +421,8 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(f"{demo_server}/learn")
-    wait_idle(page, charts=2)
+    wait_idle(page)
+    assert page.locator(".js-plotly-plot").count() == 0  # nothing drawn before the questions are checked
     update = os.environ.get("UPDATE_SCREENSHOT") == "1"
 
     def step(button: str, label: str) -> None:
@@ -399,10 +431,15 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
         wait_idle(page, charts=2)
         assert_no_exception(page)
 
-    def choose_variant(label: str, n: int) -> None:  # no rerun when it is the lesson's first variant, shown
+    def choose_variant(label: str, n: int = 0) -> None:  # no rerun when it is the lesson's first variant, shown
         page.get_by_role("radiogroup", name="Run it with").get_by_text(label, exact=True).first.click()
+        wait_idle(page)
+        show = page.get_by_role("button", name="Show what happened")
+        if show.count():  # the step-through is hidden until the questions are checked: shown unanswered
+            click_one(page, show)
         wait_idle(page, charts=2)
-        page.get_by_text(f"(instant 1 of {n})").first.wait_for(timeout=TIMEOUT_MS)  # each variant steps on its own
+        if n:
+            page.get_by_text(f"(instant 1 of {n})").first.wait_for(timeout=TIMEOUT_MS)  # each variant on its own
 
     def shot(name: str, scroll: int = 0) -> None:
         page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
@@ -414,8 +451,10 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
 
     for item in lessons.LESSONS:
         choose(page, "Lesson", item.title)
-        wait_idle(page, charts=2)
-        if item.key == "price":
+        wait_idle(page)
+        if item.key == "price":  # every variant shown beside the others
+            for v in item.variants:
+                choose_variant(v.label)
             _lost_work_and_whole_variant_names(page, item)
         runs = {v.label: compute.full_run(*lessons.load(item), v.config).events for v in item.variants}
         variant = preemptive(item, runs, last=item.key in STEPPED)
@@ -446,12 +485,6 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
             )  # stopped by itself at the end
             assert_no_exception(page)
         shot(f"learn-lesson-{item.key}-end.png")
-        if item.key == "victim" and update:  # the Learn screenshot: instant 7, the TE job arrives and fitgpp preempts
-            fitgpp = preemptive(item, runs, last=True).label
-            n = len(lesson_views.instants(runs[fitgpp]))
-            choose_variant(fitgpp, n)
-            for i in range(2, 8):
-                step("Next", f"(instant {i} of {n})")
-            shot(LEARN_SCREENSHOT.name, scroll=200)
-            shutil.copy(ARTIFACTS / LEARN_SCREENSHOT.name, LEARN_SCREENSHOT)
+        if item.key == "victim" and update:  # the Learn screenshot: fitgpp's victim answered, explained
+            _answered_screenshot(page, item)
     assert not errors, errors

@@ -92,7 +92,12 @@ def show(
     )
     cost = decision_text.accounting_words(results[policy].decisions, record)
     st.text("\n".join([*lines, *([cost] if cost else [])]))
-    st.dataframe(decision_text.candidate_table(record), hide_index=True, width="stretch")
+    st.dataframe(
+        decision_text.candidate_table(record),
+        hide_index=True,
+        width="stretch",
+        column_config={"against the chosen set": st.column_config.TextColumn(width="large")},
+    )
     st.caption(
         "Every victim set the policy weighed, best first, with the values it ranks them by, in this order "
         "(each is defined below), then the other policies' choices on this state that it did not weigh; "

@@ -171,7 +171,7 @@ def _victim_question(
         lines = contrast.contrast_lines(record)
         why = (
             f"At {fmt.clock(t)} {policy} takes {_jobs(victims)} on node {record['node']} for TE job {te_job}. "
-            "Why these and not others, by its own key (every set it weighed is in the table below):\n\n"
+            "Why this set and not another, by its own key (every set it weighed is in the table below):\n\n"
             + "\n".join(f"- {line}" for line in lines)
         )
     elif record is not None:

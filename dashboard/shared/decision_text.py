@@ -90,8 +90,8 @@ def glossary(record: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["value", "meaning", "principle"])
 
 
-#: the candidate table's columns besides the key values
-SET_COLUMNS = ("node", "would take", "taken on this state by", "against the chosen set", "chosen")
+#: the candidate table's columns besides the key values, before them then after them
+SET_COLUMNS = ("node", "would take", "chosen", "taken on this state by", "against the chosen set")
 
 
 def candidate_table(record: Mapping[str, Any]) -> pd.DataFrame:
@@ -121,7 +121,7 @@ def candidate_table(record: Mapping[str, Any]) -> pd.DataFrame:
                 "chosen": mine,
             }
         )
-    return pd.DataFrame(rows, columns=[*SET_COLUMNS[:2], *map(label, names), *SET_COLUMNS[2:]])
+    return pd.DataFrame(rows, columns=[*SET_COLUMNS[:3], *map(label, names), *SET_COLUMNS[3:]])
 
 
 def accounting_words(decisions: pd.DataFrame, record: Mapping[str, Any]) -> str | None:
