@@ -62,8 +62,7 @@ def test_a_lesson_hides_what_happened_until_checked(dashboard_server: str, new_p
     page.get_by_text("Not quite: you said 100 min").wait_for(timeout=TIMEOUT_MS)
     # both checked: the outcome, the step-through and the Gantt appear
     page.get_by_text("the TE job waits behind").first.wait_for(timeout=TIMEOUT_MS)
-    page.wait_for_selector(GANTT, timeout=TIMEOUT_MS)
-    assert page.locator(GANTT).count() >= 2
+    wait_idle(page, charts=2)  # the GPU grid and the Gantt
     assert_no_exception(page)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.learn import exercises, lesson_views, lessons, quiz_page
+from dashboard.learn import exercises, lesson_views, lessons, quiz_page, quiz_state
 from dashboard.runs import data, worker
 from dashboard.runs.compute import Run
 from dashboard.shared import gantt_charts, keys, notices, state
@@ -72,7 +72,7 @@ def show() -> None:
     shown = [
         v
         for v in item.variants
-        if state.quiz_revealed(
+        if quiz_state.quiz_revealed(
             session, f"{item.key}_{v.label}", {f"{item.key}_{v.label}": [q.key for q in asked[v.label]]}
         )
     ]

@@ -12,10 +12,10 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from dashboard.learn import exercises, knob_map
+from dashboard.learn import exercises, knob_map, quiz_state
 from dashboard.runs import data, worker
 from dashboard.runs.compute import Run
-from dashboard.shared import decision_text, gantt_charts, gantt_views, keys, notices, state, views
+from dashboard.shared import decision_text, gantt_charts, gantt_views, keys, notices, views
 from simcore.core import fmt
 from simcore.core.errors import UserError
 from simcore.core.model import ClusterSpec
@@ -28,14 +28,17 @@ def ask(questions: tuple[exercises.Question, ...], scope: str) -> None:
     the decision weighed. ``scope`` tells apart the questions of different runs (a lesson and
     variant, an exercise and policy)."""
     for q in questions:
-        answer, checked = state.quiz_keys(scope, q.key)
+        answer, checked = quiz_state.quiz_keys(scope, q.key)
         with st.container(border=True):
             if q.kind == "choice":
                 st.radio(q.prompt, q.options, index=None, horizontal=True, key=answer.name, format_func=_option(q.key))
             else:
                 st.number_input(q.prompt, min_value=0.0, value=None, step=0.5, key=answer.name)
             st.button(
-                "Check", key=f"check_{answer.name}", on_click=state.quiz_check, args=(st.session_state, scope, q.key)
+                "Check",
+                key=f"check_{answer.name}",
+                on_click=quiz_state.quiz_check,
+                args=(st.session_state, scope, q.key),
             )
             given = checked.maybe(st.session_state)
             if given is None:
@@ -56,10 +59,10 @@ def _option(key: str):
 
 
 def revealed(name: str, asked: Mapping[str, tuple[exercises.Question, ...]]) -> bool:
-    """Whether what happened in ``name`` may be shown (:func:`dashboard.shared.state.quiz_revealed`);
+    """Whether what happened in ``name`` may be shown (:func:`dashboard.learn.quiz_state.quiz_revealed`);
     until then a line says why it is hidden, with the button that shows it unanswered."""
     scopes = {scope: [q.key for q in qs] for scope, qs in asked.items()}
-    if state.quiz_revealed(st.session_state, name, scopes):
+    if quiz_state.quiz_revealed(st.session_state, name, scopes):
         return True
     st.caption(
         "What happened is hidden until you check your answers above: the run's Gantt and outcome give them away."
@@ -68,7 +71,7 @@ def revealed(name: str, asked: Mapping[str, tuple[exercises.Question, ...]]) -> 
         "Show what happened",
         key=f"show_{name}",
         icon=":material/visibility:",
-        on_click=state.quiz_show,
+        on_click=quiz_state.quiz_show,
         args=(st.session_state, name),
     )
     return False
@@ -96,12 +99,12 @@ def show_exercise() -> None:
     answered, its Gantt and limits."""
     session = st.session_state
     try:
-        state.exercise_from_link(session, st.query_params.get(exercises.SEED_PARAM), exercises.parse_seed)
+        quiz_state.exercise_from_link(session, st.query_params.get(exercises.SEED_PARAM), exercises.parse_seed)
     except UserError as exc:
         notices.error(exc)
     left, right = st.columns([1, 2])
     left.button(
-        "New exercise", icon=":material/casino:", on_click=state.new_exercise, args=(session, exercises.SEED_MAX)
+        "New exercise", icon=":material/casino:", on_click=quiz_state.new_exercise, args=(session, exercises.SEED_MAX)
     )
     seed = right.number_input(
         "Exercise seed (in the link)",
@@ -122,7 +125,7 @@ def show_exercise() -> None:
         return
     except worker.Cancelled:
         st.stop()
-    state.publish_exercise(session, exercises.SEED_PARAM, int(seed))
+    quiz_state.publish_exercise(session, exercises.SEED_PARAM, int(seed))
     nodes = len(ex.cluster.nodes)
     st.markdown(
         f"**Exercise {ex.seed}**: {nodes} node{'s' if nodes > 1 else ''} of {fmt.number(exercises.NODE.gpu)} GPUs, "

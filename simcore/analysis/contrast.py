@@ -23,8 +23,8 @@ from simcore.policies.glossary import TIE_BREAK, better_words, label, term, valu
 
 #: why_not of a set the policy values as good as its choice, yet its rule does not build
 NOT_BUILT = "its rule does not build this set"
-#: why_not of a set the policy cannot value (a drawn key)
-NOT_RANKED = "it draws a node at random and ranks no sets"
+#: why_not of a set the policy's key does not value (a drawn key, a policy outside the evaluator)
+NOT_RANKED = "its key does not rank this set"
 
 #: a cap's reason (:mod:`simcore.policies.decision`) as it reads for one set
 CAP_WORDS = {
