@@ -13,6 +13,7 @@ Runs the real worker path (:func:`dashboard.runs.worker.run` of
   results: the resident growth per copy next to its ``deep_size``.
 
 With ``--sweep`` it measures instead the worker's peak for one sweep task of that size; with
+``--report`` the worker's peak building the Explore page's report of that scenario; with
 ``--page`` what drawing one visitor's Explore page adds (every tab's
 figures and tables, as Streamlit's AppTest runs the page in this process): the page is opened
 once (its runs computed and stored), then each tab is drawn from the store in turn (a page draws
@@ -137,6 +138,32 @@ def sweep(args: argparse.Namespace, out: dict[str, Any]) -> None:
     out.update(worker_peak_mb=round(peak / MB, 1), forkserver_rss_mb=round(forkserver_rss() / MB, 1), rows=len(rows[0]))
 
 
+def report(args: argparse.Namespace, out: dict[str, Any]) -> None:
+    """The Explore page's report of the scenario, built by the worker as the button has it built
+    (:func:`dashboard.report.gather.report_html`: the runs, the decision records, the HTML)."""
+    from dashboard.report import gather
+
+    scenario = Scenario(source="generate", gen=(("jobs", str(args.jobs)),), policies=tuple(args.policies.split(",")))
+    gen = presets.generate(scenario.preset, args.seed, dict(scenario.gen))
+    configs = {p: scenario.config(p) for p in scenario.policies}
+    from simcore.engine import simulate
+
+    flats = {p: compute.numbers(simulate(gen.table, gen.cluster, c)).flat for p, c in configs.items()}  # the page's
+    page = gather.PageFacts("bench", "simcore report", None, scenario.policies[0], (flats,))
+    worker.start()
+    cpu = time.process_time()
+    html, peak = worker.run(
+        measured, (gather.report_html, gen.table, gen.cluster, configs, page), timeout=3600, heartbeat=lambda _f: None
+    )
+    out.update(
+        worker_peak_mb=round(peak / MB, 1),
+        forkserver_rss_mb=round(forkserver_rss() / MB, 1),
+        html_mb=round(len(html) / MB, 1),
+        simulations=gather.simulations(configs),
+        server_cpu_s=round(time.process_time() - cpu, 2),
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=20_000)
@@ -145,11 +172,12 @@ def main() -> int:
     parser.add_argument("--copies", type=int, default=3, help="further copies kept, as distinct stored results")
     parser.add_argument("--page", action="store_true", help="measure one visitor's page drawing instead")
     parser.add_argument("--sweep", action="store_true", help="measure one sweep task's worker instead")
+    parser.add_argument("--report", action="store_true", help="measure the report's worker instead")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    if args.page or args.sweep:
+    if args.page or args.sweep or args.report:
         result: dict[str, Any] = {"jobs": args.jobs, "policies": args.policies, "seed": args.seed}
-        (page if args.page else sweep)(args, result)
+        (page if args.page else sweep if args.sweep else report)(args, result)
         return emit(result, args.out)
     scenario = Scenario(source="generate", gen=(("jobs", str(args.jobs)),), policies=tuple(args.policies.split(",")))
     gen = presets.generate(scenario.preset, args.seed, dict(scenario.gen))

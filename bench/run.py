@@ -5,6 +5,8 @@ Each scenario runs in a fresh subprocess so its peak RSS is its own. Usage:
     python bench/run.py mmc paper-fitgpp
 Generation time is reported apart from simulation time; jobs/s counts simulation only
 (wall clock). CPU seconds are printed too: on a busy machine they are the steadier number.
+Beside each ``demo20k-waits-*`` scenario, every job's waits (:func:`simcore.analysis.whatif.all_waits`) are
+timed against the plain run, minimum of three alternating rounds each (issue 31: within 3x).
 Beside ``mmc-fifo`` a plain ``heapq`` event loop does the same arrivals and departures (the same
 generated workload, FIFO on the same identical servers), measured in the same process: the floor a
 Python event loop sets, and the engine's ratio to it.
@@ -32,7 +34,10 @@ SCENARIOS: dict[str, tuple[str, dict, str]] = {
         for p in ("fifo", "priority", "k8s", "lrtp", "random", "fitgpp")
     },
     "1M-1000nodes-fitgpp": ("paper", {"jobs": 1_000_000, "nodes": 1000}, "fitgpp"),
+    **{f"demo20k-waits-{p}": ("demo", {"jobs": 20_000}, p) for p in ("fifo", "k8s", "fitgpp")},
 }
+#: the scenarios that also time every job's waits (simcore.analysis.whatif.all_waits, issue 31: within 3x the plain run)
+WAITS = {n for n in SCENARIOS if "-waits-" in n}
 
 
 def engine_runs_gangs() -> bool:
@@ -86,6 +91,25 @@ def heapq_floor(submit: list[float], duration: list[float], servers: int) -> tup
     return time.process_time() - c0, events
 
 
+def waits_cost(wl, policy: str, rounds: int = 3) -> dict:
+    """CPU seconds of the plain run and of every job's waits (one watched run, its decision records and
+    the waits in words), the minimum of `rounds` alternating rounds, and their ratio."""
+    from simcore.analysis.whatif import all_waits
+    from simcore.core.model import SimConfig
+    from simcore.engine import simulate
+
+    config = SimConfig(policy=policy)
+    plain, waits = [], []
+    for _ in range(rounds):
+        c = time.process_time()
+        simulate(wl.table, wl.cluster, config)
+        plain.append(time.process_time() - c)
+        c = time.process_time()
+        all_waits(wl.table, wl.cluster, config)
+        waits.append(time.process_time() - c)
+    return {"plain_cpu_s": round(min(plain), 3), "waits_cpu_s": round(min(waits), 3)}
+
+
 def one(name: str) -> dict:
     from simcore.core.model import SimConfig
     from simcore.engine import compiled, simulate
@@ -100,6 +124,8 @@ def one(name: str) -> dict:
     sim, cpu = time.perf_counter() - t1, time.process_time() - c1
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     floor = {}
+    if name in WAITS:
+        floor = waits_cost(wl, policy)
     if preset == "mmc" and policy == "fifo":  # every mmc node holds one job: c identical servers
         floor_cpu, floor_events = heapq_floor(
             wl.table.submit_time.tolist(), wl.table.duration.tolist(), len(wl.cluster.nodes)
@@ -138,7 +164,7 @@ def main(argv: list[str]) -> int:
 
     # the path every scenario's subprocess runs (the same environment): SIMCORE_PURE=1 selects the sources
     engine = "compiled (mypyc)" if compiled() else "pure Python"
-    print(f"engine: {engine}; the other path: {'SIMCORE_PURE=1' if compiled() else 'python build_engine.py'}")
+    print(f"engine: {engine}; the other path: {'SIMCORE_PURE=1' if compiled() else 'make install'}")
     print(
         f"{'scenario':<22} {'jobs':>9} {'nodes':>6} {'sim s':>7} {'cpu s':>7} {'jobs/s':>9} {'events':>9} {'preempt':>8} {'peak MB':>8}"
     )
@@ -150,6 +176,12 @@ def main(argv: list[str]) -> int:
             f"{r['events']:>9} {r['preemptions']:>8} {r['peak_rss_mb']:>8}",
             flush=True,
         )
+        if "waits_cpu_s" in r:
+            w, p = r["waits_cpu_s"], r["plain_cpu_s"]
+            print(
+                f"{'  all waits':<22} {r['jobs']:>9} {r['nodes']:>6} {'':>7} {w:>7}   plain run {p} s, ratio {w / p:.2f}x",
+                flush=True,
+            )
         if "floor_cpu_s" in r:
             f = r["floor_cpu_s"]
             print(

@@ -23,54 +23,11 @@ The public API, in the order of a run (config -> simulate -> records -> summary)
 Each name is imported from its module on first use, so ``import simcore`` itself imports nothing
 of the simulator (and ``simcore --help`` none of it: :mod:`simcore.cli`).
 
-The engine's per-event modules may be compiled with mypyc (``build_engine.py``, run by ``make
-install``; docs/testing.md#the-compiled-engine): Python then imports the extension beside each
-``.py`` file. With ``SIMCORE_PURE=1`` in the environment, or when a compiled module is older than
-its source (a stale build: one line on stderr says so), the finder below makes every ``simcore``
-module load from its ``.py`` file, the reference; :func:`simcore.engine.compiled` says which ran.
+The engine's per-event modules may run compiled with mypyc; :mod:`simcore.engine` says how and
+chooses (``SIMCORE_PURE=1`` runs every module from its ``.py`` file, the reference).
 """
 
-import os as _os
-import sys as _sys
-from importlib.machinery import EXTENSION_SUFFIXES as _EXT
-from importlib.util import spec_from_file_location as _spec_from_file
 from typing import TYPE_CHECKING as _TYPE_CHECKING
-
-
-class _SourceFinder:
-    """Finds a ``simcore`` module's ``.py`` file before the default finder, which prefers an extension."""
-
-    @staticmethod
-    def find_spec(name, path=None, target=None):
-        if not name.startswith("simcore.") or not path:
-            return None
-        for entry in path:
-            source = _os.path.join(entry, name.rpartition(".")[2] + ".py")
-            if _os.path.isfile(source):
-                return _spec_from_file(name, source)
-        return None  # a package: its __init__.py is never compiled
-
-
-def _stale_build() -> bool:
-    """Is some compiled engine module older than its source (edited since the build)?"""
-    engine = _os.path.join(_os.path.dirname(__file__), "engine")
-    for f in _os.listdir(engine):
-        suffix = next((s for s in _EXT if f.endswith(s)), None)
-        if suffix is not None:
-            source = _os.path.join(engine, f[: -len(suffix)] + ".py")
-            if _os.path.exists(source) and _os.path.getmtime(source) > _os.path.getmtime(_os.path.join(engine, f)):
-                return True
-    return False
-
-
-if _os.environ.get("SIMCORE_PURE") == "1":
-    _sys.meta_path.insert(0, _SourceFinder())
-elif _stale_build():
-    print(
-        "simcore: the compiled engine is older than its sources; running pure Python (rebuild: make install)",
-        file=_sys.stderr,
-    )
-    _sys.meta_path.insert(0, _SourceFinder())
 
 #: the public API: each name and the module that defines it. A name is imported on first use
 #: (``__getattr__`` below), so ``import simcore`` and ``simcore --help`` import none of the

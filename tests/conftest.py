@@ -16,11 +16,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-try:
-    from _pytest.nodeid import NodeId
-except ImportError:  # pytest before 9.2: pytest-xdist's own group suffix works
-    NodeId = None
-
 if TYPE_CHECKING:
     from helpers.browser import Shared
 
@@ -41,33 +36,30 @@ settings.register_profile("hunt", max_examples=2000, derandomize=False, **_COMMO
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Iterator[None]:
-    """Make ``--dist loadgroup`` group again: pytest-xdist marks a test of an ``xdist_group`` by a
-    ``@group`` suffix of its node id, written where pytest 9.2 no longer reads it, so the groups were
-    silently ignored (pytest-xdist issue #1386). Add the suffix where pytest reads it, after every
-    other hook (selection included); a no-op once pytest-xdist does it itself. Before them: the
-    longest tests first (``helpers.order.long_first``); each
-    browser test gets its xdist group from the server it uses (``helpers.browser.browser_group``),
-    and the pure_engine tests one group (they run in one child pytest: ``pytest_pyfunc_call``)."""
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest tests first (``helpers.order.long_first``); the slow ones marked ``slow``: those
+    ``helpers.order.is_slow`` names, every Chromium test (its server and browser started alone cost
+    more than the threshold) and every pure_engine test (compiled, they share one child pytest of
+    about a minute). Each browser test gets its xdist group from the server it uses
+    (``helpers.browser.browser_group``), and the pure_engine tests one group (they run in one child
+    pytest: ``pytest_pyfunc_call``). First among the hooks, so that pytest's selection by mark
+    (``-m``) and pytest-xdist's hook, which turns each ``xdist_group`` mark into the scope ``--dist
+    loadgroup`` schedules by, see these marks (docs/testing.md#fast-and-never-flaky: why pytest is
+    below 9.2)."""
     from helpers.browser import browser_group
-    from helpers.order import long_first
+    from helpers.order import is_slow, long_first
 
     items[:] = long_first(items)
     for item in items:
-        if item.get_closest_marker("browser") is not None and item.get_closest_marker("xdist_group") is None:
+        browser = item.get_closest_marker("browser") is not None
+        pure = item.get_closest_marker("pure_engine") is not None
+        if browser and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(browser_group(list(getattr(item, "fixturenames", ())))))
-        if item.get_closest_marker("pure_engine") is not None:  # one worker, one child pytest for them all
+        if pure:  # one worker, one child pytest for them all
             item.add_marker(pytest.mark.xdist_group(PURE_GROUP))
-    yield
-    if NodeId is None or not getattr(config.option, "loadgroup", False):
-        return
-    for item in items:
-        names = {
-            str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")
-        }
-        if names and "@" not in item.nodeid:
-            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(sorted(names))}")
+        if browser or pure or is_slow(item.nodeid):
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

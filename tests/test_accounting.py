@@ -8,6 +8,7 @@ seconds x gpu x workers (workers 1 here but in the gang victim's case).
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -16,8 +17,10 @@ from helpers import job, prop_cluster, te
 
 from simcore.analysis import accounting
 from simcore.analysis.metrics import FLAT_FIELDS, flat_summary, summarize
+from simcore.cli import main as cli_main
 from simcore.core.model import JobTable, SimConfig
 from simcore.engine import simulate
+from simcore.policies import POLICIES
 
 
 def _run(jobs, cluster, **knobs):
@@ -267,11 +270,80 @@ def test_decisions_are_the_one_by_one_values(preset, policy, monkeypatch):
         got = real(result, pre_rows, gpu_w)
         want = _decisions_one_by_one(result, pre_rows, gpu_w)
         seen.append((len(got[1]), len(result.nominations)))
-        for g, w in zip(got, want, strict=True):
+        for g, w in zip(got[:3], want, strict=True):
             assert g.dtype == w.dtype and g.tobytes() == w.tobytes()
+        assert not got[3].any()  # no nomination ends without down time (DESIGN rule 12)
         return got
 
     monkeypatch.setattr(accounting, "_decisions", both)
     summarize(simulate(gen.table, gen.cluster, SimConfig(policy=policy)))
     decisions, nominated = seen[0]
     assert decisions > 10 and (nominated > decisions) == (preset == "paper-gang")  # gangs: a row per worker
+
+
+def test_te_gang_decision_split_over_its_records_by_hand():
+    """One node of 4 GPUs; BE A (2 GPUs) from t=0 and BE B (2 GPUs) from t=50, 1000 s each; TE gang
+    T (3 workers of 1 GPU, 50 s) at t=100; checkpoint none. Worker 0 fits nowhere: k8s spares A
+    (the earlier start) and takes B; its room (2) counts as free, worker 0 takes 1 of it. Worker 1
+    fits in the 1 left (no search, no record). Worker 2 fits nowhere: k8s takes A. One decision
+    (one nomination row per worker, all on n0, each lacking 1 GPU: nothing was free), two records:
+    [B] then [A]. The 3 GPUs lacked on n0 count against the records in order: B frees 2 and makes
+    up 2 (excess 0); A frees 2 and makes up the 1 left (excess 1); the decision's excess 4 - 3 = 1.
+    Lost work: B ran 50 s, A 100 s, on 2 GPUs: 100 and 200 GPU-s. Grace 100-130: 30 x 2 = 60 each.
+    T runs 130-180; A and B restart at 180 and restore 60 s on 2 GPUs: 120 each. T starts on n0
+    as nominated: not wasted."""
+    jobs = replace(
+        JobTable.from_jobs([job("A", 0, 1000, 2), job("B", 50, 1000, 2), te("T", 100, 50, 1)]),
+        workers=np.array([1, 1, 3]),
+    )
+    r = simulate(jobs, prop_cluster(4), SimConfig(policy="k8s", checkpoint="none"), record_decisions=True)
+    assert r.nominations[:, 1:].tolist() == [[2, 0, 1000]] * 3
+    records = accounting.annotated_decisions(r)
+    assert [(d["time"], d["te_job"], d["victims"]) for d in records] == [(100.0, "T", ["B"]), (100.0, "T", ["A"])]
+    assert [{k: d[k] for k in accounting.DECISION_FIELDS} for d in records] == [
+        {
+            "excess_gpus": 0.0,
+            "gpu_seconds_lost": 100.0,
+            "gpu_seconds_grace": 60.0,
+            "gpu_seconds_restore": 120.0,
+            "wasted": False,
+        },
+        {
+            "excess_gpus": 1.0,
+            "gpu_seconds_lost": 200.0,
+            "gpu_seconds_grace": 60.0,
+            "gpu_seconds_restore": 120.0,
+            "wasted": False,
+        },
+    ]
+    acc = summarize(r)["accounting"]
+    assert (acc["preemption_decisions"], acc["excess_gpus"], acc["gpu_seconds_lost"]) == (1, 1.0, 300.0)
+    assert (acc["gpu_seconds_grace"], acc["gpu_seconds_restore"]) == (120.0, 240.0)
+
+
+@pytest.mark.parametrize("policy", sorted(n for n, p in POLICIES.items() if p.preemptive))
+def test_run_writes_decision_records_of_a_te_gang_whose_two_workers_need_victims(policy, tmp_path, capsys):
+    """Issue 31's reproducer: one node of 2 GPUs held by BE a and b (1 GPU each, from t=0); TE gang
+    T (2 workers of 1 GPU) at t=100. Each worker searches and takes one of them: one decision, two
+    records, one victim each (the order is the policy's). Per record: grace 30 s x 1 GPU = 30,
+    restore 60 x 1 = 60 (both restart at 630, when T ends), nothing lost (on_preempt), the 1 GPU
+    each worker lacked made up exactly (excess 0); T starts where it was nominated."""
+    wl = tmp_path / "w.csv"
+    wl.write_text(
+        "job_id,submit_time,duration,cpu,mem_gb,gpu,job_class,workers\n"
+        "a,0,10000,1,8,1,BE,1\nb,0,10000,1,8,1,BE,1\nT,100,500,1,8,1,TE,2\n"
+    )
+    out = tmp_path / "d.jsonl"
+    cluster = ["--nodes", "1", "--node-cpu", "8", "--node-mem-gb", "64", "--node-gpu", "2"]
+    assert cli_main(["run", str(wl), *cluster, "--policy", policy, "--decisions-out", str(out)]) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(v for d in records for v in d["victims"]) == ["a", "b"]
+    for d in records:
+        assert (d["time"], d["te_job"], len(d["victims"])) == (100.0, "T", 1)
+        assert {k: d[k] for k in accounting.DECISION_FIELDS} == {
+            "excess_gpus": 0.0,
+            "gpu_seconds_lost": 0.0,
+            "gpu_seconds_grace": 30.0,
+            "gpu_seconds_restore": 60.0,
+            "wasted": False,
+        }

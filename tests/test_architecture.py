@@ -73,6 +73,7 @@ CHARTS = (
     "report/builder.py",
     "report/sections.py",
     "report/plain_html.py",
+    "report/gather.py",
     "report/cli.py",
 )
 

@@ -284,11 +284,13 @@ def test_reservation_book_fits_once_all_victims_released(cap, data):
 def test_timeline_orders_one_instant_by_rule_1_and_skips_stale_entries():
     token = [0, 0, 0, 0, 0]
     tl = Timeline([4, 3], [5.0, 7.0], token, RunningTable(5))
-    tl.release_at(5.0, order=0, j=0)
+    tl.release_at(5.0, order=0, j=0, token=0)
     tl.finish_at(5.0, order=2, j=2, token=0)
     tl.finish_at(5.0, order=1, j=1, token=0)
     tl.finish_at(6.0, order=3, j=3, token=0)
     token[3] = 1  # job 3 was preempted: its finish at 6 is stale, no instant
+    tl.release_at(6.5, order=4, j=4, token=0)
+    token[4] = 1  # job 4 failed during its grace period (DESIGN rule 12): its release at 6.5 is stale
     # finishes (in job order), then releases, then arrivals
     assert list(tl.instants(lambda: False, [])) == [(5.0, [1, 2], [0], [4]), (7.0, [], [], [3])]
 

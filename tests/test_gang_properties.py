@@ -5,7 +5,7 @@ rule 10: a job's workers start, are signalled, release and finish at the same in
 each, consecutive, the same nodes in the same worker order); no node over capacity; a gang is
 never partially running; every job finishes once; the progress of its run segments adds up to
 duration + lost work; TE jobs are never preempted; every preempt row belongs to a decision
-record naming its node. And a workload whose ``workers`` are all 1 gives byte-identical outputs
+record naming its node, and the records' accounting values add up to the summary's. And a workload whose ``workers`` are all 1 gives byte-identical outputs
 to the same workload without the column, for every policy and several knobs.
 """
 
@@ -20,6 +20,7 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from simcore.analysis import accounting
 from simcore.analysis.gantt import segments
 from simcore.analysis.metrics import summarize
 from simcore.core.model import ClusterSpec, JobTable, Node, Resources, SimConfig
@@ -143,6 +144,24 @@ def check_decisions(r) -> None:
             assert set(nodes) <= set(d.get("nodes", [d["node"]]))
 
 
+def check_record_accounting(r) -> None:
+    """The records' accounting values add up to the summary's (docs/policies.md, preemption
+    accounting): a TE gang's decision may span several records, one per worker that searched,
+    which share its time, TE job and ``wasted``."""
+    records = [d for d in accounting.annotated_decisions(r) if d["victims"]]
+    acc = summarize(r)["accounting"]
+    decisions: dict[tuple[float, str], bool] = {}
+    for d in records:
+        assert decisions.setdefault((d["time"], d["te_job"]), d["wasted"]) == d["wasted"]
+        assert d["excess_gpus"] >= 0
+    assert len(decisions) == acc["preemption_decisions"]
+    assert sum(decisions.values()) == acc["wasted_preemptions"]["count"]
+    for c in accounting.COSTS:
+        assert np.isclose(sum(d[c] for d in records), acc[c])
+        assert np.isclose(sum(d[c] for d in records if d["wasted"]), acc["wasted_preemptions"][c])
+    assert np.isclose(sum(d["excess_gpus"] for d in records), acc["excess_gpus"])
+
+
 @SETTINGS
 @given(scenario())
 def test_gang_invariants(case):
@@ -150,6 +169,7 @@ def test_gang_invariants(case):
     r = simulate(jobs, cluster, config, record_decisions=True)
     check(r)
     check_decisions(r)
+    check_record_accounting(r)
     g = segments(r)  # a gang's lanes on every node it holds, per worker
     run = g[g["kind"] == "run"].assign(d=lambda f: f["end"] - f["start"])
     jf = r.jobs_frame.set_index("job_id")

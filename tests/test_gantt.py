@@ -234,3 +234,72 @@ def test_cli_writes_the_gantt_csv_escaped(tmp_path) -> None:
     assert ["c", "BE", "n0", "cpu", "0.0", "5.0", "run"] in body
     assert {r[6] for r in body} == {"run", "grace", "restore"}
     assert len(body) == 2 * 4 + 2 + 1  # 2 lanes x (run, grace, restore, run) for =1+1, 2 x run for t, c
+
+
+class _AllLanes:
+    """The lane rules of simcore.analysis.gantt's docstring on a list of every lane, made at once: the
+    reference its lanes-made-when-needed version must equal (a node of a billion GPUs made a
+    billion lists: a MemoryError)."""
+
+    def __init__(self, count: int) -> None:
+        self.used: list[list[tuple[int, int]]] = [[] for _ in range(count)]
+
+    def take(self, units: int) -> list[tuple[int, int, int]]:
+        pieces, taken = [], set()
+        for _ in range(units // gantt.UNIT):  # whole GPUs: the lowest empty lane, else an extra one
+            lane = next((i for i, u in enumerate(self.used) if not u and i not in taken), None)
+            if lane is None:
+                self.used.append([])
+                lane = len(self.used) - 1
+            taken.add(lane)
+            pieces.append((lane, 0, gantt.UNIT))
+        part = units % gantt.UNIT
+        if part:  # the tightest free gap: least room, then lowest lane, then lowest offset
+            gaps = [
+                (room, i, lo)
+                for i, u in enumerate(self.used)
+                if i not in taken
+                for lo, room in gantt._gaps(u)
+                if room >= part
+            ]
+            if not gaps:
+                self.used.append([])
+                gaps = [(gantt.UNIT, len(self.used) - 1, 0)]
+            _, lane, lo = min(gaps)
+            pieces.append((lane, lo, part))
+        for lane, lo, size in pieces:
+            self.used[lane] = sorted([*self.used[lane], (lo, lo + size)])
+        return pieces
+
+    def give_back(self, pieces: list[tuple[int, int, int]]) -> None:
+        for lane, lo, size in pieces:
+            self.used[lane].remove((lo, lo + size))
+
+
+@given(
+    st.integers(0, 5),
+    st.lists(st.tuples(st.booleans(), st.sampled_from([250, 500, 750, 1000, 1500, 2000, 2600, 4000])), max_size=30),
+)
+def test_lanes_made_when_needed_equal_every_lane_made_at_once(count: int, ops: list[tuple[bool, int]]) -> None:
+    lazy, full = gantt._Lanes(count), _AllLanes(count)
+    held: list[list[tuple[int, int, int]]] = []
+    for give_back, units in ops:
+        if give_back and held:
+            pieces = held.pop(units % len(held))
+            lazy.give_back(pieces)
+            full.give_back(pieces)
+        else:
+            pieces = lazy.take(units)
+            assert pieces == full.take(units)
+            held.append(pieces)
+
+
+def test_a_node_of_a_billion_gpus_makes_only_the_lanes_its_jobs_hold(tmp_path) -> None:
+    """A 1.5-GPU job and a 3-GPU job on a node of 1e9 GPUs: lanes 0 and half of 1, then 2 to 4."""
+    wl = tmp_path / "w.csv"
+    wl.write_text("job_id,submit_time,duration,cpu,mem_gb,gpu,job_class\na,0,100,1,1,1.5,BE\nb,0,100,1,1,3,BE\n")
+    out = tmp_path / "g.csv"
+    cluster = ["--nodes", "1", "--node-gpu", "1e9", "--node-cpu", "8", "--node-mem-gb", "8"]
+    assert main(["run", str(wl), *cluster, "--gantt-out", str(out)]) == 0
+    rows = list(csv.DictReader(out.open()))
+    assert [(r["job_id"], r["lane"]) for r in rows] == [("a", "0"), ("a", "1"), ("b", "2"), ("b", "3"), ("b", "4")]

@@ -257,8 +257,41 @@ def test_link_text_is_never_rendered_as_markdown(demo_mode: bool, page: str, que
 
 
 def test_error_details_are_off_in_the_deployed_config() -> None:
+    """``"none"``: Streamlit's value that shows no type, message or trace of an uncaught error
+    (``false``, its legacy value, means "stacktrace": the trace with its server paths)."""
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
-    assert config["client"]["showErrorDetails"] in (False, "none")
+    assert config["client"]["showErrorDetails"] == "none"
+
+
+# each page's first call into the project, made to fail with a message naming a server path
+FAILING = {
+    "explore": ("dashboard.shared.state", "restore"),
+    "sweep": ("dashboard.shared.state", "restore"),
+    "learn": ("dashboard.learn.learn_numbers", "learn_numbers"),
+}
+
+
+@pytest.mark.parametrize("page", list(FAILING))
+def test_an_uncaught_error_shows_no_path_or_source_line(page: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error no page catches, under the served config (AppTest reads ``.streamlit/config.toml``
+    from the project root, like ``streamlit run``): the page shows Streamlit's generic notice,
+    without the error's type, message (here a server path) or any traceback line."""
+    import importlib
+
+    from streamlit import config
+
+    assert config.get_option("client.showErrorDetails") == "none"  # read from the project's file
+    secret = f"{ROOT}/simcore/secret.py, line 12"
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise RuntimeError(f"cannot read {secret}")
+
+    module, name = FAILING[page]
+    monkeypatch.setattr(importlib.import_module(module), name, fail)
+    at = open_page(page)
+    [shown] = at.exception
+    assert "error" in shown.message and not shown.stack_trace and not shown.proto.type
+    assert str(ROOT) not in str(shown.proto) and "line 12" not in str(shown.proto)
 
 
 def test_magic_is_off_and_no_page_would_show_anything_through_it() -> None:

@@ -214,7 +214,7 @@ def test_the_jobs_table_and_the_gantt_hover_name_each_jobs_longest_wait() -> Non
     grace = "its victims (A) are checkpointing in their grace period"
     room = "no node has room for its request (most GPUs free on one node: 2); it fits on the empty cluster"
     assert views.why_by_job(waits) == {"A": room, "T": grace, "B": ""}
-    table = views.jobs_table(result.jobs_frame, waits)
+    table = views.jobs_table(result.jobs_frame, views.why_by_job(waits))
     assert table.columns[-1] == views.WHY_WAITED and table[views.WHY_WAITED].tolist() == [room, grace, ""]
     assert views.WHY_WAITED not in views.jobs_table(result.jobs_frame).columns  # no waits given: no column
 

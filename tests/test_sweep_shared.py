@@ -29,6 +29,9 @@ OTHER = {
     "save_time": 10,
     "save_failure": 0.5,
     "preempt_budget": 3,
+    "checkpoint_cost": 60,
+    "mtbf": 100_000,
+    "repair": 600,
 }
 
 

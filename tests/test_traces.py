@@ -125,10 +125,12 @@ def test_slurm_bad_rows_are_named() -> None:
         "1,u,vc,8,8,1,COMPLETED,yesterday,,,100,0",
         "2,u,vc,8,8,0,COMPLETED,2020-06-09 18:41:01,,,100,0",
         "3,u,vc,8,8,1.5,COMPLETED,2020-06-09 18:41:01,,,100,0",
+        "4,u,vc,8,8,1,COMPLETED,\x1f,,,100,0",  # white space to Python, not to the schema: a text given
     )
     with pytest.raises(WorkloadError) as err:
         load_workload(bad, name="c.csv")
     message = str(err.value)
+    assert "row 5, column submit_time: not a date-time: '\\x1f'" in message
     assert "row 2, column submit_time: not a date-time: 'yesterday'" in message
     assert "row 3, column node_num: 0 nodes for a job of 8 GPUs" in message
     assert "row 4, column node_num: must be a whole number >= 1 written as digits" in message
@@ -236,3 +238,80 @@ def test_convert_names_the_jobs_too_wide_for_the_cluster(tmp_path: Path, capsys:
     wide = int(np.sum((t.workers * t.request[:, 2] > 8) | (t.workers * t.request[:, 0] > 64)))
     assert wide > 0 and f"note: {wide} jobs cannot be placed on this cluster even empty" in printed
     assert t.workers.tolist() == load_workload(SAMPLES / "spot2026_job_info_df.csv").table.workers.tolist()  # type: ignore[union-attr]
+
+
+# --- date-times a pandas timestamp cannot hold -------------------------------------------------
+
+FAR_HELIOS = _file(
+    HELIOS_HEADER,
+    "1,u,vc,8,8,1,COMPLETED,1500-01-01 00:00:00,,,100,0",
+    "2,u,vc,8,8,1,COMPLETED,1678-01-01 00:00:00,,,100,0",
+    "3,u,vc,8,8,1,COMPLETED,2261-12-31 23:59:59,,,100,0",
+    "4,u,vc,8,8,1,COMPLETED,2300-06-01 00:00:00,,,100,0",
+    "5,u,vc,8,8,1,COMPLETED,-0,,,100,0",  # pandas reads the year 0
+)
+FAR_ACME = _file(
+    SEREN_HEADER,
+    "1,u,1,8,128,Other,COMPLETED,2023-03-01 00:18:22+08:00,,,117,32,936.0",
+    "2,u,1,8,128,Other,COMPLETED,0999-03-01 00:18:22+08:00,,,117,32,936.0",
+    "3,u,1,8,128,Other,COMPLETED,2262-04-12 00:00:00+00:00,,,117,32,936.0",
+)
+FAR_REASONS = {
+    "helios": [
+        "row 2, column submit_time: the year is outside 1678 to 2261: '1500-01-01 00:00:00'",
+        "row 5, column submit_time: the year is outside 1678 to 2261: '2300-06-01 00:00:00'",
+        "row 6, column submit_time: the year is outside 1678 to 2261: '-0'",
+    ],
+    "acme": [
+        "row 3, column submit_time: the year is outside 1678 to 2261: '0999-03-01 00:18:22+08:00'",
+        "row 4, column submit_time: the year is outside 1678 to 2261: '2262-04-12 00:00:00+00:00'",
+    ],
+}
+
+
+@pytest.mark.parametrize(("fmt", "data", "kept"), [("helios", FAR_HELIOS, ["2", "3"]), ("acme", FAR_ACME, ["1"])])
+def test_dates_beyond_a_timestamp_are_named_or_dropped(fmt: str, data: bytes, kept: list[str]) -> None:
+    """pandas holds a time as int64 nanoseconds (1677-09-21 to 2262-04-11): a date-time outside
+    the whole years 1678 to 2261 is a row problem naming row, column and value, not a pandas
+    traceback. The first and last allowed years load: 1678-01-01 to 2261-12-31 23:59:59 is 584
+    years with 141 leap days (1700, 1800, 1900, 2100 and 2200 are not leap years), 213,300 days
+    less one second: 18,429,206,399 s."""
+    with pytest.raises(WorkloadError) as err:
+        load_workload(data, name="trace.csv")
+    message = str(err.value)
+    assert message.startswith("trace.csv: refused") and all(r in message for r in FAR_REASONS[fmt])
+    loaded = load_workload(data, name="trace.csv", drop_invalid=True)
+    assert loaded.table.job_id.tolist() == kept
+    assert [str(p) for p in loaded.dropped] == FAR_REASONS[fmt]
+    if fmt == "helios":
+        assert loaded.table.submit_time.tolist() == [0.0, 18_429_206_399.0]
+
+
+@pytest.mark.parametrize("command", ["run", "compare", "convert"])
+@pytest.mark.parametrize("drop", [False, True])
+def test_cli_names_a_date_beyond_a_timestamp(
+    command: str, drop: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from simcore.cli import main
+
+    trace = tmp_path / "cluster_log.csv"
+    trace.write_bytes(FAR_HELIOS)
+    out = ["--out", str(tmp_path / "w.csv")] if command == "convert" else []
+    code = main([command, str(trace), "--nodes", "2", *out, *(["--drop-invalid"] if drop else [])])
+    printed = capsys.readouterr()
+    said = printed.out + printed.err  # convert's notes go to stdout
+    assert code == (0 if drop else 2) and "Traceback" not in said
+    assert all(r in said for r in FAR_REASONS["helios"])
+    assert ("dropped 3 invalid rows of 5" if drop else "refused: 3 of 5 rows are invalid") in said
+
+
+def test_dashboard_upload_names_a_date_beyond_a_timestamp() -> None:
+    from dashboard.shared import uploads
+
+    with pytest.raises(WorkloadError) as err:
+        uploads.parse_workload_upload("trace_seren.csv", FAR_ACME, {})
+    assert str(err.value).startswith("trace_seren.csv: refused") and all(
+        r in str(err.value) for r in FAR_REASONS["acme"]
+    )
+    table, notes = uploads.parse_workload_upload("trace_seren.csv", FAR_ACME, {"bad_rows": "drop"})
+    assert table.job_id.tolist() == ["1"] and any(FAR_REASONS["acme"][0] in n for n in notes)

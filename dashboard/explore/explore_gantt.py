@@ -27,6 +27,11 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
     """Draw the Gantt tab; the view the visitor settles on goes into the link (``workload_file``: the
     workload's name in a refusal's command). A bar's hover names why its job waited longest."""
     runs, cluster = comparison.runs, comparison.cluster
+    last = max((float(r.segments["end"].max()) for r in runs.values() if len(r.segments)), default=0.0)
+    too_long = gantt_views.beyond_axis(last)
+    if too_long:
+        st.info(too_long, icon=":material/timeline:")
+        return
     session = st.session_state
     setup = state.gantt_setup(
         session,
@@ -93,11 +98,8 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
             width="stretch",
         )
     choice = state.gantt_choice(session)
-    why = {}
-    for shown in choice.policies:
-        waits = explore_job.all_waits(scenario, comparison, shown, workload_file)
-        if waits is not None:  # else the refusal is shown, and the hover has no reason
-            why[shown] = views.why_by_job(waits)
+    # one computation for both panels; refused or stopped: the notice is shown, and the hovers give no reason
+    why = explore_job.why_waited(scenario, comparison, choice.policies, workload_file) or {}
     gantt = gantt_views.gantt_view(
         {p: (runs[p].segments, runs[p].events) for p in choice.policies},
         cluster,

@@ -10,7 +10,7 @@ as plain text (``st.text``, table cells, :func:`~dashboard.shared.plain.md`), ne
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,13 +20,11 @@ from dashboard.explore import job_charts, job_state, job_views
 from dashboard.runs import budget, compute, data, worker
 from dashboard.runs.compute import Run
 from dashboard.runs.runkeys import cluster_hash, config_json
-from dashboard.shared import gantt_views, keys, notices, state, views
+from dashboard.shared import gantt_views, keys, notices, remembered, state, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.demo import limits
 from dashboard.shared.scenario import Scenario
 from dashboard.shared.views import HOUR
-from simcore.analysis import whatif
-from simcore.analysis.whatif import Wait
 from simcore.core.errors import UserError
 from simcore.policies import POLICIES
 
@@ -78,8 +76,11 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
         st.text("\n".join(job_views.story_lines(panel.story)))  # ids and node names may be an upload's: plain
     with right:
         view = job_views.job_gantt(run.segments, run.events, run.jobs, comparison.cluster, policy, job_id)
+        too_long = gantt_views.beyond_axis(float(run.segments["end"].max())) if view is not None else None
         if view is None:
             st.text(f"Job {job_id} never ran in this run.")
+        elif too_long:
+            st.info(too_long, icon=":material/timeline:")
         else:
             waits = job_views.wait_stretches(panel.waits, view.window)
             st.plotly_chart(job_charts.job_gantt_figure(view, job_id, waits), config=PLOT_CONFIG, key="job_gantt")
@@ -197,21 +198,27 @@ def _opening_job(run: Run, options: list[str]) -> str:
     return first if first in options else options[0]
 
 
-def all_waits(
-    scenario: Scenario, comparison: data.Comparison, policy: str, workload_file: str
-) -> dict[str, tuple[Wait, ...]] | None:
-    """Every job's waits in the run of ``policy`` (:func:`simcore.analysis.whatif.all_waits`): one watched run,
-    computed once per run and shared like the what-ifs; None after showing why not (over the budget)."""
-    config = scenario.config(policy)
-    return ask(
+def why_waited(
+    scenario: Scenario, comparison: data.Comparison, policies: Sequence[str], workload_file: str
+) -> dict[str, dict[str, str]] | None:
+    """Why each job waited in the runs of ``policies`` (policy -> job id -> its longest wait's words,
+    :func:`dashboard.runs.compute.why_waited`): one computation for every panel that asks, shared
+    and remembered like the what-ifs; None after showing why not (over the budget, stopped)."""
+    configs = [scenario.config(p) for p in policies]
+    table, cluster = comparison.workload.table, comparison.cluster
+    commands = [
+        budget.explore_command(scenario, workload_file, ("explain", "--all-waits", "--policy", p)) for p in policies
+    ]
+    answers = ask_each(
         comparison,
-        config,
-        ("all_waits",),
-        (whatif.all_waits, (comparison.workload.table, comparison.cluster, config)),
+        configs,
+        ("why_waited",),
+        lambda missing: (compute.why_waited, (table, cluster, tuple(configs[i] for i in missing))),
         compute.ALL_WAITS_RUNS,
-        budget.explore_command(scenario, workload_file, ("explain", "--all-waits", "--policy", policy)),
-        f"Reading why each job of the {policy} run waited...",
+        "\n".join(dict.fromkeys(line for c in commands for line in c.split("\n"))),  # one generate step
+        f"Reading why each job of the {' and '.join(policies)} run{'s' if len(policies) > 1 else ''} waited...",
     )
+    return None if answers is None else {p: a.by_job for p, a in zip(policies, answers, strict=True)}
 
 
 def ask(
@@ -223,17 +230,62 @@ def ask(
     command: str,
     waiting: str,
 ) -> Any:
-    """A what-if's answer through the budget and the line of computations, or None after showing why not."""
+    """One what-if's answer, ``call`` = (its function, its arguments) (:func:`ask_each`), or None after
+    showing why not."""
+    fn, args = call
+    answers = ask_each(
+        comparison, [config], question, lambda _: (compute.alone, (fn, args)), simulations, command, waiting
+    )
+    return None if answers is None else answers[0]
+
+
+def ask_each(
+    comparison: data.Comparison,
+    configs: Sequence[Any],
+    question: tuple[Hashable, ...],
+    work: Callable[[list[int]], tuple[Callable[..., Any], tuple[Any, ...]]],
+    simulations: int,
+    command: str,
+    waiting: str,
+) -> list[Any] | None:
+    """``question``'s answer on the run of each config, through the budget (``simulations`` per config)
+    and the line of computations; those not given yet are computed together in one worker process by
+    ``work(their positions)`` (:func:`dashboard.runs.data.fetch`). Each answer, or a stop at a limit,
+    is remembered for the session (:mod:`dashboard.shared.remembered`). None after showing why not."""
     lim = limits()
-    table = comparison.workload.table
-    workers = len(table) if table.workers is None else int(table.workers.sum())  # a gang counts once per worker
+    session = st.session_state
+    workers = budget.workers_of(comparison.workload.table)
+    where = ("whatif", comparison.workload.key, cluster_hash(comparison.cluster))
+    asked = [(*where, config_json(c), *question) for c in configs]
+    answers = [remembered.recall(session, k) for k in asked]
+    stopped = next((a for a in answers if isinstance(a, remembered.Stopped)), None)
+    if stopped is not None:  # shown again, not computed again
+        notices.error(stopped.notice)
+        return None
+    missing = [i for i, a in enumerate(answers) if a is None]
     try:
-        budget.check_whatif(workers, simulations, lim, command)
-        with notices.progress(waiting) as heartbeat:
-            key = ("whatif", comparison.workload.key, cluster_hash(comparison.cluster), config_json(config), *question)
-            return data.computed(key, *call, heartbeat, command, beside=True)  # the page holds the comparison
-    except worker.TimedOut as exc:
-        notices.error(budget.timed_out("This what-if", lim, command, exc.wall))
+        budget.check_whatif(workers, simulations * len(missing), lim, command)
+        if missing:
+            with notices.progress(waiting) as heartbeat:
+                values = data.fetch(
+                    [asked[i] for i in missing],
+                    lambda positions: work([missing[i] for i in positions]),
+                    heartbeat,
+                    command,
+                    beside=True,  # the page holds the comparison
+                )
+            for i, value in zip(missing, values, strict=True):
+                answers[i] = value
+                remembered.remember(session, asked[i], value)
+        return answers
+    except (worker.TimedOut, worker.OutOfMemory) as exc:  # a notice made anew: it holds no frame
+        if isinstance(exc, worker.TimedOut):
+            notice: UserError = budget.timed_out("This what-if", lim, command, exc.wall)
+        else:
+            notice = worker.OutOfMemory(str(exc))
+        for i in missing:
+            remembered.remember(session, asked[i], remembered.Stopped(notice))
+        notices.error(notice)
     except UserError as exc:
         notices.error(exc)
     except worker.Cancelled:

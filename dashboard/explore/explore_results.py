@@ -160,9 +160,9 @@ def jobs(scenario: Scenario, comparison: data.Comparison, job_tab: str, workload
     shown = st.selectbox("Policy", scenario.policies, key="jobs_policy")
     if len(comparison.seeds) > 1:
         st.caption(views.seed_note(comparison.seeds))
-    waits = explore_job.all_waits(scenario, comparison, shown, workload_file)
+    why = explore_job.why_waited(scenario, comparison, (shown,), workload_file)
     table = st.dataframe(
-        views.jobs_table(runs[shown].jobs, waits),
+        views.jobs_table(runs[shown].jobs, None if why is None else why[shown]),
         hide_index=True,
         width="stretch",
         height=320,

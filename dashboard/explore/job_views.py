@@ -171,7 +171,7 @@ def waits_frame(waits: Sequence[Wait]) -> pd.DataFrame:
 def job_row(jobs: pd.DataFrame, job_id: str, waits: Sequence[Wait]) -> pd.DataFrame:
     """The job's row of the jobs table (:func:`dashboard.shared.views.jobs_table`), with its
     :data:`~dashboard.shared.views.WHY_WAITED`."""
-    return views.jobs_table(jobs[jobs["job_id"].astype(str) == job_id], {job_id: waits})
+    return views.jobs_table(jobs[jobs["job_id"].astype(str) == job_id], views.why_by_job({job_id: waits}))
 
 
 def wait_stretches(waits: Sequence[Wait], window: tuple[float, float]) -> list[WaitRow]:

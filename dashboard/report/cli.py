@@ -1,7 +1,7 @@
 """``simcore report``: the plugin behind the entry point ``simcore.commands: report`` (pyproject.toml).
 
-It runs the policies as the Explore page does (:mod:`dashboard.runs.compute`, then the decision
-records of the preemptive ones, :mod:`dashboard.shared.decisions`) and writes the report of
+It runs the policies as the Explore page's report button does (:func:`dashboard.report.gather.runs_and_records`:
+the runs, then the decision records of the preemptive ones) and writes the report of
 :mod:`dashboard.report.builder`.
 """
 
@@ -13,15 +13,12 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
+from dashboard.report import gather
 from dashboard.report.builder import ReportInput, build_report
-from dashboard.runs import compute
-from dashboard.shared import decisions
 from simcore.analysis.compare import parse_policy_list
 from simcore.cli import inputs
 from simcore.cli.common import add_set_option, config_from_args, knob_epilog, warn_unschedulable
 from simcore.core.errors import UserError
-from simcore.policies import POLICIES
-from simcore.policies.alternatives import same_state_for
 
 DEFAULT_POLICIES = "fifo,priority,k8s,fitgpp"
 
@@ -79,12 +76,8 @@ def report_input(args: argparse.Namespace, command: str) -> ReportInput:
         raise UserError(f"--baseline {args.baseline!r} is not in --policies ({', '.join(labels)})")
     jobs, cluster = inputs.load_inputs(args)
     configs = {s.label: s.config for s in specs}
-    runs = dict(zip(labels, compute.comparison(jobs, cluster, list(configs.values()), (), _quiet), strict=True))
+    runs, records = gather.runs_and_records(jobs, cluster, configs, _quiet)
     warn_unschedulable(runs[args.baseline].summary["unschedulable"])
-    preemptive = [label for label in labels if POLICIES[configs[label].policy].preemptive]
-    names = [configs[p].policy for p in preemptive]
-    asked = [(configs[p], same_state_for(configs[p].policy, names)) for p in preemptive]
-    recorded = decisions.records(jobs, cluster, asked, _quiet)
     return ReportInput(
         title=Path(args.workload).name,
         command=command,
@@ -95,7 +88,7 @@ def report_input(args: argparse.Namespace, command: str) -> ReportInput:
         baseline=args.baseline,
         runs=runs,
         seed_flats=[{p: r.flat for p, r in runs.items()}],
-        records=dict(zip(preemptive, recorded, strict=True)),
+        records=records,
     )
 
 

@@ -1,44 +1,44 @@
 """Explore's "Download report (HTML)" button (UI): the report of the scenario on the page, built
-when the visitor clicks, from the runs the page has already computed.
+when the visitor clicks.
 
-Nothing runs on a page rerun: Streamlit calls the builder only on a click. The one extra piece
-of work, the decision records of the preemptive policies, goes through
-:func:`dashboard.runs.data.decision_records` (a worker process under the demo's time limit,
-shared with the decision view); over the limit, the report is written without the decision log
-and says so. Uploaded workloads are in the file (their checksum and results), which a link cannot carry.
+Nothing runs on a page rerun: Streamlit calls :func:`report_bytes` only on a click. It builds the
+report in a worker process like every other computation (:func:`dashboard.report.gather.report_html`:
+the runs, the decision records of the preemptive policies, the HTML), in line, under the limits and
+counted in the budget, and shares it in the store; never in the server's own process (issue 31).
+Over the budget, stopped at a limit or with the line full, the file says so and names the local
+``simcore report`` command. Uploaded workloads are in the file (their checksum and results), which
+a link cannot carry.
 """
 
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
 
-from dashboard.report.builder import ReportInput, build_report
+from dashboard.report import gather
 from dashboard.report.cli import report_command
-from dashboard.runs import data, held
+from dashboard.report.plain_html import text
+from dashboard.runs import budget, data, worker
+from dashboard.runs.runkeys import cluster_hash
+from dashboard.shared.demo import limits
 from dashboard.shared.scenario import Scenario
 from simcore.core.errors import UserError
-from simcore.policies import POLICIES
-from simcore.policies.alternatives import same_state_for
-from simcore.workload import samples, write_workload
+from simcore.workload import samples
 
 
-def _checksum(scenario: Scenario, comparison: data.Comparison, upload: tuple[str, bytes] | None) -> str:
-    """sha256 of the workload file: the upload, the sample, or the CSV ``simcore generate`` writes."""
+def _checksum(scenario: Scenario, upload: tuple[str, bytes] | None) -> str | None:
+    """sha256 of the workload file: the upload, the sample; None for a generated workload (the
+    worker hashes the CSV ``simcore generate`` writes: :func:`dashboard.report.gather.report_html`)."""
     if upload is not None:
         return hashlib.sha256(upload[1]).hexdigest()
     if scenario.source == "sample":
         name = next(f for f, *_ in samples.SAMPLES if Path(f).stem == scenario.sample)
         return hashlib.sha256((data.SAMPLE_DIR / name).read_bytes()).hexdigest()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "workload.csv"
-        write_workload(comparison.workload.table, path)
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+    return None
 
 
 def cluster_options(scenario: Scenario, cluster_file: str | None) -> list[str]:
@@ -57,33 +57,30 @@ def report_bytes(
     command: str,
     cluster_file: str | None = None,
 ) -> bytes:
-    """The report of the scenario on the page (called by Streamlit on a click, outside the script run)."""
+    """The report of the scenario on the page, built in a worker process (called by Streamlit on a click,
+    outside the script run, so no progress is drawn); or a page saying why there is none. It reads the
+    comparison's workload and summaries, never its runs."""
     configs = {p: scenario.config(p) for p in scenario.policies}
-    preemptive = [p for p in scenario.policies if POLICIES[p].preemptive]
-    note = ""
-    try:
-        recorded = data.decision_records(
-            comparison.workload,
-            comparison.cluster,
-            tuple((configs[p], same_state_for(p, preemptive)) for p in preemptive),
-            lambda _: None,
-        )
-    except UserError as exc:  # over the time limit: the rest of the report is still worth having
-        recorded, note = [], f"The decision log is not in this report: {exc}"
-    report = ReportInput(
-        title=comparison.workload.label,
-        command=report_command(command, cluster_options(scenario, cluster_file)),
-        checksum=_checksum(scenario, comparison, upload),
-        jobs=comparison.workload.table,
-        cluster=comparison.cluster,
-        configs=configs,
-        baseline=scenario.baseline,
-        runs=comparison.runs,
-        seed_flats=comparison.seed_flats,
-        records=dict(zip(preemptive, recorded, strict=False)),
-        records_note=note,
+    local = report_command(command, cluster_options(scenario, cluster_file))
+    page = gather.PageFacts(
+        comparison.workload.label, local, _checksum(scenario, upload), scenario.baseline, tuple(comparison.seed_flats)
     )
-    return build_report(report).encode()
+    lim, table, cluster = limits(), comparison.workload.table, comparison.cluster
+    key = ("report", comparison.workload.key, cluster_hash(cluster), repr(configs), repr(page))
+    try:
+        budget.check_whatif(budget.workers_of(table), gather.simulations(configs), lim, local, "this report")
+        work = (gather.report_html, (table, cluster, configs, page))
+        return data.fetch([key], lambda _missing: work, lambda _fraction: None, local)[0]
+    except worker.TimedOut as exc:
+        return _notice(budget.timed_out("This report", lim, local, exc.wall))
+    except UserError as exc:
+        return _notice(exc)
+
+
+def _notice(exc: UserError) -> bytes:
+    """The downloaded file when there is no report: why, as plain text."""
+    body = f"<p>There is no report:</p><pre>{text(str(exc))}</pre>"
+    return f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>simcore report</title></head><body>{body}</body></html>\n".encode()
 
 
 def show(
@@ -114,10 +111,8 @@ def report_download(
     upload: tuple[str, bytes] | None,
     command: str,
     cluster_file: str | None,
-) -> Callable[[], str | bytes]:
-    """The button's deferred data: the comparison without its runs (its workload and summaries),
-    the runs held weakly (:mod:`dashboard.runs.held`), so a page left open keeps no run in memory."""
+) -> Callable[[], bytes]:
+    """The button's deferred data: the comparison without its runs (its workload and summaries; the
+    worker simulates what the report needs), so a page left open keeps no run in memory."""
     rest = replace(comparison, runs={})
-    return held.deferred(
-        comparison.runs, lambda runs: report_bytes(scenario, replace(rest, runs=runs), upload, command, cluster_file)
-    )
+    return lambda: report_bytes(scenario, rest, upload, command, cluster_file)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from dashboard.shared.demo import Limits, Refused
 from dashboard.shared.scenario import Scenario
+from simcore.core.model import JobTable
 from simcore.experiments.sweep import SweepSpec
 from simcore.workload import presets, samples
 from simcore.workload.presets import mean_workers, resolve_params
@@ -182,11 +183,17 @@ def check_bound(scenario: Scenario, jobs: int, lim: Limits, workload_file: str =
     _check_counts(checks, lim, explore_command(scenario, workload_file))
 
 
-def check_whatif(workers: int, simulations: int, lim: Limits, command: str) -> None:
-    """Refuse a what-if on one job (:mod:`simcore.analysis.whatif`) whose re-simulations would be over the budget:
-    each simulates the whole workload again, so it counts its workers once per simulation."""
-    what = "job-runs of this what-if (jobs x simulations)"
-    _check_counts([(what, workers * simulations, "budget", lim.budget)], lim, command)
+def workers_of(table: JobTable) -> int:
+    """The workers of a workload's jobs: what the budget and the job cap count (a gang once per worker)."""
+    return int(table.workers.sum())  # type: ignore[union-attr]  # JobTable fills it in
+
+
+def check_whatif(workers: int, simulations: int, lim: Limits, command: str, what: str = "this what-if") -> None:
+    """Refuse a computation beside a comparison (a what-if of :mod:`simcore.analysis.whatif`, why every job
+    waited, the report) whose simulations would be over the budget: each simulates the whole
+    workload again, so it counts its workers once per simulation."""
+    label = f"job-runs of {what} (jobs x simulations)"
+    _check_counts([(label, workers * simulations, "budget", lim.budget)], lim, command)
 
 
 def sweep_command(spec: SweepSpec, fixed: Sequence[tuple[str, object]], knob: str, values: str) -> str:

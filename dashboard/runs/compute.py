@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from dashboard.shared import views
 from simcore.analysis import accounting, gantt, metrics, whatif
 from simcore.analysis.bound import run_bound
 from simcore.core.model import ClusterSpec, JobTable, SimConfig
@@ -170,10 +171,37 @@ class JobPanel:
     waits: tuple[whatif.Wait, ...]
 
 
-# Simulations each what-if runs, which the budget counts: the story one (the run that watches the job);
-# a counterfactual at most four (the run, the changed run, and fifo on each for the trio); a forecast one;
-# every job's waits one (the run that watches every job: simcore.analysis.whatif.all_waits).
-JOB_PANEL_RUNS, COUNTERFACTUAL_RUNS, FORECAST_RUNS, ALL_WAITS_RUNS = 1, 4, 1, 1
+# Simulations each what-if costs, which the budget counts (plain runs' CPU): a counterfactual at most four
+# plain runs (the run, the changed run, and fifo on each for the trio); a watched run three: the story's
+# and the forecast's (one job watched) and every job's waits (all watched, per policy) keep their decision
+# records and note the watched jobs' facts after each pass, up to three plain runs' CPU on 20,000 jobs
+# (every job's: bench/run.py demo20k-waits-*; one job's: 1.7 to 2.4; docs/hosting.md).
+JOB_PANEL_RUNS, COUNTERFACTUAL_RUNS, FORECAST_RUNS, ALL_WAITS_RUNS = 3, 4, 3, 3
+
+
+def alone(fn: Callable[..., Any], args: tuple[Any, ...], _progress: Progress) -> list[Any]:
+    """One value, ``fn(*args)``: small, bounded work with no progress to report."""
+    return [fn(*args)]
+
+
+@dataclass(frozen=True, eq=False)
+class WhyWaited:
+    """Why each job of a run waited, as the Gantt's hovers and the jobs table say it: job id -> its
+    longest wait's reason in words (empty: it never waited), from :func:`simcore.analysis.whatif.all_waits`."""
+
+    by_job: dict[str, str]
+
+
+def why_waited(
+    table: JobTable, cluster: ClusterSpec, configs: Sequence[SimConfig], progress: Progress
+) -> Iterator[WhyWaited]:
+    """:class:`WhyWaited` of the run of each config, in turn: one computation for every panel asking.
+    Equal texts are one string object, so the answer crosses the pipe and stays in memory once per text."""
+    for i, config in enumerate(configs):
+        texts: dict[str, str] = {}
+        why = views.why_by_job(whatif.all_waits(table, cluster, config))
+        yield WhyWaited({j: texts.setdefault(t, t) for j, t in why.items()})
+        progress((i + 1) / len(configs))
 
 
 def job_panel(table: JobTable, cluster: ClusterSpec, config: SimConfig, job_id: str) -> JobPanel:

@@ -206,16 +206,17 @@ def resolve_cluster(scenario: Scenario, workload: Workload, upload: tuple[str, b
     return cluster
 
 
-def _fetch(
+def fetch(
     keys: list[Hashable],
     work: Callable[[list[int]], tuple[Callable[..., Any], tuple[Any, ...]]],
     heartbeat: Callable[[float | None], None],
     command: str = "",
     beside: bool = False,
 ) -> list[Any]:
-    """The values of ``keys``: from the store, the missing ones computed by ``work(missing
-    positions)``, which gives the worker function and its arguments; ``command``: the local command
-    a refusal names. ``beside``: the page holds its comparison, so it never waits (:mod:`.parked`)."""
+    """The values of ``keys``: from the store, the missing ones computed together in one worker
+    process by ``work(missing positions)``, which gives the worker function (yielding a value per
+    missing key, in order) and its arguments; ``command``: the local command a refusal names.
+    ``beside``: the page holds its comparison, so it never waits (:mod:`.parked`)."""
     while True:
         store = _store()
         values = [store.get(k) for k in keys]
@@ -270,7 +271,7 @@ def compare(
         return compute.comparison, (workload.table, cluster, first, tuple(extra))
 
     try:
-        values = _fetch(keys, work, heartbeat, command)
+        values = fetch(keys, work, heartbeat, command)
     except worker.TimedOut as exc:
         raise budget.timed_out("This comparison", limits(), command, exc.wall) from None
     n = len(policies)
@@ -319,7 +320,7 @@ def bound(scenario: Scenario, comparison: Comparison, heartbeat: Callable[[float
         return compute.bound, (comparison.workload.table, comparison.cluster, config, first, extra)
 
     try:
-        values = _fetch(keys, work, heartbeat, command, beside=True)
+        values = fetch(keys, work, heartbeat, command, beside=True)
     except worker.TimedOut as exc:
         raise budget.timed_out("The pooled bound", limits(), command, exc.wall) from None
     return Bound(values[0], [values[0].flat, *(x.flat for x in values[1:])])
@@ -331,7 +332,7 @@ def sweep_rows(
     """The rows of a sweep, computed once for every visitor (the rows do not depend on the
     executor or the worker count, so neither is part of the key)."""
     try:
-        return _fetch([("sweep", repr(spec))], lambda _: (compute.sweep, (spec, workers, dask)), heartbeat, command)[0]
+        return fetch([("sweep", repr(spec))], lambda _: (compute.sweep, (spec, workers, dask)), heartbeat, command)[0]
     except worker.TimedOut as exc:
         raise budget.timed_out("This sweep", limits(), command, exc.wall) from None
 
@@ -352,7 +353,7 @@ def lesson_runs(
     def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         return compute.comparison, (table, cluster, tuple(configs[i] for i in missing), ())
 
-    values = _fetch(keys, work, heartbeat)
+    values = fetch(keys, work, heartbeat)
     return dict(zip(variants, values, strict=True))
 
 
@@ -367,11 +368,7 @@ def computed(
     """``fn(*args)`` (a module-level function of a page section, e.g. a Learn exercise drawn from a
     seed, or a what-if ``beside`` the comparison the page holds), computed in a worker process on
     first use and shared under ``key``."""
-    return _fetch([key], lambda _missing: (_alone, (fn, args)), heartbeat, command, beside)[0]
-
-
-def _alone(fn: Callable[..., Any], args: tuple[Any, ...], _progress: Callable[[float], None]) -> list[Any]:
-    return [fn(*args)]  # small, bounded work: no progress to report
+    return fetch([key], lambda _missing: (compute.alone, (fn, args)), heartbeat, command, beside)[0]
 
 
 def decision_records(
@@ -383,11 +380,11 @@ def decision_records(
 ) -> list[tuple[dict[str, Any], ...]]:
     """The decision records of each run on the workload (:mod:`dashboard.shared.decisions`),
     computed in a worker process on first use and shared; ``beside``: asked by a page drawing the
-    comparison (:func:`_fetch`), not by a download built outside a script run."""
+    comparison (:func:`fetch`), not by a download built outside a script run."""
     cluster_id = cluster_hash(cluster)
     keys: list[Hashable] = [("decisions", workload.key, cluster_id, config_json(c), other) for c, other in runs]
 
     def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
         return decisions.records, (workload.table, cluster, tuple(runs[i] for i in missing))
 
-    return _fetch(keys, work, heartbeat, beside=beside)
+    return fetch(keys, work, heartbeat, beside=beside)

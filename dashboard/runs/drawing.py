@@ -6,7 +6,7 @@ would otherwise draw them all at once, each visitor's figures in memory together
 page draws its open tab inside :meth:`Places.turn`: at most ``capacity`` pages draw at a time, the
 others wait a moment. A page that needs a computation while drawing (a tab's what-if) gives its
 place back while it waits in line and computes (:func:`page_released`, used by
-:func:`dashboard.runs.data._fetch`), so a place is held only while a page builds its figures.
+:func:`dashboard.runs.data.fetch`), so a place is held only while a page builds its figures.
 The one :class:`Places` of a server is ``dashboard.runs.data.drawing_places`` (``st.cache_resource``).
 """
 

@@ -14,8 +14,11 @@ from simcore.core.model import ClusterSpec, SimConfig
 
 
 def config_json(config: SimConfig) -> str:
-    """A canonical text of a config: the cache key of its runs."""
-    return json.dumps(asdict(config), sort_keys=True)  # inf is written as Infinity and read back
+    """A canonical text of a config: the cache key of its runs. The quiet knobs (``Knob.quiet``)
+    are in it only when set, as in a run's recorded knobs, so a default config keeps its key."""
+    quiet = set(config.knobs()) - set(config.recorded_knobs())
+    values = {k: v for k, v in asdict(config).items() if k not in quiet}
+    return json.dumps(values, sort_keys=True)  # inf is written as Infinity and read back
 
 
 def cluster_hash(cluster: ClusterSpec) -> str:

@@ -22,6 +22,20 @@ from simcore.core.model import ClusterSpec
 
 GANTT_EPOCH = pd.Timestamp("2000-01-01")  # the Gantt's date axis reads elapsed time: day 1 00:00 = t 0
 GANTT_GAP = 0.6  # blank rows between two nodes' lanes
+#: the latest time (s) the Gantt draws: Plotly's date axis ends with the year 9999, 8,000 years
+#: after GANTT_EPOCH (a workload's times may reach 2^53 s, about 285 million years)
+GANTT_MAX_SECONDS = (pd.Timestamp("9999-12-31") - GANTT_EPOCH).total_seconds()
+
+
+def beyond_axis(last: float) -> str | None:
+    """Why a run whose last piece ends at ``last`` seconds is not drawn on a Gantt, or None when it can be."""
+    if last <= GANTT_MAX_SECONDS:
+        return None
+    years = GANTT_MAX_SECONDS / (365.2425 * 24 * HOUR)
+    return (
+        f"This run lasts {last / (365.2425 * 24 * HOUR):,.0f} years: longer than the Gantt's time axis, which "
+        f"shows {years:,.0f} years. The other tabs show it."
+    )
 
 
 def default_gantt_nodes(cluster: ClusterSpec, max_lanes: int) -> list[str]:
@@ -305,11 +319,15 @@ def clamp_window(window: Sequence[float], span: float) -> tuple[float, float] | 
 # the window lengths offered (hours: label), each shown only when shorter than the run; the whole run is last
 WINDOW_LENGTHS = {1.0: "1 h", 4.0: "4 h", 8.0: "8 h", 24.0: "1 d", 168.0: "1 week"}
 WINDOW_STEPS = 4  # start positions per window length: a step moves the window by a quarter of it
+#: the most start positions one length offers: a length whose quarter steps would be more (a run of
+#: years, 1 h windows) is not offered, so the slider (and the page's memory) stays small whatever the run
+MAX_STARTS = 10_000
 
 
 def window_lengths(span: float) -> list[float]:
-    """The window lengths (hours) offered for a run of ``span`` hours: those shorter, then the whole run."""
-    return [h for h in WINDOW_LENGTHS if h < span] + [span]
+    """The window lengths (hours) offered for a run of ``span`` hours: those shorter whose start
+    positions are at most :data:`MAX_STARTS`, then the whole run."""
+    return [h for h in WINDOW_LENGTHS if h < span and span / (h / WINDOW_STEPS) <= MAX_STARTS] + [span]
 
 
 def window_starts(length: float, span: float) -> list[float]:

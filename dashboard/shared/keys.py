@@ -146,3 +146,6 @@ DASK_OFFERED: Key[str | None] = Key("_dask_offered")  # a Dask address a link of
 # --- a computation asked by a page holding its results, parked for the next run (dashboard.runs.parked) ---
 PARKED: Key[Any] = Key("_parked")  # the parked computation (dashboard.runs.parked.Request), until served
 SERVED: Key[dict[Any, Any]] = Key("_served")  # its values (or its failure) by store key, for the run after
+
+# --- the what-if answers a session was given, finished or stopped (dashboard.shared.remembered) ---
+ANSWERS: Key[dict[Any, Any]] = Key("_answers")  # by store key: the value, or the notice of a stop

@@ -18,6 +18,7 @@ from dashboard.shared import keys, knob_widgets
 from dashboard.shared.demo import LOCAL
 from simcore.core.knobs import KNOBS, Knob, KnobRange, split_assignment, to_text
 from simcore.core.model import MAX_RESOURCE, SimConfig
+from simcore.core.numtext import SHOWN, parse_number, quoted
 from simcore.policies.spec import parse_policies
 from simcore.workload import MAX_NODES
 from simcore.workload.presets import PRESETS
@@ -144,7 +145,7 @@ class Scenario:
                 else:
                     values[key] = _parse_field(key, text)
             except ValueError as exc:
-                warnings.append(f"link parameter {key}={text!r} ignored: {exc}")
+                warnings.append(ignored(key, text, exc))
         try:
             knobs = SimConfig().with_knobs(knob_values)
         except ValueError as exc:
@@ -154,9 +155,17 @@ class Scenario:
         kept = tuple((k, v) for k, v in scenario.gen if _gen_ok(scenario.preset, k, v, warnings))
         scenario = replace(scenario, gen=kept)
         if scenario.baseline not in scenario.policies:
-            warnings.append(f"baseline {scenario.baseline!r} is not among the policies; using {scenario.policies[0]!r}")
+            warnings.append(
+                f"baseline {quoted(scenario.baseline)} is not among the policies; using {scenario.policies[0]!r}"
+            )
             scenario = replace(scenario, baseline=scenario.policies[0])
         return scenario, warnings
+
+
+def ignored(key: str, text: str, why: object) -> str:
+    """The notice of a link parameter ignored, quoting a long name or value shortened."""
+    name = key if len(key) <= SHOWN else quoted(key)
+    return f"link parameter {name}={quoted(text)} ignored: {why}"
 
 
 def _gen_ok(preset: str, key: str, text: str, warnings: list[str]) -> bool:
@@ -167,7 +176,7 @@ def _gen_ok(preset: str, key: str, text: str, warnings: list[str]) -> bool:
     try:
         resolve_params(preset, {key: text})
     except UserError as exc:
-        warnings.append(f"link parameter {GEN_PREFIX}{key}={text!r} ignored: {exc}")
+        warnings.append(ignored(GEN_PREFIX + key, text, exc))
         return False
     return True
 
@@ -181,10 +190,10 @@ def _parse_field(key: str, text: str) -> Any:
             raise ValueError("must not be empty")
         return text
     if key == "gantt_window":
-        lo, hi = (float(x) for x in text.split(","))
-        if not (math.isfinite(lo) and math.isfinite(hi) and 0 <= lo < hi):
+        hours = [parse_number(x) for x in text.split(",")]
+        if len(hours) != 2 or not (math.isfinite(hours[0]) and math.isfinite(hours[1]) and 0 <= hours[0] < hours[1]):
             raise ValueError("must be two hours 'start,end' with 0 <= start < end")
-        return (lo, hi)
+        return (hours[0], hours[1])
     if key == "gantt_nodes":
         return tuple(n for n in text.split(",") if n)
     raise ValueError("unknown parameter")
@@ -267,7 +276,7 @@ def from_widgets(
             continue
         pair = split_assignment(line)
         if pair is None:
-            problems.append(f"generator parameter line {line.strip()!r} is not KEY=VALUE")
+            problems.append(f"generator parameter line {quoted(line.strip())} is not KEY=VALUE")
             continue
         gen[pair[0]] = pair[1]
     knobs, knob_problems = knob_widgets.read_widgets(values)

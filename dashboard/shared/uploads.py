@@ -21,6 +21,7 @@ from dashboard.shared.demo import Limits, limits
 from simcore.core import fmt
 from simcore.core.errors import UserError
 from simcore.core.model import ClusterSpec, JobTable
+from simcore.core.numtext import parse_number
 from simcore.workload import (
     FORMATS,
     MAX_POOLS,
@@ -268,10 +269,10 @@ def _refusal(lim: Limits, over: LimitExceeded, command: str) -> WorkloadError:
 
 def _number(opts: Mapping[str, str], name: str) -> float:
     try:
-        return float(opts[name])
-    except ValueError:
+        return float(parse_number(opts[name]))
+    except ValueError as exc:
         label = next(o.label for o in UPLOAD_OPTIONS if o.name == name)
-        raise UserError(f"{label}: {opts[name]!r} is not a number") from None
+        raise UserError(f"{label}: {exc}") from None
 
 
 def trace_options(opts: Mapping[str, str]) -> traces.TraceOptions:

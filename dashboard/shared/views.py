@@ -37,7 +37,11 @@ def workload_key(table: JobTable) -> str:
 
 
 def cluster_key(cluster: ClusterSpec) -> str:
-    return ";".join(f"{n.name}:{n.capacity.cpu:g},{n.capacity.mem_gb:g},{n.capacity.gpu:g}" for n in cluster.nodes)
+    """The nodes and their capacities as text, and the cluster's down windows when it has some (rule 12)."""
+    key = ";".join(f"{n.name}:{n.capacity.cpu:g},{n.capacity.mem_gb:g},{n.capacity.gpu:g}" for n in cluster.nodes)
+    if cluster.node_events is None:
+        return key
+    return key + "|down:" + ";".join(f"{n},{s!r},{e!r},{k}" for n, s, e, k in cluster.node_events.rows())
 
 
 def workload_overview(table: JobTable) -> pd.DataFrame:
@@ -83,10 +87,10 @@ TIME_COLUMNS = ("submit_time", "duration", "first_start", "finish", "wait", "jct
 WHY_WAITED = "why it waited"
 
 
-def jobs_table(jobs: pd.DataFrame, waits: Mapping[str, Sequence[Wait]] | None = None) -> pd.DataFrame:
+def jobs_table(jobs: pd.DataFrame, why: Mapping[str, str] | None = None) -> pd.DataFrame:
     """The jobs CSV's frame as the page shows it: every time in one unit per column, named in its
-    header (``wait (min)``), numbers kept sortable; with ``waits`` (job id -> its waits,
-    :func:`simcore.analysis.whatif.all_waits`), a last column :data:`WHY_WAITED` (:func:`why_by_job`)."""
+    header (``wait (min)``), numbers kept sortable; with ``why`` (job id -> its longest wait's reason,
+    :func:`why_by_job`), a last column :data:`WHY_WAITED`."""
     out = {}
     for column in jobs.columns:
         header = JOB_HEADERS.get(column, column)
@@ -95,8 +99,7 @@ def jobs_table(jobs: pd.DataFrame, waits: Mapping[str, Sequence[Wait]] | None = 
             out[f"{header} ({unit})"] = (jobs[column] / size).round(2)
         else:
             out[header] = jobs[column]
-    if waits is not None:
-        why = why_by_job(waits)
+    if why is not None:
         out[WHY_WAITED] = pd.Series([why.get(str(j), "") for j in jobs["job_id"]], index=jobs.index, dtype=object)
     return pd.DataFrame(out)
 

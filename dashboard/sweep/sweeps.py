@@ -16,11 +16,11 @@ import pandas as pd
 
 from dashboard.shared import keys
 from dashboard.shared.demo import LOCAL, Limits
-from dashboard.shared.scenario import parse_policy_names
+from dashboard.shared.scenario import ignored, parse_policy_names
 from simcore.analysis.metrics import TRIO_KEYS, TRIO_LABELS, versus
 from simcore.analysis.stats import bootstrap_mean
 from simcore.core.errors import UserError
-from simcore.core.knobs import KNOBS
+from simcore.core.knobs import KNOBS, Knob, KnobRange
 from simcore.core.model import KNOB_HELP
 from simcore.experiments import sweep
 from simcore.workload.presets import PRESETS
@@ -48,6 +48,21 @@ def knob_label(name: str) -> str:
 
 MAX_POINTS = LOCAL.max_sweep_values  # what a link may ask for; demo mode refuses more than its own limit
 MAX_SEEDS = LOCAL.max_seeds
+#: the page's numeric settings, read and ranged from a link like the knobs (vet_link then applies the server's limits)
+SETTINGS: dict[str, Knob] = {
+    k.name: k
+    for k in (
+        Knob("seeds", "int", 3, "workloads per knob value", KnobRange(1, MAX_SEEDS, whole=True), noun="setting"),
+        Knob(  # no more processes than tasks; the server's own limit is vet_link's
+            "workers",
+            "int",
+            0,
+            "local worker processes (0 = one per core)",
+            KnobRange(0, sweep.MAX_TASKS, whole=True),
+            noun="setting",
+        ),
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -58,8 +73,8 @@ class SweepSettings:
     values: str = SWEEP_KNOBS["load"][0]
     policies: tuple[str, ...] = ("fifo", "priority", "k8s", "fitgpp")
     baseline: str = "fifo"
-    seeds: int = 3
-    workers: int = 0  # 0 = one per core
+    seeds: int = SETTINGS["seeds"].default  # type: ignore[assignment]
+    workers: int = SETTINGS["workers"].default  # type: ignore[assignment]  # 0 = one per core
     dask: str = ""  # "" = local processes; "local" or tcp://host:port = Dask
     run: bool = False  # compute on load (set once the user has run it, so a shared link shows results)
 
@@ -84,7 +99,7 @@ class SweepSettings:
             try:
                 values[key] = _parse(key, text)
             except ValueError as exc:
-                warnings.append(f"link parameter {key}={text!r} ignored: {exc}")
+                warnings.append(ignored(key, text, exc))
         if "knob" in values and "values" not in values:
             values["values"] = SWEEP_KNOBS[values["knob"]][0]
         settings = cls(**values)
@@ -126,11 +141,8 @@ def _parse(key: str, text: str) -> Any:
         return text
     if key == "policies":
         return parse_policy_names(text)
-    if key in ("seeds", "workers"):
-        x = float(text)
-        if not x.is_integer() or x < (1 if key == "seeds" else 0) or (key == "seeds" and x > MAX_SEEDS):
-            raise ValueError("out of range" if x.is_integer() else "must be a whole number")
-        return int(x)
+    if key in SETTINGS:
+        return SETTINGS[key].read(text)
     if key == "run":
         return text in ("1", "true", "yes")
     raise ValueError("unknown parameter")
@@ -149,7 +161,7 @@ def vet_link(settings: SweepSettings, lim: Limits) -> tuple[SweepSettings, list[
         if lim.allow_dask:
             offered = settings.dask
         else:
-            notes.append(f"link parameter dask={settings.dask!r} ignored: this demo never connects to a Dask scheduler")
+            notes.append(ignored("dask", settings.dask, "this demo never connects to a Dask scheduler"))
     if settings.workers and (lim.demo or settings.workers > lim.max_workers):
         why = "this demo sets its own worker count" if lim.demo else f"at most {lim.max_workers} (max_workers)"
         notes.append(f"link parameter workers={settings.workers} ignored: {why}")

@@ -12,11 +12,13 @@ that come less than :data:`REPREEMPT_WINDOW` seconds of run after the job's prev
 
 A gang writes one row per worker for each event (rule 10); the accounting counts the job's event
 once and multiplies by its workers, and compares a TE gang's start nodes with its nominated
-nodes worker by worker.
+nodes worker by worker. A TE gang's decision may have several decision records (one per worker
+that searched): :func:`record_values` splits its values over them.
 """
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from simcore.core import units
-from simcore.core.result import PREEMPT, RELEASE, START, SimResult
+from simcore.core.result import FAIL, PREEMPT, RELEASE, START, SimResult
 
 #: seconds of run after a restore within which a further preemption counts as ``repreempted``
 REPREEMPT_WINDOW = 3600.0
@@ -73,6 +75,8 @@ class Accounting:
     decision_of: np.ndarray  # per preemption, its decision (-1: none, not expected)
     excess_gpus: np.ndarray  # per decision
     wasted: np.ndarray  # bool per decision
+    #: bool per decision: wasted because a node of its nomination went down or started draining (DESIGN rule 12)
+    node_down: np.ndarray
 
     def decision_cost(self, name: str) -> np.ndarray:
         """A cost summed over each decision's victims."""
@@ -80,8 +84,9 @@ class Accounting:
         return np.bincount(self.decision_of[mine], weights=self.cost[name][mine], minlength=len(self.wasted))
 
 
-def _first_rows(result: SimResult) -> np.ndarray:
-    """Rows that are the first of their (job, event, time): a gang's other workers' rows dropped."""
+def first_rows(result: SimResult) -> np.ndarray:
+    """Mask of the rows that are the first of their (job, event, time): a gang's other workers' rows
+    dropped (a run with down time: node rows stay, job -1)."""
     t, job, code = result.ev_time, result.ev_job, result.ev_code
     dup = np.zeros(len(t), dtype=bool)
     dup[1:] = (job[1:] == job[:-1]) & (code[1:] == code[:-1]) & (t[1:] == t[:-1])
@@ -93,21 +98,28 @@ def account(result: SimResult) -> Accounting:
     jobs = result.jobs
     gpu = units.requests(jobs.request)[:, 2]  # thousandths, exact
     gpu_w = gpu * np.asarray(jobs.workers)  # per job, all its workers
-    rows = np.flatnonzero(_first_rows(result))
+    rows = np.flatnonzero(first_rows(result))
     job, code, t = result.ev_job[rows], result.ev_code[rows], result.ev_time[rows]
     by_job = np.argsort(job, kind="stable")  # each job's events in the order they happened
     sj, sc, st = job[by_job], code[by_job], t[by_job]
-    pre = np.flatnonzero(sc == PREEMPT)  # in by-job order; each is followed by release, start, end
+    # in by-job order; each is followed by its release (or a failure in grace: DESIGN rule 12), a start, an end
+    pre = np.flatnonzero(sc == PREEMPT)
     n_pre = len(pre)
     if n_pre:
-        assert (sc[pre + 1] == RELEASE).all() and (sc[pre + 2] == START).all() and (sc[pre - 1] == START).all()
+        assert np.isin(sc[pre + 1], (RELEASE, FAIL)).all() and (sc[pre + 2] == START).all()
+        assert (sc[pre - 1] == START).all()
     restore = result.config.restore
-    grace_s = st[pre + 1] - st[pre]
-    restore_s = np.minimum(restore, st[pre + 3] - st[pre + 2]) if n_pre else np.zeros(0)
-    # the segment the preemption ends began after a preemption when the row before its start is a release
+    grace_s = st[pre + 1] - st[pre]  # held from the signal to the release or the failure
+    # the restore its next start paid; after a failure in grace it is the failure's (interruptions.py)
+    restore_s = (
+        np.where(sc[pre + 1] == RELEASE, np.minimum(restore, st[pre + 3] - st[pre + 2]), 0.0) if n_pre else np.zeros(0)
+    )
+    # the segment the preemption ends began after an interruption when the row before its start is a
+    # release or a failure of the same job (its first start follows its submit)
     restarted = np.zeros(n_pre, dtype=bool)
     has_before = pre >= 2
-    restarted[has_before] = (sc[pre[has_before] - 2] == RELEASE) & (sj[pre[has_before] - 2] == sj[pre[has_before]])
+    before = pre[has_before] - 2
+    restarted[has_before] = np.isin(sc[before], (RELEASE, FAIL)) & (sj[before] == sj[pre[has_before]])
     run_s = np.maximum(0.0, st[pre] - st[pre - 1] - restore) if n_pre else np.zeros(0)
     # back to signal order (the log's order), which the lost work and the nominations follow
     order = np.argsort(by_job[pre], kind="stable")
@@ -119,13 +131,14 @@ def account(result: SimResult) -> Accounting:
         for name, seconds in zip(COSTS, (lost, grace_s[order], restore_s[order]), strict=True)
     }
     repre = (restarted & (run_s < REPREEMPT_WINDOW))[order]
-    decision_of, excess, wasted = _decisions(result, rows[by_job[pre]][order], gpu_w)
-    return Accounting(victim, signal_time, cost, repre, decision_of, excess, wasted)
+    decision_of, excess, wasted, node_down = _decisions(result, rows[by_job[pre]][order], gpu_w)
+    return Accounting(victim, signal_time, cost, repre, decision_of, excess, wasted, node_down)
 
 
 def _decisions(result: SimResult, pre_rows: np.ndarray, gpu_w: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Per preemption its decision; per decision its excess GPUs and whether it was wasted.
-    `pre_rows`: the log row of each preemption, in signal order."""
+    """Per preemption its decision; per decision its excess GPUs, whether it was wasted and whether
+    because its nomination ended on a node going down or draining. `pre_rows`: the log row of each
+    preemption, in signal order."""
     nom = result.nominations
     decision_rows, first = np.unique(nom[:, 0], return_index=True)
     bounds = [*first.tolist(), len(nom)]
@@ -140,18 +153,28 @@ def _decisions(result: SimResult, pre_rows: np.ndarray, gpu_w: np.ndarray) -> tu
     lacked = np.add.reduceat(nom[:, 3], first) if len(first) else np.zeros(0, dtype=np.int64)
     excess = (freed - lacked) / units.SCALE[2]
     starts = np.flatnonzero((result.ev_code == START) & np.isin(result.ev_job, nom[:, 1]))
-    started_on: dict[int, list[int]] = {}  # TE job -> the nodes of its start rows (a TE job starts once)
-    for job, node in zip(result.ev_job[starts].tolist(), result.ev_node[starts].tolist(), strict=True):
-        started_on.setdefault(job, []).append(node)
-    nodes = nom[:, 2].tolist()
+    start_rows: dict[int, list[int]] = {}  # TE job -> its start rows (more than one start only after a failure)
+    for job, row in zip(result.ev_job[starts].tolist(), starts.tolist(), strict=True):
+        start_rows.setdefault(job, []).append(row)
+    nodes, times, where = nom[:, 2].tolist(), result.ev_time, result.ev_node
     wasted = np.array(
         [
-            started_on.get(te, []) != nodes[a:b]
-            for te, a, b in zip(nom[first, 1].tolist(), bounds[:-1], bounds[1:], strict=True)
+            _started_on(start_rows.get(te, []), row, times, where) != nodes[a:b]
+            for te, row, a, b in zip(
+                nom[first, 1].tolist(), decision_rows.tolist(), bounds[:-1], bounds[1:], strict=True
+            )
         ],
         dtype=bool,
     )
-    return decision_of, excess, wasted
+    node_down = np.isin(decision_rows, result.downtime.ended) if result.downtime is not None else np.zeros_like(wasted)
+    return decision_of, excess, wasted | node_down, node_down
+
+
+def _started_on(rows: list[int], after: int, times: np.ndarray, nodes: np.ndarray) -> list[int]:
+    """The nodes of a TE job's first start after log row `after` (its nomination), one per worker."""
+    i = bisect.bisect_right(rows, after)
+    first = [r for r in rows[i:] if times[r] == times[rows[i]]] if i < len(rows) else []
+    return nodes[first].tolist()
 
 
 def summary(result: SimResult, acc: Accounting | None = None) -> dict[str, Any]:
@@ -164,6 +187,8 @@ def summary(result: SimResult, acc: Accounting | None = None) -> dict[str, Any]:
     out["evicted_share"] = float((result.preemptions[be] > 0).sum() / n_be) if n_be else None
     out["excess_gpus"] = float(acc.excess_gpus.sum())
     wasted: dict[str, Any] = {"count": int(acc.wasted.sum())}
+    if result.downtime is not None:  # of them, those whose nominee lost its node (DESIGN-failures point 10)
+        wasted["node_down"] = int(acc.node_down.sum())
     wasted.update({c: float(acc.decision_cost(c)[acc.wasted].sum()) for c in COSTS})
     out["wasted_preemptions"] = wasted
     out["repreempted"] = int(acc.repreempted.sum())
@@ -206,19 +231,77 @@ def decision_values(result: SimResult, acc: Accounting | None = None) -> list[di
             "excess_gpus": float(acc.excess_gpus[d]),
             **{c: float(costs[c][d]) for c in COSTS},
             "wasted": bool(acc.wasted[d]),
+            **({} if result.downtime is None else {"wasted_cause": _wasted_cause(acc, d)}),
         }
         for d in range(len(acc.wasted))
     ]
 
 
-def annotated_decisions(result: SimResult) -> list[dict[str, Any]]:
-    """The run's decision records, each with its accounting values (null when it has no victims)."""
-    values = iter(decision_values(result))
+def record_values(result: SimResult, acc: Accounting | None = None) -> list[dict[str, Any]]:
+    """Per decision record with victims (record order), its :data:`DECISION_FIELDS`.
+
+    A decision of a TE gang has one record per worker that searched (docs/policies.md, preemption
+    accounting), each naming the victims of its own search; a single job's decision has one. A
+    record's costs are its own victims' (each preemption belongs to exactly one record); the GPUs
+    the TE job lacked on a node count against the decision's records whose victims hold that node,
+    in record order, each up to the GPUs its victims free there, so that a record's
+    ``excess_gpus`` is what its victims free beyond the lack they make up; ``wasted`` is its
+    decision's. Summed over the records, each figure is the decision's, hence the summary's."""
+    acc = account(result) if acc is None else acc
+    recorded = [len(rec["victims"]) for rec in result.decisions if rec["victims"]]
+    bounds = np.cumsum([0, *recorded])
+    assert bounds[-1] == len(acc.victim)  # every preemption belongs to exactly one record
+    record_of = np.repeat(np.arange(len(recorded)), recorded)  # per preemption (signal order)
+    costs = {c: np.bincount(record_of, weights=acc.cost[c], minlength=len(recorded)) for c in COSTS}
+    # every worker's preempt row (a gang victim writes one per worker), with its preemption
+    rows = np.flatnonzero(result.ev_code == PREEMPT)
+    preemption = np.cumsum(first_rows(result)[rows]) - 1
+    gpu = units.requests(result.jobs.request)[:, 2][result.ev_job[rows]].tolist()
+    nodes = result.ev_node[rows].tolist()
+    nom = result.nominations
+    decision_rows = np.unique(nom[:, 0])
+    lacked: dict[tuple[int, int], int] = {}  # (decision, node) -> GPU units lacked, not yet made up
+    for d, k, units_lacked in zip(
+        np.searchsorted(decision_rows, nom[:, 0]).tolist(), nom[:, 2].tolist(), nom[:, 3].tolist(), strict=True
+    ):
+        lacked[d, k] = lacked.get((d, k), 0) + units_lacked
     out = []
-    for rec in result.decisions:
-        mine = next(values) if rec["victims"] else dict.fromkeys(DECISION_FIELDS)
-        out.append({**rec, **mine})
+    for r in range(len(recorded)):
+        d = int(acc.decision_of[bounds[r]])
+        lo, hi = np.searchsorted(preemption, bounds[r : r + 2]).tolist()
+        freed = made_up = 0
+        for k, g in zip(nodes[lo:hi], gpu[lo:hi], strict=True):
+            take = min(g, lacked.get((d, k), 0))
+            if take:
+                lacked[d, k] -= take
+            freed += g
+            made_up += take
+        out.append(
+            {
+                "excess_gpus": float((freed - made_up) / units.SCALE[2]),
+                **{c: float(costs[c][r]) for c in COSTS},
+                "wasted": bool(acc.wasted[d]),
+                **({} if result.downtime is None else {"wasted_cause": _wasted_cause(acc, d)}),
+            }
+        )
     return out
+
+
+#: why a decision was wasted, in a run with down time (decision records' ``wasted_cause``)
+NODE_DOWN = "node down"
+STARTED_ELSEWHERE = "started elsewhere"
+
+
+def _wasted_cause(acc: Accounting, d: int) -> str | None:
+    return NODE_DOWN if acc.node_down[d] else STARTED_ELSEWHERE if acc.wasted[d] else None
+
+
+def annotated_decisions(result: SimResult) -> list[dict[str, Any]]:
+    """The run's decision records, each with its accounting values (null when it has no victims):
+    :func:`record_values`."""
+    values = iter(record_values(result))
+    none = (*DECISION_FIELDS, "wasted_cause") if result.downtime is not None else DECISION_FIELDS
+    return [{**rec, **(next(values) if rec["victims"] else dict.fromkeys(none))} for rec in result.decisions]
 
 
 #: the columns of :func:`lost_work`

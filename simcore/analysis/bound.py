@@ -1,5 +1,6 @@
 """The pooled bound ``ideal`` (DESIGN.md section 5): the same jobs on one node holding the whole
-cluster's resources, ``k8s`` with ``grace`` = ``restore`` = 0 and ``checkpoint = on_preempt``.
+cluster's resources, ``k8s`` with ``grace`` = ``restore`` = 0 and ``checkpoint = on_preempt``, and
+no down time (DESIGN-failures point 10: the pooled node has no node events, and ``mtbf`` = inf).
 
 No fragmentation and free preemption: the limit any policy's TE waits can approach. Every other
 knob is the run's own (backfill, min_runtime, tau, ...). It is a reference row beside the
@@ -8,6 +9,7 @@ policies, never a policy: compare (``--bound``) and sweeps label it :data:`BOUND
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -20,7 +22,7 @@ from simcore.engine import simulate
 BOUND_LABEL = "ideal"
 #: the knobs the bound sets; every other knob is the compared runs' own
 BOUND_POLICY = "k8s"
-BOUND_KNOBS = {"grace": 0.0, "restore": 0.0, "checkpoint": "on_preempt"}
+BOUND_KNOBS = {"grace": 0.0, "restore": 0.0, "checkpoint": "on_preempt", "mtbf": math.inf}
 POOLED_NODE = "pooled-0"
 
 

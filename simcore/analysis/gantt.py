@@ -1,9 +1,10 @@
 """Gantt segments: which GPU of its node each job held, and when (the evalys convention).
 
 A node with G GPUs is drawn as ceil(G) *lanes*, one per GPU. A job holds its lanes from its
-``start`` event to its ``release`` or ``finish``; that holding is cut into ``restore`` (after a
-preemption, no progress), ``run`` (progress) and ``grace`` (from the ``preempt`` signal to the
-release) pieces. A job with g GPUs spans ceil(g) lanes: floor(g) whole lanes and, when g is
+``start`` event to its ``release``, ``finish`` or ``fail``; that holding is cut into ``restore``
+(after an interruption, no progress), ``run`` (progress), ``checkpoint`` (a periodic checkpoint's
+pause with ``checkpoint_cost`` > 0, no progress: :mod:`simcore.core.checkpoints`) and ``grace`` (from
+the ``preempt`` or ``drain`` signal to the release or the failure) pieces. A job with g GPUs spans ceil(g) lanes: floor(g) whole lanes and, when g is
 fractional, a part of one more lane. CPU-only jobs get the lane ``cpu`` (one per node, shared:
 several CPU-only jobs at once are drawn over each other in that lane).
 
@@ -34,57 +35,82 @@ import math
 import numpy as np
 import pandas as pd
 
-from simcore.core.result import FINISH, PREEMPT, RELEASE, START, SimResult
+from simcore.core import checkpoints
+from simcore.core.result import DRAIN, FAIL, FINISH, PREEMPT, START, SimResult
 
 #: The columns of the ``--gantt-out`` CSV (DESIGN.md section 6).
 GANTT_COLUMNS = ["job_id", "job_class", "node", "lane", "start", "end", "kind"]
 #: The frame also carries, per row, the GPUs of the lane the job holds and where in the lane, and the
 #: job's workers (a gang's rows are on every node it holds).
 FRAME_COLUMNS = [*GANTT_COLUMNS, "gpu", "offset", "workers"]
-KINDS = ("run", "restore", "grace")
+KINDS = ("run", "restore", "grace", "checkpoint")
 CPU_LANE = "cpu"
 UNIT = 1000  # thousandths of a GPU: the engine's resource unit
 
 
 class _Lanes:
-    """The occupied ``[lo, hi)`` intervals of every lane of one node (extra lanes appended)."""
+    """The occupied ``[lo, hi)`` intervals of the lanes of one node, each lane made when first
+    needed (a node may have a billion GPUs, a run use eight of them): lanes ``0 .. count - 1``
+    in index order, extra lanes numbered from ``count`` up. The lowest lane not yet made is
+    empty, so it is the one a search over every lane would find among the empty ones."""
 
     def __init__(self, count: int) -> None:
-        self.used: list[list[tuple[int, int]]] = [[] for _ in range(count)]
+        self.count = count
+        self.made: list[list[tuple[int, int]]] = []  # lanes 0 .. len - 1
+        self.extra: list[list[tuple[int, int]]] = []  # lanes count, count + 1, ...
+
+    def _lanes(self) -> list[tuple[int, list[tuple[int, int]]]]:
+        """(index, occupied) of every lane made, in index order."""
+        return [*enumerate(self.made), *((self.count + i, u) for i, u in enumerate(self.extra))]
+
+    def _lane(self, i: int) -> list[tuple[int, int]]:
+        return self.made[i] if i < self.count else self.extra[i - self.count]
+
+    def _new(self) -> int:
+        """The lowest lane not made yet (an extra one when all ``count`` are), made now."""
+        if len(self.made) < self.count:
+            self.made.append([])
+            return len(self.made) - 1
+        self.extra.append([])
+        return self.count + len(self.extra) - 1
 
     def take(self, units: int) -> list[tuple[int, int, int]]:
         """Lanes for a request of ``units`` thousandths: (lane, offset, size) per piece."""
         pieces = []
         taken: set[int] = set()
         for _ in range(units // UNIT):
-            lane = next((i for i, u in enumerate(self.used) if not u and i not in taken), None)
+            lane = next((i for i, u in enumerate(self.made) if not u and i not in taken), None)
+            if lane is None and len(self.made) == self.count:  # extras only once every lane is made
+                extra = (self.count + i for i, u in enumerate(self.extra) if not u)
+                lane = next((i for i in extra if i not in taken), None)
             if lane is None:
-                lane = self._extra()
+                lane = self._new()
             taken.add(lane)
             pieces.append((lane, 0, UNIT))
         part = units % UNIT
         if part:
             best = None  # (room, lane, offset)
-            for i, occupied in enumerate(self.used):
+            if len(self.made) < self.count:  # the lowest lane not made: empty
+                best = (UNIT, len(self.made), 0)
+            for i, occupied in self._lanes():
                 if i in taken:
                     continue
                 for lo, room in _gaps(occupied):
                     if room >= part and (best is None or (room, i, lo) < best):
                         best = (room, i, lo)
-            lane, lo = (best[1], best[2]) if best else (self._extra(), 0)
+            lane, lo = (best[1], best[2]) if best else (self._new(), 0)
+            if lane == len(self.made) < self.count:
+                self._new()
             pieces.append((lane, lo, part))
         for lane, lo, size in pieces:
-            self.used[lane].append((lo, lo + size))
-            self.used[lane].sort()
+            occupied = self._lane(lane)
+            occupied.append((lo, lo + size))
+            occupied.sort()
         return pieces
 
     def give_back(self, pieces: list[tuple[int, int, int]]) -> None:
         for lane, lo, size in pieces:
-            self.used[lane].remove((lo, lo + size))
-
-    def _extra(self) -> int:
-        self.used.append([])
-        return len(self.used) - 1
+            self._lane(lane).remove((lo, lo + size))
 
 
 def _gaps(occupied: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -113,7 +139,9 @@ def segments(result: SimResult) -> pd.DataFrame:
     """
     units = np.rint(result.jobs.request[:, 2] * UNIT).astype(np.int64)
     lanes = [_Lanes(lane_count(n.capacity.gpu)) for n in result.cluster.nodes]
-    restore = result.config.restore
+    cfg = result.config
+    restore = cfg.restore
+    paused = _Pauses(result) if cfg.checkpoint == "periodic" and cfg.checkpoint_cost > 0 else None
     # keyed by (job, worker): a single-worker job is worker 0
     held: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # its (lane, offset, size) while on a node
     since: dict[tuple[int, int], tuple[float, bool]] = {}  # (start of the current piece, resumed)
@@ -125,32 +153,71 @@ def segments(result: SimResult) -> pd.DataFrame:
     )
     prev: tuple | None = None
     w, resumed = 0, False
+    grace_from: dict[tuple[int, int], float] = {}  # the signal's time, while in the grace period
     for t, j, code, k in events:
         w = w + 1 if prev == (t, j, code) else 0  # the i-th row of a gang's group is worker i
         prev, key = (t, j, code), (j, w)
+        if j < 0:  # node_down, node_up
+            continue
         if code == START:
             if w == 0:  # the other workers' rows follow at once: the same answer
                 resumed = j in started
                 started.add(j)
+                if paused is not None:
+                    paused.begin(j)
             held[key] = lanes[k].take(int(units[j])) if units[j] > 0 else []
             since[key] = (t, resumed)
-        elif code in (PREEMPT, FINISH):
+        elif key in grace_from:  # its release, or a failure during its grace period
+            s = grace_from.pop(key)
+            if t > s:
+                pieces.append((j, k, s, t, "grace", held[key]))
+            lanes[k].give_back(held.pop(key))
+        elif code in (PREEMPT, DRAIN, FINISH, FAIL):
             s, resumed = since[key]
             r_end = min(s + restore, t) if resumed else s
             if r_end > s:
                 pieces.append((j, k, s, r_end, "restore", held[key]))
             if t > r_end:
-                pieces.append((j, k, r_end, t, "run", held[key]))
-            if code == PREEMPT:
-                since[key] = (t, True)
+                for a, b, what in paused.split(j, r_end, t) if paused is not None else ((r_end, t, "run"),):
+                    pieces.append((j, k, a, b, what, held[key]))
+            if code in (PREEMPT, DRAIN):
+                grace_from[key] = t
             else:
                 lanes[k].give_back(held.pop(key))
-        elif code == RELEASE:
-            s, _ = since[key]
-            if t > s:
-                pieces.append((j, k, s, t, "grace", held[key]))
-            lanes[k].give_back(held.pop(key))
     return _frame(result, pieces)
+
+
+class _Pauses:
+    """The checkpoint pauses of each job's segments (``checkpoint_cost`` > 0): a segment resumes from the
+    work its job kept, which every interruption of a running segment sets anew (DESIGN-failures point 9)."""
+
+    def __init__(self, result: SimResult) -> None:
+        cfg = result.config
+        self.c, self.k = cfg.checkpoint_interval, cfg.checkpoint_cost
+        self.dur = result.jobs.duration.tolist()
+        self.resume: dict[int, float] = {}  # job -> the work kept when its current segment began
+        self.kept: dict[int, float] = {}  # job -> the work kept when its last segment ended
+
+    def begin(self, j: int) -> None:
+        """`j` starts a segment (its first worker's start row)."""
+        self.resume[j] = self.kept.get(j, 0.0)
+
+    def split(self, j: int, begun: float, t: float) -> list[tuple[float, float, str]]:
+        """The ``run`` and ``checkpoint`` pieces of job `j`'s progress from `begun` to `t`; the work it
+        keeps when the segment ends at `t` (the same for every worker) is what its next one resumes from."""
+        kept, dur = self.resume.get(j, 0.0), self.dur[j]
+        out, at = [], begun
+        for a, b in checkpoints.pauses(kept, dur, self.c, self.k):
+            if begun + a >= t:
+                break
+            if begun + a > at:
+                out.append((at, begun + a, "run"))
+            out.append((begun + a, min(begun + b, t), "checkpoint"))
+            at = begun + b
+        if t > at:
+            out.append((at, t, "run"))
+        self.kept[j] = checkpoints.at(t - begun, kept, dur, self.c, self.k)[1]
+        return out
 
 
 def _frame(result: SimResult, pieces: list) -> pd.DataFrame:

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from simcore.analysis import accounting
+from simcore.analysis import accounting, interruptions
 from simcore.core import units
-from simcore.core.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
+from simcore.core.result import FAIL, FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
 
 STATS = ("mean", "p50", "p90", "p95", "p99")
 CLASSES = ("TE", "BE", "all")
@@ -105,11 +105,13 @@ def utilization(result: SimResult) -> dict[str, float | None]:
 
 
 def _held_seconds(result: SimResult) -> np.ndarray:
-    """Seconds each job held its resources: sum over (start -> preempt-release | finish), x workers for a gang."""
+    """Seconds each job held its resources: sum over (start -> preempt-release | finish | fail), x workers for a gang."""
     code, t, job = result.ev_code, result.ev_time, result.ev_job
+    if result.downtime is not None:  # node_down and node_up rows have no job
+        code, t, job = code[job >= 0], t[job >= 0], job[job >= 0]
     sign = np.zeros(len(code))
     sign[code == START] = -1.0
-    sign[(code == RELEASE) | (code == FINISH)] = 1.0
+    sign[(code == RELEASE) | (code == FINISH) | (code == FAIL)] = 1.0
     return np.bincount(job, weights=sign * t, minlength=len(result.jobs))
 
 
@@ -127,9 +129,11 @@ def summarize(result: SimResult) -> dict[str, Any]:
         "lost_work": float(result.lost_work.sum()),
         "accounting": accounting.summary(result),
     }
+    if result.downtime is not None:  # interruptions by cause, node-hours down (DESIGN-failures point 10)
+        out["downtime"] = interruptions.block(result)
     out.update(utilization(result))
     out["unschedulable"] = list(result.unschedulable)
-    out["knobs"] = result.config.knobs()
+    out["knobs"] = result.config.recorded_knobs()
     out["wall_seconds"] = float(result.wall_seconds)
     order = [
         "policy",
@@ -137,6 +141,7 @@ def summarize(result: SimResult) -> dict[str, Any]:
         "preemptions",
         "lost_work",
         "accounting",
+        *(["downtime"] if result.downtime is not None else []),
         "gpu_utilization",
         "gpu_useful_utilization",
         "cpu_utilization",
@@ -182,6 +187,8 @@ def flat_summary(result: SimResult, summary: Mapping[str, Any] | None = None) ->
     out.update(accounting.flat(summary["accounting"]))
     if result.jobs.has_gangs:  # only there: rows of workloads without gangs keep their columns and bytes
         out.update(accounting.gang_flat(result))
+    if result.downtime is not None:  # likewise: interruptions by cause (interruptions.FIELDS)
+        out.update(interruptions.flat(summary["downtime"], summary["accounting"]["wasted_preemptions"]))
     return out
 
 
@@ -225,7 +232,7 @@ def utilization_over_time(result: SimResult) -> pd.DataFrame:
     code, job = result.ev_code, result.ev_job
     sign = np.zeros(len(code))
     sign[code == START] = 1.0
-    sign[(code == RELEASE) | (code == FINISH)] = -1.0
+    sign[(code == RELEASE) | (code == FINISH) | (code == FAIL)] = -1.0
     keep = sign != 0
     req = units.rounded(result.jobs.request[job[keep]])
     df = pd.DataFrame({"time": result.ev_time[keep], "gpu": sign[keep] * req[:, 2], "cpu": sign[keep] * req[:, 0]})
@@ -241,7 +248,7 @@ def queue_length_over_time(result: SimResult) -> pd.DataFrame:
     """Pending jobs (TE, BE, all) after each instant where the count changes."""
     code, job = result.ev_code, result.ev_job
     delta = np.zeros(len(code))
-    delta[(code == SUBMIT) | (code == RELEASE)] = 1.0
+    delta[(code == SUBMIT) | (code == RELEASE) | (code == FAIL)] = 1.0
     delta[code == START] = -1.0
     keep = delta != 0
     te = result.jobs.is_te[job[keep]]

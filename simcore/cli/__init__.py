@@ -1,8 +1,9 @@
 """The ``simcore`` command line: run, compare, policies, generate, convert, sweep, reproduce, explain,
-whatif (and report, a plugin: :mod:`simcore.cli.plugins`).
+whatif, checkpoint-advice (and report, a plugin: :mod:`simcore.cli.plugins`).
 
 One module per group of commands (:mod:`~simcore.cli.run`, :mod:`~simcore.cli.policies`,
-:mod:`~simcore.cli.workload`, :mod:`~simcore.cli.sweep`, :mod:`~simcore.cli.whatif`), each importing what the commands share
+:mod:`~simcore.cli.workload`, :mod:`~simcore.cli.sweep`, :mod:`~simcore.cli.whatif`,
+:mod:`~simcore.cli.advice`), each importing what the commands share
 (:mod:`~simcore.cli.common`, :mod:`~simcore.cli.inputs`) and never another command's module.
 :func:`main` builds only the parser of the command asked for, so ``simcore --help`` imports no
 command module and a command imports only what it uses (``bench/cli_imports.py`` measures it).
@@ -31,6 +32,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reproduce": ("sweep", "re-measure the paper's claim over many seeds and regimes and regenerate docs/RESULTS.md"),
     "explain": ("whatif", "one job's story and why it waited (the engine's own reasons)"),
     "whatif": ("whatif", "one job's counterfactual with one change, or when a described job would start"),
+    "checkpoint-advice": (
+        "advice",
+        "sweep checkpoint_interval under one policy: the best interval beside Young/Daly's optimum",
+    ),
 }
 
 
@@ -46,7 +51,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (module, help) in COMMANDS.items():
         if command is None or command == name:
-            getattr(importlib.import_module(f"simcore.cli.{module}"), f"add_{name}")(sub, help)
+            getattr(importlib.import_module(f"simcore.cli.{module}"), f"add_{name.replace('-', '_')}")(sub, help)
         else:
             sub.add_parser(name, help=help, add_help=False)
     if command is None or (command and command not in COMMANDS):

@@ -17,7 +17,8 @@ from typing import Any
 from simcore.core import units
 from simcore.core.errors import UserError
 from simcore.core.model import MAX_RESOURCE, ClusterSpec, JobTable, format_limit
-from simcore.io.csvsafe import escape_cell, write_rows
+from simcore.core.numtext import parse_number, quoted
+from simcore.io.csvsafe import write_columns
 from simcore.workload import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_ROWS,
@@ -29,6 +30,7 @@ from simcore.workload import (
     load_workload,
     traces,
 )
+from simcore.workload.node_events import load_node_events
 
 DEFAULT_NODES, DEFAULT_NODE_CPU, DEFAULT_NODE_MEM_GB, DEFAULT_NODE_GPU = 16, 64.0, 512.0, 8.0
 ALIBABA_DEFAULTS = alibaba.AlibabaOptions()  # the Alibaba options' defaults are the adapter's
@@ -46,25 +48,33 @@ def arg_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
     return convert
 
 
+def number(text: str, whole: bool = False) -> Any:
+    """:func:`~simcore.core.numtext.parse_number`, its refusal as a UserError."""
+    try:
+        return parse_number(text, whole)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+NUMBER = arg_type(number)  # an option's number; where it is used, its range is checked
+
+
 def parse_byte_size(text: str) -> int:
     """``200000000``, ``200MB``, ``50M``, ``1G`` (decimal units) -> bytes."""
     match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([kKmMgG]?)[bB]?\s*", text)
     if not match:
-        raise UserError(f"{text!r} is not a size (bytes, or with K/M/G such as 50M)")
-    return int(float(match.group(1)) * {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}[match.group(2).lower()])
+        raise UserError(f"{quoted(text)} is not a size (bytes, or with K/M/G such as 50M)")
+    return int(number(match.group(1)) * {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}[match.group(2).lower()])
 
 
-def _positive(kind: type, maximum: float | None = None) -> Callable[[str], Any]:
+def positive(kind: type, maximum: float | None = None) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise UserError(f"{text!r} is not a {'whole number' if kind is int else 'number'}") from None
+        value = number(text, whole=kind is int)
         if not value > 0 or value == float("inf"):
-            raise UserError(f"{text!r} must be > 0")
+            raise UserError(f"{quoted(text)} must be > 0")
         if maximum is not None and value > maximum:
-            raise UserError(f"{text!r} is above the limit of {format_limit(maximum)}")
-        return value
+            raise UserError(f"{quoted(text)} is above the limit of {format_limit(maximum)}")
+        return kind(value)
 
     return parse
 
@@ -114,7 +124,7 @@ def add_workload_file_options(parser: argparse.ArgumentParser) -> list[argparse.
     )
     group.add_argument(
         "--max-rows",
-        type=arg_type(_positive(int)),
+        type=arg_type(positive(int)),
         default=DEFAULT_MAX_ROWS,
         metavar="N",
         help=f"refuse files with more rows (records) than this, counted while reading (default {DEFAULT_MAX_ROWS:,})",
@@ -128,13 +138,13 @@ def add_workload_file_options(parser: argparse.ArgumentParser) -> list[argparse.
     )
     ali.add_argument(
         "--te-max-gpu",
-        type=float,
+        type=NUMBER,
         default=ALIBABA_DEFAULTS.te_max_gpu,
         help=f"size class map: most GPUs of a TE job (default {ALIBABA_DEFAULTS.te_max_gpu:g})",
     )
     ali.add_argument(
         "--te-max-hours",
-        type=float,
+        type=NUMBER,
         default=ALIBABA_DEFAULTS.te_max_hours,
         help=f"size class map: longest run of a TE job, hours (default {ALIBABA_DEFAULTS.te_max_hours:g})",
     )
@@ -167,7 +177,7 @@ def add_workload_file_options(parser: argparse.ArgumentParser) -> list[argparse.
     )
     ali.add_argument(
         "--compress",
-        type=arg_type(_positive(float)),
+        type=arg_type(positive(float)),
         default=ALIBABA_DEFAULTS.compress,
         metavar="K",
         help=f"divide inter-arrival times by K to load a smaller cluster (default {ALIBABA_DEFAULTS.compress:g})",
@@ -235,16 +245,23 @@ def workload_from_args(args: argparse.Namespace, data: bytes | None = None) -> t
 
 
 def _write_dropped(dropped: tuple[Problem, ...], path: str) -> None:
-    rows = ((p.row, escape_cell(p.column), escape_cell(p.reason)) for p in dropped)
-    write_rows(path, ["row", "column", "reason"], rows)
+    import numpy as np  # only when rows were dropped: the module stays free of numpy for --help
+
+    fields = {
+        "row": [p.row for p in dropped],
+        "column": [p.column for p in dropped],
+        "reason": [p.reason for p in dropped],
+    }
+    write_columns(path, {name: np.array(values, dtype=object) for name, values in fields.items()})
 
 
 # --- cluster -----------------------------------------------------------------------------------
 
 
-def add_cluster_options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
-    """``--nodes`` shorthand, ``--cluster FILE``, or ``--cluster-trace FILE`` (Alibaba node list);
-    returns them (as :func:`add_workload_file_options`)."""
+def add_cluster_options(parser: argparse.ArgumentParser, node_events: bool = True) -> list[argparse.Action]:
+    """``--nodes`` shorthand, ``--cluster FILE``, or ``--cluster-trace FILE`` (Alibaba node list), and
+    with `node_events` (a command that runs a scenario) ``--node-events FILE``; returns them (as
+    :func:`add_workload_file_options`)."""
     before = len(parser._actions)
     group = parser.add_argument_group(
         "cluster",
@@ -253,15 +270,15 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> list[argparse.Action
     )
     group.add_argument(
         "--nodes",
-        type=arg_type(_positive(int, MAX_NODES)),
+        type=arg_type(positive(int, MAX_NODES)),
         help=f"number of identical nodes n0 .. n(N-1) (default {DEFAULT_NODES}; 1 to {MAX_NODES})",
     )
     limit = f"0 to {format_limit(MAX_RESOURCE)}"
-    group.add_argument("--node-cpu", type=float, help=f"CPU cores per node (default {DEFAULT_NODE_CPU:g}; {limit})")
+    group.add_argument("--node-cpu", type=NUMBER, help=f"CPU cores per node (default {DEFAULT_NODE_CPU:g}; {limit})")
     group.add_argument(
-        "--node-mem-gb", type=float, help=f"memory per node, GiB (default {DEFAULT_NODE_MEM_GB:g}; {limit})"
+        "--node-mem-gb", type=NUMBER, help=f"memory per node, GiB (default {DEFAULT_NODE_MEM_GB:g}; {limit})"
     )
-    group.add_argument("--node-gpu", type=float, help=f"GPUs per node (default {DEFAULT_NODE_GPU:g}; {limit})")
+    group.add_argument("--node-gpu", type=NUMBER, help=f"GPUs per node (default {DEFAULT_NODE_GPU:g}; {limit})")
     group.add_argument(
         "--cluster",
         metavar="FILE",
@@ -270,20 +287,33 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> list[argparse.Action
     group.add_argument("--cluster-trace", metavar="FILE", help="Alibaba GPU trace 2023 node list as the cluster")
     group.add_argument("--gpu-nodes-only", action="store_true", help="--cluster-trace: keep only nodes with GPUs")
     group.add_argument(
-        "--gpu-per-node", type=float, metavar="G", help="--cluster-trace: keep only nodes with exactly G GPUs (e.g. 8)"
+        "--gpu-per-node", type=NUMBER, metavar="G", help="--cluster-trace: keep only nodes with exactly G GPUs (e.g. 8)"
     )
     group.add_argument(
         "--first-n",
-        type=arg_type(_positive(int)),
+        type=arg_type(positive(int)),
         metavar="N",
         help="--cluster-trace: keep the first N nodes (after the filters)",
     )
+    if node_events:
+        group.add_argument(
+            "--node-events",
+            metavar="FILE",
+            help="down windows of the nodes (DESIGN rule 12): a CSV with columns node, start, end, kind "
+            "(kind failure or maintenance; docs/policies.md, Failures and maintenance)",
+        )
     return parser._actions[before:]
 
 
 def cluster_from_args(args: argparse.Namespace, notes: list[str] | None = None) -> ClusterSpec:
-    """The cluster chosen by :func:`add_cluster_options`. Notes about a trace node list are
-    appended to ``notes`` when given, else printed to stderr."""
+    """The cluster chosen by :func:`add_cluster_options`, with the down windows of ``--node-events``.
+    Notes about a trace node list are appended to ``notes`` when given, else printed to stderr."""
+    cluster = _nodes_from_args(args, notes)
+    events = getattr(args, "node_events", None)
+    return cluster if events is None else cluster.with_node_events(load_node_events(events, cluster))
+
+
+def _nodes_from_args(args: argparse.Namespace, notes: list[str] | None) -> ClusterSpec:
     shorthand = [args.nodes, args.node_cpu, args.node_mem_gb, args.node_gpu]
     files = [f for f in (args.cluster, args.cluster_trace) if f]
     if len(files) > 1 or (files and any(v is not None for v in shorthand)):

@@ -23,8 +23,9 @@ from simcore.cli.common import (
 from simcore.cli.inputs import add_cluster_options, add_workload_options, load_inputs
 from simcore.core import fmt
 from simcore.core.errors import UserError
+from simcore.core.result import SimResult
 from simcore.engine import simulate
-from simcore.io.csvsafe import write_csv
+from simcore.io.csvsafe import write_columns, write_csv
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -32,18 +33,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     jobs, cluster = load_inputs(args)
     result = simulate(jobs, cluster, spec.config, record_decisions=bool(args.decisions_out))
     warn_unschedulable(result.unschedulable)
-    summary = summarize(result)
-    if args.jobs_out:
-        write_csv(result.jobs_frame, args.jobs_out)
-    if args.events_out:
-        write_csv(result.events_frame, args.events_out)
-    if args.summary_json:
-        write_json(args.summary_json, summary)
-    if args.gantt_out:
-        write_csv(gantt.segments(result)[gantt.GANTT_COLUMNS], args.gantt_out)
-    if args.decisions_out:  # JSON escapes every text itself: no CSV-style escaping applies
-        records = accounting.annotated_decisions(result)
-        Path(args.decisions_out).write_text("".join(json.dumps(d, allow_nan=False) + "\n" for d in records))
+    summary = write_outputs(result, args)
     c = summary["classes"]
     print(
         f"policy {spec.label}: {c['all']['count']} jobs ({c['TE']['count']} TE, {c['BE']['count']} BE) "
@@ -62,7 +52,30 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"preemptions {summary['preemptions']}, lost work {summary['lost_work']:.0f} s, "
         f"GPU utilisation {fmt.cell(summary['gpu_utilization'])}, makespan {summary['makespan']:.0f} s"
     )
+    if "downtime" in summary:  # a run with down time (rule 12)
+        down, cause = summary["downtime"], summary["downtime"]["interruptions"]
+        print(
+            f"drains {cause['drain']['count']}, failures {cause['failure']['count']}, "
+            f"node-hours down {fmt.cell(down['node_hours_down'])}"
+        )
     return 0
+
+
+def write_outputs(result: SimResult, args: argparse.Namespace) -> dict[str, Any]:
+    """Write the files ``run`` was asked for (jobs, events, summary, Gantt, decisions); return the summary."""
+    summary = summarize(result)
+    if args.jobs_out:
+        write_columns(args.jobs_out, result.job_columns())
+    if args.events_out:
+        write_columns(args.events_out, result.event_columns())
+    if args.summary_json:
+        write_json(args.summary_json, summary)
+    if args.gantt_out:
+        write_csv(gantt.segments(result)[gantt.GANTT_COLUMNS], args.gantt_out)
+    if args.decisions_out:  # JSON escapes every text itself: no CSV-style escaping applies
+        records = accounting.annotated_decisions(result) if result.decisions else []  # no records: nothing to account
+        Path(args.decisions_out).write_text("".join(json.dumps(d, allow_nan=False) + "\n" for d in records))
+    return summary
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

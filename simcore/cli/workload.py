@@ -15,11 +15,13 @@ from simcore.cli.inputs import (
     arg_type,
     cluster_from_args,
     cluster_given,
+    number,
     workload_from_args,
 )
 from simcore.core import fmt
 from simcore.core.errors import UserError
 from simcore.core.model import MAX_SEED
+from simcore.core.numtext import quoted
 from simcore.workload import fits_empty_cluster, offered_load, presets, write_cluster_csv, write_workload
 
 # --- convert -----------------------------------------------------------------------------------
@@ -35,7 +37,7 @@ def add_convert(subparsers: argparse._SubParsersAction, help: str) -> None:
     )
     add_workload_options(parser, metavar="TRACE")
     parser.add_argument("--out", required=True, metavar="FILE.csv", help="canonical workload CSV to write")
-    add_cluster_options(parser)
+    add_cluster_options(parser, node_events=False)
     parser.set_defaults(func=run_convert)
 
 
@@ -103,8 +105,8 @@ def add_generate(subparsers: argparse._SubParsersAction, help: str) -> None:
 
 
 def _non_negative_int(text: str) -> int:
-    if not re.fullmatch(r"\s*[0-9]+\s*", text) or int(text) > MAX_SEED:
-        raise UserError(f"{text!r} is not a whole number from 0 to {MAX_SEED}")
+    if not re.fullmatch(r"\s*[0-9]+\s*", text) or number(text, whole=True) > MAX_SEED:
+        raise UserError(f"{quoted(text)} is not a whole number from 0 to {MAX_SEED}")
     return int(text)
 
 

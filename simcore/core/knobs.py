@@ -16,10 +16,11 @@ project is written and checked the same way.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from simcore.core.numtext import parse_number, quoted
 
 #: The longest duration a setting may give (the knobs grace, restore, checkpoint_interval, tau; a
 #: generator's durations), about 31.7 years: every derived time and slowdown then stays finite.
@@ -66,7 +67,8 @@ class KnobRange:
 
     def contains(self, value: float) -> bool:
         low_ok = value > self.low if self.low_open else value >= self.low
-        whole_ok = not self.whole or float(value).is_integer() or math.isinf(value)  # inf = no cap
+        # an int is whole as it is (float() of a huge one overflows); inf = no cap
+        whole_ok = not self.whole or isinstance(value, int) or float(value).is_integer() or math.isinf(value)
         return low_ok and value <= self.high and whole_ok
 
     def rule(self, value: float) -> str | None:
@@ -79,8 +81,7 @@ class KnobRange:
         else:
             kind = "an integer" if self.whole else "a finite number"
             rule = f"{kind} >= {format_limit(self.low)} and <= {format_limit(self.high)}"
-        shown = repr(value) if len(repr(value)) <= 24 else f"{repr(value)[:12]}... ({len(repr(value))} digits)"
-        return f"must be {rule} (got {shown})"
+        return f"must be {rule} (got {quoted(value)})"
 
     def check(self, name: str, value: float) -> None:
         """Nothing when ``value`` is allowed, else ``ValueError("knob NAME: must be ... (got ...)")``."""
@@ -108,6 +109,9 @@ class Knob:
     step: float = 1.0
     noun: str = "knob"  # how messages call it: "knob P: ...", "setting nodes: ..."
     title: str = ""  # a few words of the meaning, shown with the name wherever the name is shown
+    #: left out of a run's recorded knobs (summary JSON, sweep rows) while at its default, so that a
+    #: knob added later leaves the outputs of every run that does not set it byte-identical
+    quiet: bool = False
 
     def __post_init__(self) -> None:
         if self.kind == "choice":
@@ -143,22 +147,14 @@ class Knob:
 
     def parse(self, value: Any) -> int | float | str:
         """A value from text (``--set``, a link, a form) or from a value, typed but not yet
-        range-checked; ``ValueError("knob NAME: ...")`` when it is not of the knob's type."""
-        text = str(value).strip()
+        range-checked (:func:`~simcore.core.numtext.parse_number`); ``ValueError("knob NAME: ...")``
+        when it is not of the knob's type."""
+        if self.kind == "choice":
+            return str(value).strip()
         try:
-            if self.kind == "int":
-                if re.fullmatch(r"[+-]?[0-9]+", text):
-                    return int(text)  # exact: a float would round seeds above 2^53
-                f = float(text)
-                if not f.is_integer():
-                    raise ValueError
-                return int(f)
-            if self.kind == "float":
-                return float(text)
-        except ValueError:
-            kind = "whole number" if self.kind == "int" else "number"
-            raise ValueError(f"{self.noun} {self.name}: {value!r} is not a {kind}") from None
-        return text
+            return parse_number(value, whole=self.kind == "int")
+        except ValueError as exc:
+            raise ValueError(f"{self.noun} {self.name}: {exc}") from None
 
     def check(self, value: Any) -> None:
         """``ValueError("knob NAME: must be ... (got ...)")`` when ``value`` is not allowed."""
@@ -230,6 +226,18 @@ KNOBS: dict[str, Knob] = _knobs(
         unit="s",
         step=300.0,
         title="checkpoint interval",
+    ),
+    Knob(
+        "checkpoint_cost",
+        "float",
+        0.0,
+        "with checkpoint periodic: seconds each checkpoint pauses progress, holding the resources; a "
+        "checkpoint counts once its pause is over",
+        KnobRange(0, MAX_SECONDS),
+        unit="s",
+        step=10.0,
+        title="checkpoint cost",
+        quiet=True,
     ),
     Knob(
         "restore",
@@ -341,6 +349,29 @@ KNOBS: dict[str, Knob] = _knobs(
         used_by=PREEMPTIVE,
         default_note="no budget",
         title="preemptions per hour",
+    ),
+    Knob(
+        "mtbf",
+        "float",
+        math.inf,
+        "mean up time of a node between random failures (exponential, a seeded stream per node)",
+        KnobRange(0, math.inf, low_open=True),
+        default_note="no random failures",
+        unit="s",
+        step=3600.0,
+        title="mean time between failures",
+        quiet=True,
+    ),
+    Knob(
+        "repair",
+        "float",
+        3600.0,
+        "seconds a node stays down after each random failure (mtbf)",
+        KnobRange(0.001, MAX_SECONDS),
+        unit="s",
+        step=600.0,
+        title="repair time",
+        quiet=True,
     ),
     Knob(
         "seed",

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from simcore.core.downtime import NodeEvents
 from simcore.core.knobs import (  # noqa: F401 - re-exported: the knob vocabulary is imported from here too
     BACKFILL_MODES,
     CHECKPOINT_MODES,
@@ -60,9 +61,11 @@ class Node:
 
 @dataclass(frozen=True)
 class ClusterSpec:
-    """An ordered list of nodes; the order is the node index used by placement ties."""
+    """An ordered list of nodes; the order is the node index used by placement ties. ``node_events``:
+    the windows its nodes are down in (DESIGN rule 12; :mod:`simcore.core.downtime`), None: none."""
 
     nodes: tuple[Node, ...]
+    node_events: NodeEvents | None = None
 
     def __post_init__(self) -> None:
         if not self.nodes:
@@ -70,6 +73,12 @@ class ClusterSpec:
         names = [n.name for n in self.nodes]
         if len(set(names)) != len(names):
             raise ValueError("node names must be unique")
+        if self.node_events is not None:
+            self.node_events.check_nodes(names)
+
+    def with_node_events(self, events: NodeEvents | None) -> ClusterSpec:
+        """The same nodes with down windows `events` (None: without)."""
+        return replace(self, node_events=events)
 
     @classmethod
     def uniform(cls, count: int, cpu: float, mem_gb: float, gpu: float) -> ClusterSpec:
@@ -229,6 +238,7 @@ class SimConfig:
     grace: float = _default("grace")
     checkpoint: str = _default("checkpoint")
     checkpoint_interval: float = _default("checkpoint_interval")
+    checkpoint_cost: float = _default("checkpoint_cost")
     restore: float = _default("restore")
     backfill: str = _default("backfill")
     placement: str = _default("placement")
@@ -240,6 +250,8 @@ class SimConfig:
     save_time: float = _default("save_time")
     save_failure: float = _default("save_failure")
     preempt_budget: float = _default("preempt_budget")
+    mtbf: float = _default("mtbf")
+    repair: float = _default("repair")
     seed: int = _default("seed")
 
     def __post_init__(self) -> None:
@@ -254,6 +266,11 @@ class SimConfig:
             v = getattr(self, f.name)
             out[f.name] = "inf" if isinstance(v, float) and math.isinf(v) else v
         return out
+
+    def recorded_knobs(self) -> dict[str, Any]:
+        """:meth:`knobs` as a run's outputs record them (summary JSON, sweep rows): the quiet knobs
+        (``Knob.quiet``: those of DESIGN rule 12) only when set away from their default."""
+        return {k: v for k, v in self.knobs().items() if not (KNOBS[k].quiet and getattr(self, k) == _default(k))}
 
     def with_knobs(self, values: Mapping[str, Any]) -> SimConfig:
         """A copy with knobs set from strings or values; unknown names raise ValueError."""

@@ -14,6 +14,7 @@ from simcore.core.model import SimConfig
 from simcore.engine.budget import PreemptionBudget
 from simcore.engine.cluster import ClusterState
 from simcore.engine.jobstate import JobState
+from simcore.engine.nodes_down import NodesDown
 from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
 from simcore.policies import Candidates, Policy, Preemption, PreemptionView, alternatives, decision
@@ -33,6 +34,8 @@ class PolicyAsk:
     exempt: np.ndarray | None  # never offered as victims (a what-if)
     min_runtime: float
     rng: np.random.Generator
+    down: NodesDown | None  # the nodes' down time (rule 12), None without
+    all_skipped: bool  # the last candidates were all on nodes a victim search skips (rule 12)
     budget: PreemptionBudget | None
     decisions: list[dict] | None
     names: tuple[list[str], list[str]]  # job ids and node names, when decisions are recorded
@@ -58,7 +61,20 @@ class PolicyAsk:
         offered = running if self.exempt is None else running[~np.isin(running, self.exempt)]
         cands = self.js.candidates(offered, self.now, self.min_runtime)
         shown = len(cands) if not self.js.gang_nodes else len(set(cands.job.tolist()))  # a gang: an entry per node
-        return cands, self.js.candidates(running, self.now, 0.0) if shown < len(running) else None
+        everyone = self.js.candidates(running, self.now, 0.0) if shown < len(running) else None
+        skip = self._skipped()
+        self.all_skipped = False
+        if skip is not None:  # no victim (nor a job whose finish frees room: fitdelay) on a node a search skips
+            offered_any = len(cands) > 0
+            cands = cands.take(np.flatnonzero(~skip[cands.node]))
+            self.all_skipped = offered_any and not len(cands)
+            if everyone is not None:
+                everyone = everyone.take(np.flatnonzero(~skip[everyone.node]))
+        return cands, everyone
+
+    def _skipped(self) -> np.ndarray | None:
+        """Mask of the nodes a victim search skips now (DESIGN-failures point 5), None when none is."""
+        return None if self.down is None else self.down.skipped(self.now, self.cl.closed)
 
     def _view(self, te: int, avail: np.ndarray, cands: Candidates, everyone: Candidates | None) -> PreemptionView:
         """What the policy sees for (a worker of) TE job `te` on the read-only room `avail`."""
@@ -81,7 +97,7 @@ class PolicyAsk:
     def _decide(self, te: int, view: PreemptionView) -> Preemption | None:
         """Ask the policy to explain its choice, and record the decision."""
         explained = self.policy.explain(view)
-        self._record(te, view, explained)
+        self._record(te, view, explained, decision.ON_CLOSED_NODES if self.all_skipped else None)
         return explained.preemption
 
     def _record(self, te: int, view: PreemptionView, explained: Explained, why: str | None = None) -> None:

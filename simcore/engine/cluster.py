@@ -56,6 +56,7 @@ class ClusterState:
         self.touched: list[int] | None = None
         #: per dimension, the room summed over the nodes, kept by the same reader; None: not kept
         self.totals: list[int] | None = None
+        self.closed: set[int] = set()  # the nodes that take nothing (see close())
         # scratch arrays for choose(): reusing them saves an allocation per numpy call
         self._d = np.empty_like(self._avail)
         self._s = np.empty(self._avail.shape, order="F")
@@ -274,6 +275,32 @@ class ClusterState:
 
     def release(self, k: int, req: tuple[int, int, int]) -> None:
         self._give_back(k, req)
+
+    # -- nodes that take nothing (down or draining: DESIGN rule 12, :mod:`simcore.engine.nodes_down`)
+    def close(self, k: int) -> None:
+        """Node k takes nothing: its room is held at -1 unit in every dimension, below any request
+        (one of zero too), by taking what it has; called again after room was given back there
+        (a job in its grace period releasing), it takes that too. The room summed over the nodes
+        (``totals``, a gang's bound) counts a closed node as 0."""
+        a0, a1, a2, _ = self._key[k]
+        if a0 != -1 or a1 != -1 or a2 != -1:
+            self.allocate(k, (a0 + 1, a1 + 1, a2 + 1))
+        t = self.totals
+        if k not in self.closed:
+            self.closed.add(k)
+            if t is not None:
+                t[0], t[1], t[2] = t[0] + 1, t[1] + 1, t[2] + 1
+
+    def reopen(self, k: int) -> None:
+        """Closed node k, empty, takes jobs again: its whole capacity is room."""
+        a0, a1, a2, _ = self._key[k]
+        assert a0 == a1 == a2 == -1, f"node {k} reopened with room {(a0, a1, a2)} (not empty or not closed)"
+        self.closed.remove(k)
+        t = self.totals
+        if t is not None:
+            t[0], t[1], t[2] = t[0] - 1, t[1] - 1, t[2] - 1
+        c0, c1, c2 = self.cap[k].tolist()
+        self._give_back(k, (c0 + 1, c1 + 1, c2 + 1))
 
     # a tuple, not the list tolist() gives: compiled (mypyc), a tuple annotation is checked
     def reserve(self, k: int, amount: np.ndarray) -> None:

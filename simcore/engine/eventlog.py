@@ -1,4 +1,5 @@
-"""The event log of a run: one row per submit, start, preempt, release and finish, in the order they happen.
+"""The event log of a run: one row per submit, start, preempt, release, finish, drain, fail, node_down and
+node_up, in the order they happen.
 
 Append-only and compact: a 1M-job run writes about 4M rows, so rows go into typed arrays
 (:mod:`array`, 8 bytes or less per value) rather than Python objects, and become numpy
@@ -6,7 +7,7 @@ arrays once, at the end (:meth:`EventLog.columns`). Rows are first appended to s
 lists, which move into the typed arrays :data:`CHUNK` rows at a time (packed to bytes):
 an append to a list is a native operation of the compiled engine, while an append to a
 typed array parses its argument in C on every call. Event codes are those of
-:mod:`simcore.core.result`; the node is -1 for a submit.
+:mod:`simcore.core.result`; the node is -1 for a submit, the job -1 for a node_down or node_up.
 
 Beside the rows, two records the events alone do not hold, for the preemption accounting
 (:mod:`simcore.analysis.accounting`): the work each signal discarded, and each nomination (its TE job,
@@ -58,7 +59,7 @@ class EventLog:
         if n:
             self.time.frombytes(struct.pack(f"{n}d", *self._time))
             self.job.frombytes(struct.pack(f"{n}q", *self._job))
-            self.code.frombytes(bytes(self._code))  # codes 0 to 4: one byte each, as int8
+            self.code.frombytes(bytes(self._code))  # codes 0 to 8: one byte each, as int8
             self.node.frombytes(struct.pack(f"{n}q", *self._node))
         self._time.clear()
         self._job.clear()

@@ -67,7 +67,13 @@ class Satisfaction(NamedTuple):
 
 
 def satisfy(
-    cl: ClusterState, req: np.ndarray, workers: int, cands: Candidates, everyone: Candidates | None, search: Search
+    cl: ClusterState,
+    req: np.ndarray,
+    workers: int,
+    cands: Candidates,
+    everyone: Candidates | None,
+    search: Search,
+    skip: np.ndarray | None = None,
 ) -> Satisfaction:
     """Points 6-9: where each worker of a TE gang goes and whom it preempts.
 
@@ -75,8 +81,11 @@ def satisfy(
     fits takes the node the placement rule gives there; one that does not asks `search` for its
     own request, with the victims already chosen left out of the candidates (and of `everyone`,
     every running BE job when ``min_runtime`` exempts some, else None), and takes its request on
-    the node found. A chosen victim's room counts as free on every node it holds."""
+    the node found. A chosen victim's room counts as free on every node it holds. The nodes `skip`
+    masks (draining, or by the time victims release: DESIGN-failures point 5) take no tentative room."""
     a = np.array(cl.avail, order="F")
+    if skip is not None:
+        a[skip] = -1
     nodes: list[int] = []
     victims: list[int] = []
     chosen = np.zeros(len(cands), dtype=bool)  # entries of the victims chosen so far
@@ -108,7 +117,7 @@ def fits(avail: np.ndarray, req: np.ndarray, workers: int) -> bool:
     Node n holds :func:`~simcore.workload.fit.workers_per_node` of them whatever goes elsewhere, so
     the fit test is their sum: a few numpy calls instead of one placement per worker (the run keeps
     it up to date instead, :class:`GangRoom`; the watch asks this for a room of its own)."""
-    return int(workers_per_node(req[None, :], avail).sum()) >= workers
+    return int(np.maximum(workers_per_node(req[None, :], avail), 0).sum()) >= workers  # a closed node: none
 
 
 class GangRoom:
@@ -157,6 +166,8 @@ class GangRoom:
         entry = self._counts.get(req)
         if entry is None or entry[2] < base or end - entry[2] > self._cl.n:
             per_node = workers_per_node(np.array([req], dtype=np.int64), self._cl.avail)[0].tolist()
+            if self._cl.closed:  # a closed node's room is -1 (rule 12): it holds none, not -1
+                per_node = [k if k > 0 else 0 for k in per_node]
             entry = self._counts[req] = [per_node, sum(per_node), end]
         elif entry[2] < end:
             per_node, total, avail = entry[0], entry[1], self._cl.avail
@@ -177,7 +188,7 @@ def _holds(a: list[int], req: tuple[int, int, int]) -> int:
             q = a[d] // req[d]
             if q < n:
                 n = q
-    return n
+    return n if n > 0 else 0  # a closed node's room is -1: it holds none
 
 
 class GangRun(PolicyAsk):
@@ -247,7 +258,9 @@ class GangRun(PolicyAsk):
             return None  # one check per TE job, before any worker's search
         recorded = len(self.decisions) if self.decisions is not None else 0
         req = js.req[j]
-        tentative, victims, failed_at = satisfy(cl, req, w, cands, everyone, lambda a, p, e: self._search(j, a, p, e))
+        tentative, victims, failed_at = satisfy(
+            cl, req, w, cands, everyone, lambda a, p, e: self._search(j, a, p, e), self._skipped()
+        )
         if failed_at is not None:
             if self.decisions is not None:  # only the search that failed is kept: nobody was signalled
                 del self.decisions[recorded:-1]

@@ -8,7 +8,10 @@ work saved before the current segment, so ``work_left = duration - kept`` (DESIG
 section 2: what a preemption keeps depends on the checkpoint mode; with ``on_preempt`` a save
 that fails keeps nothing new, :mod:`simcore.core.saves`). A gang (``workers`` > 1) is one job here:
 one segment, one token, one progress; ``node`` is worker 0's and ``gang_nodes`` holds every
-worker's node, in worker order (DESIGN.md rule 10).
+worker's node, in worker order (DESIGN.md rule 10). Drains and failures (DESIGN rule 12) stop a
+segment too: a drain is a signal that is not counted as a preemption, a failure keeps what a
+signal whose save fails keeps (:meth:`JobState.fail`). With ``checkpoint_cost`` > 0 the periodic
+checkpoints pause progress and count once the pause is over (:mod:`simcore.core.checkpoints`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from simcore.core import checkpoints
 from simcore.core.model import JobTable, SimConfig
 from simcore.core.saves import failure_probability
 from simcore.engine.queue_order import int_pool
@@ -28,10 +32,18 @@ from simcore.workload.fit import distinct_rows
 
 class JobState:
     def __init__(
-        self, jobs: JobTable, req: np.ndarray, order_rank: np.ndarray, config: SimConfig, ints: np.ndarray | None = None
+        self,
+        jobs: JobTable,
+        req: np.ndarray,
+        order_rank: np.ndarray,
+        config: SimConfig,
+        ints: np.ndarray | None = None,
+        every_segment: bool = False,
     ) -> None:
         """`req`: the requests in integer units (:mod:`simcore.core.units`); `order_rank`: job order (rule 2, no class);
-        `ints`: :func:`~simcore.engine.queue_order.int_pool` of the jobs (made here when not given)."""
+        `ints`: :func:`~simcore.engine.queue_order.int_pool` of the jobs (made here when not given);
+        `every_segment`: keep every job's segments, not only those of the jobs that may be preempted
+        (a run with down time, where any job may fail or be drained)."""
         n = len(jobs)
         ints = int_pool(n) if ints is None else ints
         self.req = req
@@ -52,7 +64,15 @@ class JobState:
         self._restore = config.restore
         self._mode = config.checkpoint
         self._interval = config.checkpoint_interval
+        self._cost = config.checkpoint_cost if self._mode == "periodic" else 0.0  # seconds of pause per checkpoint
         self._p_fail = failure_probability(config)
+        self.every_segment = every_segment
+        # when each job's current segment finishes unless stopped (its pauses included), kept for
+        # fitdelay's test when a finish is not the restore and work left alone (down time, pauses)
+        self.end = array("d", [math.nan]) * n if every_segment or self._cost > 0 else None
+        # with on_preempt and down time: (kept, last_ckpt) before the save of the job's last signal,
+        # which a failure during its grace period undoes (DESIGN-failures point 6)
+        self._before_save: dict[int, tuple[float, float]] = {}
         self.node_list = [-1] * n  # current or last node (a list read is native when compiled)
         # the same for the jobs that may be preempted, whose segments start with `segment` (what
         # candidates read); every job's is node_list (the result's), a numpy write per start costs more
@@ -83,11 +103,44 @@ class JobState:
             self.node[j] = k
             self.seg_start[j] = now
             self.seg_restore[j] = restore
-        return now + restore + self.work_left[j]
+        end = now + restore + self.work_left[j]
+        if self._cost > 0:
+            end += checkpoints.count(float(self.kept[j]), float(self.dur[j]), self._interval) * self._cost
+        if self.end is not None:
+            self.end[j] = end
+        return end
 
-    def signal(self, j: int, now: float, save_failed: bool = False) -> None:
-        """`j` is preempted at `now`: progress stops, and what the checkpoint mode does not keep is lost
-        (with `save_failed`, the on_preempt save failed: the work since the last successful save or start)."""
+    def signal(self, j: int, now: float, save_failed: bool = False, preemption: bool = True) -> None:
+        """`j` is preempted at `now` (drained, when not a `preemption`: not counted as one): progress stops,
+        and what the checkpoint mode does not keep is lost (with `save_failed`, the on_preempt save
+        failed: the work since the last successful save or start)."""
+        if self.every_segment and self._mode == "on_preempt":
+            self._before_save[j] = (float(self.kept[j]), float(self.last_ckpt[j]))
+        self._stop(j, now, save_failed)
+        if preemption:
+            self.preemptions[j] += 1
+
+    def fail(self, j: int, now: float, in_grace: bool) -> float:
+        """`j` stops at `now` on a node failure (DESIGN-failures point 6), without grace or save; returns the
+        work this loses. Running, it keeps what a signal whose save fails keeps (the last checkpoint
+        counted; nothing with ``none``; with on_preempt what its last successful save kept). In its
+        grace period it loses the save it was making (on_preempt), its progress having stopped at the signal."""
+        before = float(self.lost[j])
+        if not in_grace:
+            self._stop(j, now, self._mode == "on_preempt")  # no save: under on_preempt, as a save that fails
+        else:
+            kept = float(self.kept[j])
+            if j in self._before_save:  # on_preempt: back to what the last successful save kept
+                kept, self.last_ckpt[j] = self._before_save.pop(j)
+            self._keep(j, float(self.kept[j]), kept)
+        return float(self.lost[j]) - before
+
+    def _stop(self, j: int, now: float, save_failed: bool) -> None:
+        """Progress of `j` stops at `now`: keep what the checkpoint mode keeps, lose the rest; a new token."""
+        if self._cost > 0:
+            (attained,), (keep,), (self.last_ckpt[j],) = self._paused([j], now)
+            self._keep(j, attained, keep)
+            return
         progress = max(0.0, now - self.seg_start[j] - self.seg_restore[j])  # none while restoring
         total = self.kept[j] + progress
         if save_failed:
@@ -98,11 +151,33 @@ class JobState:
         else:
             kept = total - float(self._lost_if_signalled(np.array([total]), self.kept[[j]])[0])
             self.last_ckpt[j] = self._last_checkpoint(np.array([j]), np.array([total]))[0]
+        self._keep(j, total, kept)
+
+    def _keep(self, j: int, total: float, kept: float) -> None:
+        """Of `total` attained service `j` keeps `kept`, where its next segment resumes, and loses the
+        rest; a new token (its scheduled finish, release or wake-up is stale)."""
         self.lost[j] += total - kept
         self.kept[j] = kept
         self.work_left[j] = self.dur[j] - kept
-        self.preemptions[j] += 1
         self.token[j] += 1
+
+    def _paused(self, jobs: list[int], now: float) -> tuple[list[float], list[float], list[float]]:
+        """With checkpoint_cost > 0: per job of `jobs` at `now`, (attained service, the work kept, when
+        that work was saved: the end of its checkpoint's pause, else the last save before the segment)."""
+        c, k = self._interval, self._cost
+        total, kept, saved_at = [], [], []
+        for j in jobs:
+            begun = float(self.seg_start[j] + self.seg_restore[j])
+            resume, dur = float(self.kept[j]), float(self.dur[j])
+            attained, keep = checkpoints.at(now - begun, resume, dur, c, k)
+            total.append(attained)
+            kept.append(keep)
+            saved_at.append(
+                begun + checkpoints.counted_at(now - begun, resume, dur, c, k)
+                if keep > resume
+                else float(self.last_ckpt[j])
+            )
+        return total, kept, saved_at
 
     def candidates(self, jobs: np.ndarray, now: float, min_runtime: float) -> Candidates:
         """The policies' view of running BE `jobs` at `now`, in job order; with `min_runtime` > 0
@@ -113,8 +188,14 @@ class JobState:
             keep = seg + min_runtime <= now
             jobs, seg = jobs[keep], seg[keep]
         kept = self.kept[jobs]
-        total = kept + np.maximum(0.0, now - seg - self.seg_restore[jobs])
-        lost_now = self._lost_if_signalled(total, kept)
+        if self._cost > 0:  # progress paused at each checkpoint: attained service and what a signal keeps
+            paused_total, paused_kept, saved_at = self._paused(jobs.tolist(), now)
+            total, last_checkpoint = np.array(paused_total), np.array(saved_at)
+            lost_now = total - np.array(paused_kept)
+        else:
+            total = kept + np.maximum(0.0, now - seg - self.seg_restore[jobs])
+            lost_now = self._lost_if_signalled(total, kept)
+            last_checkpoint = self._last_checkpoint(jobs, total)
         # with on_preempt: P(the save fails) x the work since the last successful save or start
         expected = self._p_fail * (total - kept) if self._mode == "on_preempt" else lost_now
         c = Candidates(
@@ -127,8 +208,9 @@ class JobState:
             expected_loss=expected,
             preemptions=self.preemptions[jobs],
             rank=self.order_rank[jobs],
-            last_checkpoint=self._last_checkpoint(jobs, total),
+            last_checkpoint=last_checkpoint,
             restore_next=np.full(len(jobs), self._restore),
+            finish_at=None if self.end is None else np.frombuffer(self.end)[jobs],
             # None without gangs: all 1, and Candidates knows so without looking (its single())
             workers=self.workers[jobs] if self.has_gangs else None,  # type: ignore[index,arg-type]
         )

@@ -10,7 +10,9 @@ lives in small types of its own: the nodes (:mod:`simcore.engine.cluster`), the 
 come (:mod:`simcore.engine.timeline`) and the event log (:mod:`simcore.engine.eventlog`). The policy only
 chooses victims, from a read-only view. A gang (``workers`` > 1, rule 10) goes through the same
 life cycle with one event row per worker; where its workers go is chosen in
-:mod:`simcore.engine.gang`, and a single-worker job never takes that path.
+:mod:`simcore.engine.gang`, and a single-worker job never takes that path. Nodes that go down
+and drains (rule 12) come between the releases and the arrivals of an instant; a run without
+down time never takes that path (:mod:`simcore.engine.nodes_down`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from simcore.engine.cluster import ClusterState
 from simcore.engine.eventlog import EventLog
 from simcore.engine.gang import GangRoom, GangRun
 from simcore.engine.jobstate import JobState
+from simcore.engine.nodes_down import NodesDown
 from simcore.engine.pending import UNBOUNDED, Waiting
 from simcore.engine.queue_order import int_pool, job_order, job_orders
 from simcore.engine.reservations import ReservationBook
@@ -88,7 +91,11 @@ class _Run(GangRun):
         order_rank, queue_rank = job_orders(jobs, te_first=not self.policy.fifo_order)
         ints = int_pool(n)  # every list of job indices or ranks holds these int objects (memory: docs/testing.md)
         self.cl = ClusterState(cluster, config.placement, req.min(axis=0) if n else None)
-        self.js = JobState(jobs, req, order_rank, config, ints)
+        downtime = cluster.node_events is not None or not math.isinf(config.mtbf)
+        first = float(jobs.submit_time.min()) if n else 0.0
+        self.down = NodesDown(cluster, config, first, jobs.job_id.astype(str).tolist()) if downtime else None
+        self.all_skipped = False
+        self.js = JobState(jobs, req, order_rank, config, ints, every_segment=downtime)
         self.gangs = jobs.has_gangs
         self.room = GangRoom(self.cl) if self.gangs else None
         self.running = RunningTable(n)
@@ -99,7 +106,11 @@ class _Run(GangRun):
         arrivals = np.empty_like(order_rank)  # submit time, then job_id: the inverse permutation
         arrivals[order_rank] = np.arange(n)  # (an argsort of a permutation, without the sort)
         self.timeline = Timeline(
-            ints[arrivals].tolist(), jobs.submit_time[arrivals].tolist(), self.js.token, self.running
+            ints[arrivals].tolist(),
+            jobs.submit_time[arrivals].tolist(),
+            self.js.token,
+            self.running,
+            None if self.down is None else self.down.next_time,
         )
         self.rng = np.random.default_rng(config.seed)
         self.saves = SaveDraws(config)
@@ -122,6 +133,10 @@ class _Run(GangRun):
             self._finish(j)
         for j in released:
             self._release(j)
+        if self.down is not None:  # drains, nodes going down, nodes coming up (rule 12)
+            stopped = self.down.step(self, t)
+            if stopped:
+                released = released + stopped
         log = self.log
         for j in arrived:
             log.add(t, j, SUBMIT, -1)
@@ -155,7 +170,11 @@ class _Run(GangRun):
                     self.cl.allocate(n, js.req_list[j])
             js.gang_nodes[j] = nodes
         victim_kind = self.preemptive and not js.is_te_list[j]  # only preemption reads its segment
-        end = js.start(j, k, now, victim_kind)
+        if self.down is not None:  # every job may fail or be drained: every segment is kept
+            self.down.started(j, [k] if nodes is None else nodes)
+            end = js.start(j, k, now, True)
+        else:
+            end = js.start(j, k, now, victim_kind)
         order, token = js.order_rank_list[j], js.token[j]
         self.timeline.finish_at(end, order, j, token)
         if victim_kind:
@@ -174,15 +193,19 @@ class _Run(GangRun):
         before = float(js.lost[j])
         js.signal(j, self.now, self.saves.failed())
         self.log.signalled(float(js.lost[j]) - before)
+        if self.down is not None:
+            self.down.signalled(j, self.now, result.PREEMPTION, float(js.lost[j]) - before)
         self.running.remove(j)
         nodes = js.gang_nodes.get(j) if self.gangs else None
         for k in nodes or (js.node_list[j],):  # a gang: one row per worker
             self.log.add(self.now, j, PREEMPT, k)
         if self.cfg.grace > 0:  # with grace 0 the pass releases it at once
-            self.timeline.release_at(self.now + self.cfg.grace, js.order_rank_list[j], j)
+            self.timeline.release_at(self.now + self.cfg.grace, js.order_rank_list[j], j, js.token[j])
 
     def _release(self, j: int) -> None:
         """End of grace: free the node, top up the reservation it made room for (back to pending: the caller)."""
+        if self.down is not None:
+            self.down.left(j, self.js.gang_nodes.get(j) or [self.js.node_list[j]])
         if self.gangs and j in self.js.gang_nodes:
             self._release_gang(j, self.js.gang_nodes[j])
             return
@@ -193,6 +216,8 @@ class _Run(GangRun):
 
     def _finish(self, j: int) -> None:
         js = self.js
+        if self.down is not None:
+            self.down.finished(j, js.gang_nodes.get(j) or [js.node_list[j]])
         if self.gangs and j in js.gang_nodes:
             self._finish_gang(j, js.gang_nodes[j])
             return
@@ -402,4 +427,5 @@ def simulate(
         decisions=tuple(run.decisions or ()),
         signal_lost=np.array(run.log.lost, dtype=float),
         nominations=np.array(run.log.nominations, dtype=np.int64).reshape(-1, 4),
+        downtime=None if run.down is None else run.down.record(float(np.max(js.finish)) if len(sim_jobs) else 0.0),
     )

@@ -13,6 +13,10 @@ A TE gang (DESIGN-gangs points 11-13) holds one reservation per worker, each on 
 tentative node; each worker-request a victim releases on node n tops up the gang's
 reservations on n in worker order, and the book counts the victims still in their grace
 period (a gang nominated anew only once all of them have released).
+
+A nomination *ends* (DESIGN-failures point 5) when a node it reserves on goes down or starts
+draining: its reservations are returned, its victims are no longer attached to it (their
+releases top up nothing) and the TE job is an ordinary pending job again (:meth:`end`).
 """
 
 from __future__ import annotations
@@ -70,6 +74,20 @@ class ReservationBook:
             return
         self._cl.unreserve(k, self._held.pop(te))
 
+    def on_node(self, k: int) -> list[int]:
+        """The nominated TE jobs that reserve on node `k` (one of their workers, for a gang), in nomination order."""
+        return [
+            te
+            for te, n in self._node.items()
+            if n == k or (te in self._gang and any(m == k for m, _ in self._gang[te]))
+        ]
+
+    def end(self, te: int) -> None:
+        """`te`'s nomination ends: its reservations are returned and its victims detached."""
+        self.drop(te)
+        for v in [v for v, t in self._victim_of.items() if t == te]:
+            del self._victim_of[v]
+
     # -- gangs ------------------------------------------------------------------------------
     def nominate_gang(self, te: int, nodes: list[int], victims: Iterable[int]) -> None:
         """TE gang `te` waits with worker i reserved on ``nodes[i]`` for `victims` to release:
@@ -96,7 +114,9 @@ class ReservationBook:
 
     def released_gang(self, victim: int, nodes: list[int]) -> None:
         """Gang `victim` has just given back a worker-request on each of `nodes` (worker order)."""
-        te = self._victim_of.pop(victim)
+        te = self._victim_of.pop(victim, None)
+        if te is None:  # drained, or its TE job's nomination ended
+            return
         for k in nodes:
             self._top_up(te, k, self._req[victim])
         if te in self._gang:
@@ -119,7 +139,9 @@ class ReservationBook:
     def released(self, victim: int, k: int) -> None:
         """`victim` has just given its resources on node `k` back: top up the reservation of
         the TE job it made room for, if that job still waits on `k`."""
-        te = self._victim_of.pop(victim)
+        te = self._victim_of.pop(victim, None)
+        if te is None:  # drained, or its TE job's nomination ended
+            return
         if te in self._gang:
             self._top_up(te, k, self._req[victim])
             self._in_grace[te] -= 1

@@ -4,8 +4,10 @@ Arrivals are known up front (a sorted list). The engine's own events, finishes, 
 (ends of grace periods), min_runtime wake-ups and preemption-budget wake-ups, are scheduled
 as the run goes, in a heap.
 A preemption invalidates a scheduled finish (SimPy timeouts cannot be cancelled, and a heap
-entry cannot be found cheaply), so finishes and wake-ups carry the job's preemption token
-and an entry whose token is no longer the job's is stale and skipped.
+entry cannot be found cheaply), so finishes, releases and wake-ups carry the job's preemption
+token and an entry whose token is no longer the job's is stale and skipped (a release, when the
+job failed during its grace period: DESIGN rule 12). The nodes' down time
+(:mod:`simcore.engine.nodes_down`) keeps instants of its own; ``down_next`` gives the next one.
 
 Heap entries are ``(time, kind, job order, job, token)``: at one instant they pop finishes
 before releases (DESIGN.md rule 1), each kind in job order, which is the order of the
@@ -29,21 +31,30 @@ BUDGET: Final = 3  # the preemption budget frees up (no event row)
 
 
 class Timeline:
-    def __init__(self, arrivals: list[int], times: list[float], token: list[int], running: RunningTable) -> None:
+    def __init__(
+        self,
+        arrivals: list[int],
+        times: list[float],
+        token: list[int],
+        running: RunningTable,
+        down_next: Callable[[], float] | None = None,
+    ) -> None:
         """`arrivals`: the jobs in arrival order, submitted at `times`; `token`: each job's
-        preemption token; `running`: the running BE jobs (a wake-up is for one of them)."""
+        preemption token; `running`: the running BE jobs (a wake-up is for one of them);
+        `down_next`: the time of the next node event (inf: none left), None without down time."""
         self._arrivals = arrivals
         self._times = [*times, math.inf]  # the sentinel ends every arrival scan
         self._token = token
         self._running = running
         self._heap: list[tuple[float, int, int, int, int]] = []
         self._budget_wake = math.nan  # the budget wake-up last scheduled
+        self._down_next = down_next
 
     def finish_at(self, t: float, order: int, j: int, token: int) -> None:
         heapq.heappush(self._heap, (t, FINISH, order, j, token))
 
-    def release_at(self, t: float, order: int, j: int) -> None:
-        heapq.heappush(self._heap, (t, RELEASE, order, j, 0))  # a job in grace is never preempted: never stale
+    def release_at(self, t: float, order: int, j: int, token: int) -> None:
+        heapq.heappush(self._heap, (t, RELEASE, order, j, token))  # stale only when the job failed in grace
 
     def wake_at(self, t: float, order: int, j: int, token: int) -> None:
         heapq.heappush(self._heap, (t, WAKE, order, j, token))
@@ -64,7 +75,7 @@ class Timeline:
         before anything else, so a wake-up is skipped exactly when its pass would be a no-op."""
         # one generator rather than a call per step: its locals persist between instants
         heap, token, running, arrivals, times = self._heap, self._token, self._running, self._arrivals, self._times
-        heappop, a = heapq.heappop, 0
+        heappop, a, down_next = heapq.heappop, 0, self._down_next
         while True:
             next_arrival = times[a]
             while heap:
@@ -74,8 +85,8 @@ class Timeline:
                         heappop(heap)
                         continue
                     break
-                if kind != RELEASE and (
-                    tok != token[j]  # preempted since
+                if (
+                    tok != token[j]  # preempted (a finish, a wake-up) or failed in grace (a release) since
                     # a wake-up is worth an instant of its own only for a running job whose pass may
                     # act; one at an arrival's time shares that instant (and is popped with it)
                     or (kind == WAKE and (j not in running or (t < next_arrival and not pass_may_act())))
@@ -84,6 +95,10 @@ class Timeline:
                     continue
                 break
             t = heap[0][0] if heap and heap[0][0] < next_arrival else next_arrival
+            if down_next is not None:
+                t_down = down_next()
+                if t_down < t:
+                    t = t_down
             if t == math.inf:
                 return
             finished: list[int] = []
@@ -94,7 +109,8 @@ class Timeline:
                     if tok == token[j]:
                         finished.append(j)
                 elif kind == RELEASE:
-                    released.append(j)
+                    if tok == token[j]:
+                        released.append(j)
                 # a wake-up needs nothing more: the instant itself is the point (a pass runs)
             arrived: list[int] = []
             while times[a] == t:

@@ -11,21 +11,50 @@ It reads the engine's parts and never writes to them.
 A job's consecutive passes whose facts share a key (the caller's: a reason and its blocker) make one
 :class:`Stretch`, kept as its first pass's facts and the instant of its last pass, so what the
 watch holds grows with the stretches, not with the passes (issue 16).
+
+Which jobs a pass looks at. Watching some jobs, each of them that is pending. Watching every job,
+only those whose facts may have changed since the last pass: looking at every pending job after
+every pass cost the waiting jobs x the passes (issue 31: 273 CPU s, unfinished, for 20,000 jobs whose
+plain run takes about a second). A pending job is *quiet* (:attr:`JobFacts.quiet`) when nothing but a
+lack of room holds it: not nominated, no room for it, none reserved for another that it would fit,
+no decision record. A job not quiet at the last pass is looked at again, and so is a quiet one when
+
+- it joined the queue (arrived, or released after a preemption): the event log's new rows;
+- greedy backfill: room was given back since the last pass (``ClusterState.version`` moved) and its
+  request is within the most a node's room could hold, reserved room included (:func:`_room_bound`).
+  Without room given back every room only shrank (a new reservation holds room no quiet job fitted
+  in, and "fits" is monotone in the room), so a job that fitted none still fits none. With room
+  given back before the pass but none during it and no reservation, no job fits either: the pass
+  tried every pending job that could fit (:func:`_room_to_look_at`);
+- backfill none: it is the first waiting job (the only one whose room decides), or that job changed
+  (every job behind it has a new job ahead);
+- two passes share an instant (a stretch never spans them).
+
+Otherwise its facts are those of the last pass but for ``time`` and ``free_gpu``, which a key does
+not read. A TE job that may preempt needs no trigger of its own: the pass asks the policy for it
+every time it reaches it and it does not fit, so it has a decision record, or a nomination, and is
+never quiet. So a pass costs the jobs that join, those near room and those whose stretch may end,
+not the whole queue.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from simcore.core import units
+from simcore.core import result, units
 from simcore.engine.gang import fits
 
 if TYPE_CHECKING:  # the run itself: only read
+    from simcore.engine.eventlog import EventLog
     from simcore.engine.loop import _Run
+
+_SUBMIT, _START, _RELEASE = result.SUBMIT, result.START, result.RELEASE
+_GPU_UNITS = float(units.SCALE[2])  # units per GPU
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +68,7 @@ class JobFacts:
     ahead_is_te: bool  # that job is a TE job
     is_te: bool  # the job itself is a TE job
     workers: int  # its workers (a gang: more than 1)
+    # room for it, looked at only for a job neither nominated nor with a job ahead (else False, None):
     fits: bool  # there is room for it now (then it starts at the next pass)
     reserved_by: int | None  # it would fit but for this nominated TE job's reservation
     decision: dict[str, Any] | None  # the decision record this pass made for it (TE, decisions kept)
@@ -46,8 +76,15 @@ class JobFacts:
     strict: bool  # backfill none
     te_first: bool  # the queue puts TE jobs first
 
+    @property
+    def quiet(self) -> bool:
+        """Nothing but a lack of room holds it: not nominated, no room for it, none reserved for
+        another that it would fit, no decision record (see the module docstring)."""
+        return not self.nominated and not self.fits and self.reserved_by is None and self.decision is None
 
-#: what makes two passes' facts one stretch (equal keys), from the caller that gives them meaning
+
+#: what makes two passes' facts one stretch (equal keys), from the caller that gives them meaning;
+#: it must read neither ``time`` nor ``free_gpu``, the facts a job not looked at again may change
 Key = Callable[[JobFacts], Hashable]
 
 
@@ -64,7 +101,8 @@ class JobWatch:
     """Collects, after every pass, the facts of each watched job while it is pending, as stretches.
 
     A job's facts extend its last stretch when their ``key`` equals the stretch's and the stretch's
-    last pass is the pass instant just before this one; else they open a new stretch.
+    last pass is the pass instant just before this one; else they open a new stretch. A job not
+    looked at in a pass (see the module docstring) extends its stretch.
     ``job_ids`` names the jobs watched; None watches every job. One job or all, each job's facts
     come from the same code on the same state, so watching more jobs changes no job's facts.
     """
@@ -72,17 +110,34 @@ class JobWatch:
     def __init__(self, key: Key, job_ids: Iterable[str] | None = None) -> None:
         self.key = key
         self.job_ids = None if job_ids is None else frozenset(job_ids)
-        self.stretches: dict[int, list[Stretch]] = {}  # job index -> its stretches in time order
+        self._stretches: dict[int, list[Stretch]] = {}  # job index -> its stretches in time order
         self.passes: list[float] = []  # the instant of every pass
         self._before: float | None = None  # the last pass instant before the current pass's
         self._jobs: list[int] | None = None  # the watched jobs' indices (every job: None)
         self._ready = False
         self._seen = 0  # decision records already looked at
+        self._rows = 0  # event log rows already looked at
+        self._open: set[int] = set()  # pending at the last pass: their last stretch runs to it
+        self._loud: set[int] = set()  # of those, the jobs not quiet there
+        self._version = -1  # the cluster's version at the last pass
+        self._head = -2  # backfill none: the first waiting rank at the last pass (-1: none)
+
+    @property
+    def stretches(self) -> dict[int, list[Stretch]]:
+        """Job index -> its stretches in time order (a job pending at the last pass: up to it)."""
+        for j in self._open:
+            self._stretches[j][-1].last = self.passes[-1]
+        return self._stretches
 
     def __call__(self, run: _Run) -> None:
         """After a pass of a run that keeps its decision records (their names map jobs to ids)."""
         decisions = run.decisions or []
-        new, self._seen = decisions[self._seen :], len(decisions)
+        new = decisions[self._seen :] if len(decisions) > self._seen else []
+        self._seen = len(decisions)
+        log = run.log
+        rows = len(log)
+        joined, started = _moves(log, self._rows) if rows > self._rows else (set(), set())
+        self._rows = rows
         if not self._ready:  # names are known once the run exists; an unsimulated id is left out
             ids = run.names[0]
             if self.job_ids is not None:
@@ -91,32 +146,132 @@ class JobWatch:
         if self._jobs == []:
             return
         now, passes = float(run.now), self.passes
-        if passes and passes[-1] < now:  # two passes may share an instant: the one before is earlier
-            self._before = passes[-1]
+        last = passes[-1] if passes else -math.inf  # the last pass's instant (none yet: no job is open)
+        if passes and last < now:  # two passes may share an instant: the one before is earlier
+            self._before = last
         passes.append(now)
-        ranks = _pending_ranks(run) if self._jobs is None else _watched_pending(run, self._jobs)
-        if ranks:
-            view = _PassView(run, new)
-            job_of_rank, key, before, stretches = run.waiting.job_of_rank, self.key, self._before, self.stretches
-            for r in ranks:
-                j = job_of_rank[r]
-                f = view.facts(j, r)
-                k = key(f)
-                mine = stretches.setdefault(j, [])
-                if mine and mine[-1].last == before and mine[-1].key == k:
-                    mine[-1].last = now
+        stretches, opened, loud = self._stretches, self._open, self._loud
+        if started:
+            for j in started.intersection(opened):  # placed in this pass: pending up to the last one
+                stretches[j][-1].last = last
+                opened.remove(j)
+                loud.discard(j)
+        ranks = self._looked_at(run, joined, now == last)
+        if not ranks:
+            return
+        view = _PassView(run, new)
+        job_of_rank, key, before = run.waiting.job_of_rank, self.key, self._before
+        for r in ranks:
+            j = job_of_rank[r]
+            f = view.facts(j, r)
+            k = key(f)
+            mine = stretches.get(j)
+            if mine is None:
+                stretches[j] = [Stretch(f, k, now)]
+            else:
+                s = mine[-1]
+                if j in opened:
+                    s.last = last
+                if s.last == before and s.key == k:
+                    s.last = now
                 else:
                     mine.append(Stretch(f, k, now))
+            opened.add(j)
+            if f.quiet:
+                loud.discard(j)
+            else:
+                loud.add(j)
+
+    def _looked_at(self, run: _Run, joined: set[int], again: bool) -> list[int]:
+        """The ranks of the pending jobs this pass looks at (see the module docstring)."""
+        w = run.waiting
+        q, rank = w.queue, w.rank
+        if self._jobs is not None:
+            return [r for r in [rank[j] for j in self._jobs] if r in q]
+        jobs = joined
+        if self._loud:
+            jobs |= self._loud
+        if run.strict:
+            head = _first_waiting(run)
+            again = again or head != self._head
+            self._head = head
+            if head >= 0:
+                jobs.add(w.job_of_rank[head])
+        else:
+            version = run.cl.version
+            if version != self._version:
+                self._version = version
+                if _room_to_look_at(run):
+                    jobs.update(_near_room(run))
+        if again:
+            return q.ranks()
+        return [r for r in [rank[j] for j in jobs] if r in q] if jobs else []
 
 
-def _pending_ranks(run: _Run) -> list[int]:
-    return run.waiting.queue.ranks()
+def _moves(log: EventLog, start: int) -> tuple[set[int], set[int]]:
+    """The jobs that joined the queue (submitted or released) and those that started, in the log's
+    rows from `start` on (the rows not yet moved to its arrays are in its lists)."""
+    moved = len(log.job)
+    if start < moved:
+        jobs, codes = log.job[start:].tolist() + log._job, log.code[start:].tolist() + log._code
+    else:
+        jobs, codes = log._job[start - moved :], log._code[start - moved :]
+    joined: set[int] = set()
+    started: set[int] = set()
+    for j, c in zip(jobs, codes, strict=True):
+        if c == _START:
+            started.add(j)
+        elif c == _SUBMIT or c == _RELEASE:
+            joined.add(j)
+    return joined, started
 
 
-def _watched_pending(run: _Run, jobs: list[int]) -> list[int]:
-    """The ranks of the watched jobs that are pending, in queue order."""
-    q, rank = run.waiting.queue, run.waiting.rank
-    return sorted(r for r in (rank[j] for j in jobs) if r in q)
+def _first_waiting(run: _Run) -> int:
+    """Backfill none: the first pending rank whose job waits without a nomination (-1: none)."""
+    node_of, job_of_rank = run.book.node_of, run.waiting.job_of_rank
+    return next((r for c in run.waiting.queue.chunks for r in c.ranks if node_of(job_of_rank[r]) is None), -1)
+
+
+def _room_to_look_at(run: _Run) -> bool:
+    """May a pending job fit some room after this pass? Not when no reservation holds room and no
+    room was given back during the pass (``_Run.version_seen``): the pass tried every pending job
+    that could fit the free room (backfill greedy), or the first waiting one (backfill none)."""
+    return bool(run.book._node) or run.version_seen != run.cl.version
+
+
+def _room_bound(run: _Run) -> tuple[int, int, int]:
+    """Per dimension, the most room one node could offer a job, reserved room included: the most
+    any node has free (``ClusterState.top``: on a large cluster, of the nodes open to the smallest
+    request, the only ones any job fits on) and each node holding reservations with them added back.
+    A job that fits some room, free or reserved, is within it in every dimension."""
+    b0, b1, b2 = run.cl.top()
+    book = run.book
+    if book._node:
+        held_on: dict[int, np.ndarray] = {}
+        for te in book._node:
+            for k, held in _reservations(book, te):
+                held_on[k] = held_on[k] + held if k in held_on else held
+        avail = run.cl.avail
+        for k, held in held_on.items():
+            r0, r1, r2 = (avail[k] + held).tolist()
+            b0, b1, b2 = max(b0, r0), max(b1, r1), max(b2, r2)
+    return b0, b1, b2
+
+
+def _near_room(run: _Run) -> list[int]:
+    """The pending jobs within :func:`_room_bound`, among them every job that fits some room; the
+    queue's chunks whose lower bounds are above it are skipped whole."""
+    b0, b1, b2 = _room_bound(run)
+    q, job_of_rank = run.waiting.queue, run.waiting.job_of_rank
+    req, out = q.req_list, []  # requests by rank
+    for c in q.chunks:
+        if c.lo0 > b0 or c.lo1 > b1 or c.lo2 > b2:
+            continue
+        for r in c.ranks:
+            r0, r1, r2 = req[r]
+            if r0 <= b0 and r1 <= b1 and r2 <= b2:
+                out.append(job_of_rank[r])
+    return out
 
 
 class _PassView:
@@ -124,24 +279,34 @@ class _PassView:
 
     def __init__(self, run: _Run, new: list[dict[str, Any]]) -> None:
         self.run = run
-        self.avail = np.asarray(run.cl.avail)
-        self.free_gpu = float(max(0, int(self.avail[:, 2].max()))) / float(units.SCALE[2]) if len(self.avail) else 0.0
+        self.now, self.strict, self.te_first = float(run.now), run.strict, not run.policy.fifo_order
+        cl = run.cl
+        # the most GPUs free on one node: top() holds it, but on a large cluster only over the open nodes
+        gpu = cl.top()[2] if cl._open is None else int(np.asarray(cl.avail)[:, 2].max(initial=0))
+        self.free_gpu = (gpu if gpu > 0 else 0) / _GPU_UNITS
         self.decision = {d["te_job"]: d for d in new}  # per TE job, the last record of this pass
         self._first: int | None = None  # backfill none: the first pending rank not nominated (-1: none)
         self._rooms: list[tuple[int, np.ndarray]] | None = None  # nominated TE job -> room with its reservation
+        self._bound: tuple[int, int, int] | None = None  # _room_bound, when asked
+        self._roomy = _room_to_look_at(run)
 
     def first_waiting(self) -> int:
         if self._first is None:
-            run = self.run
-            book, job_of_rank = run.book, run.waiting.job_of_rank
-            self._first = next((x for x in _pending_ranks(run) if book.node_of(job_of_rank[x]) is None), -1)
+            self._first = _first_waiting(self.run)
         return self._first
 
     def rooms(self) -> list[tuple[int, np.ndarray]]:
         if self._rooms is None:
-            book, n = self.run.book, self.run.cl.n
-            self._rooms = [(te, self.avail + _held(book, te, n)) for te in sorted(book._node)]
+            book, avail = self.run.book, np.asarray(self.run.cl.avail)
+            self._rooms = [(te, avail + _held(book, te, len(avail))) for te in sorted(book._node)]
         return self._rooms
+
+    def near_room(self, req: tuple[int, int, int]) -> bool:
+        """Is the request (units) within :func:`_room_bound`? Else it fits no room, free or reserved."""
+        if self._bound is None:
+            self._bound = _room_bound(self.run)
+        b0, b1, b2 = self._bound
+        return req[0] <= b0 and req[1] <= b1 and req[2] <= b2
 
     def facts(self, j: int, r: int) -> JobFacts:
         """Job `j` (queue rank `r`, pending) after this pass."""
@@ -150,35 +315,43 @@ class _PassView:
         nominated = book.node_of(j) is not None
         victims = tuple(sorted(v for v, te in book._victim_of.items() if te == j)) if nominated else ()
         ahead = None
-        if run.strict:
+        if self.strict:
             first = self.first_waiting()
             if 0 <= first < r:
                 ahead = run.waiting.job_of_rank[first]
-        req, w = js.req[j], js.workers_list[j]
-        here = fits(self.avail, req, w)
-        reserved_by = None
-        if not here and not nominated:
-            reserved_by = next((te for te, room in self.rooms() if fits(room, req, w)), None)
+        w = js.workers_list[j]
+        here, reserved_by = False, None
+        # a nomination or a job ahead decides, whatever the room (wait_key); most jobs are far from any room
+        if not nominated and ahead is None and self._roomy and self.near_room(js.req_list[j]):
+            req = js.req[j]
+            here = fits(np.asarray(run.cl.avail), req, w)
+            if not here:
+                reserved_by = next((te for te, room in self.rooms() if fits(room, req, w)), None)
         return JobFacts(
-            time=float(run.now),
-            nominated=nominated,
-            victims=victims,
-            ahead=ahead,
-            ahead_is_te=ahead is not None and js.is_te_list[ahead],
-            is_te=js.is_te_list[j],
-            workers=w,
-            fits=here,
-            reserved_by=reserved_by,
-            decision=self.decision.get(run.names[0][j]),
-            free_gpu=self.free_gpu,
-            strict=run.strict,
-            te_first=not run.policy.fifo_order,
+            self.now,
+            nominated,
+            victims,
+            ahead,
+            ahead is not None and js.is_te_list[ahead],
+            js.is_te_list[j],
+            w,
+            here,
+            reserved_by,
+            self.decision.get(run.names[0][j]) if self.decision else None,
+            self.free_gpu,
+            self.strict,
+            self.te_first,
         )
+
+
+def _reservations(book: Any, te: int) -> list[tuple[int, np.ndarray]]:
+    """Nominated `te`'s (node, reserved) pairs (units): one per worker of a gang."""
+    return book._gang.get(te, [(book._node[te], book._held.get(te))])
 
 
 def _held(book: Any, te: int, n: int) -> np.ndarray:
     """What nominated `te` reserves, per node (units)."""
     out = np.zeros((n, 3), dtype=np.int64)
-    for k, held in book._gang.get(te, [(book._node[te], book._held.get(te))]):
+    for k, held in _reservations(book, te):
         out[k] += held
     return out

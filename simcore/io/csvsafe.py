@@ -1,37 +1,69 @@
-"""The one CSV rule for every CSV the project writes (DESIGN.md section 6).
+"""The one CSV rule for every CSV the project writes (DESIGN.md section 6), and the writer that applies it.
 
 A spreadsheet treats a cell that begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
 return as a formula, so a job id such as ``=HYPERLINK(...)`` from an uploaded trace could run
 in the reader's spreadsheet. Following the OWASP rule, such a *text* cell is written with a
-leading single quote (``'=HYPERLINK(...)``). Numbers are never touched (a negative number
-stays ``-5``), so numeric columns and files of plain ids are byte-for-byte as before.
+leading single quote (``'=HYPERLINK(...)``), unless it is a plain decimal number (an id ``-5``).
+Numbers are never touched, so numeric columns and files of plain ids are byte-for-byte as before.
 
-A spreadsheet set to split on ``;`` would also start a cell after a ``;`` inside a text
-(``a;=cmd|...``), so a text cell holding ``;``, ``,``, a quote or a line break (CR or LF) is
-always quoted, with its quotes doubled; every other cell is written as it is. Frames keep
-pandas' number formatting; :func:`write_rows` writes rows of ready-made cells by the same rule.
+A text cell holding ``;``, ``,``, a quote or a line break (CR or LF) is quoted, its quotes
+doubled. Quoting alone does not stop a spreadsheet that splits lines on ``;`` (or on tabs):
+such a reader honours a quote only where its own cell begins, so inside ``0,"a;=1+1"`` it starts
+a cell ``=1+1"``. The places where a reader may start a cell inside a text are therefore escaped
+too: a ``'`` goes after every ``;``, tab, CR or LF that is followed by a formula character or a
+double quote (``a;=1+1`` is written ``"a;'=1+1"``). A reader splitting on ``,`` reads back the
+escaped text exactly.
+
+The writer turns columns into cells with Arrow's vectorised kernels: numbers print as pandas
+prints them (floats as Python's ``repr``, NaN empty), text goes through the rule above, and only
+the cells that need care are handled one by one in Python.
 """
 
 from __future__ import annotations
 
+import io
+import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: characters after which a spreadsheet splitting on ``;``, on tabs or on lines may start a cell
+CELL_BREAKS = (";", "\t", "\r", "\n")
 QUOTED_IF_HOLDING = (";", ",", '"', "\n", "\r")
+
+
+def _one_of(chars: Sequence[str]) -> str:
+    """A regular-expression class of ``chars``, valid for Python and for Arrow's RE2."""
+    return "[" + "".join("\\" + c if c in "\\]^-" else c for c in chars) + "]"
+
+
 _PLAIN_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
-_NEEDS_QUOTES = re.compile('[;,"\\n\\r]')
+_NEEDS_QUOTES = re.compile(_one_of(QUOTED_IF_HOLDING))
+_RUNNABLE = _one_of((*FORMULA_START, '"'))  # what the character after a break must not be
+_INNER_START = re.compile(f"(?<={_one_of(CELL_BREAKS)})(?={_RUNNABLE})")
+#: a text this pattern does not match is written as it is (for Arrow's vectorised kernels)
+_NEEDS_CARE = f"^{_one_of(FORMULA_START)}|{_NEEDS_QUOTES.pattern}|{_one_of(CELL_BREAKS)}{_RUNNABLE}"
+_ROWS_PER_CHUNK = 1 << 18  # rows joined at once: bounds the memory of one chunk's text
+_END = 1 << 40  # a slice position past the end of any cell
+#: Arrow prints a float positionally below 1e10 (exponents from there on); a margin below that
+_POSITIONAL_BELOW = 1e9
 
 
-def escape_cell(value: Any) -> Any:
-    """The value, with a leading ``'`` when it is text that a spreadsheet would run."""
-    if isinstance(value, str) and value.startswith(FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value):
-        return "'" + value
-    return value
+def escape_text(text: str) -> str:
+    """``text`` with a ``'`` before every place a spreadsheet could start a formula cell: its
+    start (unless it is a plain decimal number) and after each of :data:`CELL_BREAKS`."""
+    inner = _INNER_START.sub("'", text)
+    if text.startswith(FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text):
+        return "'" + inner
+    return inner
 
 
 def quote_cell(text: str) -> str:
@@ -40,71 +72,164 @@ def quote_cell(text: str) -> str:
     return '"' + text.replace('"', '""') + '"' if _NEEDS_QUOTES.search(text) else text
 
 
-def csv_line(cells: Sequence[object]) -> str:
-    """One CSV line (``\\n`` ended) of ready-made cells: None is empty, text is quoted by
-    :func:`quote_cell`, anything else is ``str()`` (as :mod:`csv` writes it)."""
-    if len(cells) == 1 and cells[0] in ("", None):
-        return '""\n'  # a lone empty field would read as a blank line (the csv module does the same)
-    return ",".join("" if c is None else quote_cell(c) if isinstance(c, str) else str(c) for c in cells) + "\n"
+def text_cell(text: str) -> str:
+    """A text as the CSV field every writer writes: escaped, then quoted when it must be."""
+    return quote_cell(escape_text(text))
 
 
-def write_rows(path: str | Path, header: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
-    """Write a CSV file (UTF-8, ``\\n`` line ends) of cells already escaped where they should be."""
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        fh.write(csv_line(header))
-        fh.writelines(csv_line(row) for row in rows)
+#: a column of a CSV: numbers or text (None and NaN empty) as an array or a pandas Series, or a
+#: coded text column ``(labels, codes)``: one code per row into the labels, -1 an empty cell (the
+#: events name jobs and nodes so: each label goes through the rule once, however many rows repeat it)
+Column = np.ndarray | pd.Series | tuple[np.ndarray, np.ndarray]
 
 
-def safe_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """A copy of `df` whose text columns are escaped (the frame itself is not changed)."""
-    text_cols = _text_columns(df)
-    if not text_cols:
-        return df
-    out = df.copy()
-    for c in text_cols:
-        out[c] = out[c].map(escape_cell)
-    return out
+def write_columns(path: str | Path, columns: Mapping[str, Column]) -> None:
+    """Write a CSV file (UTF-8, ``\\n`` line ends, no index) of named columns of equal length."""
+    with open(path, "wb") as fh:
+        _write(fh, columns)
 
 
-def _text_columns(df: pd.DataFrame) -> list[str]:
-    return [c for c in df.columns if df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype)]
+def csv_bytes(columns: Mapping[str, Column]) -> bytes:
+    """The CSV text :func:`write_columns` writes, as bytes."""
+    buf = io.BytesIO()
+    _write(buf, columns)
+    return buf.getvalue()
 
 
 def to_csv_text(df: pd.DataFrame) -> str:
-    """The escaped CSV text of `df` (no index), as every download and output file writes it.
-
-    pandas quotes a cell with ``,``, a quote or LF itself but not one with ``;`` or a lone CR:
-    such cells go to pandas as placeholder tokens (letters, digits and ``_``: never quoted,
-    found nowhere else in the text) that are then replaced by the cells quoted here."""
-    safe = safe_frame(df)
-    quoted: list[str] = []
-    text_cols = _text_columns(safe)
-    if text_cols:
-        cells = [v for c in text_cols for v in safe[c] if isinstance(v, str)]
-        prefix = _free_prefix([*cells, *map(str, safe.columns)])
-
-        def hold(value: Any) -> Any:
-            if isinstance(value, str) and (";" in value or "\r" in value):
-                quoted.append(quote_cell(value))
-                return f"{prefix}{len(quoted) - 1}_"
-            return value
-
-        for c in text_cols:
-            safe[c] = safe[c].map(hold)
-    text = safe.to_csv(index=False, lineterminator="\n")
-    if not quoted:
-        return text
-    return re.sub(f"{prefix}([0-9]+)_", lambda m: quoted[int(m.group(1))], text)
-
-
-def _free_prefix(texts: Sequence[str]) -> str:
-    """A token prefix found in none of ``texts`` (so a placeholder cannot be mistaken for data)."""
-    n = 0
-    while any(f"csvsafe{n}x" in t for t in texts):
-        n += 1
-    return f"csvsafe{n}x"
+    """The CSV text of `df` (no index), as every download and output file writes it."""
+    return csv_bytes(_frame_columns(df)).decode("utf-8")
 
 
 def write_csv(df: pd.DataFrame, path: str | Path) -> None:
-    """Write `df` as an escaped CSV file (no index)."""
-    Path(path).write_text(to_csv_text(df), encoding="utf-8", newline="")
+    """Write `df` as a CSV file (no index), by the rule."""
+    write_columns(path, _frame_columns(df))
+
+
+def _frame_columns(df: pd.DataFrame) -> dict[str, Column]:
+    if df.columns.has_duplicates:
+        raise ValueError(f"a CSV of a frame with duplicate column names: {list(df.columns)}")
+    return {str(c): df[c] for c in df.columns}
+
+
+def _write(fh: IO[bytes], columns: Mapping[str, Column]) -> None:
+    fh.write(",".join(text_cell(name) for name in columns).encode("utf-8") + b"\n")
+    rows = {len(c[1]) if isinstance(c, tuple) else len(c) for c in columns.values()}
+    if len(rows) > 1:
+        raise ValueError(f"CSV columns of different lengths: {sorted(rows)}")
+    n = rows.pop() if rows else 0
+    ready = [_Picks.of(*c) if isinstance(c, tuple) else c for c in columns.values()]  # labels: once
+    for lo in range(0, n, _ROWS_PER_CHUNK):
+        cells = [_cells(_slice(c, lo, lo + _ROWS_PER_CHUNK)) for c in ready]
+        if len(cells) == 1:  # a lone empty field would read as a blank line (as the csv module writes it)
+            cells[0] = pc.if_else(pc.equal(cells[0], ""), '""', cells[0])
+        lines = pc.binary_join_element_wise(*cells, ",")
+        text = pc.binary_join(pa.ListArray.from_arrays(pa.array([0, len(lines)], pa.int32()), lines), "\n")
+        fh.write(text[0].as_buffer())
+        fh.write(b"\n")
+
+
+@dataclass(frozen=True)
+class _Picks:
+    """A coded text column whose labels are cells already, the empty cell last (code -1)."""
+
+    cells: pa.Array
+    codes: np.ndarray
+
+    @classmethod
+    def of(cls, labels: np.ndarray, codes: np.ndarray) -> _Picks:
+        cells = _text_cells(np.append(np.asarray(labels, dtype=object), ""))
+        codes = np.asarray(codes, dtype=np.int64)
+        if len(codes) and not -1 <= codes.min() <= codes.max() < len(cells) - 1:
+            raise ValueError(f"codes from {codes.min()} to {codes.max()} for {len(cells) - 1} labels")
+        return cls(cells, codes % len(cells))
+
+
+def _slice(column: _Picks | np.ndarray | pd.Series, lo: int, hi: int) -> _Picks | np.ndarray | pd.Series:
+    if isinstance(column, _Picks):
+        return _Picks(column.cells, column.codes[lo:hi])
+    return column.iloc[lo:hi] if isinstance(column, pd.Series) else column[lo:hi]
+
+
+def _cells(column: _Picks | np.ndarray | pd.Series) -> pa.Array:
+    """The CSV fields of one column, as an Arrow string array."""
+    if isinstance(column, _Picks):
+        return column.cells.take(pa.array(column.codes))
+    if isinstance(column, pd.Series):
+        dtype = column.dtype
+        if isinstance(dtype, np.dtype) and dtype.kind in "fiub":
+            return _cells(column.to_numpy())
+        if pd.api.types.is_string_dtype(dtype) and not pd.api.types.is_object_dtype(dtype):
+            return _text_cells(pa.array(column, type=pa.string(), from_pandas=True))
+        return _cells(np.asarray(column.astype(object)))
+    values = np.asarray(column)
+    kind = values.dtype.kind
+    if kind == "f" and values.dtype == np.float64:
+        return _float_cells(values)
+    if kind in "iu":
+        return pc.cast(pa.array(values), pa.string())
+    if kind == "b":
+        return pc.if_else(pa.array(values), "True", "False")
+    if kind in "OU":
+        return _text_cells(values)
+    raise TypeError(f"no CSV format for a column of dtype {values.dtype}")
+
+
+def _text_cells(values: np.ndarray | pa.Array) -> pa.Array:
+    """Cells of a text column (None and NaN empty; a column mixing text and numbers cell by cell)."""
+    if not isinstance(values, pa.Array):
+        try:
+            values = pa.array(values, type=pa.string(), from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # not all text: each cell by its own type
+            return pa.array([_mixed_cell(v) for v in values.tolist()], pa.string())
+    values = pc.fill_null(values, "")
+    care = pc.match_substring_regex(values, _NEEDS_CARE)
+    if not pc.any(care).as_py():
+        return values
+    fixed = [text_cell(t) for t in pc.filter(values, care).to_pylist()]
+    return pc.replace_with_mask(values, care, pa.array(fixed, pa.string()))
+
+
+def _mixed_cell(value: Any) -> str:
+    """One cell of an object column, as pandas prints it (text by the rule)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, (bool, int, float, np.bool_, np.number)):
+        return str(value)
+    return text_cell(str(value))
+
+
+def _float_cells(values: np.ndarray) -> pa.Array:
+    """Floats as Python's ``repr`` prints them (NaN empty); a run of the same value (event times
+    share instants) is printed once."""
+    bits = np.ascontiguousarray(values).view(np.int64)  # bits, so that 0.0 and -0.0 differ
+    starts = np.empty(len(values), dtype=bool)
+    starts[:1] = True
+    np.not_equal(bits[1:], bits[:-1], out=starts[1:])
+    if starts.sum() > 0.8 * len(values):
+        return _distinct_float_cells(values)
+    return _distinct_float_cells(values[starts]).take(pa.array(np.cumsum(starts) - 1))
+
+
+def _distinct_float_cells(values: np.ndarray) -> pa.Array:
+    """:func:`_float_cells`, vectorised: from 1e-4 to :data:`_POSITIONAL_BELOW` Arrow prints the
+    shortest digits that read back, positionally, as ``repr`` does, only without a whole number's
+    ``.0`` (added here); every other value (NaN, infinities, -0.0, tiny or huge) goes through ``repr``."""
+    size, zero = np.abs(values), values == 0
+    short = (size < _POSITIONAL_BELOW) & ((size >= 1e-4) | zero) & ~(zero & np.signbit(values))  # not NaN nor -0.0
+    whole = short & (values == np.trunc(values))
+    if whole.all():
+        return _point_zero(pc.cast(pa.array(values.astype(np.int64)), pa.string()))
+    cells = pc.cast(pa.array(values), pa.string())
+    if whole.any():
+        mask = pa.array(whole)
+        cells = pc.replace_with_mask(cells, mask, _point_zero(cells.filter(mask)))
+    if short.all():
+        return cells
+    fixed = ["" if math.isnan(v) else repr(v) for v in values[~short].tolist()]
+    return pc.replace_with_mask(cells, pa.array(~short), pa.array(fixed, pa.string()))
+
+
+def _point_zero(cells: pa.Array) -> pa.Array:
+    """``cells`` with ``.0`` appended to each (a whole float as ``repr`` prints it)."""
+    return pc.binary_replace_slice(cells, start=_END, stop=_END, replacement=".0")

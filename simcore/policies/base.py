@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -49,6 +49,9 @@ class Candidates:
     # None given: filled in by __post_init__ (all 1; ``req``)
     workers: np.ndarray = None  # type: ignore[assignment]  # the job's workers: a victim set's size counts them
     unit_req: np.ndarray = None  # type: ignore[assignment]  # (m x 3) the per-worker request
+    #: when each job finishes unless stopped (restore and checkpoint pauses included): given by a run
+    #: with down time or checkpoint_cost (DESIGN rule 12), else None (fitdelay then sums it itself)
+    finish_at: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         # caches, not fields (:meth:`take` copies fields only): made once, not on every read
@@ -61,7 +64,11 @@ class Candidates:
 
     def take(self, pos: np.ndarray) -> Candidates:
         """The entries at positions `pos`, in that order."""
-        return Candidates(**{f.name: getattr(self, f.name)[pos] for f in fields(self)})
+        rows: dict[str, Any] = {}  # finish_at may be None
+        for f in fields(self):
+            col = getattr(self, f.name)
+            rows[f.name] = None if col is None else col[pos]
+        return Candidates(**rows)
 
     def size(self, pos: Sequence[int]) -> int:
         """Workers stopped by signalling the jobs of entries `pos` (one entry per job)."""

@@ -24,6 +24,8 @@ from simcore.policies.base import Explained, NodeOption, Policy, PreemptionView
 from simcore.policies.glossary import TIE_BREAK
 
 NO_RUNNING_BE = "no running BE job"
+#: every candidate is on a node a victim search skips: down, draining, or draining by then (DESIGN rule 12)
+ON_CLOSED_NODES = "all on nodes down or draining"
 WITHIN_MIN_RUNTIME = "all within min_runtime"
 CAPPED_BY_P = "all capped by P"
 LARGER_THAN_S = "all larger than s"
@@ -36,6 +38,7 @@ REASONS = (
     BUDGET_SPENT,
     NO_RUNNING_BE,
     WITHIN_MIN_RUNTIME,
+    ON_CLOSED_NODES,
     CAPPED_BY_P,
     FREES_WITHIN_GRACE,
     LARGER_THAN_S,

@@ -85,10 +85,14 @@ class FitDelay(FitSearch):
     def _frees_within_grace(view: PreemptionView) -> bool:
         """Does a running BE job whose departure lets the TE job fit finish within the grace period?
         Every running BE job counts, victim candidate or not: ``min_runtime`` and the caps decide
-        who may be signalled, not whose finish frees room."""
+        who may be signalled, not whose finish frees room; a job on a node a victim search skips
+        (draining, or by the time victims release) is not in the view (DESIGN-failures point 5)."""
         c = view.running_be
-        restoring = np.maximum(0.0, c.seg_start + np.where(c.preemptions > 0, c.restore_next, 0.0) - view.now)
-        soon = c.remaining + restoring <= view.config.grace
+        if c.finish_at is not None:  # down time or checkpoint pauses: the real finish instant (DESIGN-failures point 9)
+            soon = c.finish_at - view.now <= view.config.grace
+        else:
+            restoring = np.maximum(0.0, c.seg_start + np.where(c.preemptions > 0, c.restore_next, 0.0) - view.now)
+            soon = c.remaining + restoring <= view.config.grace
         if not soon.any():
             return False
         return bool((view.avail[c.node[soon]] + c.req[soon] >= view.te_req).all(axis=1).any())

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from simcore.core.errors import UserError
 from simcore.core.knobs import split_assignment
 from simcore.core.model import SimConfig
+from simcore.core.numtext import quoted
 from simcore.policies import POLICIES, Policy, get_policy
 
 
@@ -29,7 +30,7 @@ class PolicySpec:
         try:
             return replace(base.with_knobs(dict(self.knobs)), policy=self.name)
         except ValueError as e:
-            raise UserError(f"policy {self.label!r}: {e}") from None
+            raise UserError(f"policy {quoted(self.label)}: {e}") from None
 
     def policy(self, base: SimConfig) -> Policy:
         """The policy itself, built with its own knobs (checked where it is built) from :meth:`config`."""
@@ -37,7 +38,7 @@ class PolicySpec:
         try:
             return get_policy(self.name, config)
         except ValueError as e:
-            raise UserError(f"policy {self.label!r}: {e}") from None
+            raise UserError(f"policy {quoted(self.label)}: {e}") from None
 
 
 def parse_policy(text: str) -> PolicySpec:
@@ -45,14 +46,14 @@ def parse_policy(text: str) -> PolicySpec:
     parts = [p.strip() for p in str(text).strip().split(":")]
     name = parts[0]
     if not name:
-        raise UserError(f"policy {text!r}: empty policy name")
+        raise UserError(f"policy {quoted(text)}: empty policy name")
     if name not in POLICIES:
-        raise UserError(f"policy {text!r}: unknown policy {name!r} (known: {', '.join(POLICIES)})")
+        raise UserError(f"policy {quoted(text)}: unknown policy {quoted(name)} (known: {', '.join(POLICIES)})")
     knobs = []
     for part in parts[1:]:
         pair = split_assignment(part)
         if pair is None:
-            raise UserError(f"policy {text!r}: {part!r} is not KEY=VALUE")
+            raise UserError(f"policy {quoted(text)}: {quoted(part)} is not KEY=VALUE")
         knobs.append(pair)
     spec = PolicySpec(":".join([name, *(f"{k}={v}" for k, v in knobs)]), name, tuple(knobs))
     spec.policy(SimConfig())

@@ -33,6 +33,7 @@ from simcore.core import fmt
 from simcore.core.errors import UserError
 from simcore.core.knobs import MAX_SEED
 from simcore.core.model import ClusterSpec, JobTable, clock_problems
+from simcore.core.numtext import parse_number, quoted
 from simcore.workload import offered_load
 from simcore.workload.preset_params import (  # noqa: F401 - MAX_JOBS re-exported: the generator's size cap
     DAY,
@@ -242,22 +243,21 @@ def resolve_params(preset: str, overrides: Mapping[str, Any] | None = None) -> d
 
 
 def _parse(param: Param, raw: Any) -> Value:
-    """Read one value: numbers as given or from text; lists from sequences or ``"1,2,4"``."""
+    """Read one value: numbers as given or from text (:func:`~simcore.core.numtext.parse_number`); lists
+    from sequences or ``"1,2,4"``."""
+    if param.kind != "list":
+        try:
+            return parse_number(raw, whole=param.kind == "int")
+        except ValueError as exc:
+            raise UserError(f"parameter {param.name}: {exc}") from None
     try:
-        if param.kind == "list":
-            items = raw.split(",") if isinstance(raw, str) else list(raw)
-            return tuple(float(str(x).strip()) for x in items)
-        if isinstance(raw, bool):
-            raise ValueError
-        number = float(str(raw).strip())
-        if param.kind == "int":
-            if not number.is_integer():
-                raise ValueError
-            return int(number)
-        return number
-    except (ValueError, TypeError):
-        what = {"int": "a whole number", "float": "a number", "list": "a comma-separated list of numbers"}[param.kind]
-        raise UserError(f"parameter {param.name}: {raw!r} is not {what}") from None
+        items = raw.split(",") if isinstance(raw, str) else list(raw)
+        return tuple(float(parse_number(x)) for x in items)
+    except (ValueError, TypeError) as exc:
+        why = f" ({exc})" if isinstance(exc, ValueError) else ""
+        raise UserError(
+            f"parameter {param.name}: {quoted(raw)} is not a comma-separated list of numbers{why}"
+        ) from None
 
 
 def _check_bounds(param: Param, value: Value) -> None:

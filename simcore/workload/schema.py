@@ -246,21 +246,22 @@ def refuse_or_drop(
     if bad_rows and not drop_invalid:
         raise WorkloadError(
             f"{raw.source}: refused: {bad_rows} of {n} {raw.unit}s are invalid ({raw.row_convention}); nothing was simulated. "
-            "Fix them, or drop invalid rows (--drop-invalid) to use only the valid ones.\n" + _listing(listed),
+            "Fix them, or drop invalid rows (--drop-invalid) to use only the valid ones.\n" + listing(listed),
             listed,
         )
     if bad_rows and keep.sum() == 0:
         raise WorkloadError(
-            f"{raw.source}: all {n} {raw.unit}s are invalid; nothing left to simulate.\n" + _listing(listed), listed
+            f"{raw.source}: all {n} {raw.unit}s are invalid; nothing left to simulate.\n" + listing(listed), listed
         )
     if bad_rows:
         notes.append(
-            f"{raw.source}: dropped {bad_rows} invalid {raw.unit}s of {n} ({raw.row_convention}):\n" + _listing(listed)
+            f"{raw.source}: dropped {bad_rows} invalid {raw.unit}s of {n} ({raw.row_convention}):\n" + listing(listed)
         )
     return keep, tuple(listed)
 
 
-def _listing(problems: Sequence[Problem]) -> str:
+def listing(problems: Sequence[Problem]) -> str:
+    """The problems as an error lists them: the first :data:`MAX_LISTED`, one per line, then a count of the rest."""
     lines = [f"  {p}" for p in problems[:MAX_LISTED]]
     if len(problems) > MAX_LISTED:
         lines.append(f"  ... and {len(problems) - MAX_LISTED} more problems")

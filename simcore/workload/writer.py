@@ -5,13 +5,14 @@ realised offered load of a workload on a cluster.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from simcore.core.model import DIMS, ClusterSpec, JobTable
-from simcore.io.csvsafe import escape_cell, write_rows
+from simcore.io.csvsafe import write_columns
 from simcore.workload.problems import OPTIONAL_COLUMNS
 from simcore.workload.schema import NODE_SCHEMA
 
@@ -32,22 +33,27 @@ def format_numbers(values: np.ndarray) -> list[str]:
 
 
 def write_workload(table: JobTable, path: str | Path) -> None:
-    """Write the canonical CSV (UTF-8, ``\\n`` line ends, quoting by :mod:`simcore.io.csvsafe`, numbers through
-    :func:`format_numbers`): the same table always gives the same bytes. Text that a
-    spreadsheet would run as a formula is escaped (:mod:`simcore.io.csvsafe`)."""
-    columns: dict[str, list[str]] = {
-        "job_id": [escape_cell(str(v)) for v in table.job_id],
-        "submit_time": format_numbers(table.submit_time),
-        "duration": format_numbers(table.duration),
-        **{dim: format_numbers(table.request[:, i]) for i, dim in enumerate(DIMS)},
-        "job_class": np.where(table.is_te, "TE", "BE").tolist(),
+    """Write the canonical CSV (UTF-8, ``\\n`` line ends, numbers through :func:`format_numbers`):
+    the same table always gives the same bytes. Text goes through the CSV rule
+    (:mod:`simcore.io.csvsafe`), so text a spreadsheet would run as a formula is escaped."""
+    columns: dict[str, np.ndarray] = {
+        "job_id": _texts(str(v) for v in table.job_id),
+        "submit_time": _texts(format_numbers(table.submit_time)),
+        "duration": _texts(format_numbers(table.duration)),
+        **{dim: _texts(format_numbers(table.request[:, i])) for i, dim in enumerate(DIMS)},
+        "job_class": np.where(table.is_te, "TE", "BE"),
     }
     for col in OPTIONAL_COLUMNS:
         if col in table.extra:
-            columns[col] = [escape_cell(_text_or_empty(v)) for v in table.extra[col]]
+            columns[col] = _texts(_text_or_empty(v) for v in table.extra[col])
     if table.has_gangs:  # a file without gangs keeps its bytes (no column of 1s)
-        columns["workers"] = [str(w) for w in np.asarray(table.workers).tolist()]
-    write_rows(path, list(columns), zip(*columns.values(), strict=True))
+        columns["workers"] = np.asarray(table.workers)
+    write_columns(path, columns)
+
+
+def _texts(values: Iterable[str]) -> np.ndarray:
+    """Texts as a column (numbers already formatted are plain decimals, which the CSV rule leaves alone)."""
+    return np.array(list(values), dtype=object)
 
 
 def _text_or_empty(value: object) -> str:
@@ -57,10 +63,11 @@ def _text_or_empty(value: object) -> str:
 
 def write_cluster_csv(cluster: ClusterSpec, path: str | Path) -> None:
     """Write a cluster as a node-list CSV (``name, cpu, mem_gb, gpu``), which keeps node names
-    (escaped like every text cell, :mod:`simcore.io.csvsafe`)."""
+    (through the CSV rule like every text cell, :mod:`simcore.io.csvsafe`)."""
     caps = cluster.capacity_matrix()
-    names = [escape_cell(n) for n in cluster.names]
-    write_rows(path, list(NODE_SCHEMA), zip(names, *(format_numbers(caps[:, i]) for i in range(3)), strict=True))
+    name, *dims = NODE_SCHEMA
+    columns = {name: _texts(cluster.names), **{d: _texts(format_numbers(caps[:, i])) for i, d in enumerate(dims)}}
+    write_columns(path, columns)
 
 
 def offered_load(table: JobTable, cluster: ClusterSpec) -> float:

@@ -98,12 +98,18 @@ def waits_run(
     restricts it."""
     watch = JobWatch(wait_key, job_ids)
     result = simulate(jobs, cluster, config, record_decisions=True, watch=watch)
+    return result, waits_of(result, watch)
+
+
+def waits_of(result: SimResult, watch: JobWatch) -> dict[str, tuple[Wait, ...]]:
+    """Each watched job's waits, in the run's job order, from the stretches `watch` collected in the
+    run `result` (keyed by :func:`wait_key`)."""
     ids = [str(x) for x in result.jobs.job_id]
     watched = watch.job_ids
     wanted = [j for j, x in enumerate(ids) if watched is None or x in watched]
-    passes = watch.passes
+    passes, stretches = watch.passes, watch.stretches
     ends = dict(zip(passes, [*passes[1:], math.inf], strict=False))  # pass instant -> the next one
-    return result, {ids[j]: _waits(watch.stretches.get(j, []), ends, ids) for j in wanted}
+    return {ids[j]: _waits(stretches.get(j, []), ends, ids) for j in wanted}
 
 
 def job_index(result: SimResult, job_id: str) -> int:

@@ -17,10 +17,10 @@ import numpy as np
 from simcore.analysis import contrast
 from simcore.analysis.whatif.reasons import Wait, job_index
 from simcore.core import fmt
-from simcore.core.result import FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
+from simcore.core.result import DRAIN, FAIL, FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
 
 #: the kinds of a step, in the order a life goes through them
-STEP_KINDS = ("submitted", "waited", "started", "signalled", "preempted", "resumed", "finished")
+STEP_KINDS = ("submitted", "waited", "started", "signalled", "preempted", "resumed", "finished", "drained", "failed")
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,13 @@ def job_story(result: SimResult, job_id: str, waits: tuple[Wait, ...] = ()) -> t
         elif code == PREEMPT:
             te, text = _signalled_text(result, j, es[0], t, where)
             steps.append(StoryStep(t, "signalled", text, nodes, te))
+        elif code == DRAIN:  # DESIGN rule 12: a maintenance signal, released like a preemption's
+            text = f"drained at {fmt.clock(t)}: {where} goes down for maintenance after the grace period"
+            steps.append(StoryStep(t, "drained", text, nodes, None))
+        elif code == FAIL:
+            text = f"stopped at {fmt.clock(t)} by a node failure, without grace or save (it held {where})"
+            steps.append(StoryStep(t, "failed", text, nodes, None))
+            queued_at = t
         elif code == RELEASE:
             text = f"released {where} at {fmt.clock(t)} at the end of its grace period and went back to the queue"
             steps.append(StoryStep(t, "preempted", text, nodes, None))

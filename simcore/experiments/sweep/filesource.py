@@ -58,6 +58,11 @@ class FileSource(Source):
         return self.table, self.cluster, params, offered_load(self.table, self.cluster)
 
 
+def _cluster_content(cluster: ClusterSpec, nodes: list) -> Any:
+    """What the cluster digest covers: its nodes, and its down windows when it has some (DESIGN rule 12)."""
+    return nodes if cluster.node_events is None else {"nodes": nodes, "node_events": cluster.node_events.rows()}
+
+
 def file_source(
     path: str | Path,
     data: bytes,
@@ -77,7 +82,7 @@ def file_source(
         sha256=hashlib.sha256(data).hexdigest(),
         options=text,
         cluster_label=cluster_label or cluster_shorthand(cluster),
-        cluster_digest=hashlib.sha256(json.dumps(nodes).encode()).hexdigest(),
+        cluster_digest=hashlib.sha256(json.dumps(_cluster_content(cluster, nodes)).encode()).hexdigest(),
         table=table,
         cluster=cluster,
     )

@@ -21,6 +21,7 @@ from typing import Any
 from simcore.core.errors import UserError
 from simcore.core.knobs import split_assignment
 from simcore.core.model import MAX_SEED, SimConfig
+from simcore.core.numtext import parse_number, quoted
 from simcore.policies.spec import PolicySpec, parse_policies
 from simcore.workload import alibaba
 
@@ -111,9 +112,13 @@ def parse_value(text: Any) -> Any:
         if not s:
             raise UserError("empty grid value")
         try:
-            value = float(s)
+            float(s)
         except ValueError:
-            return s
+            return s  # a choice (checkpoint=none), a list (te_gpu=1,2)
+        try:
+            value = parse_number(s)
+        except ValueError as exc:  # a number no range holds (400 digits, 1e400)
+            raise UserError(f"grid value: {exc}") from None
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
         return int(value)
     return value
@@ -241,11 +246,16 @@ def spec_from_mapping(data: Mapping[str, Any], where: str = "grid file") -> dict
     if unknown:
         raise UserError(f"{where}: unknown key(s) {', '.join(map(str, unknown))} (known: {', '.join(SPEC_KEYS)})")
     out: dict[str, Any] = {}
-    for key in ("preset", "alibaba", "seeds", "policies", "bound"):
+    for key in ("preset", "alibaba", "seeds", "policies", "baseline", "bound"):
         if key in data:
             out[key] = data[key]
-    if "baseline" in data:
-        out["baseline"] = data["baseline"]
+    for key in ("preset", "alibaba"):
+        if not isinstance(out.get(key, ""), str):
+            raise UserError(f"{where}: '{key}' must be a name, got {quoted(out[key])}")
+    for key in ("policies", "baseline"):
+        value = out.get(key, "")
+        if not (isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))):
+            raise UserError(f"{where}: '{key}' must be a comma-separated text or a list of names, got {quoted(value)}")
     if "set" in data:
         if not isinstance(data["set"], Mapping):
             raise UserError(f"{where}: 'set' must be a mapping KEY: VALUE")
@@ -310,7 +320,11 @@ def _canonical_point(source: Source, params: Mapping[str, Any]) -> tuple[tuple[s
     else:
         resolved, base = alibaba.source_params(workload)[3], alibaba.source_params({})[3]
         for name in (alibaba.POD_FILE, alibaba.NODE_FILE):
-            if not (Path(source.name) / name).is_file():
+            try:
+                found = (Path(source.name) / name).is_file()
+            except OSError as exc:  # a name the system refuses (too long, say) is not found either
+                raise UserError(f"alibaba source: {quoted(source.name)}: {exc.strerror or exc}") from None
+            if not found:
                 raise UserError(f"alibaba source: {Path(source.name) / name} not found")
     kept.update({k: v for k, v in workload.items() if resolved[k] != base[k]})
     return tuple(sorted(kept.items()))

@@ -105,7 +105,7 @@ def _task_rows(
     rows: dict[str, dict[str, Any]] = {}
     for pol in configured:
         row: dict[str, Any] = {"point_id": task.point_id, "seed": task.seed, "policy": pol.label}
-        row.update({k: _cell(v) for k, v in pol.config.knobs().items() if k != "seed"})
+        row.update({k: _cell(v) for k, v in pol.config.recorded_knobs().items() if k != "seed"})
         row.update({k: _cell(v) for k, v in params.items() if k != "seed"})
         row.update(done[pol.label].flat)
         row["offered_load"] = float(offered)

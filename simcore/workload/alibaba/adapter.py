@@ -35,6 +35,7 @@ from pydantic import BeforeValidator, Field
 
 from simcore.core.errors import UserError
 from simcore.core.model import ClusterSpec, JobTable, Node, Resources
+from simcore.core.numtext import parse_number, quoted
 
 DAY = 86400.0
 
@@ -91,10 +92,13 @@ def parse_trace_time(text: str | float, option: str) -> float:
     """Seconds of trace time from ``"11836800"`` or days with a ``d`` suffix (``"137d"``)."""
     match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(d?)\s*", str(text))
     if not match:
-        raise UserError(f"{option}: {text!r} is not a time (seconds, or days with a d suffix such as 137d)")
-    value = float(match.group(1)) * (DAY if match.group(2) else 1.0)
+        raise UserError(f"{option}: {quoted(text)} is not a time (seconds, or days with a d suffix such as 137d)")
+    try:
+        value = parse_number(match.group(1)) * (DAY if match.group(2) else 1.0)
+    except ValueError as exc:
+        raise UserError(f"{option}: {exc}") from None
     if not math.isfinite(value):
-        raise UserError(f"{option}: {text!r} is not a finite time")
+        raise UserError(f"{option}: {quoted(text)} is not a finite time")
     return value
 
 

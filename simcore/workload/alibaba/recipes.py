@@ -18,6 +18,7 @@ from dataclasses import fields
 from typing import Any
 
 from simcore.core.errors import UserError
+from simcore.core.numtext import parse_number
 from simcore.workload.alibaba.adapter import DAY, AlibabaOptions, parse_trace_time
 
 POD_FILE = "openb_pod_list_default.csv"
@@ -63,17 +64,15 @@ def _time(value: Any, label: str) -> float | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
+        return _number(value, label)
     return parse_trace_time(value, label)
 
 
 def _number(value: Any, label: str) -> float:
     try:
-        if isinstance(value, bool):
-            raise ValueError
-        return float(value)
-    except (TypeError, ValueError):
-        raise UserError(f"{label}: {value!r} is not a number") from None
+        return float(parse_number(value))
+    except ValueError as exc:
+        raise UserError(f"{label}: {exc}") from None
 
 
 def _flag(value: Any, label: str) -> bool:

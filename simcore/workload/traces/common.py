@@ -12,6 +12,7 @@ then divided by ``compress``. Nothing is left out silently: every count is in th
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,10 @@ from simcore.workload.readers import read_csv_raw
 
 HOUR = 3600.0
 SIZE_MAP = "size"
+#: the years a trace's date-time may fall in (:func:`outside_years`)
+FIRST_YEAR, LAST_YEAR = 1678, 2261
+# a year as pandas reads it: 4 digits, or any digits after a minus (9 are enough to tell)
+_YEAR = re.compile(r"\s*(-[0-9]{1,9}|[0-9]{4})")
 
 
 @dataclass(frozen=True)
@@ -104,10 +109,20 @@ def read_raw(fmt: TraceFormat, data: bytes, source: str, max_rows: int) -> RawTa
     return raw
 
 
+def outside_years(values: np.ndarray) -> np.ndarray:
+    """The mask of the texts whose year (the digits an ISO 8601 date-time begins with) is outside
+    :data:`FIRST_YEAR` to :data:`LAST_YEAR`: pandas holds a time as nanoseconds in an int64, from
+    1677-09-21 to 2262-04-11, and whole years inside that span cannot leave it, UTC offset or not."""
+    years = (_YEAR.match(str(v)) for v in values)
+    return np.array([m is not None and not FIRST_YEAR <= int(m[1]) <= LAST_YEAR for m in years], dtype=bool)
+
+
 def seconds(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Date-time texts (ISO 8601, with or without a UTC offset) as seconds since 1970 UTC, and the
-    mask of the texts that are not date-times."""
-    parsed = pd.to_datetime(pd.Series(values, dtype=object), utc=True, format="ISO8601", errors="coerce")
+    mask of the texts that are not date-times or fall outside the years :func:`outside_years` allows."""
+    far = outside_years(values)
+    texts = pd.Series(np.where(far, "", values), dtype=object)
+    parsed = pd.to_datetime(texts, utc=True, format="ISO8601", errors="coerce")
     bad = parsed.isna().to_numpy()
     out = np.full(len(values), np.nan)
     out[~bad] = (parsed[~bad] - pd.Timestamp(0, tz="UTC")).dt.total_seconds().to_numpy()
@@ -115,13 +130,19 @@ def seconds(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def datetime_problems(parsed: Mapping[str, list[Any]], columns: tuple[str, ...]) -> list[tuple[int, str, str]]:
-    """Rows whose date-time texts in ``columns`` do not parse (empty cells are other rules' business)."""
+    """Rows whose date-time texts in ``columns`` do not parse or fall outside the years allowed
+    (empty cells are other rules' business)."""
     out: list[tuple[int, str, str]] = []
     for column in columns:
         values = np.array([v if v is not None else "" for v in parsed.get(column, [])], dtype=object)
-        given = np.array([bool(str(v).strip()) for v in values], dtype=bool)
+        # what the schema kept (pydantic strips Unicode white space only: a cell "\x1f" is given)
+        given = np.array([v != "" for v in values], dtype=bool)
+        far = outside_years(values)
         _, bad = seconds(np.where(given, values, "1970-01-01"))
-        out.extend((int(i), column, f"not a date-time: {values[i]!r}") for i in np.flatnonzero(bad & given))
+        for i in np.flatnonzero(bad & given):
+            shown = str(values[i])[:40]
+            why = f"the year is outside {FIRST_YEAR} to {LAST_YEAR}" if far[i] else "not a date-time"
+            out.append((int(i), column, f"{why}: {shown!r}"))
     return out
 
 
