@@ -4,7 +4,7 @@ The words, the candidate table and the glossary are built by :mod:`dashboard.sha
 the decision records (:func:`dashboard.runs.data.decision_records`). The choice is told by contrast with
 every set the policy weighed and with what k8s, lrtp, fitgpp and the scenario's other preemptive
 policies would take on this very instant's view (the chosen policy's run recorded again with
-``same_state``, :func:`dashboard.shared.decisions.asked`); *Compared with* adds that policy's record for
+``same_state``, :func:`simcore.policies.alternatives.same_state_for`); *Compared with* adds that policy's record for
 the same TE job in its own run, a second, labelled view (the runs may have diverged by then, and the
 sentence says so). When a gang is among the chosen set, the runner-up and the other policies'
 choices, a second table sets their costs side by side. Job ids and node names may come from an
