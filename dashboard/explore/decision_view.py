@@ -19,7 +19,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.runs import data, worker
-from dashboard.shared import decision_text, keys, notices, state
+from dashboard.shared import decision_text, keys, notices, state, tables
 from dashboard.shared.scenario import Scenario
 from simcore.core.errors import UserError
 from simcore.core.model import ClusterSpec
@@ -92,21 +92,16 @@ def show(
     )
     cost = decision_text.accounting_words(results[policy].decisions, record)
     st.text("\n".join([*lines, *([cost] if cost else [])]))
-    st.dataframe(
-        decision_text.candidate_table(record),
-        hide_index=True,
-        width="stretch",
-        column_config={"against the chosen set": st.column_config.TextColumn(width="large")},
-    )
+    tables.show(decision_text.candidate_table(record))
     st.caption(
         "Every victim set the policy weighed, best first, with the values it ranks them by, in this order "
         "(each is defined below), then the other policies' choices on this state that it did not weigh; "
         "the last columns say who takes each set on this state and what tells it apart from the chosen one."
     )
-    st.dataframe(decision_text.glossary(record), hide_index=True, width="stretch")
+    tables.show(decision_text.glossary(record))
     costs = decision_text.option_costs(record, decision_text.job_gpus(workload.table))
     if costs:
         st.markdown("**What each choice costs** (a gang is among them)")
         st.text("\n".join(decision_text.cost_words(costs)))
-        st.dataframe(decision_text.cost_table(costs), hide_index=True, width="stretch")
-        st.dataframe(decision_text.cost_glossary(), hide_index=True, width="stretch")
+        tables.show(decision_text.cost_table(costs))
+        tables.show(decision_text.cost_glossary())

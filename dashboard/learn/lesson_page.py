@@ -21,13 +21,13 @@ import streamlit as st
 from dashboard.learn import exercises, lesson_views, lessons, quiz_page, quiz_state
 from dashboard.runs import data, worker
 from dashboard.runs.compute import Run
-from dashboard.shared import gantt_charts, keys, notices, state
+from dashboard.shared import gantt_charts, keys, notices, state, tables, views
+from dashboard.shared.chart_style import PLOT_CONFIG
 from simcore.core import fmt
 from simcore.core.errors import UserError
 from simcore.core.model import ClusterSpec
 
 PLAY_SECONDS = 1.5  # one instant per tick while playing
-CHAR_PX = 7.5  # the outcome table's text, pixels per character (a wide one: names stay whole)
 
 
 def show() -> None:
@@ -58,7 +58,7 @@ def show() -> None:
         return
     except worker.Cancelled:
         st.stop()
-    st.dataframe(exercises.jobs_table(table), hide_index=True)
+    tables.show(exercises.jobs_table(table), width="content")
     st.markdown("**Predict first**: answer, then check; the answers come from this very run.")
     asked = {
         v.label: exercises.questions(runs[v.label].jobs, runs[v.label].events, v.label, found[v.label])
@@ -132,22 +132,24 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
     with left:
         st.markdown(f"**{label}, at {fmt.clock(t)}** (instant {int(index) + 1} of {len(times)})")
         st.markdown("\n".join(f"- {line}" for line in snap.story))
-        st.plotly_chart(gantt_charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)), key=f"{key.name}_grid")
+        st.plotly_chart(
+            gantt_charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)),
+            config=PLOT_CONFIG,
+            key=f"{key.name}_grid",
+        )
         st.caption("Queue (waiting jobs, longest waiting first)")
         if snap.queue.empty:
             st.caption("empty")
         else:
-            st.dataframe(snap.queue, hide_index=True, width="stretch")
+            tables.show(snap.queue)
     with right:
         quiz_page.runs_gantt(runs, cluster, t, f"{key.name}_gantt")
-    st.dataframe(  # the whole width, the variant's name in full ("checkpoint on_preempt")
+    tables.show(  # the whole width, the variant's name in full ("checkpoint on_preempt")
         lesson_views.outcome_table(runs),
-        hide_index=True,
-        width="stretch",
         # the variant's name and the last finish ("day 1 02:56:30") whole, the numbers in what is left
         # ("large" for the name left the last column cut on a 1400 px window)
-        column_config={
-            "variant": st.column_config.TextColumn(width=int(CHAR_PX * max(len(name) for name in runs)) + 24),
-            "last finish": st.column_config.TextColumn(width="medium"),
+        {
+            "variant": st.column_config.TextColumn(width=views.text_width(list(runs))),
+            "last finish": st.column_config.DatetimeColumn(format=tables.DAY_CLOCK, width="medium"),
         },
     )

@@ -15,7 +15,9 @@ import streamlit as st
 from dashboard.learn import exercises, knob_map, quiz_state
 from dashboard.runs import data, worker
 from dashboard.runs.compute import Run
-from dashboard.shared import decision_text, gantt_charts, gantt_views, keys, notices, views
+from dashboard.shared import decision_text, gantt_charts, gantt_views, keys, notices, tables, views
+from dashboard.shared.chart_style import PLOT_CONFIG
+from dashboard.shared.knob_widgets import FLOAT_FORMAT
 from simcore.core import fmt
 from simcore.core.errors import UserError
 from simcore.core.model import ClusterSpec
@@ -33,7 +35,7 @@ def ask(questions: tuple[exercises.Question, ...], scope: str) -> None:
             if q.kind == "choice":
                 st.radio(q.prompt, q.options, index=None, horizontal=True, key=answer.name, format_func=_option(q.key))
             else:
-                st.number_input(q.prompt, min_value=0.0, value=None, step=0.5, key=answer.name)
+                st.number_input(q.prompt, min_value=0.0, value=None, step=0.5, key=answer.name, format=FLOAT_FORMAT)
             st.button(
                 "Check",
                 key=f"check_{answer.name}",
@@ -50,7 +52,7 @@ def ask(questions: tuple[exercises.Question, ...], scope: str) -> None:
                 st.error(f"Not quite: you said {shown}; the simulation says {q.answer}.", icon=":material/cancel:")
             st.markdown(q.explanation)
             if q.record is not None:
-                st.dataframe(decision_text.candidate_table(q.record), hide_index=True, width="stretch")
+                tables.show(decision_text.candidate_table(q.record))
 
 
 def _option(key: str):
@@ -91,7 +93,7 @@ def runs_gantt(runs: Mapping[str, Run], cluster: ClusterSpec, t: float | None, k
     )
     lanes = sum(len(p.layout) for p in gantt.panels)
     figure = gantt_charts.gantt_figure(gantt).update_layout(height=160 + LESSON_LANE_PX * lanes)
-    st.plotly_chart(figure, key=key)
+    st.plotly_chart(figure, config=PLOT_CONFIG, key=key)
 
 
 def show_exercise() -> None:
@@ -131,7 +133,7 @@ def show_exercise() -> None:
         f"**Exercise {ex.seed}**: {nodes} node{'s' if nodes > 1 else ''} of {fmt.number(exercises.NODE.gpu)} GPUs, "
         f"full of BE jobs when the TE jobs arrive. Predict what each policy does, then check."
     )
-    st.dataframe(exercises.jobs_table(ex.table), hide_index=True)
+    tables.show(exercises.jobs_table(ex.table), width="content")
     asked = {
         f"ex{ex.seed}_{policy}": exercises.questions(run.jobs, run.events, policy, ex.evidence[policy])
         for policy, run in ex.runs.items()
@@ -148,7 +150,7 @@ def show_exercise() -> None:
             "cluster, preempting for free (no grace, no restore). **TE jobs alone** runs only the TE jobs on "
             "this cluster: no policy can make a TE job wait less than that."
         )
-        st.dataframe(ex.limits, hide_index=True)
+        tables.show(ex.limits, width="content")
 
 
 def show_knob_map() -> None:

@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from simcore.core import units
 from simcore.analysis.accounting import first_rows, gpu_seconds
+from simcore.core import units
 from simcore.core.result import CAUSES, DRAIN, FAIL, FAILED, NODE_DOWN, NODE_UP, PREEMPT, RELEASE, START, SimResult
 
 #: the costs of a cause, each in GPU-seconds

@@ -13,19 +13,18 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from simcore.experiments import advisor
+from simcore.analysis.compare import parse_policy_spec
 from simcore.cli import inputs
 from simcore.cli.common import add_set_option, knob_epilog, parse_assignments
 from simcore.core import fmt
-from simcore.workload import presets
-from simcore.analysis.compare import parse_policy_spec
 from simcore.core.errors import UserError
 from simcore.core.knobs import KNOBS
 from simcore.core.model import SimConfig
+from simcore.experiments import advisor
+from simcore.workload import presets
 from simcore.workload.node_events import load_node_events
 
 DEFAULT_SEEDS = 3

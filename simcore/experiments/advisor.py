@@ -28,12 +28,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from simcore.core import units
 from simcore.analysis.accounting import first_rows
-from simcore.engine import simulate
 from simcore.analysis.metrics import summarize
+from simcore.core import units
 from simcore.core.model import ClusterSpec, JobTable, SimConfig
 from simcore.core.result import DRAIN, FAIL, FINISH, PREEMPT, START, SimResult
+from simcore.engine import simulate
 
 #: the intervals swept when none are given (seconds): 5 min to 8 h
 DEFAULT_INTERVALS = (300.0, 600.0, 1200.0, 1800.0, 3600.0, 7200.0, 14400.0, 28800.0)
