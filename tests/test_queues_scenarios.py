@@ -461,6 +461,42 @@ def test_a_job_without_gpus_is_within_quota_only_in_an_unlimited_queue(quota, re
         assert r.decisions == () and float(r.first_start[1]) == 100.0
 
 
+@pytest.mark.parametrize("policy", ["k8s", "lrtp", "fitgpp", "fitdelay"])  # random may add a to x's set
+def test_a_nominated_job_without_gpus_stays_in_the_second_group(policy):
+    # n0: 2 CPU, 3 GiB, 1 GPU; one queue A, quota 1, borrow_limit 0. t=0 a (BE, 1 CPU, 1 GiB, 1 GPU)
+    # is within quota (1 <= 1 - 0) and starts first; b (BE, 1 CPU, 2 GiB, no GPU) is never within a
+    # finite quota (point 4): second, and it fits.
+    # t=10 x (TE, 1 CPU, 2 GiB, no GPU) and y (TE, 1 CPU, 1 GiB, 1 GPU), x first by rank: both are
+    # in the second group (U 1: y would need 1 + 1 <= 1). x meets the quota condition (1 + 0 <= 1)
+    # and does not fit: only b frees 2 GiB, so b is its one victim. y fails the
+    # quota condition by 1 GPU: its set must free A's GPU: a. N(A) = 1 (y).
+    # t=15 (grace 5) a and b release (job order). Pass: U 0, N 1; y, nominated with 1 GPU, is within quota
+    # (0 + 1 <= 1, its own nomination once): first group; x, nominated without GPUs, is not:
+    # second group. So y starts before x, although x goes first by rank.
+    jobs = [
+        job("a", 0, 1000, 1, cpu=1, mem=1, queue="A"),
+        job("b", 0, 1000, 0, cpu=1, mem=2, queue="A"),
+        te("x", 10, 10, 0, cpu=1, mem=2, queue="A"),
+        te("y", 10, 10, 1, cpu=1, mem=1, queue="A"),
+    ]
+    r = qrun(jobs, cluster_of((2, 3, 1)), [("A", 1, 0)], policy=policy, grace=5.0)
+    early = [e for e in r.events_frame.itertuples(index=False, name=None) if e[0] <= 15]
+    assert early == [
+        (0.0, "a", "submit", ""),
+        (0.0, "b", "submit", ""),
+        (0.0, "a", "start", "n0"),
+        (0.0, "b", "start", "n0"),
+        (10.0, "x", "submit", ""),
+        (10.0, "y", "submit", ""),
+        (10.0, "b", "preempt", "n0"),
+        (10.0, "a", "preempt", "n0"),
+        (15.0, "a", "release", "n0"),
+        (15.0, "b", "release", "n0"),
+        (15.0, "y", "start", "n0"),
+        (15.0, "x", "start", "n0"),
+    ]
+
+
 def test_a_nominated_job_whose_victims_released_and_that_cannot_start_is_tried_afresh():
     # k8s; n0 and n1 of 4; A: quota 4, borrow_limit 0 (at most 4); B: quota 0 (a borrower).
     # t=0 a1 (A, 2) is within quota, tried first: n0; then b1 (B, 2) -> n0 (best fit), b2 (B, 4) -> n1.

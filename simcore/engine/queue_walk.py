@@ -3,8 +3,8 @@
 The key of each pending job is fixed at the start of the pass: first every job within its queue's
 quota then (group 0, by rank: the policy's order of rule 2), then the others (group 1, by the share
 of their queue at the start of the pass, then rank: queues interleave). Within quota at the start:
-a nominated job of q when U(q) + N(q) <= quota(q) (its own nomination counted once), another when
-its GPUs r > 0 and r <= quota(q) - U(q) - N(q), every job of a queue whose quota is inf.
+a nominated job of q with GPUs r > 0 when U(q) + N(q) <= quota(q) (its own nomination counted
+once), another when its GPUs r > 0 and r <= quota(q) - U(q) - N(q), every job of a queue whose quota is inf.
 
 The walk tries the jobs in that order, but skips those whose try would provably do nothing (exact,
 as the pass without queues skips jobs that cannot fit): a job is looked at when it is nominated, a
@@ -287,9 +287,9 @@ class QueueWalk(GangRun):
         qs = self.quota
         assert qs is not None
         q = qs.queue[j]
-        if self.book.node_of(j) is not None:
-            return 0 if self.wn0[q] else 1
         g, h = qs.gpus[j], self.h0[q]
+        if self.book.node_of(j) is not None:  # without GPUs, within a finite quota never (point 4)
+            return 0 if h >= INF or (g > 0 and self.wn0[q]) else 1
         return 0 if h >= INF or (g > 0 and g <= h) else 1
 
     def _box(self, q: int, group: int) -> tuple[int, int, int]:
