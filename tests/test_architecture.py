@@ -63,10 +63,12 @@ VIEWS = (
     "learn/lesson_views.py",
     "learn/learn_numbers.py",
     "learn/lessons.py",
+    "learn/interruption_lessons.py",
 )
 CHARTS = (
     "shared/chart_style.py",
     "shared/gantt_charts.py",
+    "learn/lesson_charts.py",
     "explore/charts.py",
     "explore/job_charts.py",
     "sweep/sweep_charts.py",

@@ -12,7 +12,7 @@ import pytest
 from helpers.paths import APP, ROOT
 from streamlit.testing.v1 import AppTest
 
-from dashboard.learn import exercises, lesson_views, lessons
+from dashboard.learn import exercises, lesson_charts, lesson_views, lessons
 from dashboard.learn.learn_content import regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
 from dashboard.runs import compute
@@ -409,8 +409,8 @@ def test_gpu_grid_colours_each_gpu_as_the_gantt_does() -> None:
     at_te = lesson_views.grid_frame(
         lesson_views.snapshot(run.jobs, run.events, run.segments, run.lost, 2730.0), cluster
     )
-    grace = gantt_charts.gpu_grid_figure(at_grace).data[0]
+    grace = lesson_charts.gpu_grid_figure(at_grace).data[0]
     assert list(grace.marker.color) == [gantt_charts.GANTT_KINDS["grace"][0]] * 4 and list(grace.text) == ["1"] * 4
-    te = gantt_charts.gpu_grid_figure(at_te).data[0]
-    assert list(te.marker.color) == [gantt_charts.GANTT_CLASS_COLORS["TE"]] + [gantt_charts.GRID_COLORS["idle"]] * 3
+    te = lesson_charts.gpu_grid_figure(at_te).data[0]
+    assert list(te.marker.color) == [gantt_charts.GANTT_CLASS_COLORS["TE"]] + [lesson_charts.GRID_COLORS["idle"]] * 3
     assert list(te.text) == ["2", "", "", ""]

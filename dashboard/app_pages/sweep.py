@@ -9,7 +9,7 @@ from dashboard.shared import keys, notices, state
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.demo import limits
 from dashboard.shared.plain import md
-from dashboard.sweep import sweep_charts, sweep_state, sweeps
+from dashboard.sweep import advisor_section, sweep_charts, sweep_state, sweeps
 from simcore.analysis.stats import BOOTSTRAP_NAME
 from simcore.core.errors import UserError
 from simcore.io.csvsafe import to_csv_text
@@ -98,6 +98,8 @@ if offered:
         on_click=sweep_state.accept_dask,
         args=(st.session_state,),
     )
+
+advisor_section.show(settings, lim)  # its own button and results: above the sweep's, which may stop the page
 
 try:
     spec = settings.spec()

@@ -108,6 +108,7 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
         choice.focus,
         choice.chosen,
         why=why,
+        down={p: runs[p].down for p in choice.policies},
     )
     st.plotly_chart(gantt_charts.gantt_figure(gantt), config=PLOT_CONFIG, key="gantt")
     note = ""
@@ -118,7 +119,10 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
     st.caption(
         "Each node is drawn as its GPU lanes; a job covers the lanes it holds (CPU-only jobs share a `cpu` lane). "
         "Red = TE, blue = BE; yellow dotted = restoring after a preemption, grey crossed = grace period, "
-        "× = preemption signal; a bar's hover says why its job waited longest. Drag on the chart to zoom (down to seconds); "
+        "× = preemption signal; a bar's hover says why its job waited longest. A node that is down is covered "
+        "across its lanes (pale red hatched: a failure; pale purple: maintenance), a star marks a job its failure "
+        "stopped and an open × a maintenance drain's signal; green with + is a checkpoint's pause. "
+        "Drag on the chart to zoom (down to seconds); "
         f"double-click to reset. {views.seed_note(comparison.seeds)}{note}"
     )
     message = state.take_gantt_note(session)

@@ -45,6 +45,11 @@ class Question:
     accepted: tuple[str, ...]  # right choices (any one of them), or the answer in minutes as text
     answer: str  # the answer in words
     explanation: str  # Markdown, shown after the visitor answers
+    noun: str = "job"  # what a choice names, shown before it ("job 3"); "" shows the choice alone
+
+    def named(self, option: str) -> str:
+        """A choice as the page shows it: with its noun ("job 3"), or alone."""
+        return f"{self.noun} {option}" if self.noun else option
 
 
 def is_right(question: Question, given: str | float) -> bool:

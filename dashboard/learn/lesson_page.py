@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.learn import exercises, lesson_views, lessons, quiz_page
+from dashboard.learn import exercises, lesson_charts, lesson_views, lessons, quiz_page
 from dashboard.runs import data, worker
 from dashboard.runs.compute import Run
 from dashboard.shared import gantt_charts, gantt_views, keys, notices, state, views
@@ -44,7 +44,8 @@ def show() -> None:
     try:
         with notices.progress("Simulating the lesson...") as heartbeat:
             table, cluster = lessons.load(item)
-            runs = data.lesson_runs(table, cluster, {v.label: v.config for v in item.variants}, heartbeat)
+            wanted = {v.label: (lessons.cluster_of(cluster, v), v.config) for v in item.variants}
+            runs = data.lesson_runs(table, wanted, heartbeat)
     except UserError as exc:
         notices.error(exc)
         return
@@ -52,7 +53,8 @@ def show() -> None:
         st.stop()
     run = runs[label]
     st.markdown("**Predict first**: answer before you step to the end (the answers come from this very run).")
-    quiz_page.ask(exercises.questions(run.jobs, run.events, label), f"{item.key}_{label}")
+    own = item.ask(runs, label) if item.ask is not None else ()
+    quiz_page.ask((*exercises.questions(run.jobs, run.events, label), *own), f"{item.key}_{label}")
     ticking = state.lesson_playing(st.session_state) == (item.key, label)
     st.fragment(run_every=PLAY_SECONDS if ticking else None)(_stepper)(item, label, cluster, runs, ticking)
 
@@ -104,7 +106,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
     with left:
         st.markdown(f"**{label}, at {fmt.clock(t)}** (instant {int(index) + 1} of {len(times)})")
         st.markdown("\n".join(f"- {line}" for line in snap.story))
-        st.plotly_chart(gantt_charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)), key=f"{key.name}_grid")
+        st.plotly_chart(lesson_charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)), key=f"{key.name}_grid")
         st.caption("Queue (waiting jobs, longest waiting first)")
         if snap.queue.empty:
             st.caption("empty")
@@ -119,6 +121,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
             (0.0, span_h),
             selected={"time": t},
             lost={name: r.lost for name, r in runs.items()},
+            down={name: r.down for name, r in runs.items()},
         )
         lanes = sum(len(p.layout) for p in gantt.panels)
         # a lesson has few lanes: draw them tall enough to read the job ids on the bars

@@ -8,9 +8,14 @@ five nodes of 4 GPUs, far inside every limit of :mod:`dashboard.shared.demo`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from dashboard.learn import interruption_lessons as il
+from dashboard.learn.exercises import Question
+from simcore.core.downtime import NodeEvents
 from simcore.core.model import ClusterSpec, JobTable, SimConfig
 from simcore.workload import load_cluster, load_workload
 
@@ -19,10 +24,12 @@ LESSON_DIR = Path(__file__).resolve().parents[2] / "sample_workloads" / "lessons
 
 @dataclass(frozen=True)
 class Variant:
-    """One way to run a lesson's jobs: a label for the selector and the full config."""
+    """One way to run a lesson's jobs: a label for the selector, the full config and the down windows
+    of the lesson's nodes in this variant (node, start, end, kind; none by default)."""
 
     label: str
     config: SimConfig
+    down: tuple[tuple[str, float, float, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -33,6 +40,8 @@ class Lesson:
     cluster: str  # file name in LESSON_DIR
     variants: tuple[Variant, ...]
     intro: str  # what the jobs are and what to watch (Markdown, our own text)
+    #: the lesson's own questions about one variant (runs by label, the variant's label), beside the usual ones
+    ask: Callable[[Mapping[str, Any], str], tuple[Question, ...]] | None = None
 
     def variant(self, label: str) -> Variant:
         return next((v for v in self.variants if v.label == label), self.variants[0])
@@ -140,6 +149,28 @@ LESSONS: tuple[Lesson, ...] = (
             "nothing is lost."
         ),
     ),
+    Lesson(
+        key="unchosen",
+        title="(f) Interruptions you did not choose: a node failure against a preemption",
+        workload="price_of_preemption.csv",
+        cluster="one_node.yaml",
+        variants=tuple(
+            Variant(f"{how}, checkpoint {mode}", SimConfig(policy="fitgpp", checkpoint=mode), down)
+            for mode in il.MODES
+            for how, down in ((il.PREEMPTED, ()), (il.FAILED, il.FAILURE_AT_TE))
+        ),
+        intro=il.UNCHOSEN_INTRO,
+        ask=il.unchosen_questions,
+    ),
+    Lesson(
+        key="interval",
+        title="(g) How often to checkpoint: too often costs pauses, too rarely costs lost work",
+        workload="checkpoint_interval.csv",
+        cluster="one_node.yaml",
+        variants=tuple(Variant(il.every(c), il.interval_config(c), il.FAILURES) for c in il.INTERVALS),
+        intro=il.INTERVAL_INTRO,
+        ask=il.interval_questions,
+    ),
 )
 
 
@@ -151,3 +182,14 @@ def lesson(key: str) -> Lesson:
 def load(item: Lesson) -> tuple[JobTable, ClusterSpec]:
     """The lesson's jobs and cluster, read from its bundled files."""
     return load_workload(LESSON_DIR / item.workload).table, load_cluster(LESSON_DIR / item.cluster).cluster
+
+
+def cluster_of(cluster: ClusterSpec, variant: Variant) -> ClusterSpec:
+    """The lesson's cluster as ``variant`` runs on it: with its down windows, if it has any."""
+    return cluster.with_node_events(NodeEvents.of(variant.down)) if variant.down else cluster
+
+
+def load_variant(item: Lesson, variant: Variant) -> tuple[JobTable, ClusterSpec]:
+    """The lesson's jobs and the cluster ``variant`` runs on."""
+    table, cluster = load(item)
+    return table, cluster_of(cluster, variant)

@@ -13,19 +13,18 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from simcore.experiments import advisor
+from simcore.analysis.compare import parse_policy_spec
 from simcore.cli import inputs
 from simcore.cli.common import add_set_option, knob_epilog, parse_assignments
 from simcore.core import fmt
-from simcore.workload import presets
-from simcore.analysis.compare import parse_policy_spec
 from simcore.core.errors import UserError
 from simcore.core.knobs import KNOBS
 from simcore.core.model import SimConfig
+from simcore.experiments import advisor
+from simcore.workload import presets
 from simcore.workload.node_events import load_node_events
 
 DEFAULT_SEEDS = 3
@@ -67,18 +66,8 @@ def add_checkpoint_advice(sub: Any, help: str) -> None:
 
 
 def parse_intervals(text: str | None) -> list[float]:
-    """``"600,1800,3600"`` -> seconds, each > 0 and finite; the default list when None."""
-    if text is None:
-        return list(advisor.DEFAULT_INTERVALS)
-    out = []
-    for item in text.split(","):
-        try:
-            value = float(item)
-        except ValueError:
-            raise UserError(f"--intervals: {item.strip()!r} is not a number of seconds") from None
-        KNOBS["checkpoint_interval"].check(value)
-        out.append(value)
-    return out
+    """``"600,1800,3600"`` -> seconds (:func:`simcore.experiments.advisor.parse_intervals`); the default list when None."""
+    return list(advisor.DEFAULT_INTERVALS) if text is None else advisor.parse_intervals(text, "--intervals")
 
 
 def _workloads(args: argparse.Namespace, sets: dict[str, str]) -> list:
