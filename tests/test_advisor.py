@@ -16,10 +16,10 @@ import math
 import pytest
 from helpers import job, prop_cluster
 
-from simcore.experiments import advisor
 from simcore.cli import main
 from simcore.core.downtime import NodeEvents
 from simcore.core.model import JobTable, SimConfig
+from simcore.experiments import advisor
 
 UP, DOWN, K = 1000.0, 100.0, 10.0
 CLUSTER = prop_cluster(1).with_node_events(

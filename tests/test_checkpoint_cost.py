@@ -12,11 +12,11 @@ from __future__ import annotations
 import pytest
 from helpers import assert_events, assert_jobs, job, prop_cluster, te
 
-from simcore.core import checkpoints
 from simcore.analysis import gantt
+from simcore.core import checkpoints
 from simcore.core.downtime import NodeEvents
-from simcore.engine import simulate
 from simcore.core.model import JobTable, SimConfig
+from simcore.engine import simulate
 
 PERIODIC = {"checkpoint": "periodic", "checkpoint_interval": 30, "checkpoint_cost": 5}
 

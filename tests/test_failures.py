@@ -14,10 +14,10 @@ import pytest
 from helpers import assert_events, assert_jobs, events_of, job, prop_cluster, te
 
 from simcore.analysis import accounting, gantt, interruptions
-from simcore.core.downtime import NodeEvents
-from simcore.engine import simulate
 from simcore.analysis.metrics import summarize
+from simcore.core.downtime import NodeEvents
 from simcore.core.model import JobTable, SimConfig
+from simcore.engine import simulate
 
 
 def down(cluster, *windows):

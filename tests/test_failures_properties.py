@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 
 from simcore.analysis import gantt
-from simcore.core.downtime import NodeEvents
-from simcore.engine import simulate
 from simcore.analysis.metrics import summarize
+from simcore.core.downtime import NodeEvents
 from simcore.core.model import ClusterSpec, JobTable, SimConfig
-from simcore.policies import POLICIES
 from simcore.core.result import DRAIN, FAIL, FINISH, NODE_DOWN, NODE_UP, PREEMPT, RELEASE, START
+from simcore.engine import simulate
+from simcore.policies import POLICIES
 
 CASES = 64
 

@@ -20,19 +20,40 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from simcore.core import result
 from simcore.core.downtime import KINDS, MAINTENANCE, failure_windows
-from simcore.engine.cluster import ClusterState
 from simcore.core.errors import UserError
 from simcore.core.model import ClusterSpec, SimConfig
 from simcore.core.result import Downtime
+from simcore.engine.cluster import ClusterState
 
-if TYPE_CHECKING:
-    from simcore.engine.loop import _Run
+if TYPE_CHECKING:  # the parts of a run a node going down acts on (the loop's run; never imported from it)
+    from simcore.core.saves import SaveDraws
+    from simcore.engine.eventlog import EventLog
+    from simcore.engine.jobstate import JobState
+    from simcore.engine.reservations import ReservationBook
+    from simcore.engine.running import RunningTable
+    from simcore.engine.timeline import Timeline
+
+
+class _Run(Protocol):
+    """What :meth:`NodesDown.step` reads and writes of a run (the loop's, which calls it)."""
+
+    cl: ClusterState
+    js: JobState
+    log: EventLog
+    book: ReservationBook
+    running: RunningTable
+    timeline: Timeline
+    saves: SaveDraws
+    gangs: bool
+
+    def _release(self, j: int) -> None: ...
+
 
 #: a job stopped by node failures more than this many times ends the run (DESIGN-failures point 3)
 MAX_FAILURES = 1000
