@@ -63,7 +63,8 @@ def main() -> int:
         starts = rng.uniform(0, span, args.windows)
         nodes = rng.integers(0, len(names), args.windows)
         events = NodeEvents.of(
-            (names[k], float(s), float(s) + 3600.0, KINDS[i % 2]) for i, (k, s) in enumerate(zip(nodes, starts, strict=True))
+            (names[k], float(s), float(s) + 3600.0, KINDS[i % 2])
+            for i, (k, s) in enumerate(zip(nodes, starts, strict=True))
         )
         down_cluster = replace(gen.cluster, node_events=events)
         down = min(cpu_of(gen.table, down_cluster, config)[0] for _ in range(args.repeat))
