@@ -20,7 +20,7 @@ from dashboard.shared import gantt_charts, gantt_views
 from simcore.core import fmt
 
 RUNS = {
-    (item.key, v.label): (item, v, compute.full_run(*lessons.load(item), v.config))
+    (item.key, v.label): (item, v, compute.full_run(*lessons.load_variant(item, v), v.config))
     for item in lessons.LESSONS
     for v in item.variants
 }
@@ -181,8 +181,9 @@ def test_losses_per_preemption_add_up_to_the_engines_lost_work(key: tuple[str, s
     per_job = run.lost.groupby("job_id")["lost"].sum()
     engine = run.jobs.set_index("job_id")["lost_work"]
     assert per_job.reindex(engine.index, fill_value=0.0).tolist() == engine.tolist()
-    # one row per preemption: a gang writes one preempt row per worker at the same instant
-    signals = run.events.loc[run.events["event"] == "preempt", ["job_id", "time"]].drop_duplicates()
+    # one row per interruption (preemption, drain, failure): a gang writes one row per worker at the same instant
+    stops = run.events["event"].isin(("preempt", "drain", "fail"))
+    signals = run.events.loc[stops, ["job_id", "time"]].drop_duplicates()
     assert len(run.lost) == len(signals)
     assert run.lost["time"].tolist() == signals["time"].tolist()
 

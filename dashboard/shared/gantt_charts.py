@@ -29,8 +29,8 @@ GANTT_KINDS = {
 }
 #: a node's down time, across all its lanes, by the kind of its windows (fill, pattern, hatch colour)
 DOWN_STYLES = {"failure": ("#F4CCCC", "\\", "#990000"), "maintenance": ("#D9D2E9", "|", "#5B3F99")}
-#: the marks of a drain signal and of a failure on the bar they end (symbol, colour)
-MARKS = {"drain": ("x-open", "#5B3F99"), "fail": ("star", "#990000")}
+#: the marks of a drain signal and of a failure on the bar they end (symbol, colour, in words)
+MARKS = {"drain": ("x-open", "#5B3F99", "a purple open ×"), "fail": ("star", "#990000", "a dark red star")}
 MARK_NAMES = {"drain": "drain signal (maintenance)", "fail": "node failure"}
 #: How the Learn page names the Gantt's colours and patterns (its chart guide is written from these).
 COLOR_NAMES = {
@@ -50,6 +50,14 @@ PATTERN_NAMES = {
     "\\": "back hatching",
     "|": "vertical lines",
 }
+
+
+def down_words(style: str) -> str:
+    """How a node's down time of ``style`` (failure, maintenance) is drawn, in words ("pale red with back hatching")."""
+    fill, pattern, _ = DOWN_STYLES[style]
+    return f"{COLOR_NAMES[fill]} with {PATTERN_NAMES[pattern]}"
+
+
 #: the lost part of a preempted run bar: hatched over the bar's own colour (pattern, hatch colour)
 GANTT_LOST = ("/", "#111111")
 GANTT_LANE_PX = 11  # pixels per GPU lane: a one-GPU bar holds a 9-pixel label
@@ -223,7 +231,7 @@ def gantt_figure(view: GanttView) -> go.Figure:
                 row=row,
                 col=1,
             )
-        for event, (symbol, color) in MARKS.items():
+        for event, (symbol, color, _) in MARKS.items():
             marks = panel.marks[panel.marks["event"] == event]
             if not marks.empty:
                 fig.add_trace(_mark_trace(marks, event, symbol, color, event not in down_legend), row=row, col=1)

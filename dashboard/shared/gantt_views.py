@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from dashboard.shared import views
+from dashboard.shared.down_views import DOWN_BAR_COLUMNS, down_bars
 from dashboard.shared.views import HOUR
 from simcore.analysis import gantt
 from simcore.core.model import ClusterSpec
@@ -75,11 +76,6 @@ def lane_layout(segments: pd.DataFrame, cluster: ClusterSpec, nodes: Sequence[st
             y += 1.0
         y += GANTT_GAP
     return pd.DataFrame(rows, columns=["node", "lane", "y"])
-
-
-#: the columns of :func:`down_bars`: a node's down stretch in the window (``seg_start``/``seg_end`` its real
-#: ends), ``kind`` the kinds of its windows (:func:`simcore.analysis.interruptions.down_stretches`)
-DOWN_BAR_COLUMNS = ("node", "kind", "start", "end", "seg_start", "seg_end", "y", "height")
 
 
 @dataclass(frozen=True)
@@ -193,28 +189,6 @@ def lost_bars(bars: pd.DataFrame, lost: pd.DataFrame) -> pd.DataFrame:
     start = np.maximum(hit["time"] - hit["lost"], hit["start"])  # clipped to the window, as the bar is
     hit = hit.assign(start=start)[start < hit["end"]]
     return hit[list(LOST_BAR_COLUMNS)].reset_index(drop=True)
-
-
-def down_bars(down: pd.DataFrame, layout: pd.DataFrame, window: tuple[float, float]) -> pd.DataFrame:
-    """The down stretches (node, start, end, kind) that reach into ``window`` (seconds) on the layout's
-    nodes, each as one bar across all the node's lanes, clipped to the window (:data:`DOWN_BAR_COLUMNS`)."""
-    t0, t1 = window
-    here = down[(down["end"] > t0) & (down["start"] < t1) & down["node"].isin(set(layout["node"]))]
-    span = layout.groupby("node", sort=False)["y"].agg(["min", "max"])
-    lo, hi = span["min"].reindex(here["node"]).to_numpy(float), span["max"].reindex(here["node"]).to_numpy(float)
-    return pd.DataFrame(
-        {
-            "node": here["node"].to_numpy(),
-            "kind": here["kind"].to_numpy(),
-            "start": np.maximum(here["start"].to_numpy(float), t0),
-            "end": np.minimum(here["end"].to_numpy(float), t1),
-            "seg_start": here["start"].to_numpy(float),
-            "seg_end": here["end"].to_numpy(float),
-            "y": (lo + hi) / 2,
-            "height": hi - lo + 0.9,
-        },
-        columns=list(DOWN_BAR_COLUMNS),
-    )
 
 
 def _on_bars(
