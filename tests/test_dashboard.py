@@ -379,7 +379,7 @@ def test_gantt_steps_through_preemptions_and_stacks_two_policies() -> None:
     assert (lo, hi) == (2.0, 10.0)  # centred it would start in [3, 4) h: down to the 2 h step, in its middle half
     assert at.select_slider(key="x_gantt_start").value == lo and at.selectbox(key="x_gantt_length").value == hi - lo
     assert at.text[0].value.startswith("Preemption 1 of ") and f"BE job {chosen['job_id']}" in at.text[0].value
-    table = at.dataframe[-1].value
+    table = at.main.dataframe[-1].value
     assert {"the victim", "same instant"} >= set(table["why"]) and "preempt" in set(table["event"])
     at.button[1].click().run()
     assert at.session_state["_gantt_preemption"]["index"] == 1
@@ -486,8 +486,8 @@ def test_decision_view_explains_the_chosen_preemption() -> None:
     other = at.selectbox(key="decision_other").value
     assert other == "k8s" and words[2].startswith("On the same state") and " k8s would take" in words[2]
     assert words[3].startswith("In k8s's own run")
-    candidates = at.dataframe[-3].value
-    glossary = at.dataframe[-2].value  # every key value the candidate table shows, defined
+    candidates = at.main.dataframe[-3].value
+    glossary = at.main.dataframe[-2].value  # every key value the candidate table shows, defined
     assert glossary["value"].tolist() == [c for c in candidates.columns if c not in ("node", "would take", "chosen")]
     assert candidates["chosen"].tolist()[0] and "slack" in candidates.columns and "would take" in candidates.columns
     assert chosen["node"] == candidates["node"].iloc[0]
