@@ -28,6 +28,13 @@ def show(sweep: SweepSettings, lim: Limits) -> None:
     sweep_state.advice_defaults(session, sweep.policies)
     ran = keys.ADVICE_RAN_FOR.maybe(session) is not None
     with st.expander("Checkpoint advisor: which interval do the interruptions call for?", expanded=ran):
+        if sweep.source != "preset":
+            st.caption(
+                "The advisor runs on a preset (Source: preset in the sidebar). For your own file, run "
+                "`simcore checkpoint-advice FILE --policy NAME --set checkpoint_cost=... --set mtbf=...` locally "
+                "(docs/cli.md)."
+            )
+            return
         st.caption(
             f"One policy on the sidebar's preset (**{sweep.preset}**), jobs and seeds ({sweep.seeds}), with "
             "`checkpoint = periodic` at each interval below: the BE slowdown and the work lost per interval, the "
