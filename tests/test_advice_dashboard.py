@@ -9,6 +9,7 @@ import math
 import pandas as pd
 import pytest
 from helpers.apptest import APP, assert_clean, chart_spec
+from helpers.apptest import DEMO as DEMO_CSV
 from streamlit.testing.v1 import AppTest
 
 from dashboard.runs import budget, compute
@@ -116,3 +117,15 @@ def test_a_bad_interval_is_said_and_nothing_runs() -> None:
     assert not at.exception
     assert any("checkpoint intervals" in e.value for e in at.error)
     assert not [c for c in at.get("plotly_chart") if c.key == "advice"]
+
+
+def test_on_an_uploaded_workload_the_advisor_names_the_command_and_offers_no_button() -> None:
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.switch_page("app_pages/sweep.py")
+    at.run()
+    at.radio(key=keys.S_SOURCE.name).set_value("upload").run()
+    at.file_uploader(key="sweep_upload").set_value(("my_lab.csv", DEMO_CSV, "text/csv")).run()
+    assert_clean(at)
+    assert not [b for b in at.button if b.label == "Run the advisor"]
+    (said,) = [c.value for c in at.caption if "The advisor runs on a preset" in c.value]
+    assert "Workload: a generator preset" in said and "simcore checkpoint-advice FILE --policy NAME" in said

@@ -17,7 +17,7 @@ from dashboard.shared import keys, notices
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.demo import Limits
 from dashboard.sweep import advice_charts, advice_views, sweep_state
-from dashboard.sweep.sweeps import SweepSettings
+from dashboard.sweep.sweeps import SOURCE_LABELS, SweepSettings
 from simcore.core.errors import UserError
 from simcore.core.knobs import KNOBS
 
@@ -30,9 +30,9 @@ def show(sweep: SweepSettings, lim: Limits) -> None:
     with st.expander("Checkpoint advisor: which interval do the interruptions call for?", expanded=ran):
         if sweep.source != "preset":
             st.caption(
-                "The advisor runs on a preset (Source: preset in the sidebar). For your own file, run "
-                "`simcore checkpoint-advice FILE --policy NAME --set checkpoint_cost=... --set mtbf=...` locally "
-                "(docs/cli.md)."
+                f"The advisor runs on a preset (Workload: {SOURCE_LABELS['preset']} in the sidebar). For your own "
+                "file, run `simcore checkpoint-advice FILE --policy NAME --set checkpoint_cost=... --set mtbf=...` "
+                "on your machine (docs/cli.md)."
             )
             return
         st.caption(
