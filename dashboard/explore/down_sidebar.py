@@ -37,11 +37,13 @@ def draw(lim: Limits) -> None:
         width="stretch",
         on_change=node_events_table.edited,
         args=(st.session_state, editor),
-        column_config={
-            "node": st.column_config.TextColumn("node", help="a node of the cluster, by name"),
-            "start": st.column_config.NumberColumn("start (s)", min_value=0.0, max_value=MAX_TIME, format="%g"),
-            "end": st.column_config.NumberColumn("end (s)", min_value=0.0, max_value=MAX_TIME, format="%g"),
-            "kind": st.column_config.SelectboxColumn("kind", options=list(KINDS)),
+        column_config={  # narrow columns (pixels): all four in sight in the sidebar, kind scrolled to when it is narrow
+            "node": st.column_config.TextColumn("node", help="a node of the cluster, by name", width=58),
+            "start": st.column_config.NumberColumn(
+                "start (s)", min_value=0.0, max_value=MAX_TIME, format="%g", width=52
+            ),
+            "end": st.column_config.NumberColumn("end (s)", min_value=0.0, max_value=MAX_TIME, format="%g", width=52),
+            "kind": st.column_config.SelectboxColumn("kind", options=list(KINDS), width=92),
         },
     )
     if rows:
