@@ -8,10 +8,14 @@
   interval its label names.
 
 The lessons (f) and (g) are stepped in Chromium by tests/test_browser.py's Learn walk (every lesson).
+With ``UPDATE_SCREENSHOT=1`` the two charts also replace docs/screenshot-down-time.png and
+docs/screenshot-advisor.png.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +26,7 @@ sync_api = pytest.importorskip("playwright.sync_api")
 from helpers.browser import (  # noqa: E402  (after the skip when Playwright is missing)
     ARTIFACTS,
     BROWSER_TESTS,
+    ROOT,
     TIMEOUT_MS,
     assert_no_exception,
     click_one,
@@ -83,6 +88,18 @@ _DRAWN = """(names) => {
 }"""
 
 
+def _shoot(page: Any, trace: str, name: str) -> None:
+    """A screenshot of the chart holding ``trace`` alone; with ``UPDATE_SCREENSHOT=1`` also the docs' copy."""
+    index = page.evaluate(
+        "(name) => [...document.querySelectorAll('.js-plotly-plot')].findIndex(p => (p.data || []).some(t => t.name === name))",
+        trace,
+    )
+    settle(page)
+    page.locator(".js-plotly-plot").nth(index).screenshot(path=str(ARTIFACTS / name))
+    if os.environ.get("UPDATE_SCREENSHOT") == "1":  # refresh the docs' picture on request only
+        shutil.copy(ARTIFACTS / name, ROOT / "docs" / name)
+
+
 def _drawn(page: Any, names: list[str]) -> list[dict[str, Any]]:
     page.wait_for_function(f"(names) => ({_DRAWN})(names) !== null", arg=names, timeout=TIMEOUT_MS)
     return list(page.evaluate(_DRAWN, names))
@@ -121,8 +138,7 @@ def test_down_time_is_drawn_across_the_nodes_lanes_on_the_explore_gantt(
     assert widths["node down: maintenance"] == pytest.approx(2 * widths["node down: failure"], rel=0.02)
     pauses = [t for t in traces if t["name"] == "BE checkpoint"]
     assert pauses and any(t["drawn"] for t in pauses)  # checkpoint pauses drawn, 30 s each
-    settle(page)
-    page.screenshot(path=str(ARTIFACTS / "explore-down-time-gantt.png"))
+    _shoot(page, "node down: failure", "screenshot-down-time.png")
 
 
 def test_the_sweep_pages_advisor_draws_both_optima(dashboard_server: str, new_page: Callable[..., Any]) -> None:
@@ -157,8 +173,7 @@ def test_the_sweep_pages_advisor_draws_both_optima(dashboard_server: str, new_pa
         if mark["name"] == best_name:
             assert x == least["x"]  # the least BE p50 slowdown the chart shows
     assert sorted(m["name"] for m in marks) == sorted([best_name, yd_name, best_name, yd_name])  # both panels
-    settle(page)
-    page.screenshot(path=str(ARTIFACTS / "sweep-checkpoint-advisor.png"))
+    _shoot(page, "BE p50 slowdown", "screenshot-advisor.png")
 
 
 def _all_names(page: Any) -> list[str]:
