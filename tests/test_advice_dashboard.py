@@ -23,7 +23,12 @@ from simcore.experiments import advisor
 def test_the_settings_are_read_as_knobs_and_refused_by_their_field() -> None:
     values = advice_views.widget_defaults(("fifo", "fitgpp"))
     settings = advice_views.read(values, "demo", "", 3)
-    assert (settings.policy, settings.checkpoint_cost, settings.mtbf, settings.repair) == ("fitgpp", 60.0, 172800.0, 3600.0)
+    assert (settings.policy, settings.checkpoint_cost, settings.mtbf, settings.repair) == (
+        "fitgpp",
+        60.0,
+        172800.0,
+        3600.0,
+    )
     assert settings.intervals == (600.0, 1800.0, 3600.0, 7200.0, 14400.0)
     assert settings.knobs() == (("checkpoint_cost", "60"), ("mtbf", "172800"))  # repair at its default: left out
     assert settings.config().checkpoint_cost == 60.0 and settings.config().policy == "fitgpp"
@@ -66,7 +71,9 @@ def test_the_chart_marks_the_simulated_best_and_young_daly_across_both_panels() 
     words = advice_views.verdict(_advice(774.6))
     assert "**30.0 min**" in words and "**12.9 min**" in words and "a reason" in words
     shown = advice_views.table(_advice(774.6))
-    assert shown["interval"].tolist() == ["10.0 min", "30.0 min", "60.0 min"] and shown[""].tolist()[1] == "simulated best"
+    assert (
+        shown["interval"].tolist() == ["10.0 min", "30.0 min", "60.0 min"] and shown[""].tolist()[1] == "simulated best"
+    )
 
 
 def test_the_demo_refuses_an_advice_over_its_limits_with_the_local_command() -> None:

@@ -63,7 +63,9 @@ def test_down_stretches_join_overlapping_windows_and_name_their_kinds() -> None:
     )
     run = compute.full_run(JOBS, both, SimConfig(policy="fifo"))
     # one down time from 1000 s, made by both windows; the job restarts at 9000 s and finishes at 9000 + 60 + 2970
-    assert run.down.to_dict("records") == [{"node": "n0", "start": 1000.0, "end": 9000.0, "kind": "failure+maintenance"}]
+    assert run.down.to_dict("records") == [
+        {"node": "n0", "start": 1000.0, "end": 9000.0, "kind": "failure+maintenance"}
+    ]
     assert interruptions.node_hours_down(simulate(JOBS, both, SimConfig(policy="fifo"))) == {
         "n0": pytest.approx(8000 / 3600)
     }
@@ -94,8 +96,24 @@ def test_a_down_node_is_one_bar_across_all_its_lanes_clipped_to_the_window() -> 
     panel = _view((0.0, 2.0)).panels[0]
     # lanes 0..3 at y 0..3: the bar's middle is 1.5, its height the four lanes (3 + 0.9, as a 4-GPU job's bar)
     assert panel.down[["start", "end", "seg_start", "seg_end", "y", "height", "kind"]].to_dict("records") == [
-        {"start": 1000.0, "end": 2000.0, "seg_start": 1000.0, "seg_end": 2000.0, "y": 1.5, "height": 3.9, "kind": "failure"},
-        {"start": 2500.0, "end": 2600.0, "seg_start": 2500.0, "seg_end": 2600.0, "y": 1.5, "height": 3.9, "kind": "maintenance"},
+        {
+            "start": 1000.0,
+            "end": 2000.0,
+            "seg_start": 1000.0,
+            "seg_end": 2000.0,
+            "y": 1.5,
+            "height": 3.9,
+            "kind": "failure",
+        },
+        {
+            "start": 2500.0,
+            "end": 2600.0,
+            "seg_start": 2500.0,
+            "seg_end": 2600.0,
+            "y": 1.5,
+            "height": 3.9,
+            "kind": "maintenance",
+        },
     ]
     late = _view((0.5, 1.0)).panels[0].down  # 1800 to 3600 s: the first cut at its start, its hover keeps the real one
     assert late[["start", "end", "seg_start"]].values.tolist() == [[1800.0, 2000.0, 1000.0], [2500.0, 2600.0, 2500.0]]
@@ -104,7 +122,10 @@ def test_a_down_node_is_one_bar_across_all_its_lanes_clipped_to_the_window() -> 
 
 def test_the_failure_and_the_drain_are_marked_on_the_bars_they_end_and_the_lost_work_by_cause() -> None:
     panel = _view((0.0, 2.0)).panels[0]
-    assert panel.marks[["event", "job_id", "time", "y"]].values.tolist() == [["drain", "a", 2470.0, 1.5], ["fail", "a", 1000.0, 1.5]]
+    assert panel.marks[["event", "job_id", "time", "y"]].values.tolist() == [
+        ["drain", "a", 2470.0, 1.5],
+        ["fail", "a", 1000.0, 1.5],
+    ]
     assert panel.preempts.empty
     # the failure threw away a's first 1000 s: the whole of its first run bar, hatched; the drain's save kept everything
     assert panel.lost[["start", "end", "lost", "cause"]].values.tolist() == [[0.0, 1000.0, 1000.0, "failure"]]
@@ -112,7 +133,10 @@ def test_the_failure_and_the_drain_are_marked_on_the_bars_they_end_and_the_lost_
     traces = {t.name: t for t in figure.data}
     down = traces["node down: maintenance"]
     assert list(down.y) == [1.5] and list(down.x) == [100_000.0]  # 100 s, in ms on the date axis
-    assert traces["node failure"].marker.symbol == "star" and traces["drain signal (maintenance)"].marker.symbol == "x-open"
+    assert (
+        traces["node failure"].marker.symbol == "star"
+        and traces["drain signal (maintenance)"].marker.symbol == "x-open"
+    )
     assert "the node's failure" in str(traces["lost work"].customdata[0][4])
     assert figure.data[0].name.startswith("node down")  # drawn first: under the jobs
 

@@ -83,7 +83,9 @@ def _line(text: str, start: str) -> list[str]:
 
 def test_the_section_from_hand_made_rows() -> None:
     text = failures.section(_failures(), _advice())
-    assert text.startswith(failures.HEADING + "\n") and "**4000 jobs** per workload on 16 nodes x 8 GPUs, 2 seeds" in text
+    assert (
+        text.startswith(failures.HEADING + "\n") and "**4000 jobs** per workload on 16 nodes x 8 GPUs, 2 seeds" in text
+    )
     # without failures fifo's p50 is 2 and 4: 3 [3 +- 12.706 x 1.414 / 1.414] = 3 [-9.71, 15.7]; failures count 0
     lines = text.splitlines()
     at_7d = lines.index("**Failures at mtbf 7 d.**")
@@ -95,11 +97,19 @@ def test_the_section_from_hand_made_rows() -> None:
     added = _line(text, "| fifo | 1 [1, 1]")
     assert added[1:3] == ["1 [1, 1]", "10 [10, 10]"] and added[3] == "3 [-9.71, 15.7]"
     assert "- **k8s** minus fifo, BE p50 slowdown: no failures 1 [1, 1]; mtbf 30 d 1 [1, 1]; mtbf 7 d 1 [1, 1]." in text
-    assert _line(text, "| fifo | mtbf 7 d |")[2:] == ["2.8 h", "18.3 min", "30.0 min", "30.0 min", "0 (the same interval) |"]
+    assert _line(text, "| fifo | mtbf 7 d |")[2:] == [
+        "2.8 h",
+        "18.3 min",
+        "30.0 min",
+        "30.0 min",
+        "0 (the same interval) |",
+    ]
     assert _line(text, "| fifo | mtbf 30 d |")[4:] == ["30.0 min", "60.0 min", "0.5 [0.5, 0.5] |"]
     assert "- **fifo, mtbf 7 d**: Young/Daly (18.3 min) points at the best interval swept." in text
     assert "the paired CI excludes 0: the advisor's interval is measurably worse" in text
-    assert "interruptions are regular, not memoryless (coefficient of variation of the run times between them 0.00" in text
+    assert (
+        "interruptions are regular, not memoryless (coefficient of variation of the run times between them 0.00" in text
+    )
     # the shortest interval's p50 against the best: 3 / 1.5 = 2 at 30 d, 3 / 2 = 1.5 at 7 d; its pauses 1.1 x
     assert "stretch a job by 1.1 x; the BE p50 slowdown there is 1.5 to 2 x its best" in text
     assert "every pause also holds GPUs the queue is waiting for" in text

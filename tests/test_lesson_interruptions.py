@@ -45,7 +45,11 @@ def job(run: compute.Run) -> dict:
 
 @pytest.mark.parametrize(
     ("mode", "preempted", "failed"),
-    [("on_preempt", (7890.0, 0.0), (10590.0, 2700.0)), ("periodic", (8790.0, 900.0), (8790.0, 900.0)), ("none", (10590.0, 2700.0), (10590.0, 2700.0))],
+    [
+        ("on_preempt", (7890.0, 0.0), (10590.0, 2700.0)),
+        ("periodic", (8790.0, 900.0), (8790.0, 900.0)),
+        ("none", (10590.0, 2700.0), (10590.0, 2700.0)),
+    ],
 )
 def test_lesson_f_a_failure_against_a_preemption_under_each_mode(mode: str, preempted: tuple, failed: tuple) -> None:
     for how, (finish, lost) in ((il.PREEMPTED, preempted), (il.FAILED, failed)):
@@ -65,7 +69,9 @@ def test_lesson_f_questions_are_read_from_the_runs_with_the_deciding_values() ->
     label = f"{il.FAILED}, checkpoint on_preempt"
     lost, worse = il.unchosen_questions(UNCHOSEN, label)
     assert lost.options == ("0 s", "15.0 min", "45.0 min") and lost.accepted == ("45.0 min",)
-    assert worse.options == ("being preempted", "its node failing", "the same") and worse.accepted == ("its node failing",)
+    assert worse.options == ("being preempted", "its node failing", "the same") and worse.accepted == (
+        "its node failing",
+    )
     assert "45.0 min" not in lost.prompt and "finishes" not in worse.prompt  # no answer in a question
     assert "day 1 02:11:30" in worse.explanation and "day 1 02:56:30" in worse.explanation  # 7890 s and 10590 s
     assert "It kept 0 s, so 45.0 min of work is redone" in lost.explanation
@@ -89,7 +95,9 @@ def test_lesson_g_the_interval_with_an_optimum() -> None:
         "every 60.0 min": 3,
         "every 2.0 h": 1,
     }
-    assert job(INTERVAL["every 30.0 min"])["lost_work"] == 2580.0 and job(INTERVAL["every 2.0 h"])["lost_work"] == 8880.0
+    assert (
+        job(INTERVAL["every 30.0 min"])["lost_work"] == 2580.0 and job(INTERVAL["every 2.0 h"])["lost_work"] == 8880.0
+    )
     pauses, best = il.interval_questions(INTERVAL, "every 2.0 h")
     assert pauses.options == ("1", "3", "7", "13", "23") and pauses.accepted == ("1",)
     assert best.accepted == ("every 30.0 min",) and len(best.options) == 5

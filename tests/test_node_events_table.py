@@ -156,7 +156,9 @@ def test_demo_mode_refuses_more_rows_than_its_cap_and_counts_each_window_at_its_
     rows = (("n0", "1", "2", "failure"),) * (DEMO.max_node_events + 1)
     with pytest.raises(Refused) as caught:
         budget.check_scenario(Scenario(node_events=rows), DEMO)
-    assert f"{DEMO.max_node_events + 1} rows of the node-events table: more than {DEMO.max_node_events}" in str(caught.value)
+    assert f"{DEMO.max_node_events + 1} rows of the node-events table: more than {DEMO.max_node_events}" in str(
+        caught.value
+    )
     scenario = Scenario(policies=("fifo", "fitgpp"), baseline="fifo")
     budget.check_run(scenario, 1000, 4, DEMO, windows=0)  # 2,000 job-runs: well within
     # each window counts DOWN_WINDOW_JOB_RUNS job-runs per policy: (1000 + w x 40) x 2 > 200,000 from w = 2,476
