@@ -27,7 +27,7 @@ def table(comparison: data.Comparison) -> None:
     counts = interruption_views.CAUSE_COLUMNS[0][0]
     hours = [h for h, _ in interruption_views.CAUSE_COLUMNS[1:]]
     st.dataframe(
-        causes.style.format({counts: fmt.cell, **dict.fromkeys(hours, fmt.number)}, na_rep=fmt.MISSING),
+        causes.style.format(dict.fromkeys((counts, *hours), fmt.cell), na_rep=fmt.MISSING),
         hide_index=True,
         width="stretch",
     )

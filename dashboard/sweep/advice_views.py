@@ -28,7 +28,11 @@ INTERVALS = "600,1800,3600,7200,14400"
 #: the first values of the advisor's knobs: a checkpoint of a minute, a node failing every two days
 DEFAULTS: dict[str, Any] = {"checkpoint_cost": 60.0, "mtbf": 2 * 86400.0, "repair": 3600.0}
 #: the knob behind each widget
-KNOB_KEYS = {"checkpoint_cost": keys.ADV_COST, "mtbf": keys.ADV_MTBF, "repair": keys.ADV_REPAIR}
+KNOB_KEYS: dict[str, keys.Key[Any]] = {
+    "checkpoint_cost": keys.ADV_COST,
+    "mtbf": keys.ADV_MTBF,
+    "repair": keys.ADV_REPAIR,
+}
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,7 @@ def widget_defaults(policies: tuple[str, ...]) -> dict[str, Any]:
     }
 
 
-def read(values: Mapping[str, Any], preset: str, jobs: str, seeds: int) -> AdviceSettings:
+def read(values: Mapping[Any, Any], preset: str, jobs: str, seeds: int) -> AdviceSettings:
     """The settings the widgets hold (``values``: the session), for the sweep's preset, jobs and seeds; a
     UserError naming the field for a value its knob does not allow."""
     read_knobs = {}

@@ -70,6 +70,7 @@ def _advice(settings: advice_views.AdviceSettings, lim: Limits) -> None:
     try:
         budget.check_advice(settings.preset, gen, settings.seeds, len(intervals), 0, lim, command)
         first = data.generated_workload(settings.preset, 0, gen)  # the random failures' count needs its horizon
+        assert first.cluster is not None  # a preset's workload comes with its cluster
         windows = budget.random_windows(first.table, len(first.cluster.nodes), settings.mtbf, settings.repair)
         budget.check_advice(settings.preset, gen, settings.seeds, len(intervals), windows, lim, command)
         args = (settings.preset, gen, settings.seeds, settings.config(), intervals)

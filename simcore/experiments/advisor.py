@@ -123,16 +123,19 @@ def trials_from_rows(rows: pd.DataFrame, P: int) -> list[Trial]:
     lost = rows[[f"{c}_gpu_seconds_lost" for c in CAUSES]].sum(axis=1) / 3600.0
     return [
         Trial(
-            float(r.checkpoint_interval),
-            None if math.isnan(r.BE_slowdown_p50) else float(r.BE_slowdown_p50),
-            None if math.isnan(r.BE_slowdown_p95) else float(r.BE_slowdown_p95),
+            float(r["checkpoint_interval"]),
+            None if math.isnan(r["BE_slowdown_p50"]) else float(r["BE_slowdown_p50"]),
+            None if math.isnan(r["BE_slowdown_p95"]) else float(r["BE_slowdown_p95"]),
             float(x),
             Exposure(
-                float(r.be_run_seconds), int(r.be_interruptions), float(r.be_gap_seconds), float(r.be_gap_squares)
+                float(r["be_run_seconds"]),
+                int(r["be_interruptions"]),
+                float(r["be_gap_seconds"]),
+                float(r["be_gap_squares"]),
             ),
-            int(r.max_preemptions_per_job) >= P,
+            int(r["max_preemptions_per_job"]) >= P,
         )
-        for r, x in zip(rows.itertuples(index=False), lost, strict=True)
+        for r, x in zip(rows.to_dict("records"), lost, strict=True)
     ]
 
 
