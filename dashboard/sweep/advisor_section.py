@@ -13,7 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.runs import budget, compute, data, worker
-from dashboard.shared import keys, notices
+from dashboard.shared import keys, knob_widgets, notices
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.demo import Limits
 from dashboard.sweep import advice_charts, advice_views, sweep_state
@@ -46,12 +46,12 @@ def show(sweep: SweepSettings, lim: Limits) -> None:
         left.selectbox("Policy", sweep.policies, key=keys.ADV_POLICY.name)
         left.text_input("Checkpoint intervals (s, comma-separated)", key=keys.ADV_INTERVALS.name)
         for where, name in ((mid, "checkpoint_cost"), (mid, "repair"), (right, "mtbf")):
-            knob, key = KNOBS[name], advice_views.KNOB_KEYS[name]
-            if name == "mtbf":  # inf (no random failures) is a value
-                where.text_input(knob.label, key=key.name, help=knob.help())
+            # shown as Explore shows the knob (mtbf as text: inf, no random failures, is a value)
+            widget, key = knob_widgets.widget_for(KNOBS[name]), advice_views.KNOB_KEYS[name]
+            if widget.kind == "text":
+                where.text_input(widget.label, key=key.name, help=widget.knob.help())
             else:
-                low = float(knob.range.low) if knob.range is not None else 0.0
-                where.number_input(knob.label, min_value=low, step=float(knob.step), key=key.name, help=knob.help())
+                where.number_input(widget.label, key=key.name, help=widget.knob.help(), **widget.number_args())
         clicked = right.button("Run the advisor", icon=":material/play_arrow:", width="stretch")
         try:
             settings = advice_views.read(session, sweep.preset, sweep.jobs, sweep.seeds)
