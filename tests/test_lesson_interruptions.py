@@ -27,6 +27,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard.learn import interruption_lessons as il
 from dashboard.learn import lessons
 from dashboard.runs import compute
+from simcore.core import fmt
 
 
 def runs_of(key: str) -> dict[str, compute.Run]:
@@ -106,6 +107,24 @@ def test_lesson_g_the_interval_with_an_optimum() -> None:
     assert "every 10.0 min: finishes at day 1 06:12:00 (23 pauses, 13.0 min lost)" in best.explanation
 
 
+def test_the_outcomes_are_the_runs_and_the_setups_give_no_answer() -> None:
+    """Each variant's outcome (typed, shown after its check) states the lost work and finish of its run (and
+    in (g) the pauses); no question of the lesson has its answer in the setup shown above the questions."""
+    for key, runs in (("unchosen", UNCHOSEN), ("interval", INTERVAL)):
+        item = lessons.lesson(key)
+        assert item.ask is not None and item.summary
+        for v in item.variants:
+            run = runs[v.label]
+            lost = job(run)["lost_work"]
+            said = [fmt.duration(lost) if lost else "no work", fmt.clock(job(run)["finish"])]
+            if key == "interval":
+                said.append(f"{il.pauses(run)} pause")
+            assert all(x in v.outcome for x in said), (v.label, said)
+            for q in item.ask(runs, v.label):
+                assert q.answer not in item.setup, (v.label, q.key)
+    assert "40.0 min" in lessons.lesson("interval").summary  # Young/Daly at the best interval, as asked
+
+
 def learn(**chosen: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=120)
     for key, value in chosen.items():
@@ -130,10 +149,18 @@ def test_the_lessons_questions_on_the_page_reveal_nothing_before_check() -> None
     at.radio(key=f"quiz_answer_{scope}_worse").set_value("its node failing").run()
     next(b for b in at.button if b.key == f"check_quiz_answer_{scope}_worse").click().run()
     assert "Right: its node failing." in [s.value for s in at.success]
+    outcome = lessons.lesson("unchosen").variant(label).outcome
+    # the TE job's wait is still unchecked: what happened stays hidden
+    assert not at.get("plotly_chart") and not any(outcome in m.value for m in at.markdown)
+    at.number_input(key=f"quiz_answer_{scope}_te_wait").set_value(0.5).run()
+    next(b for b in at.button if b.key == f"check_quiz_answer_{scope}_te_wait").click().run()
+    assert any(outcome in m.value for m in at.markdown) and at.get("plotly_chart")
 
 
 def test_lesson_g_draws_its_pauses_and_down_time() -> None:
     at = learn(lesson="interval", lesson_variant_interval="every 30.0 min")
+    assert not at.get("plotly_chart")  # hidden until answered or shown
+    next(b for b in at.button if b.key == "show_interval_every 30.0 min").click().run()
     names = {t["name"] for c in at.get("plotly_chart") if c.key.endswith("_gantt") for t in _data(c)}
     assert {"BE checkpoint", "node down: failure", "node failure", "lost work"} <= names
 

@@ -1,4 +1,4 @@
-"""Lessons (f) and (g) of Learn: interruptions nobody chose (DESIGN rule 12), their variants and their
+"""Lessons (f) and (g) of Learn: interruptions nobody chose (DESIGN rule 12), their variants, setups, outcomes and
 questions; pure (no Streamlit).
 
 (f) puts a node failure beside a preemption of the same job at the same instant, under each
@@ -32,15 +32,49 @@ KEEPS = {
     "periodic": "keeps its last checkpoint (every 30 min) whatever stops it",
     "none": "keeps nothing: it starts again from scratch",
 }
-UNCHOSEN_INTRO = (
+UNCHOSEN_SETUP = (
     "The jobs of lesson (c): BE job 1 trains on the whole node for 2 hours, and at 45 minutes TE job 2 arrives "
     "wanting 1 GPU for 10 minutes. In the **preempted** variants fitgpp chooses to stop job 1: a signal, then the "
-    "30 s grace period in which job 1 may save. In the **node fails** variants nobody chooses anything: node-0 "
-    "fails at 45 minutes and is down for 30 s (as long as the grace period, so the TE job starts at the same "
-    "instant), and job 1 stops at once, with no signal and no grace. Either way job 1 then waits for the TE job "
-    "and pays the 60 s restore when it starts again. Compare the two under each checkpoint mode: which "
-    "interruption does each mode protect against?"
+    "grace period. In the **node fails** variants nobody chooses anything: node-0 fails at 45 minutes and is down "
+    "exactly as long as the grace period, and job 1 stops at once, with no signal and no grace. Either way job 1 "
+    "then waits for the TE job and pays the 60 s restore when it starts again. Under each checkpoint mode, what "
+    "does job 1 lose to each interruption?"
 )
+#: what job 1 keeps and loses, and when it finishes (checked by hand in tests/test_lesson_interruptions.py)
+UNCHOSEN_OUTCOMES = {
+    (PREEMPTED, "on_preempt"): (
+        "Preempted, job 1 saves in its grace period: it loses no work and finishes at day 1 02:11:30, late only by "
+        "the grace, the TE job's 10 minutes and the restore."
+    ),
+    (FAILED, "on_preempt"): (
+        "The failure sends no signal, so `on_preempt` never saves: job 1 loses all 45.0 min and starts again from "
+        "scratch after the TE job, finishing at day 1 02:56:30."
+    ),
+    (PREEMPTED, "periodic"): (
+        "Preempted, job 1 keeps its checkpoint at 30 minutes and loses the 15.0 min since (`periodic` does not save "
+        "in the grace period): it finishes at day 1 02:26:30."
+    ),
+    (FAILED, "periodic"): (
+        "When its node fails job 1 keeps the same checkpoint at 30 minutes and loses the same 15.0 min: it finishes "
+        "at day 1 02:26:30, as when preempted."
+    ),
+    (PREEMPTED, "none"): (
+        "Preempted, job 1 keeps nothing: it loses all 45.0 min, restarts from scratch and finishes at day 1 02:56:30."
+    ),
+    (FAILED, "none"): (
+        "When its node fails job 1 keeps nothing either: it loses all 45.0 min and finishes at day 1 02:56:30, as "
+        "when preempted."
+    ),
+}
+UNCHOSEN_SUMMARY = (
+    "`on_preempt` protects only against the interruptions that warn (a preemption's grace period is its chance to "
+    "save); `periodic` keeps the last checkpoint whatever stops the job; `none` keeps nothing either way."
+)
+
+
+def unchosen_label(how: str, mode: str) -> str:
+    """A variant's label: ``node fails, checkpoint periodic``."""
+    return f"{how}, checkpoint {mode}"
 
 
 def _job(run: Any) -> Any:
@@ -82,10 +116,9 @@ def unchosen_questions(runs: Mapping[str, Any], label: str) -> tuple[Question, .
                 f"{KEEPS[mode]}. It kept {fmt.duration(_stopped(run) - lost)}, so "
                 f"{fmt.duration(lost)} of work is redone after the TE job."
             ),
-            noun="",
         )
     ]
-    pair = {h: runs.get(f"{h}, checkpoint {mode}") for h in (PREEMPTED, FAILED)}
+    pair = {h: runs.get(unchosen_label(h, mode)) for h in (PREEMPTED, FAILED)}
     if all(r is not None for r in pair.values()):
         finish = {h: float(_job(r)["finish"]) for h, r in pair.items()}
         choices = ("being preempted", "its node failing", "the same")
@@ -104,7 +137,6 @@ def unchosen_questions(runs: Mapping[str, Any], label: str) -> tuple[Question, .
                     f"and finishes at {fmt.clock(finish[FAILED])}. Both pay the 60 s restore and wait for the same "
                     f"TE job; only what the mode kept differs. With `{mode}` the job {KEEPS[mode]}."
                 ),
-                noun="",
             )
         )
     return tuple(found)
@@ -115,13 +147,40 @@ INTERVALS = (600.0, 1200.0, 1800.0, 3600.0, 7200.0)
 COST = 300.0  # each checkpoint pauses the job 5 minutes
 #: node-0 fails at 50 min and at 2 h 30 min, down a minute each time
 FAILURES = (("node-0", 3000.0, 3060.0, "failure"), ("node-0", 9000.0, 9060.0, "failure"))
-INTERVAL_INTRO = (
+INTERVAL_SETUP = (
     "BE job 1 trains on the whole node for 4 hours and checkpoints periodically; each checkpoint pauses it "
     f"{fmt.duration(COST)} (`checkpoint_cost`: it holds its GPUs and makes no progress; a checkpoint counts once "
     "its pause is over). node-0 fails twice, at 50 minutes and at 2 h 30 min, down a minute each time; after "
     "each failure the job restarts from its last counted checkpoint and pays the 60 s restore. Checkpoint often "
-    "and the pauses (green) add up; checkpoint rarely and each failure throws away more work (hatched). Step "
-    "through each interval and watch both."
+    "and the pauses (green) add up; checkpoint rarely and each failure throws away more work (hatched). Which "
+    "interval finishes job 1 first?"
+)
+#: each interval's pauses, lost work and finish (checked by hand in tests/test_lesson_interruptions.py)
+INTERVAL_OUTCOMES = {
+    600.0: (
+        "Every 10 minutes: 23 pauses (115.0 min), and the two failures throw away only 13.0 min of work: it "
+        "finishes at day 1 06:12:00."
+    ),
+    1200.0: (
+        "Every 20 minutes: 13 pauses (65.0 min). The failure at 50 minutes comes the instant the second pause would "
+        "end, so that checkpoint never counts: 40.0 min of work lost in all; it finishes at day 1 05:47:00."
+    ),
+    1800.0: (
+        "Every 30 minutes: 7 pauses (35.0 min) and 43.0 min of work lost: the earliest finish, at day 1 05:22:00."
+    ),
+    3600.0: (
+        "Every hour: 3 pauses (15.0 min), but the first failure comes before any checkpoint and the second 33 "
+        "minutes after one: 83.0 min of work lost; it finishes at day 1 05:42:00."
+    ),
+    7200.0: (
+        "Every 2 hours: 1 pause (5.0 min), but both failures find no checkpoint: 2.5 h of work lost; it finishes "
+        "last, at day 1 06:37:00."
+    ),
+}
+INTERVAL_SUMMARY = (
+    "From every 10 to every 30 minutes the finish comes earlier as the pauses shrink; beyond, it comes later as "
+    "each failure throws more work away. The best interval here, 30 minutes, is near Young and Daly's "
+    "sqrt(2 x cost x M), M the run time per failure: 40.0 min."
 )
 
 
@@ -175,7 +234,6 @@ def interval_questions(runs: Mapping[str, Any], label: str) -> tuple[Question, .
                 f"without progress, and the two failures throw away {fmt.duration(_lost(run))} of work since the "
                 f"last counted checkpoint: job {JOB} finishes at {fmt.clock(finish[label])}."
             ),
-            noun="",
         ),
         Question(
             key="best",
@@ -189,6 +247,5 @@ def interval_questions(runs: Mapping[str, Any], label: str) -> tuple[Question, .
                 f"finish is earliest in between. Young and Daly's first-order rule sqrt(2 x cost x M), M the run "
                 f"time per failure, gives {fmt.duration(young_daly(runs[best]))} here."
             ),
-            noun="",
         ),
     )
