@@ -366,11 +366,15 @@ def _lost_work_and_whole_variant_names(page: Any, price: Any) -> None:
     page.screenshot(path=str(ARTIFACTS / "readable-lesson-lost-work.png"))
 
 
+#: what stops a running job: a preemption, and the interruptions nobody chose (lessons (f) and (g))
+STOPS = ("preempt", "fail", "drain")
+
+
 def preemptive(item: Any, runs: dict[str, Any], last: bool) -> Any:
-    """The lesson's first variant whose run preempts (its default where that one preempts: no click, no
+    """The lesson's first variant whose run stops a job (its default where that one does: no click, no
     rerun), or its last (the gang lesson's default, k8s, does not stop the gang; fitgpp (s = 1) does)."""
     order = reversed(item.variants) if last else item.variants
-    return next(v for v in order if (runs[v.label]["event"] == "preempt").any())
+    return next(v for v in order if runs[v.label]["event"].isin(STOPS).any())
 
 
 def _answered_screenshot(page: Any, item: Any) -> None:
@@ -405,8 +409,8 @@ STEPPED = ("hol", "gang")
 
 
 def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page: Callable[..., Any]) -> None:
-    """Each lesson's preemptive end in the real front end (its first variant that preempts, the default
-    of three lessons; on the lessons of :data:`STEPPED` its last: the variant radio clicked), drawn at
+    """Each lesson's preemptive end in the real front end (its first variant that stops a job: a preemption,
+    or in lessons (f) and (g) a failure or a drain; the default of three lessons; on the lessons of :data:`STEPPED` its last: the variant radio clicked), drawn at
     its first instant and, by Last, at its end (the price lesson, when chosen, also its lost work and
     whole variant names: :func:`_lost_work_and_whole_variant_names`); on the lessons of :data:`STEPPED` also Next to
     instant 3 (the preemption on screen; on the gang lesson, the gang signalled on each of its four
@@ -457,7 +461,7 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
             for v in item.variants:
                 choose_variant(v.label)
             _lost_work_and_whole_variant_names(page, item)
-        runs = {v.label: compute.full_run(*lessons.load(item), v.config).events for v in item.variants}
+        runs = {v.label: compute.full_run(*lessons.load_variant(item, v), v.config).events for v in item.variants}
         variant = preemptive(item, runs, last=item.key in STEPPED)
         times = lesson_views.instants(runs[variant.label])
         n = len(times)

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import pytest
 
 from dashboard.explore import charts
-from dashboard.learn import lesson_views
+from dashboard.learn import lesson_charts, lesson_views
 from dashboard.runs import compute
 from dashboard.shared import gantt_charts, gantt_views, views
 from dashboard.shared.plain import chart_text
@@ -87,7 +87,7 @@ def test_gantt_and_its_decision_view_escape_ids_nodes_and_policies(run: compute.
 
 def test_the_lessons_gpu_grid_escapes_ids_and_nodes(run: compute.Run, cluster: ClusterSpec) -> None:
     snap = lesson_views.snapshot(run.jobs, run.events, run.segments, run.lost, 100.0)
-    assert_plain(gantt_charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)), BOLD, "&lt;te&gt;")
+    assert_plain(lesson_charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)), BOLD, "&lt;te&gt;")
 
 
 def test_result_charts_escape_policy_labels(run: compute.Run) -> None:

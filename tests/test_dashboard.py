@@ -380,7 +380,7 @@ def test_gantt_steps_through_preemptions_and_stacks_two_policies() -> None:
     assert (lo, hi) == (2.0, 10.0)  # centred it would start in [3, 4) h: down to the 2 h step, in its middle half
     assert at.select_slider(key="x_gantt_start").value == lo and at.selectbox(key="x_gantt_length").value == hi - lo
     assert at.text[0].value.startswith("Preemption 1 of ") and f"BE job {chosen['job_id']}" in at.text[0].value
-    table = at.dataframe[-1].value
+    table = at.main.dataframe[-1].value
     assert {"the victim", "same instant"} >= set(table["why"]) and "preempt" in set(table["event"])
     at.button[1].click().run()
     assert at.session_state["_gantt_preemption"]["index"] == 1

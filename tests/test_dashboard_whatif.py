@@ -138,7 +138,7 @@ def test_a_row_of_the_jobs_table_opens_its_job_in_the_one_job_tab(monkeypatch: p
     monkeypatch.delenv(demo.ENV_VAR, raising=False)
     at = _tab(tab="Jobs and downloads")
     _clean(at)
-    assert at.caption[-1].value.startswith("Select a row to open its job in the One job tab.")
+    assert at.main.caption[-1].value.startswith("Select a row to open its job in the One job tab.")
     at.session_state["jobs_table"] = {"selection": {"rows": [3], "columns": [], "cells": []}}  # the 4th row
     at.run()
     assert [t.value for t in at.text] == ["Selected: job 3 of the fifo run."]

@@ -130,5 +130,5 @@ def test_the_sweep_page_sweeps_an_uploaded_file_with_an_interval_from_resampling
     for x, y, up, down in zip(fitgpp["x"], fitgpp["y"], bars["array"], bars["arrayminus"], strict=True):
         draws = rows[(rows["policy"] == "fitgpp") & (rows["nodes"] == x)]["TE_slowdown_p95"]
         assert (y, y - down, y + up) == pytest.approx((draws.mean(), draws.min(), draws.max())), x
-    numbers = at.dataframe[-1].value
+    numbers = at.main.dataframe[-1].value
     assert set(numbers["policy"]) == {"fifo", "fitgpp"} and list(numbers.columns[:2]) == ["nodes", "policy"]

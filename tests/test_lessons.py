@@ -12,7 +12,7 @@ import pytest
 from helpers.paths import APP, ROOT
 from streamlit.testing.v1 import AppTest
 
-from dashboard.learn import exercises, lesson_views, lessons
+from dashboard.learn import exercises, lesson_charts, lesson_views, lessons
 from dashboard.learn.learn_content import regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
 from dashboard.runs import compute
@@ -20,7 +20,7 @@ from dashboard.shared import gantt_charts, gantt_views
 from simcore.core import fmt
 
 RUNS = {
-    (item.key, v.label): (item, v, compute.full_run(*lessons.load(item), v.config))
+    (item.key, v.label): (item, v, compute.full_run(*lessons.load_variant(item, v), v.config))
     for item in lessons.LESSONS
     for v in item.variants
 }
@@ -153,7 +153,8 @@ def test_lesson_e_k8s_stops_the_single_job_fitgpp_the_gang_fitdelay_nobody() -> 
 def test_gang_lesson_asks_how_many_workers_each_variant_stops() -> None:
     # BE job 5 has 1 worker, gang 6 has 4: the options are 0, 1, 4 and both (5)
     item = lessons.lesson("gang")
-    found = exercises.evidences(*lessons.load(item), {v.label: v.config for v in item.variants})
+    table, cluster = lessons.load(item)
+    found = exercises.evidences(table, lessons.variant_configs(item, cluster))
     asked = {}
     for label, stopped in {"k8s": "1", "fitgpp (s = 1)": "4", "fitdelay": "0"}.items():
         run = RUNS["gang", label][2]
@@ -184,8 +185,9 @@ def test_losses_per_preemption_add_up_to_the_engines_lost_work(key: tuple[str, s
     per_job = run.lost.groupby("job_id")["lost"].sum()
     engine = run.jobs.set_index("job_id")["lost_work"]
     assert per_job.reindex(engine.index, fill_value=0.0).tolist() == engine.tolist()
-    # one row per preemption: a gang writes one preempt row per worker at the same instant
-    signals = run.events.loc[run.events["event"] == "preempt", ["job_id", "time"]].drop_duplicates()
+    # one row per interruption (preemption, drain, failure): a gang writes one row per worker at the same instant
+    stops = run.events["event"].isin(("preempt", "drain", "fail"))
+    signals = run.events.loc[stops, ["job_id", "time"]].drop_duplicates()
     assert len(run.lost) == len(signals)
     assert run.lost["time"].tolist() == signals["time"].tolist()
 
@@ -416,8 +418,8 @@ def test_gpu_grid_colours_each_gpu_as_the_gantt_does() -> None:
     at_te = lesson_views.grid_frame(
         lesson_views.snapshot(run.jobs, run.events, run.segments, run.lost, 2730.0), cluster
     )
-    grace = gantt_charts.gpu_grid_figure(at_grace).data[0]
+    grace = lesson_charts.gpu_grid_figure(at_grace).data[0]
     assert list(grace.marker.color) == [gantt_charts.GANTT_KINDS["grace"][0]] * 4 and list(grace.text) == ["1"] * 4
-    te = gantt_charts.gpu_grid_figure(at_te).data[0]
-    assert list(te.marker.color) == [gantt_charts.GANTT_CLASS_COLORS["TE"]] + [gantt_charts.GRID_COLORS["idle"]] * 3
+    te = lesson_charts.gpu_grid_figure(at_te).data[0]
+    assert list(te.marker.color) == [gantt_charts.GANTT_CLASS_COLORS["TE"]] + [lesson_charts.GRID_COLORS["idle"]] * 3
     assert list(te.text) == ["2", "", "", ""]

@@ -88,7 +88,7 @@ def test_an_upload_several_seeds_and_the_worth_panel_read_the_same_way() -> None
 def test_the_jobs_table_shows_instants_as_days_and_clocks_and_sorts_them_as_times() -> None:
     at = app(tab="Jobs and downloads")
     assert_clean(at)
-    frame = at.dataframe[-1]
+    frame = at.main.dataframe[-1]
     shown = frame.value
     for column in ("submit", "first start", "finish"):  # instants: datetimes the grid writes "day 12 08:52:07"
         assert pd.api.types.is_datetime64_any_dtype(shown[column]), column

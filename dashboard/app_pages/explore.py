@@ -90,7 +90,8 @@ def results() -> bool:
         cluster = data.resolve_cluster(scenario, workload, cluster_upload)
         workload_file = upload[0] if upload else budget.WORKLOAD_FILE
         workers = int(workload.table.workers.sum())  # type: ignore[union-attr]
-        budget.check_run(scenario, len(workload.table), len(cluster.nodes), lim, workload_file, workers)
+        windows = budget.down_windows(scenario, workload.table, len(cluster.nodes))
+        budget.check_run(scenario, len(workload.table), len(cluster.nodes), lim, workload_file, workers, windows)
         with notices.progress("Simulating...") as heartbeat:
             command = budget.explore_command(scenario, workload_file)
             comparison = data.compare(scenario, workload, cluster, sidebar.then(heartbeat), command)

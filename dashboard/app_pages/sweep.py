@@ -10,7 +10,7 @@ from dashboard.shared import demo, keys, knob_widgets, notices, state, tables, u
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.demo import limits
 from dashboard.shared.plain import md
-from dashboard.sweep import sweep_charts, sweep_state, sweeps, uploaded
+from dashboard.sweep import advisor_section, sweep_charts, sweep_state, sweeps, uploaded
 from simcore.analysis.stats import BOOTSTRAP_NAME
 from simcore.core.errors import UserError
 from simcore.io.csvsafe import to_csv_text
@@ -137,6 +137,8 @@ if from_file and upload_file is None:
         icon=":material/upload_file:",
     )
     st.stop()
+
+advisor_section.show(settings, lim)  # its own button and results: above the sweep's, which may stop the page
 
 try:
     source, about, values = None, f"Preset **{settings.preset}**", None

@@ -181,6 +181,32 @@ def worth_figure(worth: pd.DataFrame) -> go.Figure:
     return finish_layout(fig, 360, showlegend=False)
 
 
+#: a cause's colour in the cost chart: the policy's choice dark, the causes nobody chose in the Gantt's down colours
+CAUSE_COLORS = {"preemption": "#444444", "maintenance drain": "#8E7CC3", "node failure": "#CC4125"}
+
+
+def cause_figure(costs: pd.DataFrame) -> go.Figure:
+    """What interruptions cost, by cause: one stacked bar per policy (GPU-hours of lost work, grace and
+    restore; ``costs``: policy, cause, gpu_hours, n from :func:`dashboard.explore.interruption_views.cost_by_cause`)."""
+    fig = go.Figure()
+    for cause, part in costs.groupby("cause", sort=False):
+        fig.add_trace(
+            go.Bar(
+                x=part["gpu_hours"],
+                y=chart_texts(part["policy"]),
+                orientation="h",
+                name=str(cause),
+                marker={"color": CAUSE_COLORS.get(str(cause), "#999999")},
+                customdata=np.stack([part["n"]], axis=-1),
+                hovertemplate=f"%{{y}}: {cause}<br>%{{x:.3g}} GPU-h (mean over %{{customdata[0]}} seeds)<extra></extra>",
+            )
+        )
+    fig.update_xaxes(title_text="GPU-hours interruptions cost (lost work + grace + restore)", rangemode="tozero")
+    fig.update_yaxes(autorange="reversed")
+    height = 140 + 36 * max(costs["policy"].nunique(), 1)
+    return finish_layout(fig, height, barmode="stack")
+
+
 def timeline_figure(timeline: pd.DataFrame) -> go.Figure:
     """GPU utilisation and pending TE/BE jobs over time, one line per policy."""
     series = ("GPU utilisation", "pending TE", "pending BE")

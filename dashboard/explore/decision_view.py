@@ -23,6 +23,7 @@ from dashboard.shared import decision_text, keys, notices, state, tables
 from dashboard.shared.scenario import Scenario
 from simcore.core.errors import UserError
 from simcore.core.model import ClusterSpec
+from simcore.core.result import CAUSES
 from simcore.policies import POLICIES
 from simcore.policies.alternatives import same_state_for
 
@@ -37,7 +38,7 @@ def _te_gpu(workload: data.Workload, te_job: str) -> float:
 def _lost(run: Any, chosen: Mapping[str, Any]) -> float:
     """Work the chosen preemption threw away (DESIGN.md section 2): the run's record."""
     lost = run.lost
-    at = lost[(lost["job_id"] == chosen["job_id"]) & (lost["time"] == chosen["time"])]
+    at = lost[(lost["job_id"] == chosen["job_id"]) & (lost["time"] == chosen["time"]) & (lost["cause"] == CAUSES[0])]
     return float(at["lost"].iloc[0]) if len(at) else 0.0
 
 

@@ -108,6 +108,7 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
         choice.focus,
         choice.chosen,
         why=why,
+        down={p: runs[p].down for p in choice.policies},
     )
     st.plotly_chart(gantt_charts.gantt_figure(gantt), config=PLOT_CONFIG, key="gantt")
     note = ""
@@ -118,7 +119,8 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
     st.caption(
         "Each node is drawn as its GPU lanes; a job covers the lanes it holds (CPU-only jobs share a `cpu` lane). "
         "Red = TE, blue = BE; yellow dotted = restoring after a preemption, grey crossed = grace period, "
-        "× = preemption signal; a bar's hover says why its job waited longest. Drag on the chart to zoom (down to seconds); "
+        "× = preemption signal; a bar's hover says why its job waited longest. "
+        f"{down_note()}Drag on the chart to zoom (down to seconds); "
         f"double-click to reset. {views.seed_note(comparison.seeds)}{note}"
     )
     message = state.take_gantt_note(session)
@@ -131,6 +133,18 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
             f"{len(setup.preempts):,} preemptions in this run. Use Previous / Next preemption to step through them."
         )
     state.publish_gantt_view(scenario, setup, choice)
+
+
+def down_note() -> str:
+    """The caption's words on down time and checkpoint pauses, from the chart's own styles."""
+    fail, maintenance = (gantt_charts.down_words(k) for k in ("failure", "maintenance"))
+    color, pattern = gantt_charts.GANTT_KINDS["checkpoint"]
+    marks = gantt_charts.MARKS
+    return (
+        f"A node that is down is covered across its lanes ({fail}: a failure; {maintenance}: maintenance); "
+        f"{marks['fail'][2]} marks a job its node's failure stopped, {marks['drain'][2]} a maintenance drain's "
+        f"signal; {gantt_charts.COLOR_NAMES[color]} with {gantt_charts.PATTERN_NAMES[pattern]} is a checkpoint's pause. "
+    )
 
 
 def _window_moved(session: keys.Session, span: float) -> None:

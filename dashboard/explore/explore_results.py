@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard.explore import charts, explore_job, job_state
+from dashboard.explore import charts, explore_interruptions, explore_job, job_state
 from dashboard.runs import data, held
 from dashboard.runs.compute import Run
 from dashboard.shared import tables, views
@@ -130,6 +130,7 @@ def preemptions(comparison: data.Comparison) -> None:
         "Lost work is run time discarded by preemptions (zero with checkpoint = on_preempt). "
         "Useful utilisation counts only the jobs' own run time. " + views.seed_note(comparison.seeds)
     )
+    explore_interruptions.table(comparison)  # drains and failures beside the preemptions (node events, mtbf)
 
 
 def jobs(scenario: Scenario, comparison: data.Comparison, job_tab: str, workload_file: str) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard.explore import down_sidebar
 from dashboard.runs import data
 from dashboard.shared import keys, knob_widgets, state, upload_widgets, uploads
 from dashboard.shared.demo import Limits
@@ -139,7 +140,9 @@ def _draw(lim: Limits) -> None:
                 help="the trio is the percent change against this policy",
             )
         with st.expander("Knobs", expanded=False):
-            knob_widgets.render(st)
+            knob_widgets.render(st, skip=down_sidebar.RANDOM_FAILURES)
+        with st.expander("Failures and maintenance", expanded=bool(keys.NODE_EVENTS.get(st.session_state, ()))):
+            down_sidebar.draw(lim)
 
 
 def _generator() -> None:

@@ -14,7 +14,7 @@ import weakref
 
 import streamlit as st
 
-from dashboard.explore import charts, worth_views
+from dashboard.explore import charts, explore_interruptions, worth_views
 from dashboard.runs import data
 from dashboard.shared import keys, state, tables, views
 from dashboard.shared.chart_style import PLOT_CONFIG
@@ -33,6 +33,7 @@ def show(scenario: Scenario, comparison: data.Comparison, gantt_tab: str) -> Non
         "(the GPUs it holds while it stops) and restore (the GPUs it holds while it reloads). Policies that lie on "
         f"one point share a label. {views.seed_note(comparison.seeds)}"
     )
+    explore_interruptions.cost_chart(comparison)  # drains and failures beside the preemptions (node events, mtbf)
     preemptive = [p for p in scenario.policies if POLICIES[p].preemptive]
     worst = worth_views.worst_decisions({p: runs[p].decisions for p in preemptive})
     if worst.empty:

@@ -4,7 +4,15 @@ patterns, lanes, the spread over seeds), so the text cannot describe charts that
 from __future__ import annotations
 
 from dashboard.shared.chart_style import LOG_STEPS, SLOWDOWN_FLOOR
-from dashboard.shared.gantt_charts import COLOR_NAMES, GANTT_CLASS_COLORS, GANTT_KINDS, GANTT_LOST, PATTERN_NAMES
+from dashboard.shared.gantt_charts import (
+    COLOR_NAMES,
+    GANTT_CLASS_COLORS,
+    GANTT_KINDS,
+    GANTT_LOST,
+    MARKS,
+    PATTERN_NAMES,
+    down_words,
+)
 from simcore.analysis.gantt import CPU_LANE
 from simcore.analysis.stats import BOOTSTRAP_NAME
 from simcore.core import fmt
@@ -38,9 +46,13 @@ def chart_guide() -> str:
   under their node); a job covers the lanes it holds, {color_name("TE")} for TE (drawn on top),
   {color_name("BE")} for BE. A restarted job restoring its checkpoint is {color_name("restore")} with
   {pattern_name("restore")}, a preempted job's grace period {color_name("grace")} with
-  {pattern_name("grace")}, and a black × marks the preemption signal. In a lesson's Gantt the end of a
-  preempted bar whose work the preemption threw away (its lost work) is covered with
-  {PATTERN_NAMES[GANTT_LOST[0]]}. Choose the policy, time window and nodes; a large run shows a window.
+  {pattern_name("grace")}, a periodic checkpoint's pause (with a `checkpoint_cost`) {color_name("checkpoint")}
+  with {pattern_name("checkpoint")}, and a black × marks the preemption signal. A node that is down is
+  covered across all its lanes: {down_words("failure")} for a failure, {down_words("maintenance")} for
+  maintenance; {MARKS["fail"][2]} marks a job its node's failure stopped, {MARKS["drain"][2]} a
+  maintenance drain's signal. In a lesson's Gantt the end of an interrupted bar whose work was thrown
+  away (its lost work) is covered with {PATTERN_NAMES[GANTT_LOST[0]]}. Choose the policy, time window and
+  nodes; a large run shows a window.
 - **Utilisation and queue**: GPU utilisation and pending TE / BE jobs over time, per policy.
   A pending-TE line that stays at zero is what preemption buys; BE jobs pay for it in the queue.
 - **Sweep lines**: a metric against one knob per policy, the mean over seeds with whiskers = its

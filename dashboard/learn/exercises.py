@@ -97,11 +97,11 @@ def evidence(table: JobTable, cluster: ClusterSpec, config: SimConfig, others: S
     return Evidence(config.policy, first[0], result.decisions, waits)
 
 
-def evidences(table: JobTable, cluster: ClusterSpec, configs: Mapping[str, SimConfig]) -> dict[str, Evidence]:
-    """The :func:`evidence` of each run (by label), the runs' preemptive policies (and k8s, lrtp,
-    fitgpp) asked on every state of each."""
-    names = [c.policy for c in configs.values() if POLICY_REGISTRY[c.policy].preemptive]
-    return {label: evidence(table, cluster, c, same_state_for(c.policy, names)) for label, c in configs.items()}
+def evidences(table: JobTable, runs: Mapping[str, tuple[ClusterSpec, SimConfig]]) -> dict[str, Evidence]:
+    """The :func:`evidence` of each run (by label: its cluster, with any down windows, and config), the
+    runs' preemptive policies (and k8s, lrtp, fitgpp) asked on every state of each."""
+    names = [c.policy for _, c in runs.values() if POLICY_REGISTRY[c.policy].preemptive]
+    return {label: evidence(table, cl, c, same_state_for(c.policy, names)) for label, (cl, c) in runs.items()}
 
 
 def jobs_table(table: JobTable) -> pd.DataFrame:
@@ -280,7 +280,7 @@ def generate(seed: int) -> Exercise:
         runs = {p: compute.full_run(table, cluster, SimConfig(policy=p)) for p in POLICIES}
         if not all((r.events["event"] == "preempt").any() for r in runs.values()):
             continue
-        found = evidences(table, cluster, {p: SimConfig(policy=p) for p in POLICIES})
+        found = evidences(table, {p: (cluster, SimConfig(policy=p)) for p in POLICIES})
         asked = {p: questions(r.jobs, r.events, p, found[p]) for p, r in runs.items()}
         if all(worth_asking(qs) for qs in asked.values()):
             return Exercise(seed, attempt + 1, table, cluster, runs, found, limits(table, cluster, runs))

@@ -18,10 +18,10 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.learn import exercises, lesson_views, lessons, quiz_page, quiz_state
+from dashboard.learn import exercises, lesson_charts, lesson_views, lessons, quiz_page, quiz_state
 from dashboard.runs import data, worker
 from dashboard.runs.compute import Run
-from dashboard.shared import gantt_charts, keys, notices, state, tables, views
+from dashboard.shared import keys, notices, state, tables, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from simcore.core import fmt
 from simcore.core.errors import UserError
@@ -45,14 +45,12 @@ def show() -> None:
     label = st.radio(
         "Run it with", [v.label for v in item.variants], horizontal=True, key=keys.LESSON_VARIANT(item.key).name
     )
-    configs = {v.label: v.config for v in item.variants}
     try:
         with notices.progress("Simulating the lesson...") as heartbeat:
             table, cluster = lessons.load(item)
-            runs = data.lesson_runs(table, cluster, configs, heartbeat)
-            found = data.computed(
-                ("lesson_evidence", item.key), exercises.evidences, (table, cluster, configs), heartbeat
-            )
+            wanted = lessons.variant_configs(item, cluster)
+            runs = data.lesson_runs(table, wanted, heartbeat)
+            found = data.computed(("lesson_evidence", item.key), exercises.evidences, (table, wanted), heartbeat)
     except UserError as exc:
         notices.error(exc)
         return
@@ -61,7 +59,10 @@ def show() -> None:
     tables.show(exercises.jobs_table(table), width="content")
     st.markdown("**Predict first**: answer, then check; the answers come from this very run.")
     asked = {
-        v.label: exercises.questions(runs[v.label].jobs, runs[v.label].events, v.label, found[v.label])
+        v.label: (
+            *exercises.questions(runs[v.label].jobs, runs[v.label].events, v.label, found[v.label]),
+            *(item.ask(runs, v.label) if item.ask is not None else ()),
+        )
         for v in item.variants
     }
     scope = f"{item.key}_{label}"
@@ -133,7 +134,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
         st.markdown(f"**{label}, at {fmt.clock(t)}** (instant {int(index) + 1} of {len(times)})")
         st.markdown("\n".join(f"- {line}" for line in snap.story))
         st.plotly_chart(
-            gantt_charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)),
+            lesson_charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)),
             config=PLOT_CONFIG,
             key=f"{key.name}_grid",
         )

@@ -20,7 +20,8 @@ from simcore.analysis import gantt
 from simcore.core import fmt
 from simcore.core.model import ClusterSpec
 
-WAITING = ("submit", "release")  # the last event of a job that is in the queue
+WAITING = ("submit", "release", "fail")  # the last event of a job that is in the queue
+NODE_EVENTS = ("node_down", "node_up")  # a node's rows: no job
 QUEUE_WAIT = "waiting since its last event"
 
 
@@ -30,6 +31,7 @@ class Snapshot:
 
     time: float
     grid: pd.DataFrame  # node, lane, job_id, job_class, kind: one row per occupied lane piece
+    down: frozenset[str]  # the nodes that are down after this instant
     queue: pd.DataFrame  # job, class, QUEUE_WAIT (as d/h/min/s): longest waiting first
     story: tuple[str, ...]  # the events of this instant, one sentence each
 
@@ -51,6 +53,9 @@ def snapshot(
     held = segments[(segments["start"] <= time) & (segments["end"] > time)]
     grid = held[["node", "lane", "job_id", "job_class", "kind"]].reset_index(drop=True)
     past = events[events["time"] <= time]
+    nodes = past[past["event"].isin(NODE_EVENTS)].groupby("node", sort=False)["event"].last()
+    down = frozenset(nodes[nodes == "node_down"].index)
+    past = past[~past["event"].isin(NODE_EVENTS)]
     last = past.groupby("job_id", sort=False)[["event", "time"]].last()
     waiting = last[last["event"].isin(WAITING)]  # waiting since its submit, or since its release after a preemption
     queue = pd.DataFrame(
@@ -70,13 +75,26 @@ def snapshot(
     )
     now = events[events["time"] == time]
     story = tuple(_sentence(row, jobs, held, losses) for _, row in now.iterrows())
-    return Snapshot(time, grid, queue, story)
+    return Snapshot(time, grid, down, queue, story)
+
+
+def _lost(losses: pd.DataFrame, row: pd.Series) -> str:
+    """The work an interruption of ``row``'s job at its instant threw away, in words."""
+    mine = losses[(losses["job_id"] == row["job_id"]) & (losses["time"] == row["time"])]
+    lost = float(mine["lost"].sum()) if len(mine) else 0.0
+    return (
+        "it loses no work" if lost == 0 else f"{fmt.duration(lost)} of work done since its last kept checkpoint is lost"
+    )
 
 
 def _sentence(row: pd.Series, jobs: pd.DataFrame, held: pd.DataFrame, losses: pd.DataFrame) -> str:
+    event, node = row["event"], row["node"]
+    if event == "node_down":
+        return f"Node {node} goes down: nothing runs there until it is back."
+    if event == "node_up":
+        return f"Node {node} is back up and takes jobs again."
     job = jobs[jobs["job_id"] == row["job_id"]].iloc[0]
     who = f"{job['job_class']} job {row['job_id']}"
-    event, node = row["event"], row["node"]
     if event == "submit":
         return f"{who} arrives ({fmt.duration(float(job['duration']))} of work) and joins the queue."
     if event == "start":
@@ -86,16 +104,19 @@ def _sentence(row: pd.Series, jobs: pd.DataFrame, held: pd.DataFrame, losses: pd
         tail = ": it first restores its checkpoint" if restoring else ""
         return f"{who} starts on {node} (GPU {gpus or 'none'}){tail}."
     if event == "preempt":
-        mine = losses[(losses["job_id"] == row["job_id"]) & (losses["time"] == row["time"])]
-        lost = float(mine["lost"].iloc[0]) if len(mine) else 0.0
-        loss = (
-            "it loses no work"
-            if lost == 0
-            else f"{fmt.duration(lost)} of work done since its last kept checkpoint is lost"
-        )
         return (
             f"{who} on {node} is preempted: its progress stops now, it keeps its GPUs for the grace "
-            f"period (its chance to checkpoint), and {loss}."
+            f"period (its chance to checkpoint), and {_lost(losses, row)}."
+        )
+    if event == "drain":
+        return (
+            f"{who} on {node} is told to leave: {node} goes down for maintenance at the end of the grace period. "
+            f"As for a preemption, its progress stops, it keeps its GPUs to checkpoint, and {_lost(losses, row)}."
+        )
+    if event == "fail":
+        return (
+            f"{who} is stopped by the failure of {node}, with no warning and no grace period: "
+            f"{_lost(losses, row)}; it goes back to the queue."
         )
     if event == "release":
         return f"{who} releases its GPUs on {node} and goes back to the queue with its remaining work."
@@ -105,12 +126,15 @@ def _sentence(row: pd.Series, jobs: pd.DataFrame, held: pd.DataFrame, losses: pd
 
 
 def grid_frame(snap: Snapshot, cluster: ClusterSpec) -> pd.DataFrame:
-    """Every GPU lane of every node at the snapshot: node, lane, job_id ('' when idle), job_class, kind."""
+    """Every GPU lane of every node at the snapshot: node, lane, job_id ('' when idle or down), job_class, kind
+    (``down`` on a node that is down)."""
     rows = []
     for node in cluster.nodes:
         for lane in range(gantt.lane_count(node.capacity.gpu)):
             here = snap.grid[(snap.grid["node"] == node.name) & (snap.grid["lane"] == lane)]
-            if len(here):
+            if node.name in snap.down:
+                rows.append((node.name, lane, "", "down", "down"))
+            elif len(here):
                 for _, r in here.iterrows():
                     rows.append((node.name, lane, str(r["job_id"]), r["job_class"], r["kind"]))
             else:

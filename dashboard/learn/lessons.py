@@ -9,9 +9,14 @@ five nodes of 4 GPUs, far inside every limit of :mod:`dashboard.shared.demo`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from dashboard.learn import interruption_lessons as il
+from dashboard.learn.exercises import Question
+from simcore.core.downtime import NodeEvents
 from simcore.core.model import ClusterSpec, JobTable, SimConfig
 from simcore.workload import load_cluster, load_workload
 
@@ -20,12 +25,14 @@ LESSON_DIR = Path(__file__).resolve().parents[2] / "sample_workloads" / "lessons
 
 @dataclass(frozen=True)
 class Variant:
-    """One way to run a lesson's jobs: a label for the selector, the full config and what happens under
-    it (Markdown, shown once its questions are answered: it gives the answers)."""
+    """One way to run a lesson's jobs: a label for the selector, the full config, what happens under it
+    (Markdown, shown once its questions are answered: it gives the answers) and the down windows of the
+    lesson's nodes in this variant (node, start, end, kind; none by default)."""
 
     label: str
     config: SimConfig
     outcome: str
+    down: tuple[tuple[str, float, float, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -37,6 +44,8 @@ class Lesson:
     variants: tuple[Variant, ...]
     setup: str  # what the jobs are and what to predict (Markdown, our own text): never an answer
     summary: str = ""  # what the variants show side by side, once every variant is answered
+    #: the lesson's own questions about one variant (runs by label, the variant's label), beside the usual ones
+    ask: Callable[[Mapping[str, Any], str], tuple[Question, ...]] | None = None
 
     def variant(self, label: str) -> Variant:
         return next((v for v in self.variants if v.label == label), self.variants[0])
@@ -200,6 +209,37 @@ LESSONS: tuple[Lesson, ...] = (
             "At 49 min 40 s TE job 7 wants 1 GPU. What does each policy stop for it?"
         ),
     ),
+    Lesson(
+        key="unchosen",
+        title="(f) Interruptions you did not choose: a node failure against a preemption",
+        workload="price_of_preemption.csv",
+        cluster="one_node.yaml",
+        variants=tuple(
+            Variant(
+                il.unchosen_label(how, mode),
+                SimConfig(policy="fitgpp", checkpoint=mode),
+                il.UNCHOSEN_OUTCOMES[how, mode],
+                down,
+            )
+            for mode in il.MODES
+            for how, down in ((il.PREEMPTED, ()), (il.FAILED, il.FAILURE_AT_TE))
+        ),
+        setup=il.UNCHOSEN_SETUP,
+        summary=il.UNCHOSEN_SUMMARY,
+        ask=il.unchosen_questions,
+    ),
+    Lesson(
+        key="interval",
+        title="(g) How often to checkpoint: too often costs pauses, too rarely costs lost work",
+        workload="checkpoint_interval.csv",
+        cluster="one_node.yaml",
+        variants=tuple(
+            Variant(il.every(c), il.interval_config(c), il.INTERVAL_OUTCOMES[c], il.FAILURES) for c in il.INTERVALS
+        ),
+        setup=il.INTERVAL_SETUP,
+        summary=il.INTERVAL_SUMMARY,
+        ask=il.interval_questions,
+    ),
 )
 
 
@@ -211,3 +251,19 @@ def lesson(key: str) -> Lesson:
 def load(item: Lesson) -> tuple[JobTable, ClusterSpec]:
     """The lesson's jobs and cluster, read from its bundled files."""
     return load_workload(LESSON_DIR / item.workload).table, load_cluster(LESSON_DIR / item.cluster).cluster
+
+
+def cluster_of(cluster: ClusterSpec, variant: Variant) -> ClusterSpec:
+    """The lesson's cluster as ``variant`` runs on it: with its down windows, if it has any."""
+    return cluster.with_node_events(NodeEvents.of(variant.down)) if variant.down else cluster
+
+
+def variant_configs(item: Lesson, cluster: ClusterSpec) -> dict[str, tuple[ClusterSpec, SimConfig]]:
+    """Each variant's cluster (:func:`cluster_of` the lesson's ``cluster``) and config, by label."""
+    return {v.label: (cluster_of(cluster, v), v.config) for v in item.variants}
+
+
+def load_variant(item: Lesson, variant: Variant) -> tuple[JobTable, ClusterSpec]:
+    """The lesson's jobs and the cluster ``variant`` runs on."""
+    table, cluster = load(item)
+    return table, cluster_of(cluster, variant)

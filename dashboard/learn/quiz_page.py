@@ -80,8 +80,8 @@ def revealed(name: str, asked: Mapping[str, tuple[exercises.Question, ...]]) -> 
 
 
 def runs_gantt(runs: Mapping[str, Run], cluster: ClusterSpec, t: float | None, key: str) -> None:
-    """The Gantt of every run, the whole of it, with a line at ``t`` (None: none); lanes tall enough to
-    read the job ids on the bars."""
+    """The Gantt of every run, the whole of it (its nodes' down windows drawn), with a line at ``t``
+    (None: none); lanes tall enough to read the job ids on the bars."""
     span_h = max(math.ceil(max(float(r.segments["end"].max()) for r in runs.values()) / views.HOUR * 4) / 4, 0.25)
     gantt = gantt_views.gantt_view(
         {name: (r.segments, r.events) for name, r in runs.items()},
@@ -90,6 +90,7 @@ def runs_gantt(runs: Mapping[str, Run], cluster: ClusterSpec, t: float | None, k
         (0.0, span_h),
         selected=None if t is None else {"time": t},
         lost={name: r.lost for name, r in runs.items()},
+        down={name: r.down for name, r in runs.items()},
     )
     lanes = sum(len(p.layout) for p in gantt.panels)
     figure = gantt_charts.gantt_figure(gantt).update_layout(height=160 + LESSON_LANE_PX * lanes)

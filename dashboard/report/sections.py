@@ -14,6 +14,7 @@ from dashboard.runs.compute import Run
 from dashboard.shared import decision_text, gantt_views
 from simcore.core import fmt
 from simcore.core.model import JobTable
+from simcore.core.result import CAUSES
 
 #: at most this many preemption steps and decisions per policy are written out (the size cap)
 MAX_ROWS = 60
@@ -57,7 +58,8 @@ def preemption_steps(run: Run, limit: int = MAX_ROWS) -> str:
     pre = gantt_views.preemption_list(run.events)
     total = len(pre)
     pre = pre.head(limit)
-    lost_at = {(j, t): v for j, t, v in run.lost.itertuples(index=False)}
+    signals = run.lost[run.lost["cause"] == CAUSES[0]]  # the preemptions' (a run with down time has every cause's)
+    lost_at = {(j, t): v for j, t, v in signals[["job_id", "time", "lost"]].itertuples(index=False)}
     by_victim: dict[tuple[str, float], str] = {}
     d = run.decisions
     for time, te_job, named in zip(d["time"].to_numpy(float), d["te_job"], d["victims"], strict=True):
@@ -102,7 +104,7 @@ def decision_log(
     mine = [r for r in records[policy] if r["victims"]]
     shown = mine[:limit]
     other = other_policy(policy, list(records))
-    lost = run.lost
+    lost = run.lost[run.lost["cause"] == CAUSES[0]]
     items = []
     for record in shown:
         gone = lost[(lost["time"] == record["time"]) & lost["job_id"].isin(record["victims"])]["lost"].sum()

@@ -15,6 +15,7 @@ import shlex
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from dashboard.shared import node_events_table
 from dashboard.shared.demo import Limits, Refused, plural, where
 from dashboard.shared.scenario import Scenario
 from simcore.core import fmt
@@ -24,6 +25,9 @@ from simcore.experiments.sweep.filesource import FileSource
 from simcore.workload import presets, samples
 from simcore.workload.presets import mean_workers, resolve_params
 
+#: what one down window (a node-events row, or a random failure) adds to one run, in job-runs: its node
+#: changes, the passes they start, the jobs it stops started again (bench/node_events_cost.py)
+DOWN_WINDOW_JOB_RUNS = 40
 WORKLOAD_FILE = "workload.csv"
 CLUSTER_FILE = "cluster.csv"
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_workloads"
@@ -52,7 +56,25 @@ def _sets(pairs: Iterable[tuple[str, object]]) -> list[str]:
 
 def _knob_sets(scenario: Scenario) -> list[str]:
     defaults = type(scenario.knobs)().knobs()
-    return _sets((k, v) for k, v in scenario.knobs.knobs().items() if v != defaults[k] and k != "seed")
+    sets = _sets((k, v) for k, v in scenario.knobs.knobs().items() if v != defaults[k] and k != "seed")
+    return sets + (["--node-events", node_events_table.FILE_NAME] if scenario.node_events else [])
+
+
+def down_windows(scenario: Scenario, table: JobTable, nodes: int) -> int:
+    """The down windows one run of the scenario is expected to have: the table's rows and the random failures
+    (:func:`random_windows`)."""
+    return len(scenario.node_events) + random_windows(table, nodes, scenario.knobs.mtbf, scenario.knobs.repair)
+
+
+def random_windows(table: JobTable, nodes: int, mtbf: float, repair: float) -> int:
+    """The random failures (``mtbf`` finite) one run is expected to have: one per ``mtbf + repair`` per node
+    over the workload's horizon (its submit span plus its longest job, or its work spread over the nodes if
+    longer: a makespan's rough size, known before any run)."""
+    if math.isinf(mtbf) or not len(table):
+        return 0
+    span = float(table.submit_time.max() - table.submit_time.min()) + float(table.duration.max())
+    spread = float((table.duration * table.workers).sum()) / max(nodes, 1)
+    return math.ceil(nodes * max(span, spread) / (mtbf + repair))
 
 
 def _cluster_args(scenario: Scenario) -> list[str]:
@@ -133,6 +155,7 @@ def check_scenario(scenario: Scenario, lim: Limits) -> None:
         checks = []
     if scenario.cluster == "custom":
         checks.append(("nodes", scenario.nodes, "max_nodes", lim.max_nodes))
+    checks.append(("rows of the node-events table", len(scenario.node_events), "max_node_events", lim.max_node_events))
     if scenario.source == "generate":
         params = resolve_params(scenario.preset, dict(scenario.gen))  # a bad value is a UserError of its own
         checks += [
@@ -158,16 +181,25 @@ def check_run(
     lim: Limits,
     workload_file: str = WORKLOAD_FILE,
     workers: int | None = None,
+    windows: int = 0,
 ) -> None:
     """Refuse a loaded workload and cluster (sample or upload) that are over a limit; ``workers``
-    (default: one per job) is what the job cap and the budget count."""
+    (default: one per job) is what the job cap and the budget count, ``windows`` the down windows each
+    run is expected to have (:func:`down_windows`), each :data:`DOWN_WINDOW_JOB_RUNS` job-runs more."""
     seeds = scenario.seeds if scenario.source == "generate" else 1
     size = jobs if workers is None else workers
+    runs = (size + windows * DOWN_WINDOW_JOB_RUNS) * len(scenario.policies) * seeds
+    what = (
+        "job-runs ((jobs + down windows x their cost) x policies x seeds)"
+        if windows
+        else "job-runs (jobs x policies x seeds)"
+    )
     checks = [
         ("policies", len(scenario.policies), "max_policies", lim.max_policies),
         ("jobs" if size == jobs else "workers of the jobs", size, "max_jobs", lim.max_jobs),
         ("nodes", nodes, "max_nodes", lim.max_nodes),
-        ("job-runs (jobs x policies x seeds)", size * len(scenario.policies) * seeds, "budget", lim.budget),
+        ("rows of the node-events table", len(scenario.node_events), "max_node_events", lim.max_node_events),
+        (what, runs, "budget", lim.budget),
     ]
     _check_counts(checks, lim, explore_command(scenario, workload_file))
 
@@ -248,6 +280,40 @@ def _point_size(spec: SweepSpec, point: dict[str, object]) -> tuple[str, int, in
     known = set(resolve_params(spec.source.name))  # the preset's parameters (the point's others are knobs)
     params = resolve_params(spec.source.name, {k: v for k, v in point.items() if k in known})
     return "jobs", int(params["jobs"]), int(params["nodes"]), _expected_workers(params)
+
+
+def advice_command(
+    preset: str,
+    gen: Sequence[tuple[str, object]],
+    seeds: int,
+    policy: str,
+    knobs: Sequence[tuple[str, object]],
+    intervals: Sequence[float],
+) -> str:
+    """The ``simcore checkpoint-advice`` command that gives the Sweep page's advice locally."""
+    args = ["simcore", "checkpoint-advice", preset, "--policy", policy, *_sets(gen), *_sets(knobs)]
+    return shlex.join([*args, "--intervals", ",".join(f"{x:g}" for x in intervals), "--seeds", str(seeds)])
+
+
+def check_advice(
+    preset: str, gen: Sequence[tuple[str, object]], seeds: int, intervals: int, windows: int, lim: Limits, command: str
+) -> None:
+    """Refuse the checkpoint advisor over a limit: it runs every interval on every seed, so it counts the
+    preset's expected workers x intervals x seeds job-runs, and each run's ``windows`` (its random failures,
+    :func:`random_windows`; 0 before the workload is drawn) at their cost."""
+    params = resolve_params(preset, dict(gen))
+    runs = (_expected_workers(params) + windows * DOWN_WINDOW_JOB_RUNS) * intervals * seeds
+    _check_counts(
+        [
+            ("intervals", intervals, "max_sweep_values", lim.max_sweep_values),
+            ("seeds", seeds, "max_seeds", lim.max_seeds),
+            ("jobs", int(params["jobs"]), "max_jobs", lim.max_jobs),
+            ("nodes", int(params["nodes"]), "max_nodes", lim.max_nodes),
+            ("job-runs ((jobs + down windows x their cost) x intervals x seeds)", runs, "budget", lim.budget),
+        ],
+        lim,
+        command,
+    )
 
 
 def busy(lim: Limits, running: int, waiting: int, command: str) -> Refused:

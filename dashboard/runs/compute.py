@@ -14,11 +14,13 @@ from typing import Any
 import pandas as pd
 
 from dashboard.shared import views
-from simcore.analysis import accounting, gantt, metrics, whatif
+from simcore.analysis import accounting, gantt, interruptions, metrics, whatif
 from simcore.analysis.bound import run_bound
+from simcore.core.downtime import NodeEvents
 from simcore.core.model import ClusterSpec, JobTable, SimConfig
 from simcore.core.result import SimResult
 from simcore.engine import simulate
+from simcore.experiments import advisor
 from simcore.experiments.sweep import SweepSpec, run_sweep
 from simcore.workload import presets
 
@@ -52,7 +54,12 @@ class Run:
     util: pd.DataFrame
     queue: pd.DataFrame
     decisions: pd.DataFrame  # one row per preemption decision with its accounting (simcore.analysis.accounting)
-    lost: pd.DataFrame  # one row per preemption: job_id, time, lost (seconds; simcore.analysis.accounting.lost_work)
+    lost: (
+        pd.DataFrame
+    )  # one row per interruption: job_id, time, lost (s), cause (simcore.analysis.interruptions.lost_work)
+    down: (
+        pd.DataFrame
+    )  # when each node was down: node, start, end, kind (simcore.analysis.interruptions.down_stretches)
 
 
 def full_run(table: JobTable, cluster: ClusterSpec, config: SimConfig) -> Run:
@@ -74,7 +81,8 @@ def run_of(result: SimResult) -> Run:
         util=metrics.utilization_over_time(result),
         queue=metrics.queue_length_over_time(result),
         decisions=accounting.decision_table(result, acc),
-        lost=accounting.lost_work(result, acc),
+        lost=interruptions.lost_work(result, acc),
+        down=interruptions.down_stretches(result),
     )
 
 
@@ -87,6 +95,7 @@ class SeedWork:
     gen: tuple[tuple[str, str], ...]
     cluster: ClusterSpec | None  # None: the generated workload's own cluster
     configs: tuple[SimConfig, ...]
+    node_events: NodeEvents | None = None  # the down windows on its own cluster (a given cluster has them)
 
 
 def comparison(
@@ -108,10 +117,19 @@ def comparison(
         progress(done / steps)
     for work in extra:
         gen = presets.generate(work.preset, work.seed, dict(work.gen))
+        cluster = work.cluster or gen.cluster.with_node_events(work.node_events)
         for config in work.configs:
-            yield numbers(simulate(gen.table, work.cluster or gen.cluster, replace(config, seed=work.seed)))
+            yield numbers(simulate(gen.table, cluster, replace(config, seed=work.seed)))
             done += 1
             progress(done / steps)
+
+
+def variants(table: JobTable, runs: Sequence[tuple[ClusterSpec, SimConfig]], progress: Progress) -> Iterator[Run]:
+    """Full runs of the jobs on each (cluster, config) in turn (a lesson's variants, whose clusters may
+    differ by their down windows), each yielded as soon as it is made."""
+    for i, (cluster, config) in enumerate(runs):
+        yield run_of(simulate(table, cluster, config))
+        progress((i + 1) / len(runs))
 
 
 @dataclass(frozen=True)
@@ -148,6 +166,18 @@ def bound(
         yield numbers(run_bound(gen.table, work.cluster or gen.cluster, seeded, work.unschedulable))
         done += 1
         progress(done / steps)
+
+
+def advice(
+    preset: str, gen: tuple[tuple[str, str], ...], seeds: int, config: SimConfig, intervals: tuple[float, ...]
+) -> advisor.Advice:
+    """The checkpoint advisor (:func:`simcore.experiments.advisor.advise`) on seeds 0 .. seeds - 1 of a preset,
+    each seed the generator's and the run's, as ``simcore checkpoint-advice PRESET --seeds N`` runs it."""
+    workloads = []
+    for seed in range(seeds):
+        made = presets.generate(preset, seed, dict(gen))
+        workloads.append((made.table, made.cluster, seed))
+    return advisor.advise(workloads, config, intervals)
 
 
 def sweep(spec: SweepSpec, workers: int, dask: str | None, progress: Progress) -> list[pd.DataFrame]:

@@ -26,7 +26,7 @@ from dashboard.runs.compute import Run
 from dashboard.runs.results import Bound, Comparison, Workload
 from dashboard.runs.runkeys import cluster_hash, config_json, run_key
 from dashboard.runs.store import BoundedStore, deep_size
-from dashboard.shared import decisions, notices, uploads, views
+from dashboard.shared import decisions, node_events_table, notices, uploads, views
 from dashboard.shared.demo import limits, longest_wait
 from dashboard.shared.scenario import Scenario
 from simcore.analysis.bound import bound_config
@@ -203,7 +203,8 @@ def resolve_cluster(scenario: Scenario, workload: Workload, upload: tuple[str, b
     else:
         cluster = workload.cluster or DEFAULT_CLUSTER
     units.capacities(cluster.capacity_matrix(), cluster.names)  # a UserError here, not in a run
-    return cluster
+    # the sidebar's node-events table, checked as a node-events file is (a UserError naming row and column)
+    return cluster.with_node_events(node_events_table.check(scenario.node_events, cluster))
 
 
 def fetch(
@@ -256,7 +257,8 @@ def compare(
     keys: list[Hashable] = [run_key(workload, cluster_id, c) for c in configs]
     # further seeds are keyed by what generates them (same preset, seed and parameters: same jobs)
     extra_cluster = None if scenario.cluster == "workload" else cluster
-    where = "own" if extra_cluster is None else cluster_id
+    # a further seed on its own cluster: that cluster with the table's down windows (in the key by their rows)
+    where = ("own", scenario.node_events) if extra_cluster is None else cluster_id
     for seed in seeds[1:]:
         keys += [("summary", scenario.preset, seed, scenario.gen, where, config_json(c)) for c in configs]
 
@@ -267,7 +269,8 @@ def compare(
         for k, seed in enumerate(seeds[1:], start=1):
             wanted = tuple(c for i, c in enumerate(configs) if k * len(configs) + i in todo)
             if wanted:
-                extra.append(compute.SeedWork(scenario.preset, seed, scenario.gen, extra_cluster, wanted))
+                seed_work = compute.SeedWork(scenario.preset, seed, scenario.gen, extra_cluster, wanted)
+                extra.append(replace(seed_work, node_events=cluster.node_events))
         return compute.comparison, (workload.table, cluster, first, tuple(extra))
 
     try:
@@ -343,15 +346,18 @@ def stored_sweep(spec: SweepSpec) -> pd.DataFrame | None:
 
 
 def lesson_runs(
-    table: JobTable, cluster: ClusterSpec, variants: Mapping[str, SimConfig], heartbeat: Callable[[float | None], None]
+    table: JobTable,
+    variants: Mapping[str, tuple[ClusterSpec, SimConfig]],
+    heartbeat: Callable[[float | None], None],
 ) -> dict[str, Run]:
-    """A full run per variant of a Learn lesson (its jobs, cluster and configs by label, from
-    :mod:`dashboard.learn.lessons`), computed in a worker process and shared like every other run."""
-    configs = list(variants.values())
-    keys: list[Hashable] = [("run", views.workload_key(table), cluster_hash(cluster), config_json(c)) for c in configs]
+    """A full run per variant of a Learn lesson (its jobs, and each variant's cluster and config by label,
+    from :mod:`dashboard.learn.lessons`), computed in a worker process and shared like every other run."""
+    pairs = list(variants.values())
+    workload = views.workload_key(table)
+    keys: list[Hashable] = [("run", workload, cluster_hash(cl), config_json(c)) for cl, c in pairs]
 
     def work(missing: list[int]) -> tuple[Callable[..., Any], tuple[Any, ...]]:
-        return compute.comparison, (table, cluster, tuple(configs[i] for i in missing), ())
+        return compute.variants, (table, tuple(pairs[i] for i in missing))
 
     values = fetch(keys, work, heartbeat)
     return dict(zip(variants, values, strict=True))

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from simcore.core.errors import UserError
+from simcore.workload.node_events import MAX_NODE_EVENTS
 
 S = TypeVar("S")
 ENV_VAR = "SIMCORE_DEMO"
@@ -43,6 +44,7 @@ class Limits:
     max_seeds: int
     max_policies: int
     max_sweep_values: int
+    max_node_events: int
     upload_bytes: int
     upload_rows: int
     run_seconds: float
@@ -64,6 +66,7 @@ MEANING: dict[str, str] = {
     "max_seeds": "seeds of one scenario or sweep",
     "max_policies": "policies compared at once",
     "max_sweep_values": "values of the swept knob",
+    "max_node_events": "rows of Explore's node-events table (down windows of nodes); each down window, typed or drawn from `mtbf`, also counts in the budget at what it costs a run",
     "upload_bytes": "size of one uploaded file",
     "upload_rows": "rows parsed from one uploaded file (checked while parsing)",
     "run_seconds": "CPU time one computation may use (its worker process's own seconds on a core): it is stopped past it; a busy server makes a computation slower, not stopped sooner",
@@ -89,6 +92,7 @@ DEMO = Limits(
     max_seeds=5,
     max_policies=6,
     max_sweep_values=6,
+    max_node_events=100,  # a class's maintenance plan or failure drill, not a trace of failures
     upload_bytes=10_000_000,
     upload_rows=100_000,
     run_seconds=60.0,  # the worst comparison the caps allow takes 21 s on the pure-Python engine (bench/comparison_cost.py)
@@ -110,6 +114,7 @@ LOCAL = Limits(
     max_seeds=10,
     max_policies=12,
     max_sweep_values=12,
+    max_node_events=MAX_NODE_EVENTS,  # a node-events file's own limit
     upload_bytes=200_000_000,
     upload_rows=5_000_000,
     run_seconds=1800.0,

@@ -21,10 +21,43 @@ from dashboard.shared.views import WHY_WAITED
 from simcore.core import fmt
 
 GANTT_CLASS_COLORS = {"TE": "#D62728", "BE": "#9CC3DA"}
-GANTT_KINDS = {"run": ("", ""), "restore": ("#F2C14E", "."), "grace": ("#555555", "x")}
+GANTT_KINDS = {
+    "run": ("", ""),
+    "restore": ("#F2C14E", "."),
+    "grace": ("#555555", "x"),
+    "checkpoint": ("#6AA84F", "+"),  # a periodic checkpoint's pause (checkpoint_cost > 0)
+}
+#: a node's down time, across all its lanes, by the kind of its windows (fill, pattern, hatch colour)
+DOWN_STYLES = {"failure": ("#F4CCCC", "\\", "#990000"), "maintenance": ("#D9D2E9", "|", "#5B3F99")}
+#: the marks of a drain signal and of a failure on the bar they end (symbol, colour, in words)
+MARKS = {"drain": ("x-open", "#5B3F99", "a purple open ×"), "fail": ("star", "#990000", "a dark red star")}
+MARK_NAMES = {"drain": "drain signal (maintenance)", "fail": "node failure"}
 #: How the Learn page names the Gantt's colours and patterns (its chart guide is written from these).
-COLOR_NAMES = {"#D62728": "red", "#9CC3DA": "light blue", "#F2C14E": "yellow", "#555555": "dark grey"}
-PATTERN_NAMES = {".": "dots", "x": "crosses", "/": "diagonal hatching"}
+COLOR_NAMES = {
+    "#D62728": "red",
+    "#9CC3DA": "light blue",
+    "#F2C14E": "yellow",
+    "#555555": "dark grey",
+    "#6AA84F": "green",
+    "#F4CCCC": "pale red",
+    "#D9D2E9": "pale purple",
+}
+PATTERN_NAMES = {
+    ".": "dots",
+    "x": "crosses",
+    "/": "diagonal hatching",
+    "+": "plus signs",
+    "\\": "back hatching",
+    "|": "vertical lines",
+}
+
+
+def down_words(style: str) -> str:
+    """How a node's down time of ``style`` (failure, maintenance) is drawn, in words ("pale red with back hatching")."""
+    fill, pattern, _ = DOWN_STYLES[style]
+    return f"{COLOR_NAMES[fill]} with {PATTERN_NAMES[pattern]}"
+
+
 #: the lost part of a preempted run bar: hatched over the bar's own colour (pattern, hatch colour)
 GANTT_LOST = ("/", "#111111")
 GANTT_LANE_PX = 11  # pixels per GPU lane: a one-GPU bar holds a 9-pixel label
@@ -103,9 +136,13 @@ def gantt_figure(view: GanttView) -> go.Figure:
     separators: list[dict[str, object]] = []
     # the legend names the lost work once, on the first panel that has any
     lost_legend = next((row for row, p in enumerate(view.panels, start=1) if not p.lost.empty), 0)
+    down_legend: set[str] = set()  # each kind of down time named once in the legend
     for row, panel in enumerate(view.panels, start=1):
         labels = focus_labels(panel.bars, view.focus, view.window)
         labelled = set(labels["bar"])
+        for kind, part in panel.down.groupby(panel.down["kind"].map(down_style), sort=True):  # under the jobs
+            fig.add_trace(_down_trace(part, str(kind), str(kind) not in down_legend), row=row, col=1)
+            down_legend.add(str(kind))
         for cls in ("BE", "TE"):  # TE last: on top
             for kind, (color, pattern) in GANTT_KINDS.items():
                 part = panel.bars[(panel.bars["job_class"] == cls) & (panel.bars["kind"] == kind)]
@@ -194,6 +231,11 @@ def gantt_figure(view: GanttView) -> go.Figure:
                 row=row,
                 col=1,
             )
+        for event, (symbol, color, _) in MARKS.items():
+            marks = panel.marks[panel.marks["event"] == event]
+            if not marks.empty:
+                fig.add_trace(_mark_trace(marks, event, symbol, color, event not in down_legend), row=row, col=1)
+                down_legend.add(event)
         layout = panel.layout
         centres = layout.groupby("node", sort=False)["y"].mean()
         fig.update_yaxes(
@@ -252,8 +294,66 @@ def gantt_figure(view: GanttView) -> go.Figure:
     )
 
 
+def down_style(kind: str) -> str:
+    """The style a down stretch is drawn in: ``failure`` when any of its windows is one (the node stops
+    without warning), else ``maintenance``."""
+    return "failure" if "failure" in kind.split("+") else "maintenance"
+
+
+def _down_trace(down: pd.DataFrame, style: str, legend: bool) -> go.Bar:
+    """A node's down time: one bar across all its lanes, in the style of its kind."""
+    fill, pattern, hatch = DOWN_STYLES[style]
+    return segment_bars(
+        down,
+        name=f"node down: {style}",
+        legendgroup=f"node down: {style}",
+        showlegend=legend,
+        marker={
+            "color": fill,
+            "pattern": {"shape": pattern, "fgcolor": hatch, "size": 8, "solidity": 0.2},
+            "line": {"width": 1, "color": hatch},
+        },
+        customdata=np.stack(
+            [
+                chart_texts(down["node"]),
+                [k.replace("+", " and ") for k in down["kind"]],
+                [fmt.clock(t) for t in down["seg_start"]],
+                [fmt.clock(t) for t in down["seg_end"]],
+                [fmt.duration(t) for t in down["seg_end"] - down["seg_start"]],
+            ],
+            axis=-1,
+        ),
+        hovertemplate=(
+            "node %{customdata[0]} down (%{customdata[1]})<br>%{customdata[2]} to %{customdata[3]} "
+            "(%{customdata[4]}): it runs nothing<extra></extra>"
+        ),
+    )
+
+
+def _mark_trace(marks: pd.DataFrame, event: str, symbol: str, color: str, legend: bool) -> go.Scatter:
+    """The drain signals or the failures of a panel: a fixed-size marker where each job's bar ends."""
+    what = "signalled to leave for maintenance" if event == "drain" else "stopped by the node's failure"
+    return go.Scatter(
+        x=gantt_time(marks["time"].to_numpy(float)),
+        y=marks["y"],
+        mode="markers",
+        name=MARK_NAMES[event],
+        legendgroup=MARK_NAMES[event],
+        showlegend=legend,
+        marker={"symbol": symbol, "size": 11, "color": color, "line": {"width": 1, "color": "white"}},
+        customdata=np.stack(
+            [chart_texts(marks["job_id"]), chart_texts(marks["node"]), [fmt.clock(t) for t in marks["time"]]], axis=-1
+        ),
+        hovertemplate=f"job %{{customdata[0]}} {what}<br>node %{{customdata[1]}}, %{{customdata[2]}}<extra></extra>",
+    )
+
+
+#: what each cause of lost work is called in a lost bar's hover
+LOST_BY = {"preemption": "the preemption", "drain": "the maintenance drain", "failure": "the node's failure"}
+
+
 def _lost_trace(lost: pd.DataFrame, legend: bool) -> go.Bar:
-    """The lost work of preempted bars: hatching over the end of each bar, its own legend entry."""
+    """The lost work of interrupted bars: hatching over the end of each bar, its own legend entry."""
     pattern, hatch = GANTT_LOST
     return segment_bars(
         lost,
@@ -271,50 +371,12 @@ def _lost_trace(lost: pd.DataFrame, legend: bool) -> go.Bar:
                 chart_texts(lost["node"]),
                 lost["lanes"],
                 [fmt.duration(t) for t in lost["lost"]],
+                [LOST_BY[c] for c in lost["cause"]],
             ],
             axis=-1,
         ),
         hovertemplate=(
             "%{customdata[0]}: lost work<br>node %{customdata[1]}, GPU lane %{customdata[2]}"
-            "<br>%{customdata[3]} of work since its last kept checkpoint, thrown away by the preemption<extra></extra>"
+            "<br>%{customdata[3]} of work since its last kept checkpoint, thrown away by %{customdata[4]}<extra></extra>"
         ),
     )
-
-
-GRID_COLORS = {"idle": "#EEEEEE", "restore": GANTT_KINDS["restore"][0], "grace": GANTT_KINDS["grace"][0]}
-
-
-def gpu_grid_figure(grid: pd.DataFrame) -> go.Figure:
-    """The cluster at one instant: a square per GPU lane, one row per node, coloured as the
-    Gantt colours the piece it holds (TE, BE, restoring, in grace, idle) and labelled by job."""
-    nodes = chart_texts(dict.fromkeys(grid["node"]))
-    fill = [
-        GANTT_CLASS_COLORS[c] if k == "run" else GRID_COLORS[k]
-        for c, k in zip(grid["job_class"], grid["kind"], strict=True)
-    ]
-    what = [
-        f"{c} job {chart_text(j)}: {k}" if j else "idle"
-        for j, c, k in zip(grid["job_id"], grid["job_class"], grid["kind"], strict=True)
-    ]
-    fig = go.Figure(
-        go.Scatter(
-            x=grid["lane"].astype(str),
-            y=chart_texts(grid["node"]),
-            mode="markers+text",
-            marker={"symbol": "square", "size": 46, "color": fill, "line": {"width": 1, "color": "#888"}},
-            text=chart_texts(grid["job_id"]),
-            textfont={
-                "size": 14,
-                "color": [
-                    "white" if k == "grace" or (k == "run" and c == "TE") else "#0B3C5D"
-                    for c, k in zip(grid["job_class"], grid["kind"], strict=True)
-                ],
-            },
-            customdata=np.stack([chart_texts(grid["node"]), grid["lane"].astype(str), what], axis=-1),
-            hovertemplate="%{customdata[0]}, GPU %{customdata[1]}<br>%{customdata[2]}<extra></extra>",
-            showlegend=False,
-        )
-    )
-    fig.update_xaxes(title_text="GPU", type="category", showgrid=False)
-    fig.update_yaxes(type="category", categoryorder="array", categoryarray=nodes[::-1], showgrid=False)
-    return finish_layout(fig, 90 + 70 * len(nodes)).update_layout(margin={"l": 10, "r": 10, "t": 10, "b": 10})

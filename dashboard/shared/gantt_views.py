@@ -1,5 +1,6 @@
 """Pure builders of what the Gantt chart draws (no Streamlit, no Plotly): lanes, bars,
-preemption signals, the default and stepped time windows, and the work each preemption lost.
+preemption signals, the default and stepped time windows, the work each interruption lost, and
+when a node was down (DESIGN rule 12: across all its lanes) with the drain and failure marks.
 
 Every node is drawn as its GPU lanes (:mod:`simcore.analysis.gantt` assigns a job's pieces to lanes);
 the page holds the chosen policy, nodes and window (:mod:`dashboard.shared.state`) and the figure is
@@ -10,13 +11,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from dashboard.shared import views
+from dashboard.shared.down_views import DOWN_BAR_COLUMNS, down_bars
 from dashboard.shared.views import HOUR
 from simcore.analysis import gantt
 from simcore.core.model import ClusterSpec
@@ -85,7 +87,11 @@ class GanttPanel:
     preempts: pd.DataFrame  # job_id, node, time, y
     layout: pd.DataFrame  # node, lane, y
     total: int  # bars in the window before the cap
-    lost: pd.DataFrame  # LOST_BAR_COLUMNS: the lost part of each preempted run bar (none unless asked for)
+    lost: pd.DataFrame  # LOST_BAR_COLUMNS: the lost part of each interrupted run bar (none unless asked for)
+    #: DOWN_BAR_COLUMNS: a node's down time across all its lanes (none unless given)
+    down: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(DOWN_BAR_COLUMNS)))
+    #: job_id, node, time, y, event: the drain signals and the failures (``drain``, ``fail`` rows) in the window
+    marks: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["job_id", "node", "time", "y", "event"]))
 
 
 @dataclass(frozen=True)
@@ -170,18 +176,36 @@ def gantt_bars(segments: pd.DataFrame, layout: pd.DataFrame, window: tuple[float
     return bars.sort_values(["start", "y"], kind="stable", ignore_index=True)
 
 
-LOST_BAR_COLUMNS = ("job_id", "job_class", "node", "lanes", "start", "end", "y", "height", "lost")
+LOST_BAR_COLUMNS = ("job_id", "job_class", "node", "lanes", "start", "end", "y", "height", "lost", "cause")
 
 
 def lost_bars(bars: pd.DataFrame, lost: pd.DataFrame) -> pd.DataFrame:
-    """The part of each preempted run bar whose work its signal discarded: the last ``lost``
-    seconds before the signal (``lost``: one row per preemption, job_id, time, lost seconds, as
-    :func:`simcore.analysis.accounting.lost_work` gives the run's record), drawn inside the bar's window."""
+    """The part of each interrupted run bar whose work the interruption discarded: the last ``lost``
+    seconds before it (``lost``: one row per interruption, job_id, time, lost seconds, cause, as
+    :func:`simcore.analysis.interruptions.lost_work` gives the run's record), drawn inside the bar's window.
+    A bar interrupted in a checkpoint's pause ends in a ``checkpoint`` piece and gets none."""
     runs = bars[bars["kind"] == "run"]
     hit = runs.merge(lost[lost["lost"] > 0], left_on=["job_id", "seg_end"], right_on=["job_id", "time"])
     start = np.maximum(hit["time"] - hit["lost"], hit["start"])  # clipped to the window, as the bar is
     hit = hit.assign(start=start)[start < hit["end"]]
     return hit[list(LOST_BAR_COLUMNS)].reset_index(drop=True)
+
+
+def _on_bars(
+    events: pd.DataFrame, bars: pd.DataFrame, layout: pd.DataFrame, kinds_ending: Sequence[str]
+) -> pd.DataFrame:
+    """``events`` (time, job_id, node) placed on the job's bar that ends at that instant on that node (a
+    bar of one of ``kinds_ending``), else at the node's first lane: job_id, node, time, y."""
+    ends = bars[bars["kind"].isin(kinds_ending)][["job_id", "node", "end", "y", "height"]]
+    at = events.merge(ends, left_on=["job_id", "node", "time"], right_on=["job_id", "node", "end"], how="left")
+    fallback = layout.groupby("node")["y"].min()
+    y = at["y"].fillna(at["node"].map(fallback)).to_numpy(float)
+    out = pd.DataFrame({"job_id": at["job_id"], "node": at["node"], "time": at["time"], "y": y})
+    return out.drop_duplicates(["job_id", "node", "time", "y"], ignore_index=True)
+
+
+#: what ends where a signal falls: the run (or restore, or checkpoint) piece before the grace period
+_SIGNALLED = ("run", "restore", "checkpoint")
 
 
 def gang_note(workers: int) -> str:
@@ -205,10 +229,12 @@ def gantt_view(
     max_bars: int = 3000,
     why: Mapping[str, Mapping[str, str]] | None = None,
     lost: Mapping[str, pd.DataFrame] | None = None,
+    down: Mapping[str, pd.DataFrame] | None = None,
 ) -> GanttView:
     """The Gantt of ``runs`` (policy -> (segments, events)) on ``nodes`` in a window (hours);
-    with ``lost`` (policy -> its run's lost work per preemption), the lost part of each preempted
-    bar too (:func:`lost_bars`).
+    with ``lost`` (policy -> its run's lost work per interruption), the lost part of each interrupted
+    bar too (:func:`lost_bars`); with ``down`` (policy -> its run's down stretches), each node's down
+    time across its lanes (:func:`down_bars`). Drain signals and failures are marked where their bar ends.
 
     ``why`` (policy -> job id -> its longest wait's reason, :func:`dashboard.shared.views.why_by_job`)
     fills each bar's ``why`` (empty for a job that never waited, or a policy not given).
@@ -228,18 +254,22 @@ def gantt_view(
         bars["why"] = [reasons.get(str(j), "") for j in bars["job_id"]]
         total = len(bars)
         truncated |= total > per_panel
-        pre = preemption_list(events)
-        pre = pre[(pre["time"] >= window[0]) & (pre["time"] <= window[1]) & pre["node"].isin(set(nodes))]
+        inside = (events["time"] >= window[0]) & (events["time"] <= window[1]) & events["node"].isin(set(nodes))
         # the signal sits on the victim's bar: its run (or restore) piece that ends at the signal
-        ends = bars[bars["kind"] != "grace"][["job_id", "node", "end", "y", "height"]]
-        at = pre.merge(ends, left_on=["job_id", "node", "time"], right_on=["job_id", "node", "end"], how="left")
-        fallback = layout.groupby("node")["y"].min()
-        y = at["y"].fillna(at["node"].map(fallback)).to_numpy(float)
-        preempts = pd.DataFrame({"job_id": at["job_id"], "node": at["node"], "time": at["time"], "y": y})
-        preempts = preempts.drop_duplicates(["job_id", "node", "time", "y"], ignore_index=True)
+        preempts = _on_bars(preemption_list(events[inside]), bars, layout, _SIGNALLED)
+        marks = []
+        for event, ending in (("drain", _SIGNALLED), ("fail", (*_SIGNALLED, "grace"))):  # a job fails in grace too
+            rows = events[inside & (events["event"] == event)][["time", "job_id", "node"]]
+            marks.append(_on_bars(rows, bars, layout, ending).assign(event=event))
         shown = bars.head(per_panel)
         losses = lost_bars(shown, lost[policy]) if lost is not None else pd.DataFrame(columns=list(LOST_BAR_COLUMNS))
-        panels.append(GanttPanel(policy, shown, preempts, layout, total, losses))
+        downs = (
+            down_bars(down[policy], layout, window)
+            if down is not None
+            else pd.DataFrame(columns=list(DOWN_BAR_COLUMNS))
+        )
+        marked = pd.concat(marks, ignore_index=True)
+        panels.append(GanttPanel(policy, shown, preempts, layout, total, losses, downs, marked))
     return GanttView(tuple(panels), window, focus or window, selected, truncated)
 
 

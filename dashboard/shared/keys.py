@@ -89,6 +89,9 @@ BOUND: Key[bool] = Key("x_bound")  # the pooled bound drawn on the slowdown char
 WORTH_DECISION: Key[int] = Key("worth_decision")  # the row picked in Was it worth it?
 UPLOAD_OPTION: Family[str] = Family("x_u_")  # the loader's options (dashboard.shared.uploads)
 KNOB: Family[Any] = Family("x_k_")  # one widget per knob (dashboard.shared.knob_widgets)
+#: the node-events table's rows as typed (node, start, end, kind text cells: dashboard.shared.node_events_table)
+NODE_EVENTS: Key[tuple[tuple[str, str, str, str], ...]] = Key("x_node_events")
+NODE_EVENTS_EDITOR: Family[dict[str, Any]] = Family("down_editor_")  # the table's editor, one per content
 GEN_PRESET: Key[str] = Key("_gen_preset")  # the preset the generator's fields belong to
 EXPLORE_RAN: Key[bool] = Key("_explore_ran")  # Explore has run in this session (dashboard.explore.first_chart)
 HELD_WARNINGS: Key[list[str]] = Key("_explore_held_warnings")  # a held first run's link warnings (first_chart)
@@ -147,6 +150,14 @@ S_SEEDS: Key[int] = Key("s_seeds")
 S_WORKERS: Key[int] = Key("s_workers")
 S_DASK: Key[str] = Key("s_dask")
 SWEEP_RAN_FOR: Key[Any] = Key("_sweep_ran_for")  # the SweepSettings last run (results shown only for them)
+# the checkpoint advisor's section of the Sweep page (dashboard.sweep.advisor_section)
+ADVICE = "adv_"  # every advisor widget key starts so
+ADV_POLICY: Key[str] = Key("adv_policy")
+ADV_COST: Key[float] = Key("adv_checkpoint_cost")
+ADV_MTBF: Key[str] = Key("adv_mtbf")  # text: it may be inf
+ADV_REPAIR: Key[float] = Key("adv_repair")
+ADV_INTERVALS: Key[str] = Key("adv_intervals")
+ADVICE_RAN_FOR: Key[Any] = Key("_advice_ran_for")  # the AdviceSettings last run (results shown only for them)
 DASK_OFFERED: Key[str | None] = Key("_dask_offered")  # a Dask address a link offered, until accepted
 
 # --- a computation asked by a page holding its results, parked for the next run (dashboard.runs.parked) ---

@@ -9,7 +9,7 @@ Streamlit module (or a container) to :func:`render`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,9 +95,12 @@ def read_widgets(values: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     return out, problems
 
 
-def render(st: Any) -> None:
-    """Draw every knob's widget into ``st`` (the streamlit module or a container)."""
-    for w in KNOB_WIDGETS.values():
+def render(st: Any, only: Collection[str] | None = None, skip: Collection[str] = ()) -> None:
+    """Draw the knobs' widgets into ``st`` (the streamlit module or a container): every knob, or those in
+    ``only``, less those in ``skip``, in the order of :data:`KNOBS`."""
+    for name, w in KNOB_WIDGETS.items():
+        if (only is not None and name not in only) or name in skip:
+            continue
         help_text = w.knob.help()
         if w.kind == "select":
             st.selectbox(w.label, w.knob.choices, key=w.key, help=help_text)

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from dashboard.shared import keys, knob_widgets
+from dashboard.shared import keys, knob_widgets, node_events_table
 from dashboard.shared.demo import LOCAL
 from simcore.core.knobs import KNOBS, Knob, KnobRange, split_assignment, to_text
 from simcore.core.model import MAX_RESOURCE, SimConfig
@@ -93,6 +93,7 @@ class Scenario:
     gantt_window: tuple[float, float] | None = None  # hours; None = the first hours of the run
     gantt_nodes: tuple[str, ...] = ()  # () = the first nodes
     tab: str = "Slowdown"  # the result tab shown
+    node_events: tuple[node_events_table.Row, ...] = ()  # the node-events table's rows, as typed
 
     def config(self, policy: str) -> SimConfig:
         return replace(self.knobs, policy=policy)
@@ -121,6 +122,8 @@ class Scenario:
             q["gantt_window"] = f"{_num(self.gantt_window[0])},{_num(self.gantt_window[1])}"
         if self.gantt_nodes:
             q["gantt_nodes"] = ",".join(self.gantt_nodes)
+        if self.node_events:
+            q["node_events"] = node_events_table.to_link(self.node_events)
         return q
 
     @classmethod
@@ -196,6 +199,8 @@ def _parse_field(key: str, text: str) -> Any:
         return (hours[0], hours[1])
     if key == "gantt_nodes":
         return tuple(n for n in text.split(",") if n)
+    if key == "node_events":
+        return node_events_table.from_link(text)
     raise ValueError("unknown parameter")
 
 
@@ -247,6 +252,7 @@ def widget_values(s: Scenario) -> dict[str, Any]:
         keys.POLICIES.name: list(s.policies),
         keys.BASELINE.name: s.baseline,
         keys.TAB.name: s.tab,
+        keys.NODE_EVENTS.name: s.node_events,
     }
     for name in MAIN_GEN_PARAMS:
         if name in defaults:
@@ -308,6 +314,7 @@ def from_widgets(
         baseline=baseline,
         knobs=config,
         tab=str(keys.TAB.get(values, base.tab)),
+        node_events=tuple(keys.NODE_EVENTS.get(values, base.node_events)),
     )
     return scenario, problems
 

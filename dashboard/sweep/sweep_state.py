@@ -13,7 +13,7 @@ from typing import Any
 from dashboard.shared import keys
 from dashboard.shared.demo import Limits
 from dashboard.shared.keys import Session
-from dashboard.sweep import sweeps
+from dashboard.sweep import advice_views, sweeps
 
 
 def sweep_from_link(session: Session, query: Mapping[str, Any], lim: Limits) -> tuple[sweeps.SweepSettings, list[str]]:
@@ -61,3 +61,18 @@ def source_changed(session: Session) -> None:
         keys.S_KNOB.set(session, offered[0])
     if knob not in offered or knob == "nodes":
         knob_values_reset(session)
+
+
+def advice_defaults(session: Session, policies: tuple[str, ...]) -> None:
+    """The checkpoint advisor's widgets start from their defaults; its policy stays one of the sweep's."""
+    for key, value in advice_views.widget_defaults(policies).items():
+        session.setdefault(key, value)
+    if keys.ADV_POLICY.read(session) not in policies:
+        keys.ADV_POLICY.set(session, advice_views.widget_defaults(policies)[keys.ADV_POLICY.name])
+
+
+def advice_to_show(session: Session, current: advice_views.AdviceSettings, clicked: bool) -> bool:
+    """Whether the advice of ``current`` is shown: only once its button ran these very settings."""
+    if clicked:
+        keys.ADVICE_RAN_FOR.set(session, current)
+    return bool(keys.ADVICE_RAN_FOR.maybe(session) == current)

@@ -227,6 +227,7 @@ def flat_summary(result: SimResult, summary: Mapping[str, Any] | None = None) ->
         out.update(accounting.gang_flat(result))
     if result.downtime is not None:  # likewise: interruptions by cause (interruptions.FIELDS)
         out.update(interruptions.flat(summary["downtime"], summary["accounting"]["wasted_preemptions"]))
+        out.update(interruptions.exposure_flat(result))  # the checkpoint advisor's M, from rows
     if "queues" in summary:  # only with queues, as gangs
         out.update(queue_flat(summary["queues"]))
     return out

@@ -67,18 +67,8 @@ def add_checkpoint_advice(sub: Any, help: str) -> None:
 
 
 def parse_intervals(text: str | None) -> list[float]:
-    """``"600,1800,3600"`` -> seconds, each > 0 and finite; the default list when None."""
-    if text is None:
-        return list(advisor.DEFAULT_INTERVALS)
-    out = []
-    for item in text.split(","):
-        try:
-            value = float(item)
-        except ValueError:
-            raise UserError(f"--intervals: {item.strip()!r} is not a number of seconds") from None
-        KNOBS["checkpoint_interval"].check(value)
-        out.append(value)
-    return out
+    """``"600,1800,3600"`` -> seconds (:func:`simcore.experiments.advisor.parse_intervals`); the default list when None."""
+    return list(advisor.DEFAULT_INTERVALS) if text is None else advisor.parse_intervals(text, "--intervals")
 
 
 def _workloads(args: argparse.Namespace, sets: dict[str, str]) -> list:

@@ -28,11 +28,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from simcore.analysis.accounting import first_rows
+from simcore.analysis.interruptions import Exposure, exposure
 from simcore.analysis.metrics import summarize
-from simcore.core import units
+from simcore.core import fmt, units
+from simcore.core.errors import UserError
+from simcore.core.knobs import KNOBS
 from simcore.core.model import ClusterSpec, JobTable, SimConfig
-from simcore.core.result import DRAIN, FAIL, FINISH, PREEMPT, START, SimResult
+from simcore.core.numtext import quoted
+from simcore.core.result import CAUSES, SimResult
 from simcore.engine import simulate
 
 #: the intervals swept when none are given (seconds): 5 min to 8 h
@@ -46,46 +49,23 @@ COLUMNS = (
     "interruptions",
     "mean_time_between_interruptions",
 )
-_ENDS = (PREEMPT, DRAIN, FAIL)  # what interrupts a segment
 
 
-@dataclass(frozen=True)
-class Exposure:
-    """The BE jobs' run time and interruptions in some runs: `run_time` summed over every segment,
-    `interruptions` counted, `gaps` the run time of each segment an interruption ended."""
-
-    run_time: float
-    interruptions: int
-    gaps: tuple[float, ...]
-
-    @property
-    def mean(self) -> float:
-        """M: run time per interruption (inf without interruptions)."""
-        return self.run_time / self.interruptions if self.interruptions else math.inf
-
-    def __add__(self, other: Exposure) -> Exposure:
-        return Exposure(
-            self.run_time + other.run_time, self.interruptions + other.interruptions, self.gaps + other.gaps
-        )
-
-
-def exposure(result: SimResult) -> Exposure:
-    """The BE jobs' segments of one run: from each start to the preempt, drain, fail or finish that ends it."""
-    t, job, code = result.ev_time, result.ev_job, result.ev_code
-    keep = first_rows(result) & (job >= 0) & np.isin(code, (START, *_ENDS, FINISH))  # no node rows
-    keep[keep] &= ~result.jobs.is_te[job[keep]]
-    rows = np.flatnonzero(keep)
-    rows = rows[np.argsort(job[rows], kind="stable")]
-    sj, sc = job[rows], code[rows]
-    # a failure in the grace period of a signal ends nothing more: the signal ended the segment
-    in_grace = np.zeros(len(rows), dtype=bool)
-    in_grace[1:] = (sc[1:] == FAIL) & np.isin(sc[:-1], (PREEMPT, DRAIN)) & (sj[1:] == sj[:-1])
-    rows = rows[~in_grace]  # each job's start, end, start, end ...
-    sc, st = code[rows], t[rows]
-    assert (sc[0::2] == START).all(), "a BE segment's rows: its start, then what ended it"
-    run = st[1::2] - st[0::2]
-    hit = np.isin(sc[1::2], _ENDS)
-    return Exposure(float(run.sum()), int(hit.sum()), tuple(run[hit].tolist()))
+def parse_intervals(text: str, where: str) -> list[float]:
+    """``"600,1800,3600"`` -> seconds, each a ``checkpoint_interval`` (> 0, finite); a UserError naming
+    ``where`` (the option or the field) and the item otherwise."""
+    out = []
+    for item in text.split(","):
+        try:
+            value = float(item)
+        except ValueError:
+            raise UserError(f"{where}: {quoted(item.strip())} is not a number of seconds") from None
+        try:
+            KNOBS["checkpoint_interval"].check(value)
+        except ValueError as exc:
+            raise UserError(f"{where}: {exc}") from None
+        out.append(value)
+    return out
 
 
 def young_daly(cost: float, mean: float) -> float:
@@ -101,7 +81,8 @@ def gpu_hours_lost(result: SimResult) -> float:
 
 @dataclass(frozen=True)
 class Advice:
-    """What :func:`advise` found: one row per interval (:data:`COLUMNS`), the best, Young/Daly and why."""
+    """What :func:`advise` found: one row per interval (:data:`COLUMNS`), the best, Young/Daly and why.
+    ``nearest``: the swept interval nearest Young/Daly (by ratio; None when Young/Daly is 0 or inf)."""
 
     table: pd.DataFrame
     best_interval: float
@@ -111,6 +92,51 @@ class Advice:
     agree: bool
     reasons: tuple[str, ...]
     runs: int
+    nearest: float | None = None
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One run at one checkpoint interval, as the advisor weighs it: the BE slowdown p50 and p95 (None
+    without BE jobs), the GPU-hours of work lost, the BE jobs' exposure, and whether a job reached ``P``."""
+
+    interval: float
+    p50: float | None
+    p95: float | None
+    lost: float
+    seen: Exposure
+    capped: bool
+
+
+def trial(result: SimResult, interval: float) -> Trial:
+    """The :class:`Trial` of one simulated run."""
+    be = summarize(result)["classes"]["BE"]["slowdown"]
+    pre = result.preemptions
+    capped = bool(len(pre)) and int(np.max(pre)) >= result.config.P
+    return Trial(interval, be["p50"], be["p95"], gpu_hours_lost(result), exposure(result), capped)
+
+
+def trials_from_rows(rows: pd.DataFrame, P: int) -> list[Trial]:
+    """The trials of sweep rows (one run each; the flat record of a run with down time, with
+    ``checkpoint_interval`` and :data:`~simcore.analysis.interruptions.EXPOSURE_FIELDS`): what a study
+    gives :func:`judge`."""
+    lost = rows[[f"{c}_gpu_seconds_lost" for c in CAUSES]].sum(axis=1) / 3600.0
+    return [
+        Trial(
+            float(r["checkpoint_interval"]),
+            None if math.isnan(r["BE_slowdown_p50"]) else float(r["BE_slowdown_p50"]),
+            None if math.isnan(r["BE_slowdown_p95"]) else float(r["BE_slowdown_p95"]),
+            float(x),
+            Exposure(
+                float(r["be_run_seconds"]),
+                int(r["be_interruptions"]),
+                float(r["be_gap_seconds"]),
+                float(r["be_gap_squares"]),
+            ),
+            int(r["max_preemptions_per_job"]) >= P,
+        )
+        for r, x in zip(rows.to_dict("records"), lost, strict=True)
+    ]
 
 
 def advise(
@@ -118,20 +144,28 @@ def advise(
 ) -> Advice:
     """Run every workload (jobs, cluster, seed) under `config` with checkpoint periodic at each of `intervals`."""
     workloads = list(workloads)
-    rows, pooled, runs, capped = [], Exposure(0.0, 0, ()), 0, False
-    for c in sorted(set(float(x) for x in intervals)):
-        p50, p95, lost, seen = [], [], [], Exposure(0.0, 0, ())
-        for jobs, cluster, seed in workloads:
-            r = simulate(jobs, cluster, replace(config, checkpoint="periodic", checkpoint_interval=c, seed=seed))
-            be = summarize(r)["classes"]["BE"]["slowdown"]
-            p50.append(be["p50"])
-            p95.append(be["p95"])
-            lost.append(gpu_hours_lost(r))
-            seen += exposure(r)
-            capped |= bool(len(r.preemptions)) and int(np.max(r.preemptions)) >= config.P
-            runs += 1
+    trials = [
+        trial(simulate(jobs, cluster, replace(config, checkpoint="periodic", checkpoint_interval=c, seed=seed)), c)
+        for c in sorted(set(float(x) for x in intervals))
+        for jobs, cluster, seed in workloads
+    ]
+    return judge(trials, config)
+
+
+def judge(trials: Sequence[Trial], config: SimConfig) -> Advice:
+    """The advice from its trials (in interval order, the workloads in the same order at each): per
+    interval the means over the trials and the exposure summed; the best interval, Young/Daly from
+    the exposure pooled over every trial, and why they differ. ``config`` gives the cost and the
+    knobs the reasons name."""
+    rows, pooled = [], Exposure(0.0, 0)
+    for c in sorted(set(t.interval for t in trials)):
+        mine = [t for t in trials if t.interval == c]
+        seen = Exposure(0.0, 0)
+        for t in mine:
+            seen += t.seen
         pooled += seen
-        rows.append((c, _mean(p50), _mean(p95), float(np.mean(lost)), seen.interruptions, seen.mean))
+        p50, p95 = _mean([t.p50 for t in mine]), _mean([t.p95 for t in mine])
+        rows.append((c, p50, p95, float(np.mean([t.lost for t in mine])), seen.interruptions, seen.mean))
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     ranked = table.assign(p50=table.BE_slowdown_p50.fillna(math.inf), p95=table.BE_slowdown_p95.fillna(math.inf))
     best = float(ranked.sort_values(["p50", "p95", "gpu_hours_lost", "interval"]).interval.iloc[0])
@@ -140,8 +174,9 @@ def advise(
         float(table.interval.iloc[int(np.argmin(np.abs(np.log(table.interval / yd))))]) if 0 < yd < math.inf else None
     )
     agree = nearest == best
+    capped = any(t.capped for t in trials)
     why = reasons(config, pooled, yd, table.interval.tolist(), capped) if not agree else ()
-    return Advice(table, best, yd, pooled.mean, config.checkpoint_cost, agree, why, runs)
+    return Advice(table, best, yd, pooled.mean, config.checkpoint_cost, agree, why, len(trials), nearest)
 
 
 def _mean(values: list[float | None]) -> float:
@@ -156,8 +191,7 @@ def reasons(config: SimConfig, seen: Exposure, yd: float, intervals: Sequence[fl
         return ("no BE job was interrupted: checkpoints only cost time, the longest interval loses nothing",)
     if config.checkpoint_cost <= 0:
         out.append("checkpoint_cost is 0: a checkpoint is free, Young/Daly's optimum is 0 (checkpoint continuously)")
-    gaps = np.array(seen.gaps)
-    cv = float(gaps.std() / gaps.mean()) if len(gaps) > 1 and gaps.mean() > 0 else math.nan
+    cv = seen.gap_cv
     if cv < 0.5:
         out.append(
             f"interruptions are regular, not memoryless (coefficient of variation of the run times between them "
@@ -167,6 +201,12 @@ def reasons(config: SimConfig, seen: Exposure, yd: float, intervals: Sequence[fl
         out.append(
             f"interruptions are bursty (coefficient of variation {cv:.2f}, 1 for the exponential Young/Daly "
             "assumes): most segments end long before or long after M"
+        )
+    if math.isfinite(yd) and seen.gap_mean < yd / 2:
+        out.append(
+            f"interruptions come early in a run segment (an interrupted segment ran {fmt.duration(seen.gap_mean)} on "
+            f"average, less than half of Young/Daly's interval): most come before a first checkpoint and lose the "
+            "same whatever the interval, while Young/Daly counts each as losing half an interval"
         )
     if capped and config.policy in ("fitgpp", "fitdelay"):
         out.append(

@@ -12,6 +12,7 @@ nothing is defaulted or dropped silently: a file with a problem is refused whole
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from simcore.core.downtime import KINDS, NODE_EVENT_COLUMNS, NodeEvents, NodeWindow
@@ -44,28 +45,42 @@ def load_node_events(
     problems += [Problem(header, c, "required column missing") for c in NODE_EVENT_COLUMNS if c not in raw.columns]
     if problems:
         _refuse(label, problems)
+    return node_events_from_cells(raw.columns, [raw.label(i) for i in range(len(raw))], cluster, label)
+
+
+def node_events_from_cells(
+    columns: Mapping[str, Sequence[str]],
+    rows: Sequence[str],
+    cluster: ClusterSpec,
+    label: str,
+    numbered: str = "rows as a spreadsheet shows them",
+) -> NodeEvents:
+    """The windows of a table of text cells (``columns``: each of :data:`NODE_EVENT_COLUMNS` -> its cells,
+    ``rows``: how each row is named in a problem, ``numbered``: how the refusal says they are numbered),
+    checked as a file's rows are: raises :class:`~simcore.workload.WorkloadError` listing every problem
+    (``label``, row, column, why). The dashboard's node-events table is checked here too."""
     nodes = set(cluster.names)
     windows: list[NodeWindow] = []
-    for i in range(len(raw)):
-        row = raw.label(i)
+    problems: list[Problem] = []
+    for i, row in enumerate(rows):
         mine: list[Problem] = []
-        node = str(raw.columns["node"][i]).strip()
+        node = str(columns["node"][i]).strip()
         if not node:
             mine.append(Problem(row, "node", "empty (a node name is required)"))
         elif node not in nodes:
             mine.append(Problem(row, "node", f"no node of the cluster is named {node!r}"))
-        start = _seconds(raw.columns["start"][i], row, "start", mine)
-        end = _seconds(raw.columns["end"][i], row, "end", mine)
+        start = _seconds(columns["start"][i], row, "start", mine)
+        end = _seconds(columns["end"][i], row, "end", mine)
         if start is not None and end is not None and not end > start:
             mine.append(Problem(row, "end", f"must be after start ({_text(end)} <= {_text(start)})"))
-        kind = str(raw.columns["kind"][i]).strip().lower()
+        kind = str(columns["kind"][i]).strip().lower()
         if kind not in KINDS:
-            mine.append(Problem(row, "kind", f"must be failure or maintenance (got {raw.columns['kind'][i]!r})"))
+            mine.append(Problem(row, "kind", f"must be failure or maintenance (got {columns['kind'][i]!r})"))
         problems += mine
         if not mine:
             windows.append(NodeWindow(node, start, end, kind))  # type: ignore[arg-type]
     if problems:
-        _refuse(label, problems)
+        _refuse(label, problems, numbered)
     return NodeEvents(tuple(windows))
 
 
@@ -90,6 +105,6 @@ def _text(x: float) -> str:
     return f"{x:g}"
 
 
-def _refuse(label: str, problems: list[Problem]) -> None:
-    head = f"{label}: refused ({len(problems)} problems; rows as a spreadsheet shows them):\n"
+def _refuse(label: str, problems: list[Problem], numbered: str = "rows as a spreadsheet shows them") -> None:
+    head = f"{label}: refused ({len(problems)} problems; {numbered}):\n"
     raise WorkloadError(head + listing(problems), problems)

@@ -165,6 +165,10 @@ def render(
         add(controls.section(*controls.load(results)) + "\n")  # saves and budget, from their own rows
     if (results / gangs.ROWS).exists():
         add(gangs.section(read_frame(results / gangs.ROWS)) + "\n")  # gang jobs, from their own rows
+    from simcore.experiments.study import failures
+
+    if (found := failures.load(results)) is not None:
+        add(failures.section(*found) + "\n")  # failures and the checkpoint interval, from their own rows
 
     add("## Reproduce\n")
     total = sum(timings.values())
@@ -179,7 +183,15 @@ def render(
     add("```")
     where = shown_path(results)
     gang = [gangs.NAME] if (results / gangs.ROWS).exists() else []
-    for name in ("main", "curves", *(f"alibaba_{r}" for r in trace_rows), *(study.grids if study else ()), *gang):
+    down = [failures.NAME, failures.ADVICE] if failures.load(results) is not None else []
+    for name in (
+        "main",
+        "curves",
+        *(f"alibaba_{r}" for r in trace_rows),
+        *(study.grids if study else ()),
+        *gang,
+        *down,
+    ):
         add(f"simcore sweep {where}/grid_{name}.yaml --out {where}/rows_{name}.parquet --workers 2")
     add("```\n")
     add(

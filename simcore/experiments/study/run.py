@@ -145,7 +145,9 @@ def study_grids(plan: Plan, trace_dir: Path) -> list[tuple[dict[str, Any], str]]
     grids = [(main_grid(plan), "main"), (curve_grid(plan), "curves")]
     if trace_present(trace_dir):
         grids += [(g, f"alibaba_{r}") for r, g in trace_grids(plan, trace_dir).items()]
-    return [*grids, *beyond_grids(plan), (gangs.grid(plan), gangs.NAME)]
+    from simcore.experiments.study import failures
+
+    return [*grids, *beyond_grids(plan), (gangs.grid(plan), gangs.NAME), *failures.grids(plan)]
 
 
 def reproduce(
