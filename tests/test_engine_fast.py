@@ -77,6 +77,7 @@ def test_choose_by_groups_picks_what_the_numpy_pass_does(big, n, shapes, placeme
     )
     grouped, vectorised = ClusterState(spec, placement, np.array(floor)), ClusterState(spec, placement, np.array(floor))
     grouped.group_max, vectorised.group_max = 10**9, 0
+    vectorised.nodes_per_group = 10**9  # the numpy pass at any number of groups
     held: list[tuple[int, tuple[int, int, int]]] = []
     for _ in range(60 if not big else 150):
         req = tuple(int(f + x) for f, x in zip(floor, rng.integers(0, 9, 3), strict=True))
@@ -93,3 +94,4 @@ def test_choose_by_groups_picks_what_the_numpy_pass_does(big, n, shapes, placeme
         rooms = [a for a in vectorised.avail.tolist() if not big or all(x >= f for x, f in zip(a, floor, strict=True))]
         assert grouped.top() == [max((a[d] for a in rooms), default=-1) for d in range(3)]
         assert grouped.avail.tolist() == vectorised.avail.tolist()
+        assert grouped._grouped == sum(map(len, grouped._groups.values()))  # the count choose() weighs

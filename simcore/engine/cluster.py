@@ -24,8 +24,13 @@ _all: Final = np.logical_and.reduce
 _max: Final = np.maximum.reduce
 SUBSET_NODES: Final = 256  # from this many nodes, choose() looks only at the open nodes (see below)
 # up to this many distinct node states (of open nodes, on a large cluster), choose() compares
-# the states in Python: ~0.4 us a state, against 7 to 13 us for the numpy pass (docs/testing.md)
+# the states in Python: ~0.4 us a state (~0.05 compiled), against 7 to 15 us for the numpy pass
+# (docs/testing.md) ...
 GROUPS_MAX: Final = 32
+# ... and beyond, while there are at least this many nodes per state: the numpy pass costs
+# ~0.085 us a node on top, so on 10,000 mostly empty nodes in a hundred states it costs 50x
+# the states' loop (issue 36, docs/benchmark.md); the pick is the same either way
+NODES_PER_GROUP: Final = 4
 _bisect_left: Final = bisect.bisect_left  # Final: a static read when compiled, not a module-dict look-up
 _insort: Final = bisect.insort
 # A node's key: its room (three units) and its capacity's class. Of any length to the compiled
@@ -85,6 +90,8 @@ class ClusterState:
         # group finds it here, without hashing its key (a dictionary look-up per move saved)
         self._group_of: list[list[int]] = [self._groups[key] for key in self._key]
         self.group_max = GROUPS_MAX
+        self.nodes_per_group = NODES_PER_GROUP
+        self._grouped = self.n  # how many nodes the groups hold (on a large cluster, the open nodes)
         # On a large cluster most nodes are too full for even the smallest request, so
         # choose() looks only at the "open" nodes, those that fit `floor`. A node not open
         # fits no request (a < floor <= r), and the open nodes keep node order, so the pick
@@ -97,7 +104,7 @@ class ClusterState:
             f0, f1, f2 = self._floor = (int(floor[0]), int(floor[1]), int(floor[2]))
             self._open = _all(self._avail >= np.asarray(self._floor), 1)
             for key in [key for key in self._groups if not (key[0] >= f0 and key[1] >= f1 and key[2] >= f2)]:
-                del self._groups[key]
+                self._grouped -= len(self._groups.pop(key))
 
     @property
     def avail(self) -> np.ndarray:
@@ -142,7 +149,7 @@ class ClusterState:
         # no node has more than top: this rejects what the vectorised test below would, without a numpy call
         if top is not None and (top[0] < req_t[0] or top[1] < req_t[1] or top[2] < req_t[2]):
             return -1
-        if len(self._groups) <= self.group_max:
+        if len(self._groups) <= self.group_max + self._grouped // self.nodes_per_group:
             return self._choose_group(req_t)
         if req is None:
             req = np.array(req_t, dtype=np.int64)
@@ -251,6 +258,7 @@ class ClusterState:
                 assert self._open is not None  # kept with the floor
                 self._open[k] = is_in
                 self._open_idx = None
+                self._grouped += 1 if is_in else -1
         if was_in:
             nodes = self._group_of[k]
             if len(nodes) == 1:
