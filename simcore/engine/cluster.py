@@ -26,7 +26,7 @@ _max: Final = np.maximum.reduce
 SUBSET_NODES: Final = 256  # from this many nodes, choose() looks only at the open nodes (see below)
 # up to this many distinct node states (of open nodes, on a large cluster), choose() compares
 # the states in Python: ~0.4 us a state (~0.05 compiled), against 7 to 15 us for the numpy pass
-# (docs/testing.md) ...
+# (docs/history/engine.md#engine-speed-by-algorithm-issue-21-second-round) ...
 GROUPS_MAX: Final = 32
 # ... and beyond, while there are at least this many nodes per state: the numpy pass costs
 # ~0.085 us a node on top, so on 10,000 mostly empty nodes in a hundred states it costs 50x
@@ -38,7 +38,7 @@ _insort: Final = bisect.insort
 # A node's key: its room (three units) and its capacity's class. Of any length to the compiled
 # engine (mypyc), which keeps a tuple of a fixed length unboxed and made a new tuple object of
 # it, with a new int object per value, at every use as a dictionary key or list item: a key is
-# now made once, as a tuple object (docs/testing.md, the fifth round).
+# now made once, as a tuple object (docs/history/engine.md#the-compiled-engine-fifth-round-issue-21).
 Key = tuple[int, ...]
 
 

@@ -136,7 +136,8 @@ def _costs(view: PreemptionView, victims: Sequence[int], node_names: Sequence[st
 def held_nodes(view: PreemptionView, victims: Sequence[int]) -> list[int]:
     """Every node (ascending) the jobs of candidate entries `victims` hold."""
     c = view.candidates
-    return sorted(set(c.node[np.isin(c.job, c.job[list(victims)])].tolist()))
+    jobs = set(c.job[list(victims)].tolist())  # a few dozen entries: sets beat np.isin's ~30 us tenfold
+    return sorted({k for j, k in zip(c.job.tolist(), c.node.tolist(), strict=True) if j in jobs})
 
 
 def same_state(
