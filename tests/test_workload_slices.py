@@ -1,6 +1,6 @@
-"""A large Parquet workload is validated a slice of rows at a time (issue 36): the same table,
-notes, dropped rows and refusals as validating the whole file at once. The slices are made small
-here (``SLICE_ROWS`` lowered) so that a file of a dozen rows crosses several of them."""
+"""A large workload is validated a slice of rows at a time (issue 36): the same table, notes,
+dropped rows and refusals as validating the whole file at once. The slices are made small here
+(``SLICE_ROWS`` lowered) so that a file of a dozen rows crosses several of them."""
 
 from __future__ import annotations
 
@@ -33,13 +33,23 @@ BAD[8] = ("j3", 8.0, 18.0, 1.0, 2.0, 2.0, "BE")
 BAD[11] = ("j9", 11.0, 21.0, 1.0, 2.0, 2.0, "BE")
 
 
-def _both(monkeypatch: pytest.MonkeyPatch, data: bytes, **options):
+def _csv(rows: list[tuple]) -> bytes:
+    """`rows` as CSV, with a blank line after the third row (row 5: the rows after it keep their
+    numbers) and the sixth row (j5, row 8) cut short (refused while reading)."""
+    lines = ["job_id,submit_time,duration,cpu,mem_gb,gpu,job_class,comment"]
+    lines += [",".join(map(str, r)) + ",x" for r in rows]
+    lines[6] = lines[6].rsplit(",", 2)[0]
+    lines.insert(4, "")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _both(monkeypatch: pytest.MonkeyPatch, data: bytes, name: str = "w.parquet", **options):
     """The load of `data` whole and by slices of 5 rows: each a LoadedWorkload or the WorkloadError's text."""
     out = []
     for rows in (10**9, 5):
         monkeypatch.setattr(loader, "SLICE_ROWS", rows)
         try:
-            out.append(load_workload(data, name="w.parquet", **options))
+            out.append(load_workload(data, name=name, **options))
         except WorkloadError as exc:
             out.append(str(exc))
     return out
@@ -76,3 +86,13 @@ def test_a_missing_column_is_refused_alike(monkeypatch: pytest.MonkeyPatch) -> N
     frame.to_parquet(out)
     whole, sliced = _both(monkeypatch, out.getvalue())
     assert isinstance(whole, str) and whole == sliced and "missing required column(s) job_class" in sliced
+
+
+def test_csv_by_slices_keeps_its_row_numbers_and_read_problems(monkeypatch: pytest.MonkeyPatch) -> None:
+    whole, sliced = _both(monkeypatch, _csv(BAD), name="w.csv")
+    assert isinstance(whole, str) and whole == sliced
+    assert "row 8: has 6 values but the header has 8 columns" in sliced
+    assert "duplicate job_id 'j3' (first at row 6)" in sliced  # row 5 is the blank line
+    whole, sliced = _both(monkeypatch, _csv(BAD), name="w.csv", drop_invalid=True)
+    _same_table(whole, sliced)
+    assert [p.row for p in sliced.dropped] == ["row 4", "row 8", "row 11", "row 14"]  # row 8: j5, short
