@@ -58,10 +58,8 @@ class ClusterState:
         self.n = len(self.cap)
         self.version = 0  # bumped whenever room is given back, so a pass knows to look again
         self._top: list[int] | None = None  # per-dimension max of avail (see top()), None when stale
-        #: the nodes whose avail changed, in order, for one reader that empties it (a gang's
-        #: room count, :class:`simcore.engine.gang.GangRoom`); None: nobody reads it
-        self.touched: list[int] | None = None
-        #: per dimension, the room summed over the nodes, kept by the same reader; None: not kept
+        #: per dimension, the room summed over the nodes, kept for a gang's bound
+        #: (:class:`simcore.engine.gang.GangRoom`); None: not kept
         self.totals: list[int] | None = None
         self.closed: set[int] = set()  # the nodes that take nothing (see close())
         # scratch arrays for choose(): reusing them saves an allocation per numpy call
@@ -205,6 +203,29 @@ class ClusterState:
                 best_k, best_s = k, s
         return best_k
 
+    def holds(self, req: tuple[int, int, int], most: int) -> int:
+        """How many workers of request `req` (units) the room holds, at most `most` a node: per
+        node the floor of its room over the request in each dimension the request uses (that
+        of :func:`~simcore.workload.fit.workers_per_node`; none below zero), summed over the
+        groups of equal nodes. On a large cluster those hold every node with room for the
+        smallest request; the others, and closed nodes, hold none of a request that uses a
+        dimension, and every node holds `most` of one that uses none."""
+        r0, r1, r2 = req
+        if r0 <= 0 and r1 <= 0 and r2 <= 0:
+            return most * self.n
+        total = 0
+        for (a0, a1, a2, _), nodes in self._groups.items():
+            n = most
+            if r0 > 0 and a0 // r0 < n:
+                n = a0 // r0
+            if r1 > 0 and a1 // r1 < n:
+                n = a1 // r1
+            if r2 > 0 and a2 // r2 < n:
+                n = a2 // r2
+            if n > 0:
+                total += n * len(nodes)
+        return total
+
     def pick(self, avail: np.ndarray, req: np.ndarray) -> int:
         """The placement rule on another state of the nodes (`avail`, a gang's tentative one), or -1."""
         return self._pick(avail, self.inv_cap, req)
@@ -274,8 +295,6 @@ class ClusterState:
             else:
                 _insort(joined, k)
             self._group_of[k] = joined
-        if self.touched is not None:
-            self.touched.append(k)
         t = self.totals
         if t is not None:
             t[0] += a0 - old[0]
