@@ -17,7 +17,7 @@ from simcore.engine.jobstate import JobState
 from simcore.engine.nodes_down import NodesDown
 from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
-from simcore.policies import Candidates, Policy, Preemption, PreemptionView, decision
+from simcore.policies import Candidates, Policy, Preemption, PreemptionView, alternatives, decision
 from simcore.policies.base import Explained
 
 
@@ -26,7 +26,7 @@ class PolicyAsk:
 
     cfg: SimConfig
     policy: Policy
-    other: Policy | None  # the same_state policy, asked on every recorded view
+    others: tuple[Policy, ...]  # the same_state policies, asked on every recorded view
     cl: ClusterState
     js: JobState
     running: RunningTable
@@ -107,8 +107,8 @@ class PolicyAsk:
         ids, nodes = self.names
         running = len(self.running)  # before min_runtime: the reason tells them apart
         record = decision.record(self.policy, view, explained, ids[te], ids, nodes, running, why)
-        if self.other is not None and why is None:  # a spent budget asks no policy
-            record["same_state"] = decision.same_state(self.other, view, ids[te], ids, nodes, running)
+        if self.others and why is None:  # a spent budget asks no policy
+            record |= alternatives.asked(self.policy, self.others, view, explained, ids[te], ids, nodes, running)
         self.decisions.append(record)
 
 
