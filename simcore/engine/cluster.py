@@ -18,7 +18,6 @@ import numpy as np
 
 from simcore.core import units
 from simcore.core.model import ClusterSpec
-from simcore.engine import native
 
 # the ufuncs' own reductions: ndarray.all/max add a Python-level wrapper per call
 _all: Final = np.logical_and.reduce
@@ -33,6 +32,9 @@ GROUPS_MAX: Final = 32
 # the states' loop (issue 36, docs/benchmark.md); the pick is the same either way. Compiled,
 # the loop is the cheaper at any count (a state holds a node at least): 1
 NODES_PER_GROUP: Final = 4
+# compiled with mypyc, this module is a shared library, not its .py file (the test native.compiled()
+# makes of the loop; importing native here would close a circle through the loop)
+_COMPILED: Final = not __file__.endswith(".py")
 _bisect_left: Final = bisect.bisect_left  # Final: a static read when compiled, not a module-dict look-up
 _insort: Final = bisect.insort
 # A node's key: its room (three units) and its capacity's class. Of any length to the compiled
@@ -90,7 +92,7 @@ class ClusterState:
         # group finds it here, without hashing its key (a dictionary look-up per move saved)
         self._group_of: list[list[int]] = [self._groups[key] for key in self._key]
         self.group_max = GROUPS_MAX
-        self.nodes_per_group = 1 if native.compiled() else NODES_PER_GROUP
+        self.nodes_per_group = 1 if _COMPILED else NODES_PER_GROUP
         self._grouped = self.n  # how many nodes the groups hold (on a large cluster, the open nodes)
         # On a large cluster most nodes are too full for even the smallest request, so
         # choose() looks only at the "open" nodes, those that fit `floor`. A node not open
