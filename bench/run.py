@@ -1,7 +1,7 @@
 """Benchmark: jobs/second and peak memory for named scenarios (DESIGN.md issue 2 targets).
 
 Each scenario runs in a fresh subprocess so its peak RSS is its own. Usage:
-    python bench/run.py                 # every scenario
+    python bench/run.py                 # every scenario but the 10M-job one (ON_REQUEST)
     python bench/run.py mmc paper-fitgpp
 Generation time is reported apart from simulation time; jobs/s counts simulation only
 (wall clock). CPU seconds are printed too: on a busy machine they are the steadier number.
@@ -38,6 +38,10 @@ SCENARIOS: dict[str, tuple[str, dict, str]] = {
         for p in ("fifo", "priority", "k8s", "lrtp", "random", "fitgpp")
     },
     "1M-1000nodes-fitgpp": ("paper", {"jobs": 1_000_000, "nodes": 1000}, "fitgpp"),
+    # issue 36: the cost per job on 10x the nodes and 10x the jobs, and gangs at that size
+    "1M-10000nodes-fitgpp": ("paper", {"jobs": 1_000_000, "nodes": 10_000}, "fitgpp"),
+    "10M-10000nodes-fitgpp": ("paper", {"jobs": 10_000_000, "nodes": 10_000}, "fitgpp"),
+    "1M-10000nodes-paper-gang": ("paper-gang", {"jobs": 1_000_000, "nodes": 10_000}, "fitgpp"),
     **{f"demo20k-waits-{p}": ("demo", {"jobs": 20_000}, p) for p in ("fifo", "k8s", "fitgpp")},
     **{
         f"teams10k-{p}{suffix}": ("teams", {"jobs": 10_000}, p)
@@ -45,6 +49,8 @@ SCENARIOS: dict[str, tuple[str, dict, str]] = {
         for suffix in ("", NO_QUEUES)
     },
 }
+#: run only when named (about 200 CPU s and 5 GB): ``python bench/run.py 10M-10000nodes-fitgpp``
+ON_REQUEST = {"10M-10000nodes-fitgpp"}
 #: the scenarios that also time every job's waits (simcore.analysis.whatif.all_waits, issue 31: within 3x the plain run)
 WAITS = {n for n in SCENARIOS if "-waits-" in n}
 
@@ -161,7 +167,7 @@ def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "--one":
         print(json.dumps(one(argv[1])))
         return 0
-    names = argv or list(SCENARIOS)
+    names = argv or [n for n in SCENARIOS if n not in ON_REQUEST]
     unknown = [n for n in names if n not in SCENARIOS]
     if unknown:
         print(f"unknown scenario(s): {', '.join(unknown)}; known: {', '.join(SCENARIOS)}", file=sys.stderr)

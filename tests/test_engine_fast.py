@@ -17,6 +17,7 @@ from simcore.core.units import SCALE
 from simcore.engine.cluster import SUBSET_NODES, ClusterState
 from simcore.engine.gang import GangRoom
 from simcore.workload.fit import workers_per_node
+from simcore.workload.schema import MAX_WORKERS
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -27,32 +28,32 @@ OPS = st.lists(
 
 
 @SETTINGS
-@given(ops=OPS, seed=st.integers(0, 2**32 - 1))
-def test_gang_room_counts_what_workers_per_node_sums(ops, seed):
+@given(ops=OPS, seed=st.integers(0, 2**32 - 1), big=st.booleans())
+def test_gang_room_counts_what_workers_per_node_sums(ops, seed, big):
     """Through allocations and give-backs on random nodes, and asks for several requests at
-    different times (some counts stale for long, the log trimmed), every count equals the
-    numpy formula on the room then, the fit test (its bound on the summed room first) says
-    whether that count reaches each number of workers, and the summed room is the room's sum."""
+    different times, every count equals the numpy formula on the room then (a node below zero
+    room holding none), the fit test (its bound on the summed room first) says whether that
+    count reaches each number of workers, and the summed room is the room's sum; on a large
+    cluster too (`big`: the groups hold only the nodes with room for the smallest request)."""
     rng = np.random.default_rng(seed)
-    cl = ClusterState(ClusterSpec.uniform(6, 8, 64, 8), "best_fit")
+    cl = ClusterState(ClusterSpec.uniform(SUBSET_NODES + 6 if big else 6, 8, 64, 8), "best_fit", np.zeros(3))
     room = GangRoom(cl)
-    room._limit = 5  # trim often: requests not asked for since are counted afresh
     shapes = [(1000, 1024, 1000), (4000, 0, 2000), (0, 0, 0), (8000, 65536, 8000)]
     held: list[tuple[int, tuple[int, int, int]]] = []
     for op, k, s in ops:
         if op == "allocate":
             amount = tuple(int(x) for x in rng.integers(0, 3000, size=3))
-            cl.allocate(k, amount)  # may go below zero: the formula floors negative room too
+            cl.allocate(k, amount)  # may go below zero: such a node holds none
             held.append((k, amount))
         elif op == "release" and held:
             node, amount = held.pop(int(rng.integers(0, len(held))))
             cl.release(node, amount)
         else:
             req = shapes[s]
-            expected = int(workers_per_node(np.array([req], dtype=np.int64), cl.avail).sum())
+            expected = int(np.maximum(workers_per_node(np.array([req], dtype=np.int64), cl.avail), 0).sum())
             assert cl.totals == cl.avail.sum(axis=0).tolist()
             assert [room.fits(req, w) for w in range(1, 12)] == [expected >= w for w in range(1, 12)]
-            assert room.holds(req) == expected
+            assert cl.holds(req, MAX_WORKERS) == expected
 
 
 @SETTINGS
@@ -77,6 +78,7 @@ def test_choose_by_groups_picks_what_the_numpy_pass_does(big, n, shapes, placeme
     )
     grouped, vectorised = ClusterState(spec, placement, np.array(floor)), ClusterState(spec, placement, np.array(floor))
     grouped.group_max, vectorised.group_max = 10**9, 0
+    vectorised.nodes_per_group = 10**9  # the numpy pass at any number of groups
     held: list[tuple[int, tuple[int, int, int]]] = []
     for _ in range(60 if not big else 150):
         req = tuple(int(f + x) for f, x in zip(floor, rng.integers(0, 9, 3), strict=True))
@@ -93,3 +95,4 @@ def test_choose_by_groups_picks_what_the_numpy_pass_does(big, n, shapes, placeme
         rooms = [a for a in vectorised.avail.tolist() if not big or all(x >= f for x, f in zip(a, floor, strict=True))]
         assert grouped.top() == [max((a[d] for a in rooms), default=-1) for d in range(3)]
         assert grouped.avail.tolist() == vectorised.avail.tolist()
+        assert grouped._grouped == sum(map(len, grouped._groups.values()))  # the count choose() weighs

@@ -24,9 +24,17 @@ _all: Final = np.logical_and.reduce
 _max: Final = np.maximum.reduce
 SUBSET_NODES: Final = 256  # from this many nodes, choose() looks only at the open nodes (see below)
 # up to this many distinct node states (of open nodes, on a large cluster), choose() compares
-# the states in Python: ~0.4 us a state, against 7 to 13 us for the numpy pass
-# (docs/history/engine.md#engine-speed-by-algorithm-issue-21-second-round)
+# the states in Python: ~0.4 us a state (~0.05 compiled), against 7 to 15 us for the numpy pass
+# (docs/history/engine.md#engine-speed-by-algorithm-issue-21-second-round) ...
 GROUPS_MAX: Final = 32
+# ... and beyond, while there are at least this many nodes per state: the numpy pass costs
+# ~0.085 us a node on top, so on 10,000 mostly empty nodes in a hundred states it costs 50x
+# the states' loop (issue 36, docs/benchmark.md); the pick is the same either way. Compiled,
+# the loop is the cheaper at any count (a state holds a node at least): 1
+NODES_PER_GROUP: Final = 4
+# compiled with mypyc, this module is a shared library, not its .py file (the test native.compiled()
+# makes of the loop; importing native here would close a circle through the loop)
+_COMPILED: Final = not __file__.endswith(".py")
 _bisect_left: Final = bisect.bisect_left  # Final: a static read when compiled, not a module-dict look-up
 _insort: Final = bisect.insort
 # A node's key: its room (three units) and its capacity's class. Of any length to the compiled
@@ -52,10 +60,8 @@ class ClusterState:
         self.n = len(self.cap)
         self.version = 0  # bumped whenever room is given back, so a pass knows to look again
         self._top: list[int] | None = None  # per-dimension max of avail (see top()), None when stale
-        #: the nodes whose avail changed, in order, for one reader that empties it (a gang's
-        #: room count, :class:`simcore.engine.gang.GangRoom`); None: nobody reads it
-        self.touched: list[int] | None = None
-        #: per dimension, the room summed over the nodes, kept by the same reader; None: not kept
+        #: per dimension, the room summed over the nodes, kept for a gang's bound
+        #: (:class:`simcore.engine.gang.GangRoom`); None: not kept
         self.totals: list[int] | None = None
         self.closed: set[int] = set()  # the nodes that take nothing (see close())
         # scratch arrays for choose(): reusing them saves an allocation per numpy call
@@ -86,6 +92,8 @@ class ClusterState:
         # group finds it here, without hashing its key (a dictionary look-up per move saved)
         self._group_of: list[list[int]] = [self._groups[key] for key in self._key]
         self.group_max = GROUPS_MAX
+        self.nodes_per_group = 1 if _COMPILED else NODES_PER_GROUP
+        self._grouped = self.n  # how many nodes the groups hold (on a large cluster, the open nodes)
         # On a large cluster most nodes are too full for even the smallest request, so
         # choose() looks only at the "open" nodes, those that fit `floor`. A node not open
         # fits no request (a < floor <= r), and the open nodes keep node order, so the pick
@@ -98,7 +106,7 @@ class ClusterState:
             f0, f1, f2 = self._floor = (int(floor[0]), int(floor[1]), int(floor[2]))
             self._open = _all(self._avail >= np.asarray(self._floor), 1)
             for key in [key for key in self._groups if not (key[0] >= f0 and key[1] >= f1 and key[2] >= f2)]:
-                del self._groups[key]
+                self._grouped -= len(self._groups.pop(key))
 
     @property
     def avail(self) -> np.ndarray:
@@ -143,7 +151,7 @@ class ClusterState:
         # no node has more than top: this rejects what the vectorised test below would, without a numpy call
         if top is not None and (top[0] < req_t[0] or top[1] < req_t[1] or top[2] < req_t[2]):
             return -1
-        if len(self._groups) <= self.group_max:
+        if len(self._groups) <= self.group_max + self._grouped // self.nodes_per_group:
             return self._choose_group(req_t)
         if req is None:
             req = np.array(req_t, dtype=np.int64)
@@ -196,6 +204,29 @@ class ClusterState:
             if best_k < 0 or s < best_s or (s == best_s and k < best_k):
                 best_k, best_s = k, s
         return best_k
+
+    def holds(self, req: tuple[int, int, int], most: int) -> int:
+        """How many workers of request `req` (units) the room holds, at most `most` a node: per
+        node the floor of its room over the request in each dimension the request uses (that
+        of :func:`~simcore.workload.fit.workers_per_node`; none below zero), summed over the
+        groups of equal nodes. On a large cluster those hold every node with room for the
+        smallest request; the others, and closed nodes, hold none of a request that uses a
+        dimension, and every node holds `most` of one that uses none."""
+        r0, r1, r2 = req
+        if r0 <= 0 and r1 <= 0 and r2 <= 0:
+            return most * self.n
+        total = 0
+        for (a0, a1, a2, _), nodes in self._groups.items():
+            n = most
+            if r0 > 0 and a0 // r0 < n:
+                n = a0 // r0
+            if r1 > 0 and a1 // r1 < n:
+                n = a1 // r1
+            if r2 > 0 and a2 // r2 < n:
+                n = a2 // r2
+            if n > 0:
+                total += n * len(nodes)
+        return total
 
     def pick(self, avail: np.ndarray, req: np.ndarray) -> int:
         """The placement rule on another state of the nodes (`avail`, a gang's tentative one), or -1."""
@@ -252,6 +283,7 @@ class ClusterState:
                 assert self._open is not None  # kept with the floor
                 self._open[k] = is_in
                 self._open_idx = None
+                self._grouped += 1 if is_in else -1
         if was_in:
             nodes = self._group_of[k]
             if len(nodes) == 1:
@@ -265,8 +297,6 @@ class ClusterState:
             else:
                 _insort(joined, k)
             self._group_of[k] = joined
-        if self.touched is not None:
-            self.touched.append(k)
         t = self.totals
         if t is not None:
             t[0] += a0 - old[0]

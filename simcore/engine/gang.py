@@ -128,23 +128,16 @@ def fits(avail: np.ndarray, req: np.ndarray, workers: int) -> bool:
 class GangRoom:
     """How many workers of a gang's request the nodes' current room holds: the sum over the
     nodes of :func:`~simcore.workload.fit.workers_per_node`, which :func:`fits` compares with
-    the workers. The pass asks for every gang it looks at, and most do not fit, so the count is
-    kept per request and node and brought up to date, when asked, on just the nodes whose room
-    changed since that request was last asked for (``ClusterState.touched``, a log of node
-    indices; ``_base`` is the log position of its first entry). Exact: the same integer formula
-    on the same room, node by node. Before any count, :meth:`fits` compares the workers with the
-    room summed over the nodes (``ClusterState.totals``), which rejects almost every gang that
-    does not fit at the price of three multiplications (docs/history/engine.md#gang-passes-issue-21-sixth-round)."""
+    the workers. The pass asks for every gang it looks at, and most do not fit, so before any
+    count :meth:`fits` compares the workers with the room summed over the nodes
+    (``ClusterState.totals``), which rejects almost every gang that does not fit at the price of
+    three multiplications (docs/history/engine.md#gang-passes-issue-21-sixth-round). The count
+    itself is taken over the groups of equal nodes (:meth:`ClusterState.holds`): a pass over the
+    nodes whose room changed, or over every node, cost up to the node count per ask (issue 36)."""
 
     def __init__(self, cl: ClusterState) -> None:
         self._cl = cl
-        self._log: list[int] = []
-        cl.touched = self._log
         cl.totals = cl.avail.sum(axis=0).tolist()
-        self._base = 0
-        self._limit = 8 * cl.n + 1024  # log entries kept; a request not asked for since is counted afresh
-        # request -> [workers per node, their sum, log position up to which they are exact]
-        self._counts: dict[tuple[int, int, int], list] = {}
 
     def fits(self, req: tuple[int, int, int], w: int) -> bool:
         """Does the room hold `w` workers of request `req` (units): ``holds(req) >= w``?
@@ -153,47 +146,12 @@ class GangRoom:
         holds at most floor(a_nd / r_d) workers, and floors of any integers sum to at most the
         floor of their sum, so the count is at most floor(T_d / r_d) for the summed room T_d;
         when w r_d > T_d, w > floor(T_d / r_d) >= the count: the gang does not fit."""
-        log = self._log
-        if len(log) > self._limit:  # here, not in holds(): most asks end at the bound
-            self._base += len(log)
-            log.clear()
         t = self._cl.totals
         assert t is not None  # set by __init__
         r0, r1, r2 = req
         if (r0 > 0 and r0 * w > t[0]) or (r1 > 0 and r1 * w > t[1]) or (r2 > 0 and r2 * w > t[2]):
             return False
-        return self.holds(req) >= w
-
-    def holds(self, req: tuple[int, int, int]) -> int:
-        """How many workers of request `req` (units) the room holds, one at a time by any rule."""
-        log, base = self._log, self._base
-        end = base + len(log)
-        entry = self._counts.get(req)
-        if entry is None or entry[2] < base or end - entry[2] > self._cl.n:
-            per_node = workers_per_node(np.array([req], dtype=np.int64), self._cl.avail)[0].tolist()
-            if self._cl.closed:  # a closed node's room is -1 (rule 12): it holds none, not -1
-                per_node = [k if k > 0 else 0 for k in per_node]
-            entry = self._counts[req] = [per_node, sum(per_node), end]
-        elif entry[2] < end:
-            per_node, total, avail = entry[0], entry[1], self._cl.avail
-            for k in set(log[entry[2] - base :]):
-                now = _holds(avail[k].tolist(), req)
-                total += now - per_node[k]
-                per_node[k] = now
-            entry[1], entry[2] = total, end
-        return entry[1]
-
-
-def _holds(a: list[int], req: tuple[int, int, int]) -> int:
-    """:func:`~simcore.workload.fit.workers_per_node` of one node's room `a` in Python integers
-    (the same floor division, the same cap)."""
-    n = MAX_WORKERS
-    for d in range(3):
-        if req[d] > 0:
-            q = a[d] // req[d]
-            if q < n:
-                n = q
-    return n if n > 0 else 0  # a closed node's room is -1: it holds none
+        return self._cl.holds(req, MAX_WORKERS) >= w
 
 
 class GangRun(PolicyAsk):

@@ -8,7 +8,7 @@ JSON records are numbered from 1): :class:`Problem` carries that label, the colu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -117,6 +117,15 @@ class RawTable:
 
     def __len__(self) -> int:
         return len(self.numbers)
+
+    def rows(self, start: int, stop: int) -> RawTable:
+        """Data rows ``start`` to ``stop`` (0-based) as a table of their own, numbered from 0."""
+        return replace(
+            self,
+            columns={c: v[start:stop] for c, v in self.columns.items()},
+            numbers=self.numbers[start:stop],
+            problems=[(i - start, p) for i, p in self.problems if start <= i < stop],
+        )
 
     def label(self, i: int) -> str:
         """How data row ``i`` (0-based) is named in messages: "row 5", "record 3"."""

@@ -206,8 +206,41 @@ _READ_COLUMNS = frozenset(JOB_SCHEMA) | frozenset(alibaba.POD_SCHEMA)
 def read_parquet_raw(
     data: bytes, source: str, max_rows: int = DEFAULT_MAX_ROWS, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> RawTable:
-    """The columns of a Parquet file that a schema reads (the others are named, not read). Its
-    metadata is checked before any column is read: the rows it declares against ``max_rows``, the uncompressed size of those
+    """The columns of a Parquet file that a schema reads (the others are named, not read), as
+    :func:`read_parquet` checks and reads them."""
+    parquet = read_parquet(data, source, max_rows, max_bytes)
+    return parquet.raw(0, parquet.rows)
+
+
+class ParquetColumns:
+    """The columns of a checked Parquet file as Arrow read them (text dictionary-encoded), turned
+    into raw values a slice of rows at a time (:meth:`raw`): a large file is validated by slices
+    without holding a Python object per value of every row at once."""
+
+    def __init__(self, source: str, table: Any, wanted: dict[str, str], keys: list[str]) -> None:
+        self.source, self.table, self.wanted, self.keys = source, table, wanted, keys
+        self.rows: int = table.num_rows
+
+    def raw(self, start: int, stop: int) -> RawTable:
+        """Rows ``start`` to ``stop`` (0-based) as a :class:`RawTable` labelled with the file's row numbers."""
+        import pyarrow as pa
+
+        part = self.table.slice(start, stop - start)
+        columns: dict[str, list[Any]] = {}
+        for name, col in zip(part.column_names, part.columns, strict=True):
+            try:
+                columns[self.wanted[name]] = _bools_as_text(col.to_pylist())
+            except (pa.ArrowException, ValueError, OverflowError) as exc:
+                raise WorkloadError(f"{self.source}: column {self.wanted[name]!r} cannot be read ({exc})") from None
+        every = {key: columns.get(key, []) for key in self.keys}  # a column no schema reads: its name, no values
+        return RawTable(self.source, every, np.arange(start + 2, stop + 2))
+
+
+def read_parquet(
+    data: bytes, source: str, max_rows: int = DEFAULT_MAX_ROWS, max_bytes: int = DEFAULT_MAX_BYTES
+) -> ParquetColumns:
+    """The columns of a Parquet file that a schema reads. Its metadata is checked before any
+    column is read: the rows it declares against ``max_rows``, the uncompressed size of those
     columns against ``max_bytes``, and their types (nested values are refused). Text columns are
     read as dictionaries and refused when they would expand past ``max_bytes`` of text."""
     import pyarrow as pa
@@ -256,14 +289,7 @@ def read_parquet_raw(
     expanded = sum(_text_bytes(chunk) for col in table.columns for chunk in col.chunks)
     if expanded > max_bytes:
         raise LimitExceeded(source, f"its text columns expand to {fmt.megabytes(expanded)}", "byte", max_bytes)
-    columns: dict[str, list[Any]] = {}
-    for name, col in zip(table.column_names, table.columns, strict=True):
-        try:
-            columns[wanted[name]] = _bools_as_text(col.to_pylist())
-        except (pa.ArrowException, ValueError, OverflowError) as exc:
-            raise WorkloadError(f"{source}: column {wanted[name]!r} cannot be read ({exc})") from None
-    every = {key: columns.get(key, []) for key in keys}  # a column no schema reads: its name, no values
-    return RawTable(source, every, np.arange(2, meta.num_rows + 2))
+    return ParquetColumns(source, table, wanted, keys)
 
 
 def _chunk_span(chunk: Any) -> tuple[int, int]:

@@ -182,7 +182,7 @@ def validate_columns(
     if check_times and "submit_time" in parsed and "duration" in parsed:
         problems.extend(_time_problems(parsed["submit_time"], parsed["duration"], raw))
     if unique is not None:
-        problems.extend(_duplicates(parsed[unique], raw, unique, {i for i, _ in problems}))
+        problems.extend(duplicates(parsed[unique], raw, unique, {i for i, _ in problems}))
     problems.sort(key=lambda p: p[0])
     return parsed, problems
 
@@ -211,7 +211,7 @@ def _time_problems(submit_values: list[Any], duration_values: list[Any], raw: Ra
     return out
 
 
-def _duplicates(values: list[Any], raw: RawTable, column: str, bad: set[int]) -> list[tuple[int, Problem]]:
+def duplicates(values: list[Any], raw: RawTable, column: str, bad: set[int]) -> list[tuple[int, Problem]]:
     """Later occurrences of a value already seen (on a row not refused for other reasons)."""
     series = pd.Series(values, dtype=object)
     usable = series.notna().to_numpy() & ~np.isin(np.arange(len(values)), list(bad))
