@@ -239,6 +239,8 @@ def test_stepping_through_preemptions() -> None:
 def test_preemption_events_show_the_victim_and_the_instant() -> None:
     _r, _seg, ev = _gantt_run()
     out = gantt_views.preemption_events(ev, {"time": 10.0, "job_id": "A", "node": "n0"})
+    # the time an instant of the run (a day and a clock on the page): seconds from views.ORIGIN
+    out = out.assign(time=(out["time"] - views.ORIGIN).dt.total_seconds())
     assert out[["why", "job_id", "event", "time"]].values.tolist() == [
         ["the victim", "A", "submit", 0.0],
         ["the victim", "A", "start", 0.0],

@@ -17,8 +17,10 @@ from streamlit.testing.v1.element_tree import Widget
 from dashboard.explore import first_chart
 from dashboard.learn.learn_content import regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
-from dashboard.shared import keys, uploads
+from dashboard.runs import data
+from dashboard.shared import keys, uploads, views
 from dashboard.shared.scenario import Scenario, from_widgets
+from dashboard.sweep import sweeps
 from simcore.analysis.stats import BOOTSTRAP_NAME, bootstrap_mean
 from simcore.core import fmt
 from simcore.core.errors import UserError
@@ -437,7 +439,9 @@ def test_sweep_defaults_to_load_and_log_axes_can_be_switched_off() -> None:
     assert [c.key for c in at.get("plotly_chart")] == ["sweep_p95", "pareto", "sweep_trio"]
     p95 = chart_spec(at, "sweep_p95")
     assert p95["layout"]["yaxis"]["type"] == "log" and chart_spec(at, "pareto")["layout"]["xaxis"]["type"] == "log"
-    rows = at.dataframe[-1].value  # "All rows": the whiskers are simcore.analysis.stats' interval of their mean
+    # the rows the page drew (the server's shared store): the whiskers are simcore.analysis.stats' interval of their mean
+    rows = data.stored_sweep(sweeps.SweepSettings.from_query(dict(at.query_params))[0].spec())
+    assert rows is not None
     for trace in p95["data"]:
         metric = "TE_slowdown_p95" if trace.get("xaxis", "x") == "x" else "BE_slowdown_p95"
         for value, y, up, down in zip(
@@ -517,13 +521,14 @@ def test_worth_panel_plots_every_policy_and_jumps_to_a_decision_on_the_gantt() -
     excess = worst.loc[~worst["wasted"], "excess GPUs"].tolist()
     assert excess == sorted(excess, reverse=True)
     second = worst.iloc[1]  # its instant as the Gantt's time axis reads it, not raw seconds
-    assert at.selectbox(key="worth_decision").options[1] == f"2. {second['policy']} at {fmt.clock(second['time (s)'])}"
+    at_s = (second["time"] - views.ORIGIN).total_seconds()  # the table's instant: a day and a clock on the page
+    assert at.selectbox(key="worth_decision").options[1] == f"2. {second['policy']} at {fmt.clock(at_s)}"
     at.selectbox(key="worth_decision").set_value(1).run()
     next(b for b in at.button if b.label == "Show on the Gantt").click().run()
     assert_clean(at)
     chosen, row = at.session_state["_gantt_preemption"], worst.iloc[1]
     assert at.session_state["x_tab"] == "Gantt" and at.selectbox(key="x_gantt_policy").value == row["policy"]
-    assert chosen["time"] == row["time (s)"] and chosen["job_id"] == row["victims"].split(", ")[0]
+    assert chosen["time"] == at_s and chosen["job_id"] == row["victims"].split(", ")[0]
     assert at.text[0].value.startswith("Preemption ") and f"({row['policy']})" in at.text[0].value
     words = at.text[1].value.splitlines()
     assert words[0].startswith(f"TE job {row['TE job']} ")  # its decision record

@@ -170,7 +170,7 @@ def grow(progress: object) -> Iterator[int]:
 
 
 def test_a_worker_past_its_memory_limit_is_stopped_and_the_visitor_told() -> None:
-    with pytest.raises(worker.OutOfMemory, match="worker_mb = 250 MB"):
+    with pytest.raises(worker.OutOfMemory, match="more than 250 MB of memory"):
         worker.run(grow, (), timeout=HANG_SECONDS, heartbeat=lambda _: None, memory_mb=250)
 
 

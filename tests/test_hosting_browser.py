@@ -43,8 +43,8 @@ def _crafted(listener: Listener) -> list[tuple[str, str]]:
     values beyond simcore's own ranges start nothing."""
     host = f"127.0.0.1:{listener.port}"
     return [
-        ("/?cluster=custom&nodes=1000", "limit max_nodes = 256"),
-        ("/sweep?knob=nodes&values=2,1000", "limit max_nodes = 256"),
+        ("/?cluster=custom&nodes=1000", "1,000 nodes: more than 256"),
+        ("/sweep?knob=nodes&values=2,1000", "1,000 nodes: more than 256"),
         # beyond what any simcore command accepts: the parameter is ignored, the default runs
         ("/?cluster=custom&nodes=1000000000", "nodes='1000000000' ignored"),
         (f"/sweep?run=1&workers=64&dask=tcp://{host}&knob=grace&values=0,600", "never connects to a Dask scheduler"),

@@ -126,10 +126,15 @@ def test_counterfactual_choices_values_and_tables() -> None:
         "its completion time would be 100 s instead of 3.5 min (-110 s), its first start day 1 00:00:00 instead of "
         "day 1 00:00:00"
     )
-    frame = job_views.delta_frame(delta)
+    frame = job_views.delta_frame(delta)  # a duration in words, an instant as the Gantt's axis reads it
     assert frame.values.tolist() == [
-        ["completion time, JCT (s)", "210.0", "100.0", "-110.0"],
-        ["start, from the run's t = 0 (s)", "0.0", "0.0", "+0.0"],
+        ["completion time (JCT)", "3.5 min", "100 s", "-110 s"],
+        ["first start", "day 1 00:00:00", "day 1 00:00:00", "0 s"],
+    ]
+    later = job_views.delta_frame(whatif.JobDelta("A", 3600.0, 5400.0, 90_000.0, 91_800.0))
+    assert later.values.tolist() == [
+        ["completion time (JCT)", "60.0 min", "90.0 min", "+30.0 min"],
+        ["first start", "day 2 01:00:00", "day 2 01:30:00", "+30.0 min"],
     ]
     trio = job_views.trio_frame(
         {"TE_p95_slowdown_pct": -50.0, "BE_p50_slowdown_pct": 10.0, "BE_p95_slowdown_pct": float("nan")},

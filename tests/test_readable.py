@@ -129,6 +129,20 @@ def test_duration_units_follow_the_median() -> None:
     assert fmt.duration_unit([3 * 3600.0] * 3) == ("h", 3600.0)
     assert fmt.duration_unit([5 * 86400.0]) == ("d", 86400.0)
     assert fmt.duration_unit([]) == ("s", 1.0)
+    # no raw seconds above a day: a column of short waits with one of half a day reads in minutes, one of two
+    # days in hours (below 1,000 of a unit, else the next)
+    assert fmt.duration_unit([10.0] * 99 + [43_200.0]) == ("min", 60.0)
+    assert fmt.duration_unit([10.0] * 99 + [172_800.0]) == ("h", 3600.0)
+    assert fmt.duration_unit([10.0] * 99 + [999.0]) == ("s", 1.0)
+    assert fmt.duration_unit([60.0] * 9 + [3_600_000.0]) == ("d", 86400.0)  # 60,000 min, 1,000 h: days
+
+
+def test_a_table_number_has_three_significant_digits_and_three_decimals_at_most() -> None:
+    assert [fmt.short(x) for x in (13.4573, 1.0319, 0.0667, 1152544.0, -0.0001)] == [13.5, 1.03, 0.067, 1150000.0, 0.0]
+    assert [fmt.figure(x) for x in (13.4573, 0.0667, 1152544.0, 2.0)] == ["13.5", "0.067", "1,150,000", "2"]
+    assert fmt.gpu_hours(240.0) == "0.067 GPU-h" and fmt.gpu_hours(7200.0) == "2 GPU-h"
+    frame = views.readable(pd.DataFrame({"x": [1.0319, 13.4573], "n": [3, 4], "t": ["a", "b"]}))
+    assert frame["x"].tolist() == [1.03, 13.5] and frame["n"].tolist() == [3, 4]  # counts and text as they are
 
 
 def test_the_jobs_table_names_a_unit_in_every_time_header() -> None:
@@ -152,10 +166,10 @@ def test_the_jobs_table_names_a_unit_in_every_time_header() -> None:
     assert list(table.columns) == [
         "job",
         "class",
-        "submit (h)",
+        "submit",
         "run time (min)",
-        "first start (h)",
-        "finish (h)",
+        "first start",
+        "finish",
         "wait (min)",
         "JCT (min)",
         "slowdown (x run time)",
@@ -163,7 +177,11 @@ def test_the_jobs_table_names_a_unit_in_every_time_header() -> None:
         "lost work (min)",
         "node",
     ]
-    assert list(table["wait (min)"]) == [0.0, 30.0] and list(table["finish (h)"]) == [0.17, 2.75]
+    assert list(table["wait (min)"]) == [0.0, 30.0]
+    # instants: the grid writes them as the Gantt's axis does, day 1 02:45:00 (from views.ORIGIN, 1 January)
+    assert list(table["finish"]) == [pd.Timestamp("2001-01-01 00:10:00"), pd.Timestamp("2001-01-01 02:45:00")]
+    long_run = views.jobs_table(jobs.assign(finish=[600.0, 400 * 86400.0]))  # beyond a year of days: in days
+    assert long_run["finish (d)"].tolist() == [600.0 / 86400.0, 400.0]
 
 
 def test_knobs_are_shown_with_their_meaning() -> None:

@@ -85,7 +85,7 @@ def test_counted_in_the_budget(started, monkeypatch: pytest.MonkeyPatch) -> None
     assert gather.simulations({p: SCENARIO.config(p) for p in SCENARIO.policies}) == 3
     monkeypatch.setattr(demo, "LOCAL", replace(demo.LOCAL, budget=5))
     text = _report()
-    assert "6 job-runs of this report (jobs x simulations): over the limit budget = 5" in text
+    assert "6 job-runs of this report (jobs x simulations): more than 5" in text
     assert "simcore report two.csv --policies fifo,k8s --baseline fifo --out report.html" in text
     assert started == []  # refused before any computation
     monkeypatch.setattr(demo, "LOCAL", replace(demo.LOCAL, budget=6))
@@ -95,8 +95,11 @@ def test_counted_in_the_budget(started, monkeypatch: pytest.MonkeyPatch) -> None
 @pytest.mark.parametrize(
     ("limit", "words"),
     [
-        ({"run_seconds": 0.01}, "This report needed more than the limit run_seconds = 0.01 s of CPU time"),
-        ({"worker_mb": 1}, "it needed more than worker_mb = 1 MB of memory here"),
+        (
+            {"run_seconds": 0.01},
+            "This report needed more than 0.01 s of CPU time, the most the dashboard gives a computation",
+        ),
+        ({"worker_mb": 1}, "it needed more than 1 MB of memory, the most one computation may use here"),
     ],
 )
 def test_stopped_at_the_limits(started, monkeypatch: pytest.MonkeyPatch, limit: dict, words: str) -> None:

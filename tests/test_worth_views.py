@@ -106,7 +106,8 @@ def test_a_decision_s_accounting_in_words():
     r = run([job("A", 0, 1000, 4), job("C", 0, 110, 2), te("T", 100, 50, 2)], prop_cluster(4, 2), policy="k8s")
     words = decision_text.accounting_words(accounting.decision_table(r), {"time": 100.0, "te_job": "T"})
     assert words == (
-        "This decision freed 2 GPUs more than the TE job lacked; BE GPU-seconds: 0 lost, 120 grace, 240 restore. "
+        "This decision freed 2 GPUs more than the TE job lacked; BE GPU time: 0 GPU-h lost, 0.033 GPU-h grace, "
+        "0.067 GPU-h restore. "
         "Wasted: the TE job started on another node before its victims released."
     )
     assert decision_text.accounting_words(accounting.decision_table(r), {"time": 5.0, "te_job": "T"}) is None

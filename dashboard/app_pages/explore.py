@@ -16,7 +16,7 @@ from dashboard.explore import (
 )
 from dashboard.report import report_button
 from dashboard.runs import budget, data, drawing, worker
-from dashboard.shared import keys, notices, sizing, state, uploads, views
+from dashboard.shared import demo, keys, notices, sizing, state, tables, uploads, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.demo import limits
 from dashboard.shared.plain import md
@@ -39,7 +39,8 @@ TABS = (
 lim = limits()
 first = first_chart.first_run(st.session_state)  # the session's first run may hold the rest (below)
 link_warnings = first_chart.warnings(
-    st.session_state, state.restore("explore", keys.SOURCE.name, Scenario.from_query, state.explore_widget_values)
+    st.session_state,
+    state.restore("explore", keys.SOURCE.name, demo.vetted(Scenario.from_query, lim), state.explore_widget_values),
 )
 
 # the scenario is read from the session before the sidebar's widgets are drawn (explore_sidebar.py):
@@ -57,13 +58,14 @@ if not first:  # only a session's first run sends its first chart ahead of the s
 def results() -> bool:
     """The results of ``scenario``; returns early when there is nothing (more) to show, True when
     this run ends after the first chart (first_chart.py: its answer starts the run that draws the rest)."""
-    link_note = "This link restores every setting except uploaded files. Use the copy icon."
+    link_note = "This link restores every setting except uploaded files."
     if scenario.source == "upload" and upload_file is not None:
         link_note = (
             f"The uploaded file {md(upload_file.name)} is not in this link: whoever opens it must upload the file "
-            "again. Every other setting is in the link. Use the copy icon."
+            "again. Every other setting is in the link."
         )
     state.title_with_link("Explore: one scenario, several policies", scenario.to_query(), link_note)
+    st.caption(f"{views.INTRO} {demo.reach(lim)}")  # the first screen says what the words and this page are
     notices.link_warnings(link_warnings)
     for problem in problems:
         st.warning(md(problem))
@@ -139,7 +141,8 @@ def results() -> bool:
     if details.open:  # drawn only when opened: the first render stays fast
         with details:
             left, right = st.columns([2, 3])
-            left.dataframe(views.workload_overview(table), hide_index=True, width="stretch")
+            with left:
+                tables.show(views.workload_overview(table))
             right.plotly_chart(
                 charts.workload_figure(views.workload_jobs(table)), config=PLOT_CONFIG, key="workload_hist"
             )

@@ -11,6 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from dashboard.explore.worth_views import point_labels
 from dashboard.shared.chart_style import SLOWDOWN_FLOOR, finish_layout, log_axis, policy_styles
 from dashboard.shared.plain import chart_text, chart_texts
 from dashboard.shared.views import CLASSES, PERCENTILES
@@ -21,12 +22,16 @@ CLASS_COLORS = {"TE": "#E4572E", "BE": "#2E86AB"}
 STAT_COLORS = {"p50": "#A6BDDB", "p95": "#3690C0", "p99": "#034E7B"}  # light to dark: further into the tail
 BOUND_COLOR = "#222222"
 BOUND_NAME = f"{BOUND_LABEL} (bound)"  # a reference line, never a policy
+CDF_X_TITLE = "slowdown (JCT / run time, log)"
 
 
 def cdf_figure(cdf: pd.DataFrame, bound: pd.DataFrame | None = None) -> go.Figure:
     """Slowdown CDF: one panel per class, one line per policy, log x; the pooled bound's CDF
     (``bound``, the same columns) as a dashed reference line."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=[f"{c} jobs" for c in CLASSES], horizontal_spacing=0.08)
+    # one fraction axis for both panels: the right panel's labels sat against the left's last tick on a phone
+    fig = make_subplots(
+        rows=1, cols=2, subplot_titles=[f"{c} jobs" for c in CLASSES], horizontal_spacing=0.06, shared_yaxes=True
+    )
     styles = policy_styles(list(dict.fromkeys(cdf["policy"])))
     for col, cls in enumerate(CLASSES, start=1):
         part = cdf[cdf["job_class"] == cls]
@@ -66,13 +71,15 @@ def cdf_figure(cdf: pd.DataFrame, bound: pd.DataFrame | None = None) -> go.Figur
         bounds = list(bound[bound["job_class"] == cls]["slowdown"]) if bound is not None else []  # in the axis too
         fig.update_xaxes(
             log_axis([SLOWDOWN_FLOOR, *part["slowdown"], *bounds], floor=SLOWDOWN_FLOOR),  # from 1: never waited
-            title_text="slowdown (JCT / duration, log)",
             row=1,
             col=col,
         )
     fig.update_yaxes(title_text="fraction of jobs", range=[0, 1.02], tickformat=".0%", row=1, col=1)
-    fig.update_yaxes(range=[0, 1.02], tickformat=".0%", row=1, col=2)
-    return finish_layout(fig, 360)
+    # one title under both panels: a title under each overprinted its neighbour on a phone
+    fig.add_annotation(
+        text=CDF_X_TITLE, x=0.5, y=0, xref="paper", yref="paper", yanchor="top", yshift=-28, showarrow=False
+    )
+    return finish_layout(fig, 380, margin={"l": 10, "r": 10, "t": 80, "b": 52})
 
 
 def percentile_figure(pct: pd.DataFrame, height: int = 360, bound: pd.DataFrame | None = None) -> go.Figure:
@@ -145,9 +152,11 @@ def percentile_figure(pct: pd.DataFrame, height: int = 360, bound: pd.DataFrame 
 
 def worth_figure(worth: pd.DataFrame) -> go.Figure:
     """Was it worth it? One marker per policy: the BE GPU-hours its preemptions cost (x) against
-    the mean TE wait it saved against the baseline (y, minutes)."""
+    the mean TE wait it saved against the baseline (y, minutes); policies on one point share a label
+    (:func:`dashboard.explore.worth_views.point_labels`)."""
     fig = go.Figure()
     styles = policy_styles(list(worth["policy"]))
+    shared = point_labels(worth)  # policies on one point share one label: two overprint
     for row in worth.to_dict("records"):
         style = styles[row["policy"]]
         label = chart_text(str(row["policy"]))
@@ -156,8 +165,8 @@ def worth_figure(worth: pd.DataFrame) -> go.Figure:
                 x=[row["be_gpu_hours"]],
                 y=[row["te_wait_saved_s"] / 60.0],
                 mode="markers+text",
-                marker={"color": style["color"], "symbol": style["symbol"], "size": 12},
-                text=[label],
+                marker={"color": style["color"], "symbol": style["symbol"], "size": style["size"] + 2},
+                text=[chart_text(shared[row["policy"]])],
                 textposition="top center",
                 name=label,
                 hovertemplate=f"{label}<br>BE cost %{{x:.3g}} GPU-h<br>TE wait saved %{{y:.3g}} min"
@@ -166,10 +175,9 @@ def worth_figure(worth: pd.DataFrame) -> go.Figure:
         )
     top = float(worth["be_gpu_hours"].max()) if len(worth) and worth["be_gpu_hours"].max() > 0 else 1.0
     # a margin on both sides, so a label over a point at either end is not cut by the frame
-    fig.update_xaxes(
-        title_text="BE GPU-hours its preemptions cost (lost work + grace + restore)", range=[-0.08 * top, 1.12 * top]
-    )
-    fig.update_yaxes(title_text="mean TE wait saved vs baseline (min)")
+    # short titles: a phone's width holds them whole (the caption says what the cost adds up)
+    fig.update_xaxes(title_text="BE GPU-hours its preemptions cost", range=[-0.08 * top, 1.12 * top])
+    fig.update_yaxes(title_text="mean TE wait saved (min)")
     return finish_layout(fig, 360, showlegend=False)
 
 

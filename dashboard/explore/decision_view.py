@@ -17,7 +17,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.runs import data, worker
-from dashboard.shared import decision_text, keys, notices, state
+from dashboard.shared import decision_text, keys, notices, state, tables
 from dashboard.shared.scenario import Scenario
 from simcore.core.errors import UserError
 from simcore.core.model import ClusterSpec
@@ -88,15 +88,15 @@ def show(
         ]
     cost = decision_text.accounting_words(results[policy].decisions, record)
     st.text("\n".join([*lines, *([cost] if cost else [])]))
-    st.dataframe(decision_text.candidate_table(record), hide_index=True, width="stretch")
+    tables.show(decision_text.candidate_table(record))
     st.caption(
         "The nodes the policy weighed, best first, with the values it ranks them by, in this order; "
         "each is defined below."
     )
-    st.dataframe(decision_text.glossary(record), hide_index=True, width="stretch")
+    tables.show(decision_text.glossary(record))
     costs = decision_text.option_costs(record, decision_text.job_gpus(workload.table), other or "")
     if costs:
         st.markdown("**What each choice costs** (a gang is among them)")
         st.text("\n".join(decision_text.cost_words(costs)))
-        st.dataframe(decision_text.cost_table(costs), hide_index=True, width="stretch")
-        st.dataframe(decision_text.cost_glossary(), hide_index=True, width="stretch")
+        tables.show(decision_text.cost_table(costs))
+        tables.show(decision_text.cost_glossary())

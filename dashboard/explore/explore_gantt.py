@@ -14,7 +14,7 @@ import streamlit as st
 
 from dashboard.explore import decision_view, explore_job
 from dashboard.runs import data
-from dashboard.shared import gantt_charts, gantt_views, keys, state, views
+from dashboard.shared import gantt_charts, gantt_views, keys, state, tables, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.scenario import Scenario
 from simcore.core import fmt
@@ -150,4 +150,4 @@ def _chosen(scenario: Scenario, comparison: data.Comparison, policy: str, chosen
     )
     decision_view.show(comparison.workload, comparison.cluster, scenario, comparison.runs, policy, chosen)
     events = comparison.runs[policy].events
-    st.dataframe(gantt_views.preemption_events(events, chosen), hide_index=True, width="stretch", height=180)
+    tables.show(gantt_views.preemption_events(events, chosen), height=180)

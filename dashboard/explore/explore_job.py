@@ -20,9 +20,10 @@ from dashboard.explore import job_charts, job_state, job_views
 from dashboard.runs import budget, compute, data, worker
 from dashboard.runs.compute import Run
 from dashboard.runs.runkeys import cluster_hash, config_json
-from dashboard.shared import gantt_views, keys, notices, remembered, state, views
+from dashboard.shared import gantt_views, keys, notices, remembered, state, tables, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.demo import limits
+from dashboard.shared.knob_widgets import FLOAT_FORMAT as FLOAT
 from dashboard.shared.scenario import Scenario
 from dashboard.shared.views import HOUR
 from simcore.core.errors import UserError
@@ -69,7 +70,7 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
     )
     if panel is None:
         return
-    st.dataframe(job_views.job_row(run.jobs, job_id, panel.waits), hide_index=True, width="stretch")
+    tables.show(job_views.job_row(run.jobs, job_id, panel.waits))
     left, right = st.columns([2, 3])
     with left:
         st.markdown("**Its story**")
@@ -91,7 +92,7 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
             )
     if panel.waits:
         st.markdown("**Why it waited**: one dominant reason per stretch, from the engine's own state")
-        st.dataframe(job_views.waits_frame(panel.waits), hide_index=True, width="stretch")
+        tables.show(job_views.waits_frame(panel.waits))
     _counterfactual(scenario, comparison, policy, job_id, workload_file)
     _forecast(scenario, comparison, policy, workload_file)
 
@@ -116,7 +117,7 @@ def _counterfactual(
     c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
     kind = c1.radio("Change", choices, format_func=job_views.CHANGE_LABELS.get, key=keys.JOB_CHANGE.name)
     if kind == "submit_at":
-        c2.number_input("submitted at t (h)", 0.0, span_h, step=0.25, key=keys.JOB_SUBMIT_AT.name)
+        c2.number_input("submitted at t (h)", 0.0, span_h, step=0.25, key=keys.JOB_SUBMIT_AT.name, format=FLOAT)
     elif kind == "gpus":
         c2.number_input(f"GPUs per worker (1 to {most})", 1, most, step=1, key=keys.JOB_GPUS.name)
     elif kind == "policy":
@@ -140,13 +141,15 @@ def _counterfactual(
         return
     st.text(f"Job {job_id} {job_views.change_words(answer.change)}: {job_views.delta_words(answer.job)}.")
     left, right = st.columns(2)
-    left.dataframe(job_views.delta_frame(answer.job), hide_index=True, width="stretch")
-    right.dataframe(job_views.trio_frame(answer.trio_before, answer.trio_after), hide_index=True, width="stretch")
+    with left:
+        tables.show(job_views.delta_frame(answer.job))
+    with right:
+        tables.show(job_views.trio_frame(answer.trio_before, answer.trio_after))
     n = len(answer.touched)
     order = f"the {job_views.TOUCHED_SHOWN} that moved most" if n > job_views.TOUCHED_SHOWN else "largest move first"
     st.caption(f"{n:,} other jobs moved (start or finish)" + (f"; {order}:" if n else "."))
     if answer.touched:
-        st.dataframe(job_views.touched_frame(answer.touched), hide_index=True, width="stretch")
+        tables.show(job_views.touched_frame(answer.touched))
 
 
 def _forecast(scenario: Scenario, comparison: data.Comparison, policy: str, workload_file: str) -> None:
@@ -160,13 +163,15 @@ def _forecast(scenario: Scenario, comparison: data.Comparison, policy: str, work
     with st.form("job_forecast", border=True):
         f = keys.FORECAST_FIELD
         c = st.columns(7)
-        c[0].number_input("duration (min)", 1.0, job_views.MAX_MINUTES, step=10.0, key=f("duration_min").name)
-        c[1].number_input("CPU cores", 0.0, top["cpu"], step=1.0, key=f("cpu").name)
-        c[2].number_input("memory (GiB)", 0.0, top["mem_gb"], step=8.0, key=f("mem_gb").name)
-        c[3].number_input("GPUs", 0.0, top["gpu"], step=1.0, key=f("gpu").name)
+        c[0].number_input(
+            "duration (min)", 1.0, job_views.MAX_MINUTES, step=10.0, key=f("duration_min").name, format=FLOAT
+        )
+        c[1].number_input("CPU cores", 0.0, top["cpu"], step=1.0, key=f("cpu").name, format=FLOAT)
+        c[2].number_input("memory (GiB)", 0.0, top["mem_gb"], step=8.0, key=f("mem_gb").name, format=FLOAT)
+        c[3].number_input("GPUs", 0.0, top["gpu"], step=1.0, key=f("gpu").name, format=FLOAT)
         c[4].selectbox("class", ("TE", "BE"), key=f("job_class").name)
         c[5].number_input("workers", 1, job_views.MAX_WORKERS, step=1, key=f("workers").name)
-        c[6].number_input("submitted at (h)", 0.0, span_h, step=0.25, key=f("submit_h").name)
+        c[6].number_input("submitted at (h)", 0.0, span_h, step=0.25, key=f("submit_h").name, format=FLOAT)
         st.form_submit_button("When would it start?", on_click=job_state.ask_forecast, args=(session, policy))
     fields = job_state.asked_forecast(session, policy)
     if fields is None:
@@ -189,7 +194,7 @@ def _forecast(scenario: Scenario, comparison: data.Comparison, policy: str, work
         "\n".join(job_views.forecast_lines(answer.start, answer.submit, answer.nodes, answer.victims, answer.caveat))
     )
     if answer.waits:
-        st.dataframe(job_views.waits_frame(answer.waits), hide_index=True, width="stretch")
+        tables.show(job_views.waits_frame(answer.waits))
 
 
 def _opening_job(run: Run, options: list[str]) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import cast
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -18,11 +17,10 @@ import streamlit as st
 from dashboard.explore import charts, explore_job, job_state
 from dashboard.runs import data, held
 from dashboard.runs.compute import Run
-from dashboard.shared import views
+from dashboard.shared import tables, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.scenario import Scenario
 from simcore.analysis.metrics import TRIO_LABELS, compare_summaries
-from simcore.core import fmt
 from simcore.io.csvsafe import to_csv_text
 
 # The trio grid: a change's interval wraps instead of being cut ("[1.0..."), and on a phone the grid
@@ -86,11 +84,6 @@ def trio(scenario: Scenario, comparison: data.Comparison, bound: data.Bound | No
                 )
 
 
-def _cells(f: Callable[[float | None], str]) -> Callable[[object], str]:
-    """A :mod:`simcore.core.fmt` function as a Styler formatter of a column that holds floats."""
-    return lambda x: f(cast(float, x))
-
-
 def percentile_chart(comparison: data.Comparison, bound: data.Bound | None = None) -> go.Figure:
     """The percentile chart beside the trio: the first chart a visitor sees."""
     return charts.percentile_figure(
@@ -115,9 +108,7 @@ def slowdown(comparison: data.Comparison, bound: data.Bound | None = None) -> No
         + ("Dashed: the pooled bound. " if bound is not None else "")
         + views.seed_note(comparison.seeds)
     )
-    st.dataframe(
-        views.percentile_table(comparison.seed_flats).style.format(fmt.cell, na_rep=fmt.MISSING), width="stretch"
-    )
+    tables.show(views.percentile_table(comparison.seed_flats), hide_index=False)
     if len(comparison.seeds) > 1:
         st.caption(f"Slowdown percentiles, mean over {len(comparison.seeds)} seeds.")
 
@@ -134,19 +125,7 @@ def timeline(comparison: data.Comparison) -> None:
 
 def preemptions(comparison: data.Comparison) -> None:
     runs = comparison.runs
-    st.dataframe(
-        views.preemption_frame({p: r.flat for p, r in runs.items()}).style.format(
-            {
-                "lost work (h)": _cells(fmt.tenths),
-                "GPU utilisation": _cells(fmt.share),
-                "useful GPU utilisation": _cells(fmt.share),
-                "makespan (h)": _cells(fmt.tenths),
-            },
-            na_rep=fmt.MISSING,
-        ),
-        hide_index=True,
-        width="stretch",
-    )
+    tables.show(views.preemption_frame({p: r.flat for p, r in runs.items()}))
     st.caption(
         "Lost work is run time discarded by preemptions (zero with checkpoint = on_preempt). "
         "Useful utilisation counts only the jobs' own run time. " + views.seed_note(comparison.seeds)
@@ -161,10 +140,8 @@ def jobs(scenario: Scenario, comparison: data.Comparison, job_tab: str, workload
     if len(comparison.seeds) > 1:
         st.caption(views.seed_note(comparison.seeds))
     why = explore_job.why_waited(scenario, comparison, (shown,), workload_file)
-    table = st.dataframe(
+    table = tables.show(
         views.jobs_table(runs[shown].jobs, None if why is None else why[shown]),
-        hide_index=True,
-        width="stretch",
         height=320,
         on_select="rerun",
         selection_mode="single-row",

@@ -19,7 +19,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.runs import data
-from dashboard.shared import keys, knob_widgets, state, uploads
+from dashboard.shared import keys, knob_widgets, state, upload_widgets, uploads
 from dashboard.shared.demo import Limits
 from dashboard.shared.keys import Key, Session
 from dashboard.shared.scenario import CLUSTER_MODES, MAIN_GEN_PARAMS, MAX_SEEDS, SOURCES, gen_defaults
@@ -57,7 +57,7 @@ def settle(session: Session) -> None:
         defaults = gen_defaults(preset)
         state.preset_fields(session, preset, {name: defaults[name] for name in gen_fields(preset)})
     else:
-        state.fill_defaults(session, {keys.UPLOAD_OPTION(o.name).name: o.default for o in uploads.UPLOAD_OPTIONS})
+        state.fill_defaults(session, upload_widgets.option_defaults(keys.UPLOAD_OPTION))
     if keys.CLUSTER.read(session) == "custom":
         state.fill_defaults(session, {key.name: low for key, _, low, _ in NODE_INPUTS})
     chosen = keys.POLICIES.read(session) or ["fifo"]
@@ -121,7 +121,8 @@ def _draw(lim: Limits) -> None:
             if keys.CLUSTER.read(st.session_state) == "custom":
                 for key, label, low, step in NODE_INPUTS:
                     most = f"at most {lim.max_nodes:,} here" if key is keys.NODES else None
-                    st.number_input(label, min_value=low, step=step, key=key.name, help=most)
+                    shown = None if isinstance(low, int) else knob_widgets.FLOAT_FORMAT  # 64, not 64.00
+                    st.number_input(label, min_value=low, step=step, format=shown, key=key.name, help=most)
             elif keys.CLUSTER.read(st.session_state) == "upload":
                 st.file_uploader("Cluster file", type=list(uploads.CLUSTER_TYPES), key=CLUSTER_FILE)
         with st.expander("Policies", expanded=True):
@@ -156,6 +157,7 @@ def _generator() -> None:
             name,
             min_value=1 if integer else 0.0,
             step=1 if integer else 0.05,
+            format="%d" if integer else knob_widgets.FLOAT_FORMAT,
             key=keys.GEN_PARAM(name).name,
             help=params[name].help,
         )
@@ -175,18 +177,4 @@ def _generator() -> None:
 
 
 def _upload() -> None:
-    st.file_uploader(
-        "Workload file",
-        type=list(uploads.WORKLOAD_TYPES),
-        key=WORKLOAD_FILE,
-        help="Canonical columns job_id, submit_time, duration, cpu, mem_gb, gpu, job_class (TE/BE); "
-        "an optional workers column for gangs; or an Alibaba GPU trace pod list, or a gang trace (spot2026, "
-        "helios, acme, pai2020). Uploaded files are not part of shared links.",
-    )
-    alibaba_box = st.popover("Trace options", icon=":material/tune:", width="stretch")
-    for option in uploads.UPLOAD_OPTIONS:
-        where = alibaba_box if option.alibaba else st
-        if option.choices:
-            where.selectbox(option.label, option.choices, key=keys.UPLOAD_OPTION(option.name).name, help=option.help)
-        else:
-            where.text_input(option.label, key=keys.UPLOAD_OPTION(option.name).name, help=option.help)
+    upload_widgets.render(st, WORKLOAD_FILE, keys.UPLOAD_OPTION)

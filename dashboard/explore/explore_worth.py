@@ -16,7 +16,7 @@ import streamlit as st
 
 from dashboard.explore import charts, worth_views
 from dashboard.runs import data
-from dashboard.shared import keys, state, views
+from dashboard.shared import keys, state, tables, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.scenario import Scenario
 from simcore.core import fmt
@@ -29,8 +29,9 @@ def show(scenario: Scenario, comparison: data.Comparison, gantt_tab: str) -> Non
     st.plotly_chart(charts.worth_figure(worth), config=PLOT_CONFIG, key="worth")
     st.caption(
         f"Up is shorter TE waits than {scenario.baseline} (mean TE wait saved); right is more BE GPU-hours thrown "
-        "away or held idle by preemptions (lost work + grace + restore). Definitions: docs/policies.md, "
-        f"Preemption accounting. {views.seed_note(comparison.seeds)}"
+        "away or held idle by preemptions: lost work (what a victim computed since its last checkpoint), grace "
+        "(the GPUs it holds while it stops) and restore (the GPUs it holds while it reloads). Policies that lie on "
+        f"one point share a label. {views.seed_note(comparison.seeds)}"
     )
     preemptive = [p for p in scenario.policies if POLICIES[p].preemptive]
     worst = worth_views.worst_decisions({p: runs[p].decisions for p in preemptive})
@@ -38,11 +39,7 @@ def show(scenario: Scenario, comparison: data.Comparison, gantt_tab: str) -> Non
         st.info("No preemption in these runs: nothing to account for.", icon=":material/info:")
         return
     st.markdown("**The worst decisions** (wasted first, then the most excess GPUs)")
-    st.dataframe(
-        worst[list(worth_views.WORST_COLUMNS)].rename(columns=worth_views.WORST_COLUMNS),
-        hide_index=True,
-        width="stretch",
-    )
+    tables.show(worth_views.worst_table(worst))
     # an instant as the Gantt's time axis reads it, not raw seconds
     labels = [
         f"{i + 1}. {policy} at {fmt.clock(t)}"
@@ -68,6 +65,6 @@ def show(scenario: Scenario, comparison: data.Comparison, gantt_tab: str) -> Non
         help="opens the Gantt tab on this decision's first preemption, with its decision record",
     )
     st.caption(
-        "Wasted: the TE job started elsewhere before its victims released (DESIGN rule 5). Excess GPUs: what the "
+        "Wasted: the TE job started elsewhere before its victims released. Excess GPUs: what the "
         "victims freed beyond what the TE job lacked on its node. " + views.seed_note(comparison.seeds)
     )

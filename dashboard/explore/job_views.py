@@ -148,20 +148,37 @@ def story_lines(story: Sequence[StoryStep]) -> list[str]:
     return [f"{fmt.clock(step.time)}  {step.text}" for step in story]
 
 
+#: each wait reason (:data:`simcore.analysis.whatif.WAIT_REASONS`) as the page names it: words, never its code
+REASON_WORDS: dict[str, str] = {
+    "waiting_for_grace": "its victims' grace period",
+    "behind_te": "behind a waiting TE job",
+    "head_of_line": "head-of-line blocking",
+    "next_pass": "the next scheduling pass",
+    "reserved_for_other": "room reserved for another TE job",
+    "preempt_budget": "preemption budget spent",
+    "min_runtime": "victims within their minimum run",
+    "capped_by_P": "every candidate preempted P times",
+    "capped_by_s": "every candidate too large (s)",
+    "frees_soon": "room frees within the grace period",
+    "no_victims": "no set of victims makes room",
+    "no_room": "no room",
+}
+
+
 def reason_words(wait: Wait) -> str:
-    """A wait's reason in words with the reason's code and definition (:data:`simcore.analysis.whatif.WAIT_REASONS`)."""
-    return f"{wait.text} [{wait.reason}: {WAIT_REASONS[wait.reason]}]"
+    """A wait's reason in words, with the reason's name and definition (:data:`simcore.analysis.whatif.WAIT_REASONS`)."""
+    return f"{wait.text} [{REASON_WORDS[wait.reason]}: {WAIT_REASONS[wait.reason]}]"
 
 
 def waits_frame(waits: Sequence[Wait]) -> pd.DataFrame:
-    """One row per waiting stretch: when, how long, the reason in words, its code and what the code means."""
+    """One row per waiting stretch: when, how long, the reason in words, its name and what it means."""
     return pd.DataFrame(
         {
             "from": [fmt.clock(w.start) for w in waits],
             "to": ["never started" if math.isinf(w.end) else fmt.clock(w.end) for w in waits],
             "length": [fmt.duration(w.end - w.start) for w in waits],
             "why": [w.text for w in waits],
-            "reason": [w.reason for w in waits],
+            "reason": [REASON_WORDS[w.reason] for w in waits],
             "what the reason means": [WAIT_REASONS[w.reason] for w in waits],
         },
         columns=["from", "to", "length", "why", "reason", "what the reason means"],
@@ -249,18 +266,22 @@ def delta_words(delta: JobDelta) -> str:
 
 
 def delta_frame(delta: JobDelta) -> pd.DataFrame:
-    """The job's completion time (JCT) and start before and after the change, in one unit named in the row."""
-    moves = [delta.jct_after - delta.jct_before, delta.start_after - delta.start_before]
-    # the unit the moves read best in (a small move of a long job stays visible), else the values'
-    values = [delta.jct_before, delta.jct_after, delta.start_before, delta.start_after]
-    unit, size = fmt.duration_unit(moves if any(m != 0 for m in moves) else values)
+    """The job's completion time (JCT) and first start before and after the change: a duration as
+    :func:`simcore.core.fmt.duration` writes it, an instant as the Gantt's axis reads it."""
+
+    def move(seconds: float) -> str:
+        return fmt.MISSING if math.isnan(seconds) else ("+" if seconds > 0 else "") + fmt.duration(seconds)
+
+    def at(t: float) -> str:
+        return fmt.MISSING if math.isnan(t) else fmt.clock(t)
+
     rows = [
-        (f"completion time, JCT ({unit})", delta.jct_before, delta.jct_after),
-        (f"start, from the run's t = 0 ({unit})", delta.start_before, delta.start_after),
+        ("completion time (JCT)", fmt.duration(delta.jct_before), fmt.duration(delta.jct_after)),
+        ("first start", at(delta.start_before), at(delta.start_after)),
     ]
+    moves = [delta.jct_after - delta.jct_before, delta.start_after - delta.start_before]
     return pd.DataFrame(
-        [(what, fmt.tenths(b / size), fmt.tenths(a / size), fmt.signed((a - b) / size)) for what, b, a in rows],
-        columns=["", "before", "after", "change"],
+        [(*row, move(m)) for row, m in zip(rows, moves, strict=True)], columns=["", "before", "after", "change"]
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dashboard.shared import views
 from simcore.analysis.accounting import COSTS
 
 HOUR = 3600.0
@@ -20,7 +21,7 @@ WORTH_COLUMNS = ["policy", "te_wait_saved_s", "be_gpu_hours", "excess_gpus", "wa
 #: the worst-decisions table: its columns and their headers
 WORST_COLUMNS = {
     "policy": "policy",
-    "time": "time (s)",
+    "time": "time",
     "te_job": "TE job",
     "node": "nominated to",
     "victims": "victims",
@@ -64,6 +65,34 @@ def worth_frame(seed_flats: Sequence[Mapping[str, Mapping[str, Any]]], baseline:
     return pd.DataFrame.from_records(rows, columns=WORTH_COLUMNS)
 
 
+#: points closer than these shares of the x and y spans share one label ("k8s, fitgpp"): two labels there overprint
+NEAR = (0.08, 0.1)
+
+
+def point_labels(worth: pd.DataFrame) -> dict[str, str]:
+    """Per policy of :func:`worth_frame`, the label written over its point: the policies whose points lie
+    together (within :data:`NEAR` of the spans) share one label, written once over the first of them,
+    ``"k8s, fitgpp"``; the others get ``""``."""
+    x = worth["be_gpu_hours"].to_numpy(float)
+    y = worth["te_wait_saved_s"].to_numpy(float)
+    spans = [max(float(np.nanmax(v) - min(np.nanmin(v), 0.0)), 1e-9) if len(v) else 1.0 for v in (x, y)]
+    groups: list[list[int]] = []
+    for i in range(len(worth)):
+        near = (
+            g for g in groups if abs(x[g[0]] - x[i]) <= NEAR[0] * spans[0] and abs(y[g[0]] - y[i]) <= NEAR[1] * spans[1]
+        )
+        found = next(near, None)
+        if found is None:
+            groups.append([i])
+        else:
+            found.append(i)
+    policies = [str(p) for p in worth["policy"]]
+    labels = dict.fromkeys(policies, "")
+    for g in groups:
+        labels[policies[g[0]]] = ", ".join(policies[i] for i in g)
+    return labels
+
+
 def _mean(values: list[float]) -> float:
     x = np.array(values, dtype=float)
     x = x[~np.isnan(x)]
@@ -85,3 +114,13 @@ def worst_decisions(decisions: Mapping[str, pd.DataFrame], limit: int = 10) -> p
         ["wasted", "excess_gpus", "gpu_hours", "time"], ascending=[False, False, False, True], kind="stable"
     )
     return ranked.head(limit)[columns].reset_index(drop=True)
+
+
+def worst_table(worst: pd.DataFrame) -> pd.DataFrame:
+    """The worst decisions as the page shows them: the columns of :data:`WORST_COLUMNS` under their
+    headers, the instant as a day and a clock (:func:`dashboard.shared.views.instants`)."""
+    shown = worst[list(WORST_COLUMNS)].rename(columns=WORST_COLUMNS)
+    name, when = views.instants(WORST_COLUMNS["time"], worst["time"].to_numpy(float))
+    return shown.drop(columns=WORST_COLUMNS["time"]).assign(**{name: when.to_numpy()})[
+        [WORST_COLUMNS["policy"], name, *list(WORST_COLUMNS.values())[2:]]
+    ]

@@ -17,14 +17,14 @@ import streamlit as st
 from dashboard.learn import exercises, lesson_views, lessons, quiz_page
 from dashboard.runs import data, worker
 from dashboard.runs.compute import Run
-from dashboard.shared import gantt_charts, gantt_views, keys, notices, state, views
+from dashboard.shared import gantt_charts, gantt_views, keys, notices, state, tables, views
+from dashboard.shared.chart_style import PLOT_CONFIG
 from simcore.core import fmt
 from simcore.core.errors import UserError
 from simcore.core.model import ClusterSpec
 
 PLAY_SECONDS = 1.5  # one instant per tick while playing
 LESSON_LANE_PX = 30  # pixels per GPU lane in a lesson's Gantt
-CHAR_PX = 7.5  # the outcome table's text, pixels per character (a wide one: names stay whole)
 
 
 def show() -> None:
@@ -104,12 +104,16 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
     with left:
         st.markdown(f"**{label}, at {fmt.clock(t)}** (instant {int(index) + 1} of {len(times)})")
         st.markdown("\n".join(f"- {line}" for line in snap.story))
-        st.plotly_chart(gantt_charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)), key=f"{key.name}_grid")
+        st.plotly_chart(
+            gantt_charts.gpu_grid_figure(lesson_views.grid_frame(snap, cluster)),
+            config=PLOT_CONFIG,
+            key=f"{key.name}_grid",
+        )
         st.caption("Queue (waiting jobs, longest waiting first)")
         if snap.queue.empty:
             st.caption("empty")
         else:
-            st.dataframe(snap.queue, hide_index=True, width="stretch")
+            tables.show(snap.queue)
     with right:
         span_h = max(math.ceil(max(float(r.segments["end"].max()) for r in runs.values()) / views.HOUR * 4) / 4, 0.25)
         gantt = gantt_views.gantt_view(
@@ -123,15 +127,13 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
         lanes = sum(len(p.layout) for p in gantt.panels)
         # a lesson has few lanes: draw them tall enough to read the job ids on the bars
         figure = gantt_charts.gantt_figure(gantt).update_layout(height=160 + LESSON_LANE_PX * lanes)
-        st.plotly_chart(figure, key=f"{key.name}_gantt")
-    st.dataframe(  # the whole width, the variant's name in full ("checkpoint on_preempt")
+        st.plotly_chart(figure, config=PLOT_CONFIG, key=f"{key.name}_gantt")
+    tables.show(  # the whole width, the variant's name in full ("checkpoint on_preempt")
         lesson_views.outcome_table(runs),
-        hide_index=True,
-        width="stretch",
         # the variant's name and the last finish ("day 1 02:56:30") whole, the numbers in what is left
         # ("large" for the name left the last column cut on a 1400 px window)
-        column_config={
-            "variant": st.column_config.TextColumn(width=int(CHAR_PX * max(len(name) for name in runs)) + 24),
-            "last finish": st.column_config.TextColumn(width="medium"),
+        {
+            "variant": st.column_config.TextColumn(width=views.text_width(list(runs))),
+            "last finish": st.column_config.DatetimeColumn(format=tables.DAY_CLOCK, width="medium"),
         },
     )

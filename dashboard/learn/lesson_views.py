@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from dashboard.shared import views
 from simcore.analysis import gantt
 from simcore.core import fmt
 from simcore.core.model import ClusterSpec
@@ -131,12 +132,14 @@ def outcome_table(runs: Mapping[str, Any]) -> pd.DataFrame:
                 "BE slowdown, mean": float(be["slowdown"].mean()) if len(be) else float("nan"),
                 "preemptions": int(j["preemptions"].sum()),
                 "lost work": float(j["lost_work"].sum()),
-                "last finish": fmt.clock(float(j["finish"].max())),
+                "last finish": float(j["finish"].max()),
             }
         )
     table = pd.DataFrame(rows)
     for column in ("longest TE wait", "lost work"):  # seconds -> the unit the column reads best in, in its header
         unit, size = fmt.duration_unit(table[column].to_numpy(float))
-        table[column] = (table[column] / size).round(1)
+        table[column] = table[column] / size
         table = table.rename(columns={column: f"{column} ({unit})"})
+    name, finish = views.instants("last finish", table.pop("last finish"))
+    table[name] = finish
     return table

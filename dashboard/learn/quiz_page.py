@@ -8,7 +8,8 @@ import streamlit as st
 
 from dashboard.learn import exercises, knob_map
 from dashboard.runs import data, worker
-from dashboard.shared import keys, notices, state
+from dashboard.shared import keys, notices, state, tables
+from dashboard.shared.knob_widgets import FLOAT_FORMAT
 from simcore.core import fmt
 from simcore.core.errors import UserError
 
@@ -24,7 +25,7 @@ def ask(questions: tuple[exercises.Question, ...], scope: str) -> None:
                     q.prompt, q.options, index=None, horizontal=True, key=answer.name, format_func=lambda j: f"job {j}"
                 )
             else:
-                st.number_input(q.prompt, min_value=0.0, value=None, step=0.5, key=answer.name)
+                st.number_input(q.prompt, min_value=0.0, value=None, step=0.5, key=answer.name, format=FLOAT_FORMAT)
             st.button(
                 "Check", key=f"check_{answer.name}", on_click=state.quiz_check, args=(st.session_state, scope, q.key)
             )
@@ -76,11 +77,11 @@ def show_exercise() -> None:
         f"full of BE jobs when the TE jobs arrive. Predict what each policy does, then check."
     )
     table = ex.table.to_frame()[["job_id", "job_class", "submit_time", "duration", "gpu"]]
-    st.dataframe(
+    tables.show(
         table.assign(
             submit_time=table["submit_time"].map(fmt.clock), duration=table["duration"].map(fmt.duration)
         ).rename(columns={"submit_time": "arrives", "duration": "run time", "gpu": "GPUs"}),
-        hide_index=True,
+        width="content",
     )
     for policy, run in ex.runs.items():
         ask(exercises.questions(run.jobs, run.events, policy), f"ex{ex.seed}_{policy}")
@@ -90,7 +91,7 @@ def show_exercise() -> None:
             "cluster, preempting for free (no grace, no restore). **TE jobs alone** runs only the TE jobs on "
             "this cluster: no policy can make a TE job wait less than that."
         )
-        st.dataframe(ex.limits, hide_index=True)
+        tables.show(ex.limits, width="content")
 
 
 def show_knob_map() -> None:

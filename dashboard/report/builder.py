@@ -132,7 +132,11 @@ def _accounting(inp: ReportInput) -> str:
     rows = []
     for p in inp.configs:
         flat = inp.runs[p].flat
-        rows.append({"policy": p, **{head: flat[k] for k, head in ACCOUNTING_COLUMNS.items()}})
+        row: dict[str, object] = {"policy": p}
+        for k, head in ACCOUNTING_COLUMNS.items():  # GPU time in GPU-hours, as the dashboard shows it
+            gpu_s = k.startswith("gpu_seconds_")
+            row[head.replace("GPU-s", "GPU-h") if gpu_s else head] = flat[k] / views.HOUR if gpu_s else flat[k]
+        rows.append(row)
     worth = worth_views.worth_frame(inp.seed_flats, inp.baseline)
     return sections.table(pd.DataFrame(rows)) + _figure(charts.worth_figure(worth), "worth")
 

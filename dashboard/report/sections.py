@@ -35,8 +35,10 @@ def table(frame: pd.DataFrame, caption: str = "") -> str:
 def _cell(value: Any) -> str:
     if isinstance(value, bool | np.bool_):
         return "yes" if value else "no"
-    if isinstance(value, int | float | np.integer | np.floating):
-        return fmt.cell(float(value))
+    if isinstance(value, int | np.integer):
+        return f"{int(value):,}"  # a count as it is
+    if isinstance(value, float | np.floating):
+        return fmt.figure(float(value))  # as every table of the dashboard: 3 significant digits, 3 decimals at most
     if value is None:
         return fmt.MISSING
     return str(value)

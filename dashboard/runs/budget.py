@@ -15,10 +15,12 @@ import shlex
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from dashboard.shared.demo import Limits, Refused
+from dashboard.shared.demo import Limits, Refused, plural, where
 from dashboard.shared.scenario import Scenario
+from simcore.core import fmt
 from simcore.core.model import JobTable
 from simcore.experiments.sweep import SweepSpec
+from simcore.experiments.sweep.filesource import FileSource
 from simcore.workload import presets, samples
 from simcore.workload.presets import mean_workers, resolve_params
 
@@ -27,22 +29,17 @@ CLUSTER_FILE = "cluster.csv"
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_workloads"
 
 
-def _where(lim: Limits) -> str:
-    return "this demo" if lim.demo else "the dashboard"
-
-
 def _over(checks: Iterable[tuple[str, int, str, int]]) -> list[str]:
-    """One line per limit exceeded: the count, the limit's name and its value here."""
-    return [
-        f"{count:,} {what}: over the limit {limit} = {value:,}" for what, count, limit, value in checks if count > value
-    ]
+    """One line per limit exceeded: the count and the limit, in words (``10 seeds: more than 5``; the
+    limit's name, the third field, is docs/hosting.md's, never shown to a visitor)."""
+    return [f"{count:,} {what}: more than {value:,}" for what, count, _limit, value in checks if count > value]
 
 
 def _refuse_if(over: Sequence[str], lim: Limits, command: str) -> None:
     """Refuse, listing every limit exceeded at once (a visitor fixes them all in one go)."""
     if over:
         lines = "\n".join(f"- {line}" for line in dict.fromkeys(over))
-        raise Refused(f"Over the limits of {_where(lim)}:\n{lines}\nRun it on your own machine instead:\n{command}")
+        raise Refused(f"Over the limits of {where(lim)}:\n{lines}\nRun it on your own machine instead:\n{command}")
 
 
 def _check_counts(checks: Iterable[tuple[str, int, str, int]], lim: Limits, command: str) -> None:
@@ -196,17 +193,35 @@ def check_whatif(workers: int, simulations: int, lim: Limits, command: str, what
     _check_counts([(label, workers * simulations, "budget", lim.budget)], lim, command)
 
 
-def sweep_command(spec: SweepSpec, fixed: Sequence[tuple[str, object]], knob: str, values: str) -> str:
+def sweep_command(
+    spec: SweepSpec, fixed: Sequence[tuple[str, object]], knob: str, values: str, source: Sequence[str] = ()
+) -> str:
+    """The ``simcore sweep`` command of the page's sweep; ``source``: its workload's options (default: the preset)."""
     counted = spec.seeds == tuple(range(len(spec.seeds)))  # "3" means seeds 0, 1, 2
     seeds = str(len(spec.seeds)) if counted else ",".join(map(str, spec.seeds))
-    args = ["simcore", "sweep", "--preset", spec.source.name, *_sets(fixed), "--grid", f"{knob}={values}"]
+    args = [
+        "simcore",
+        "sweep",
+        *(source or ("--preset", spec.source.name)),
+        *_sets(fixed),
+        "--grid",
+        f"{knob}={values}",
+    ]
     args += ["--seeds", seeds, "--policies", ",".join(p.label for p in spec.policies)]
     return shlex.join([*args, "--baseline", ",".join(spec.baselines), "--out", "sweep.parquet"])
 
 
-def check_sweep(spec: SweepSpec, fixed: Sequence[tuple[str, object]], knob: str, values: str, lim: Limits) -> None:
-    """Refuse a sweep over a limit: counts, and every point's jobs and nodes, before it starts."""
-    command = sweep_command(spec, fixed, knob, values)
+def check_sweep(
+    spec: SweepSpec,
+    fixed: Sequence[tuple[str, object]],
+    knob: str,
+    values: str,
+    lim: Limits,
+    source: Sequence[str] = (),
+) -> None:
+    """Refuse a sweep over a limit before it starts, naming every limit it is over at once: the counts of
+    values, seeds and policies, every point's jobs (an upload's: its workers) and nodes, and the job-runs of
+    all of them (``source``: the workload's options of the command the refusal names)."""
     over = _over(
         [
             ("sweep values", len(spec.points), "max_sweep_values", lim.max_sweep_values),
@@ -214,33 +229,33 @@ def check_sweep(spec: SweepSpec, fixed: Sequence[tuple[str, object]], knob: str,
             ("policies", len(spec.policies), "max_policies", lim.max_policies),
         ]
     )
-    if len(spec.points) > lim.max_sweep_values:  # too many points to look into each
-        _refuse_if(over, lim, command)
     runs = 0
     for point in spec.points:
-        params = resolve_params(spec.source.name, {k: v for k, v in point if k in _workload_names(spec)})
-        over += _over(
-            [
-                ("jobs", int(params["jobs"]), "max_jobs", lim.max_jobs),
-                ("nodes", int(params["nodes"]), "max_nodes", lim.max_nodes),
-            ]
-        )
-        runs += _expected_workers(params) * len(spec.seeds) * len(spec.policies)
+        what, jobs, nodes, workers = _point_size(spec, dict(point))
+        over += _over([(what, jobs, "max_jobs", lim.max_jobs), ("nodes", nodes, "max_nodes", lim.max_nodes)])
+        runs += workers * len(spec.seeds) * len(spec.policies)
     over += _over([("job-runs (jobs x policies x seeds x values)", runs, "budget", lim.budget)])
-    _refuse_if(over, lim, command)
+    _refuse_if(over, lim, sweep_command(spec, fixed, knob, values, source))
 
 
-def _workload_names(spec: SweepSpec) -> set[str]:
-    return set(resolve_params(spec.source.name))
+def _point_size(spec: SweepSpec, point: dict[str, object]) -> tuple[str, int, int, int]:
+    """(what the job cap counts, its count, nodes, workers the budget counts) of one point of the sweep."""
+    if isinstance(spec.source, FileSource):
+        assert spec.source.table is not None and spec.source.cluster is not None
+        jobs, workers = len(spec.source.table), int(spec.source.table.workers.sum())  # type: ignore[union-attr]
+        nodes = int(point.get("nodes", len(spec.source.cluster.nodes)))  # type: ignore[call-overload]
+        return ("jobs" if workers == jobs else "workers of the jobs"), workers, nodes, workers
+    known = set(resolve_params(spec.source.name))  # the preset's parameters (the point's others are knobs)
+    params = resolve_params(spec.source.name, {k: v for k, v in point.items() if k in known})
+    return "jobs", int(params["jobs"]), int(params["nodes"]), _expected_workers(params)
 
 
 def busy(lim: Limits, running: int, waiting: int, command: str) -> Refused:
     """The refusal of a visitor who finds the line of computations full (``max_waiting``)."""
-    where = "this demo" if lim.demo else "the dashboard"
     local = f"\nOr run it on your own machine:\n{command}" if command else ""
     return Refused(
-        f"The server is busy: {running} computations are running and {waiting} visitors are "
-        f"waiting in line, the limit max_waiting = {lim.max_waiting:,} of {where}.\n"
+        f"The server is busy: {plural(running, 'computation')} running and {plural(waiting, 'visitor')} "
+        f"waiting in line, as many as {where(lim)} lets wait ({lim.max_waiting:,}).\n"
         f"Try again in a few minutes.{local}"
     )
 
@@ -248,10 +263,10 @@ def busy(lim: Limits, running: int, waiting: int, command: str) -> Refused:
 def timed_out(what: str, lim: Limits, command: str, wall: bool) -> Refused:
     """The notice of a computation stopped at its CPU-time limit ``run_seconds`` or, on a server too
     busy to give it that time, at the wall-clock limit ``wall_seconds`` (``wall``)."""
-    where = "this demo" if lim.demo else "the dashboard"
     limit = (
-        f"took longer than the limit wall_seconds = {lim.wall_seconds:g} s of {where} (the server is busy)"
+        f"took longer than {fmt.duration(lim.wall_seconds)}, the longest {where(lim)} lets a computation last "
+        "(the server is busy)"
         if wall
-        else f"needed more than the limit run_seconds = {lim.run_seconds:g} s of CPU time of {where}"
+        else f"needed more than {fmt.duration(lim.run_seconds)} of CPU time, the most {where(lim)} gives a computation"
     )
     return Refused(f"{what} {limit} and was stopped.\nRun it on your own machine instead:\n{command}")

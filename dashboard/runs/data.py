@@ -151,7 +151,7 @@ def _compute(
         return None
     line = _slots()
     try:
-        with notices.place_in_line(line.capacity, lim) as show:
+        with notices.place_in_line(line.capacity, lim, line.expected_wait) as show:
 
             def waiting(place: int) -> None:
                 show(place)

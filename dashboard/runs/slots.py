@@ -11,13 +11,18 @@ long. While a computation runs, the next starts only if ``room()`` allows (the s
 a waiting page checks in every ``worker.POLL_SECONDS``, so a slot held back is given once room
 returns (no page waits in line holding results: :mod:`dashboard.runs.parked`, so room returns
 without the line). ``dashboard/runs/data.py`` holds the one instance of a server (``st.cache_resource``).
+The slots remember how long the last :data:`RECENT` computations ran, from which a visitor in line is
+told an expected wait (:meth:`ComputeSlots.expected_wait`).
 """
 
 from __future__ import annotations
 
 import itertools
+import math
+import statistics
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,6 +30,7 @@ from dataclasses import dataclass
 from simcore.core.errors import UserError
 
 STALE_SECONDS = 60.0  # a page touches its ticket every worker.POLL_SECONDS, even on a busy server
+RECENT = 20  # the computations whose run times the expected wait is read from
 
 
 class Full(UserError):
@@ -39,6 +45,7 @@ class Ticket:
     touched: float
     running: bool = False
     dropped: bool = False  # expired while its holder did not touch it
+    started: float = math.nan  # when it got its slot
 
 
 class ComputeSlots:
@@ -61,6 +68,7 @@ class ComputeSlots:
         self._line: list[Ticket] = []  # waiting, in arrival order
         self._running: list[Ticket] = []
         self._numbers = itertools.count()
+        self._recent: deque[float] = deque(maxlen=RECENT)  # seconds each of the last computations held its slot
 
     def enter(self) -> Ticket:
         """A ticket: running at once if a slot is free and nobody waits, else last in line.
@@ -110,9 +118,18 @@ class ComputeSlots:
     def waiting(self) -> int:
         return len(self._line)
 
+    def expected_wait(self, place: int) -> float | None:
+        """Seconds the ``place``-th in line may expect to wait: its turn among ``capacity`` slots times the
+        median run time of the last computations; None before any has ended (nothing to go by)."""
+        with self._changed:
+            if not self._recent:
+                return None
+            return math.ceil(place / self.capacity) * statistics.median(self._recent)
+
     def _remove(self, ticket: Ticket) -> None:
         if ticket in self._running:
             self._running.remove(ticket)
+            self._recent.append(self._clock() - ticket.started)
         elif ticket in self._line:
             self._line.remove(ticket)
         ticket.running = False
@@ -123,6 +140,7 @@ class ComputeSlots:
         while self._line and len(self._running) < self.capacity and self._room():
             ticket = self._line.pop(0)
             ticket.running = True
+            ticket.started = self._clock()
             self._running.append(ticket)
         self._changed.notify_all()
 

@@ -98,7 +98,9 @@ def run(
             if cpu_seconds and cpu_time(child.pid) > cpu_seconds:
                 raise TimedOut(f"stopped after {cpu_seconds:g} s of CPU time", wall=False)
             if memory_mb and resident_mb(child.pid) > memory_mb:
-                raise OutOfMemory(f"stopped: it needed more than worker_mb = {memory_mb:,g} MB of memory here")
+                raise OutOfMemory(
+                    f"stopped: it needed more than {memory_mb:,g} MB of memory, the most one computation may use here"
+                )
             if receiver.poll(POLL_SECONDS):
                 try:
                     kind, payload = receiver.recv()

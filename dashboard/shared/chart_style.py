@@ -12,7 +12,9 @@ import plotly.graph_objects as go
 from simcore.core import fmt
 
 TEMPLATE = "plotly_white"
-PLOT_CONFIG = {"displaylogo": False}  # st.plotly_chart's config: no Plotly logo in the mode bar
+# st.plotly_chart's config: no mode bar, which covered the legends (on a phone and on wide charts alike); a chart
+# still zooms by dragging on it and zooms out by a double-click, and Streamlit's own toolbar opens it full screen
+PLOT_CONFIG = {"displaylogo": False, "displayModeBar": False}
 # Fixed colours for the registered policies; others take the spare ones in order of appearance.
 POLICY_COLORS = {
     "fifo": "#7F7F7F",
@@ -102,12 +104,13 @@ def policy_styles(policies: Sequence[str]) -> dict[str, PolicyStyle]:
 
 
 def finish_layout(fig: go.Figure, height: int, **kwargs: object) -> go.Figure:
-    fig.update_layout(
-        template=TEMPLATE,
-        height=height,
-        margin={"l": 10, "r": 10, "t": 80, "b": 10},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.1, "x": 0},
-        hoverlabel={"namelength": -1},
-        **kwargs,
-    )
+    """The shared layout (``kwargs`` override it: a chart with a title under its axes needs more bottom margin)."""
+    layout: dict[str, object] = {
+        "template": TEMPLATE,
+        "height": height,
+        "margin": {"l": 10, "r": 10, "t": 80, "b": 10},
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.1, "x": 0},
+        "hoverlabel": {"namelength": -1},
+    }
+    fig.update_layout(**(layout | kwargs))
     return fig

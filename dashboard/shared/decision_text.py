@@ -165,13 +165,13 @@ def accounting_words(decisions: pd.DataFrame, record: Mapping[str, Any]) -> str 
     if mine.empty:
         return None
     row = mine.iloc[0]
-    cost = ", ".join(f"{fmt.number(row[f'gpu_seconds_{c}'])} {c}" for c in ("lost", "grace", "restore"))
+    cost = ", ".join(f"{fmt.gpu_hours(row[f'gpu_seconds_{c}'])} {c}" for c in ("lost", "grace", "restore"))
     wasted = (
         "Wasted: the TE job started on another node before its victims released."
         if row["wasted"]
         else "Not wasted: the TE job started where it was nominated."
     )
-    return f"This decision freed {fmt.number(row['excess_gpus'])} GPUs more than the TE job lacked; BE GPU-seconds: {cost}. {wasted}"
+    return f"This decision freed {fmt.number(row['excess_gpus'])} GPUs more than the TE job lacked; BE GPU time: {cost}. {wasted}"
 
 
 #: the figures of "What each choice costs" (a decision with a gang among its options), each defined

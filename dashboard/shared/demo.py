@@ -12,12 +12,17 @@ measured by ``bench/demo_memory.py``; a test keeps the sum within :data:`SERVER_
 
 from __future__ import annotations
 
+import ast
 import math
 import os
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from simcore.core.errors import UserError
 
+S = TypeVar("S")
 ENV_VAR = "SIMCORE_DEMO"
 SECRET_KEY = "simcore_demo"
 
@@ -118,6 +123,71 @@ LOCAL = Limits(
     cache_mb=2048,
     cache_seconds=6 * 3600.0,
 )
+
+
+def where(lim: Limits) -> str:
+    """Whose limits these are, as a visitor reads it: "this demo" (demo mode) or "the dashboard"."""
+    return "this demo" if lim.demo else "the dashboard"
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 visitor``, ``2 visitors`` (``noun`` singular; counts written with thousands separators)."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
+def reach(lim: Limits) -> str:
+    """What a visitor may run here, in words, never the limits' code names."""
+    return (
+        f"{where(lim).capitalize()} runs up to {lim.max_jobs:,} jobs on up to {lim.max_nodes:,} nodes, "
+        f"{lim.max_policies} policies and {lim.max_seeds} seeds at once (a sweep: {lim.max_sweep_values} values); "
+        "more runs with the simcore command on your own machine, which the page names when it refuses."
+    )
+
+
+#: link parameters a limit bounds (both pages' links): parameter -> (what it counts, the limit). A value the
+#: page can take but a limit here cannot is refused when the page runs, with the command that runs it
+#: elsewhere (dashboard.runs.budget); one the page cannot take at all is ignored with a notice (in_range_here).
+LINK_LIMITS: dict[str, tuple[str, str]] = {
+    "seeds": ("seeds", "max_seeds"),
+    "nodes": ("nodes", "max_nodes"),
+    "g.nodes": ("nodes", "max_nodes"),
+    "g.jobs": ("jobs", "max_jobs"),
+}
+
+
+#: a link parser's notice of a parameter it ignored (dashboard.shared.scenario, dashboard.sweep.sweeps)
+IGNORED = re.compile(r"link parameter (?P<key>[\w.]+)=(?P<text>'.*') ignored: ")
+
+
+def in_range_here(notice: str, lim: Limits) -> str:
+    """A link parser's notice of an ignored parameter (:data:`IGNORED`), its reason replaced by the range a
+    limit in force here allows (``this demo runs 1 to 20,000 jobs``: the command line's "1 to 10000000" is
+    not what this page runs) when the parameter is one a limit bounds (:data:`LINK_LIMITS`) and its value
+    is outside that range; any other notice as it is."""
+    found = IGNORED.match(notice)
+    what, limit = LINK_LIMITS.get(found["key"], ("", "")) if found else ("", "")
+    if not found or not limit:
+        return notice
+    most = getattr(lim, limit)
+    try:
+        value = float(ast.literal_eval(found["text"]))
+    except ValueError:
+        return notice  # not a number: the parser's own reason says so
+    if 1 <= value <= most:
+        return notice
+    return f"{found.group(0)}{where(lim)} runs 1 to {most:,} {what}"
+
+
+def vetted(
+    parse: Callable[[Mapping[str, Any]], tuple[S, list[str]]], lim: Limits
+) -> Callable[[Mapping[str, Any]], tuple[S, list[str]]]:
+    """A page's link parser whose notices quote the ranges in force here (:func:`in_range_here`)."""
+
+    def read(query: Mapping[str, Any]) -> tuple[S, list[str]]:
+        settings, notices = parse(query)
+        return settings, [in_range_here(notice, lim) for notice in notices]
+
+    return read
 
 
 def longest_wait(lim: Limits) -> float:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dashboard.shared import views
 from dashboard.shared.views import HOUR
 from simcore.analysis import gantt
 from simcore.core.model import ClusterSpec
@@ -283,11 +284,14 @@ def centred_window(time: float, width_h: float, span_h: float) -> tuple[float, f
 
 def preemption_events(events: pd.DataFrame, chosen: Mapping[str, Any]) -> pd.DataFrame:
     """What happened around one preemption: every event at its instant and the victim's own
-    events, in order, with a column saying why each row is shown."""
+    events, in order, with a column saying why each row is shown; the time as a day and a clock
+    (:func:`dashboard.shared.views.instants`)."""
     same_time = events["time"] == chosen["time"]
     victim = events["job_id"] == chosen["job_id"]
     out = events[same_time | victim].copy()
     out.insert(0, "why", np.where(out["job_id"] == chosen["job_id"], "the victim", "same instant"))
+    name, when = views.instants("time", out.pop("time").to_numpy(float))
+    out.insert(1, name, when.to_numpy())
     return out.reset_index(drop=True)
 
 

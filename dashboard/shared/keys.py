@@ -129,7 +129,13 @@ EXERCISE_LINKED: Key[str] = Key("_exercise_linked")  # the link's seed last put 
 
 # --- Sweep ------------------------------------------------------------------------------------------
 SWEEP = "s_"  # every Sweep widget key starts so
+S_SOURCE: Key[str] = Key("s_source")  # a generator preset or an uploaded file
 S_PRESET: Key[str] = Key("s_preset")
+S_UPLOAD_OPTION: Family[str] = Family("s_u_")  # the uploaded file's loader options (dashboard.shared.uploads)
+S_NODES: Key[int] = Key("s_nodes")  # an upload's uniform cluster: nodes (0 = sized from the workload)
+S_NODE_CPU: Key[float] = Key("s_node_cpu")
+S_NODE_MEM_GB: Key[float] = Key("s_node_mem_gb")
+S_NODE_GPU: Key[float] = Key("s_node_gpu")
 S_JOBS: Key[str] = Key("s_jobs")
 S_KNOB: Key[str] = Key("s_knob")
 S_VALUES: Key[str] = Key("s_values")

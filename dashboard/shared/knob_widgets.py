@@ -18,6 +18,8 @@ from simcore.core.knobs import KNOBS, Knob, to_text
 
 #: Streamlit number inputs refuse integers beyond what a browser number holds exactly
 BROWSER_MAX_INT = 2**53 - 1
+#: how every input of a float shows it: 64, 0.85, 1800 (Streamlit's default writes "64.00", "1800.00")
+FLOAT_FORMAT = "%g"
 
 
 def key(name: str) -> str:
@@ -41,11 +43,17 @@ class KnobWidget:
         return self.knob.label
 
     def number_args(self) -> dict[str, Any]:
-        """min_value, max_value and step of a number input, all of the knob's type."""
+        """min_value, max_value and step of a number input, all of the knob's type (a float's format too)."""
         r = self.knob.range
         assert r is not None and self.kind == "number"
-        cast = int if self.knob.kind == "int" else float
-        return {"min_value": cast(r.low), "max_value": cast(r.high), "step": cast(self.knob.step)}
+        if self.knob.kind == "int":
+            return {"min_value": int(r.low), "max_value": int(r.high), "step": int(self.knob.step)}
+        return {
+            "min_value": float(r.low),
+            "max_value": float(r.high),
+            "step": float(self.knob.step),
+            "format": FLOAT_FORMAT,
+        }
 
     def to_widget(self, value: Any) -> Any:
         """A knob value as the widget holds it (text for a text input)."""

@@ -12,9 +12,16 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from dashboard.shared.demo import Limits, Refused
+from dashboard.shared.demo import Limits, Refused, plural, where
 from dashboard.shared.plain import md
+from simcore.core import fmt
 from simcore.core.errors import UserError
+
+#: how to copy a page's link, naming only what its popover shows (the code block's copy button appears on pointing)
+COPY_HOW = (
+    "Select the address below and copy it, or, with a mouse, point at it and press the copy button that appears "
+    "at its right."
+)
 
 
 def link_warnings(warnings: list[str]) -> None:
@@ -60,28 +67,38 @@ def progress(text: str) -> Iterator[Callable[[float | None], None]]:
         bar.empty()
 
 
-def line_text(place: int, capacity: int, lim: Limits) -> str:
-    """What a visitor waiting for a computation slot reads (``place`` 1 = next)."""
-    ahead = "nobody is ahead of you" if place == 1 else f"{place - 1} visitors are ahead of you"
+def line_text(place: int, capacity: int, lim: Limits, expected: float | None = None) -> str:
+    """What a visitor waiting for a computation slot reads (``place`` 1 = next), with the wait to expect
+    (``expected`` seconds, from the server's last computations; None: none has ended yet)."""
+    ahead = "nobody is ahead of you" if place == 1 else f"{plural(place - 1, 'visitor')} ahead of you"
+    turns = -(-place // capacity)  # the slots that must free before its turn
+    most = fmt.duration(turns * lim.wall_seconds)
+    wait = (
+        f"Expected wait: about {fmt.duration(expected)}, from how long the last computations took here (at most {most})."
+        if expected is not None
+        else f"No computation has ended here yet to estimate your wait from; it is at most {most}."
+    )
     return (
-        f"The server is busy: you are number {place} in line ({ahead}). It runs {capacity} "
-        f"{'computation' if capacity == 1 else 'computations'} at once (limit max_computations), each "
-        f"stopped past run_seconds = {lim.run_seconds:g} s of CPU time or wall_seconds = {lim.wall_seconds:g} s, "
-        "and serves the line in order of arrival. Keep this tab open: your computation starts by itself."
+        f"The server is busy: you are number {place} in line ({ahead}). {where(lim).capitalize()} runs "
+        f"{plural(capacity, 'computation')} at once, each stopped after {fmt.duration(lim.run_seconds)} of CPU time "
+        f"or {fmt.duration(lim.wall_seconds)} in all, and serves the line in order of arrival. {wait} "
+        "Keep this tab open: your computation starts by itself."
     )
 
 
 @contextmanager
-def place_in_line(capacity: int, lim: Limits) -> Iterator[Callable[[int | None], None]]:
-    """A notice of the visitor's place in line while it waits; yields ``show(place)``, and
-    ``show(None)`` takes the notice away (the computation started)."""
+def place_in_line(
+    capacity: int, lim: Limits, expected: Callable[[int], float | None] = lambda place: None
+) -> Iterator[Callable[[int | None], None]]:
+    """A notice of the visitor's place in line while it waits, with the wait ``expected(place)``; yields
+    ``show(place)``, and ``show(None)`` takes the notice away (the computation started)."""
     box = st.empty()
 
     def show(place: int | None) -> None:
         if place is None:
             box.empty()
         else:
-            box.info(line_text(place, capacity, lim), icon=":material/hourglass_top:")
+            box.info(line_text(place, capacity, lim, expected(place)), icon=":material/hourglass_top:")
 
     try:
         yield show

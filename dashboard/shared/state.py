@@ -24,7 +24,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from dashboard.shared import gantt_views, keys
+from dashboard.shared import gantt_views, keys, notices
 from dashboard.shared.keys import Key, Session
 from dashboard.shared.scenario import MAIN_GEN_PARAMS, Scenario
 from dashboard.shared.scenario import widget_values as scenario_widgets
@@ -83,7 +83,7 @@ def title_with_link(title: str, query: Mapping[str, Any], caption: str) -> None:
     head, share = st.columns([5, 1], vertical_alignment="bottom")
     head.title(title)
     with share.popover("Copy link", icon=":material/link:", width="stretch"):
-        st.caption(caption)
+        st.caption(f"{caption} {notices.COPY_HOW}")
         st.code(f"{st.context.url or ''}?{urlencode(query, doseq=True)}", language=None, wrap_lines=True)
 
 

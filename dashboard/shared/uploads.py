@@ -247,12 +247,18 @@ def in_dashboard_words(message: str) -> str:
 def workload_command(file_name: str, options: Mapping[str, str]) -> str:
     """The ``simcore compare`` command that runs an uploaded workload on one's own machine, with
     the loader options that differ from their defaults."""
+    return shlex.join(["simcore", "compare", file_name, *loader_flags(options)])
+
+
+def loader_flags(options: Mapping[str, str]) -> list[str]:
+    """The ``simcore`` loader options (``--format``, ``--drop-invalid``, ...) of the sidebar's choices that
+    differ from their defaults."""
     opts = {**UPLOAD_DEFAULTS, **options}
-    words = ["simcore", "compare", file_name]
+    words: list[str] = []
     for option in UPLOAD_OPTIONS:
         if opts[option.name] != option.default:
             words += [option.flag] if option.toggle else [option.flag, opts[option.name]]
-    return shlex.join(words)
+    return words
 
 
 def cluster_command(file_name: str) -> str:

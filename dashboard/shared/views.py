@@ -23,8 +23,39 @@ from simcore.core import fmt
 from simcore.core.model import ClusterSpec, JobTable
 
 HOUR = 3600.0
+#: the first screen's line on the words every chart uses
+INTRO = (
+    "TE (trial-and-error) jobs are short experiments someone waits for; BE (best-effort) jobs are long training "
+    "runs that may be paused for them. A job's slowdown is its time from submit to finish divided by its run "
+    "time: 1 means it never waited."
+)
 CLASSES = ("TE", "BE")
 PERCENTILES = ("p50", "p95", "p99")
+#: t = 0 of a run as a table's instant column holds it: 1 January of a year of 365 days, so the grid's
+#: day of the year is the run's day (day 1 = its first 24 hours), as the Gantt's axis counts them
+ORIGIN = pd.Timestamp("2001-01-01")
+#: an instant column is drawn as a day and a clock up to this many seconds (the days of ORIGIN's year)
+INSTANT_DAYS = 365
+
+
+def instants(header: str, seconds: Any) -> tuple[str, pd.Series]:
+    """A table column of instants (seconds from the run's start; NaN: never): datetimes from :data:`ORIGIN`,
+    which the pages draw as ``day 12 08:52:07`` (:mod:`dashboard.shared.tables`) and sort by time; a run
+    longer than :data:`INSTANT_DAYS` in days, named in the header (``submit (d)``)."""
+    values = pd.Series(seconds, dtype=float)
+    if values.max(skipna=True) >= INSTANT_DAYS * 86400.0:
+        return f"{header} (d)", values / 86400.0
+    return header, ORIGIN + pd.to_timedelta(values, unit="s")
+
+
+def readable(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every float as :func:`simcore.core.fmt.short` shows numbers (three significant digits,
+    at most three decimals), still numbers: what every table of the pages shows."""
+    out = frame.copy()
+    for name, dtype in frame.dtypes.items():
+        if pd.api.types.is_float_dtype(dtype):
+            out[name] = frame[name].map(fmt.short)
+    return out
 
 
 def workload_key(table: JobTable) -> str:
@@ -80,7 +111,8 @@ JOB_HEADERS = {
     "lost_work": "lost work",
     "node": "node",
 }
-TIME_COLUMNS = ("submit_time", "duration", "first_start", "finish", "wait", "jct", "lost_work")
+TIME_COLUMNS = ("duration", "wait", "jct", "lost_work")  # durations: one unit per column, in its header
+INSTANT_COLUMNS = ("submit_time", "first_start", "finish")  # instants: day and clock (:func:`instants`)
 
 
 #: the jobs table's column and the Gantt hover's line that give a job's longest wait's reason
@@ -88,20 +120,33 @@ WHY_WAITED = "why it waited"
 
 
 def jobs_table(jobs: pd.DataFrame, why: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """The jobs CSV's frame as the page shows it: every time in one unit per column, named in its
-    header (``wait (min)``), numbers kept sortable; with ``why`` (job id -> its longest wait's reason,
-    :func:`why_by_job`), a last column :data:`WHY_WAITED`."""
+    """The jobs CSV's frame as the page shows it: instants as days and clocks (:func:`instants`), every
+    duration in one unit per column, named in its header (``wait (min)``), all kept sortable; with
+    ``why`` (job id -> its longest wait's reason, :func:`why_by_job`), a last column :data:`WHY_WAITED`."""
     out = {}
     for column in jobs.columns:
         header = JOB_HEADERS.get(column, column)
-        if column in TIME_COLUMNS:
+        if column in INSTANT_COLUMNS:
+            name, values = instants(header, jobs[column].to_numpy(dtype=float))
+            out[name] = values.set_axis(jobs.index)
+        elif column in TIME_COLUMNS:
             unit, size = fmt.duration_unit(jobs[column].to_numpy(dtype=float))
-            out[f"{header} ({unit})"] = (jobs[column] / size).round(2)
+            out[f"{header} ({unit})"] = jobs[column] / size
         else:
             out[header] = jobs[column]
     if why is not None:
         out[WHY_WAITED] = pd.Series([why.get(str(j), "") for j in jobs["job_id"]], index=jobs.index, dtype=object)
     return pd.DataFrame(out)
+
+
+#: pixels per character of a table's text (Streamlit's grid font), for a column as wide as its longest text
+CHAR_PX = 7.5
+
+
+def text_width(texts: Sequence[str], header: str = "") -> int:
+    """The pixel width that shows the longest of ``texts`` (and the header) whole in a table's column: the
+    column is never cut (the table scrolls sideways instead)."""
+    return int(CHAR_PX * max((len(t) for t in (*texts, header)), default=0)) + 24
 
 
 def longest_wait(waits: Sequence[Wait]) -> Wait | None:
@@ -310,8 +355,8 @@ def preemption_frame(flats: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
                 "BE jobs preempted": int(flat["preempted_jobs"]),  # only BE jobs are ever preempted
                 "max on one job": int(flat["max_preemptions_per_job"]),
                 "lost work (h)": float(flat["lost_work"]) / HOUR,
-                "GPU utilisation": flat["gpu_utilization"],
-                "useful GPU utilisation": flat["gpu_useful_utilization"],
+                "GPU utilisation (%)": 100 * float(flat["gpu_utilization"]),
+                "useful GPU utilisation (%)": 100 * float(flat["gpu_useful_utilization"]),
                 "makespan (h)": float(flat["makespan"]) / HOUR,
             }
         )

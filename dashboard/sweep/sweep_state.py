@@ -45,5 +45,19 @@ def sweep_settings(session: Session, current: sweeps.SweepSettings, clicked: boo
 
 
 def knob_values_reset(session: Session) -> None:
-    """A newly chosen sweep knob starts from its own default values."""
-    keys.S_VALUES.set(session, sweeps.SWEEP_KNOBS[keys.S_KNOB.read(session)][0])
+    """A newly chosen sweep knob starts from its own default values (an upload's cluster size: none, so the
+    page offers sizes around the one its workload is busy on, :func:`dashboard.sweep.sweeps.sized_values`)."""
+    knob = keys.S_KNOB.read(session)
+    upload = keys.S_SOURCE.get(session, "preset") == "upload"
+    keys.S_VALUES.set(session, "" if upload and knob == "nodes" else sweeps.SWEEP_KNOBS[knob][0])
+
+
+def source_changed(session: Session) -> None:
+    """A newly chosen workload source keeps a knob it can sweep, else takes its first; the values start afresh
+    when the knob changed or is the cluster's size (whose values differ between a preset and an upload)."""
+    offered = sweeps.UPLOAD_KNOBS if keys.S_SOURCE.read(session) == "upload" else tuple(sweeps.SWEEP_KNOBS)
+    knob = keys.S_KNOB.get(session, sweeps.SweepSettings.knob)
+    if knob not in offered:
+        keys.S_KNOB.set(session, offered[0])
+    if knob not in offered or knob == "nodes":
+        knob_values_reset(session)

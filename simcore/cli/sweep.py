@@ -22,6 +22,7 @@ from simcore.core.errors import UserError
 from simcore.experiments.sweep.executors import default_workers
 from simcore.experiments.sweep.spec import KNOB_NAMES
 from simcore.io.csvsafe import write_csv
+from simcore.workload.resample import RESAMPLINGS
 
 SWEEP_EPILOG = """\
 examples:
@@ -105,6 +106,12 @@ def add_sweep(subparsers: argparse._SubParsersAction, help: str) -> argparse.Arg
     p.add_argument(
         "--dask", metavar="local|tcp://HOST:PORT", help="run on Dask: a LocalCluster, or an existing scheduler"
     )
+    p.add_argument(
+        "--resample",
+        choices=RESAMPLINGS,
+        help="with --workload: none (default: the file as it is) or bootstrap (each seed draws the file's jobs "
+        "again with replacement, so the seeds give an interval on the file's result)",
+    )
     p.add_argument("--limit", type=int, metavar="K", help="run at most K tasks now (the rest on a later run)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     file_options = inputs.add_workload_file_options(p) + inputs.add_cluster_options(p) + queues.add_queues_option(p)
@@ -130,6 +137,7 @@ def spec_from_args(args: argparse.Namespace) -> Any:
         kw.setdefault("seeds", 1)
     else:
         given = [a.option_strings[0] for a in args.file_options if getattr(args, a.dest) != a.default]
+        given += ["--resample"] if args.resample is not None else []
         if given:
             raise UserError(f"{', '.join(given)}: only with --workload FILE (a preset or the trace brings its own)")
     kw["fixed"] = {**kw.get("fixed", {}), **parse_assignments(args.set)}
@@ -174,7 +182,8 @@ def file_source_from_args(args: argparse.Namespace) -> Any:
         options["queues"] = [{"queue": q.name, **q.as_json()} for q in cluster.queues.queues]
     cluster_file = args.cluster or args.cluster_trace
     label = Path(cluster_file).name if cluster_file else None
-    return file_source(args.workload, data, table, cluster, options=options, cluster_label=label)
+    resample = args.resample or "none"
+    return file_source(args.workload, data, table, cluster, options=options, cluster_label=label, resample=resample)
 
 
 def run_sweep_command(args: argparse.Namespace) -> int:
@@ -191,7 +200,8 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         f"{len(spec.policies)} policies each ({spec.n_simulations} simulations); source {spec.source.describe()}; "
         f"executor {executor}"
     )
-    if spec.source.kind == "file" and len(spec.seeds) > 1:
+    resampled = bool(getattr(spec.source, "resample", ""))
+    if spec.source.kind == "file" and len(spec.seeds) > 1 and not resampled:
         print(
             "note: a workload file is fixed: the seed feeds only the random policy and save_failure, "
             "so every other policy gives the same rows for every seed"
@@ -222,12 +232,18 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         write_csv(agg, args.summary_csv)
     if args.paired_csv:
         write_csv(sweep.paired_differences(rows, spec.baselines[0]), args.paired_csv)
-    print(format_summary(agg, spec.baselines[0]))
+    print(format_summary(agg, spec.baselines[0], resampled))
     return 0
 
 
-def format_summary(agg: Any, baseline: str) -> str:
-    """A text table: per setting and policy, seeds, TE p95 / BE p50 / BE p95 slowdown and the trio."""
+#: over resamples of one file the interval of interest is where the metric falls on such a workload: the
+#: bootstrap's normal 95% interval, mean ± 1.96 sd, not the interval of the mean over the resamples
+BOOTSTRAP_Z = 1.96
+
+
+def format_summary(agg: Any, baseline: str, resampled: bool = False) -> str:
+    """A text table: per setting and policy, seeds, TE p95 / BE p50 / BE p95 slowdown and the trio; with
+    ``resampled`` seeds (a file's bootstrap), ± 1.96 sd over them instead of the CI of their mean."""
     cols = [c for c in agg.columns if c not in ("policy", "metric", "n", "mean", "sd", "ci_low", "ci_high")]
     shown = [
         *((f"{cls}_slowdown_{stat}", f"{cls} {stat} sd") for cls, stat in TRIO.values()),
@@ -242,12 +258,23 @@ def format_summary(agg: Any, baseline: str) -> str:
         cells.append(str(int(by["n"].max())))
         for metric, _ in shown:
             rec = by.loc[metric] if metric in by.index else None
-            cells.append(fmt.MISSING if rec is None else fmt.half_width(rec["mean"], rec["ci_low"], rec["ci_high"]))
+            if rec is None:
+                cells.append(fmt.MISSING)
+                continue
+            lo, hi = rec["ci_low"], rec["ci_high"]
+            if resampled:
+                lo, hi = rec["mean"] - BOOTSTRAP_Z * rec["sd"], rec["mean"] + BOOTSTRAP_Z * rec["sd"]
+            cells.append(fmt.half_width(rec["mean"], lo, hi))
         lines.append(cells)
     widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(header)]
     out = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
     out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in lines]
-    return f"mean ± {SPREAD_NAME} half-width over seeds (sd = slowdown)\n" + "\n".join(out)
+    spread = (
+        f"mean ± {BOOTSTRAP_Z} sd over the resampled workloads (a bootstrap 95% interval of the metric on this file)"
+        if resampled
+        else f"mean ± {SPREAD_NAME} half-width over seeds"
+    )
+    return f"{spread} (sd = slowdown)\n" + "\n".join(out)
 
 
 def add_reproduce(subparsers: argparse._SubParsersAction, help: str) -> argparse.ArgumentParser:

@@ -7,7 +7,9 @@
   decimal in minutes and hours;
 - an instant of a run: ``day 2 03:04:05.25`` (day 1 starts at t = 0), as the Gantt's axis reads it;
 - an estimate: ``mean [lo, hi]``, its interval in the mean's format (the spread is named where it is shown);
-- a setting as typed (``0.8``, ``30``, ``inf``), a list of them comma-separated; a size in bytes (``1.5 MB``).
+- a setting as typed (``0.8``, ``30``, ``inf``), a list of them comma-separated; a size in bytes (``1.5 MB``);
+- a dashboard table's number: three significant digits, at most three decimals (:func:`short`); a column of
+  durations in one unit (:func:`duration_unit`); GPU time in GPU-hours (:func:`gpu_hours`).
 
 A missing value (None or NaN) reads :data:`MISSING`, everywhere: CLI tables, the dashboard, the study. The study's document is the reference: its bytes must not
 move, so a change here is a change of docs/RESULTS.md.
@@ -84,14 +86,44 @@ def duration(seconds: float) -> str:
 
 #: A column of durations is shown in the largest unit its median reaches at least twice (as :func:`duration`).
 UNITS = (("d", DAY), ("h", HOUR), ("min", MINUTE), ("s", 1.0))
+#: ... and in a larger unit while its largest value reaches this many of it (no 100,000 s above a day).
+COLUMN_MOST = 1000.0
 
 
 def duration_unit(seconds: Iterable[float]) -> tuple[str, float]:
     """The unit (name, seconds) for a column of durations: 2 d and more in days, then hours from
-    2 h, minutes from 2 min, seconds below; by the median of the non-zero finite values."""
+    2 h, minutes from 2 min, seconds below, by the median of the non-zero finite values; then the next
+    larger unit while the largest value reaches :data:`COLUMN_MOST` in it (a column of short waits with
+    one of two days reads in minutes, not 172800 s)."""
     finite = sorted(abs(x) for x in seconds if math.isfinite(x) and x != 0)
     median = finite[len(finite) // 2] if finite else 0.0
-    return next(((name, size) for name, size in UNITS if median >= 2 * size), UNITS[-1])
+    at = next((i for i, (_, size) in enumerate(UNITS) if median >= 2 * size), len(UNITS) - 1)
+    while at > 0 and finite and finite[-1] >= COLUMN_MOST * UNITS[at][1]:
+        at -= 1
+    return UNITS[at]
+
+
+def short(x: float) -> float:
+    """A number as a table shows it: three significant digits and at most three decimals (13.4573 -> 13.5,
+    1.0319 -> 1.03, 0.0667 -> 0.067, 1152544 -> 1150000), still a number, so a column of them sorts."""
+    if not math.isfinite(x):
+        return x
+    return round(float(f"{x:.3g}"), 3) + 0.0  # + 0.0: no "-0"
+
+
+def figure(x: float | None) -> str:
+    """:func:`short` as text, without an exponent: ``13.5``, ``0.067``, ``1,150,000``."""
+    if x is None or math.isnan(x):
+        return MISSING
+    value = short(x)
+    if math.isinf(value) or value.is_integer():
+        return f"{value:,.0f}"
+    return f"{value:,.3f}".rstrip("0")
+
+
+def gpu_hours(gpu_seconds: float) -> str:
+    """GPU time in GPU-hours, as :func:`figure` shows it: 240 GPU-seconds -> ``0.067 GPU-h``."""
+    return f"{figure(gpu_seconds / HOUR)} GPU-h"
 
 
 def tick(x: float) -> str:

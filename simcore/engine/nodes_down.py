@@ -20,7 +20,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Iterator
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -29,33 +29,35 @@ from simcore.core.downtime import KINDS, MAINTENANCE, failure_windows
 from simcore.core.errors import UserError
 from simcore.core.model import ClusterSpec, SimConfig
 from simcore.core.result import Downtime
-from simcore.core.saves import SaveDraws
 from simcore.engine.cluster import ClusterState
-from simcore.engine.eventlog import EventLog
-from simcore.engine.jobstate import JobState
-from simcore.engine.quota import QuotaState
-from simcore.engine.reservations import ReservationBook
-from simcore.engine.running import RunningTable
-from simcore.engine.timeline import Timeline
+
+if TYPE_CHECKING:  # the parts of a run a node going down acts on (the loop's run; never imported from it)
+    from simcore.core.saves import SaveDraws
+    from simcore.engine.eventlog import EventLog
+    from simcore.engine.jobstate import JobState
+    from simcore.engine.quota import QuotaState
+    from simcore.engine.reservations import ReservationBook
+    from simcore.engine.running import RunningTable
+    from simcore.engine.timeline import Timeline
 
 
-class Run(Protocol):
-    """What of the run (:class:`simcore.engine.loop._Run`) the down time acts on: a Protocol, not the
-    class, which imports this module (no import circle)."""
+class _Run(Protocol):
+    """What :meth:`NodesDown.step` reads and writes of a run (the loop's, which calls it)."""
 
     cl: ClusterState
     js: JobState
-    book: ReservationBook
     log: EventLog
+    book: ReservationBook
     running: RunningTable
-    saves: SaveDraws
     timeline: Timeline
+    saves: SaveDraws
     gangs: bool
     quota: QuotaState | None
 
     def _release(self, j: int) -> None: ...
 
     def _end_nomination(self, j: int) -> None: ...
+
 
 #: a job stopped by node failures more than this many times ends the run (DESIGN-failures point 3)
 MAX_FAILURES = 1000
@@ -150,7 +152,7 @@ class NodesDown:
         self.interruptions.append((j, now, cause, lost))
 
     # -- an instant ---------------------------------------------------------------------------------
-    def step(self, run: Run, t: float) -> list[int]:
+    def step(self, run: _Run, t: float) -> list[int]:
         """Apply the nodes' changes at `t` (after its finishes and releases); returns the jobs that
         became pending (released at once by a drain with grace 0, or stopped by a failure)."""
         cl = run.cl
@@ -205,7 +207,7 @@ class NodesDown:
         for k in list(cl.closed):
             cl.close(k)
 
-    def _close(self, run: Run, k: int) -> None:
+    def _close(self, run: _Run, k: int) -> None:
         """Node `k` takes nothing from now on; the nominations reserving on it end (DESIGN-failures point 5)."""
         book, nominations = run.book, run.log.nominations
         for te in book.on_node(k):
@@ -213,12 +215,12 @@ class NodesDown:
             self.ended.append(next(row for row, job, _, _ in reversed(nominations) if job == te))
         run.cl.close(k)
 
-    def _nodes(self, run: Run, j: int) -> list[int]:
+    def _nodes(self, run: _Run, j: int) -> list[int]:
         """Every node `j` holds, in worker order (one for a single-worker job)."""
         nodes = run.js.gang_nodes.get(j) if run.gangs else None
         return nodes if nodes is not None else [run.js.node_list[j]]
 
-    def _drain(self, run: Run, j: int, t: float, release: float) -> bool:
+    def _drain(self, run: _Run, j: int, t: float, release: float) -> bool:
         """Signal running `j` as by a preemption (grace, save and save_failure apply; not counted as one),
         released at `release` (the window's start); True when released at once (grace 0)."""
         js = run.js
@@ -238,7 +240,7 @@ class NodesDown:
         run._release(j)
         return True
 
-    def _fail(self, run: Run, j: int, t: float) -> None:
+    def _fail(self, run: _Run, j: int, t: float) -> None:
         """`j` stops at `t`, without grace or save (DESIGN-failures point 6): its resources are freed on
         every node it holds, one ``fail`` row per worker; a job in its grace period counts as released
         for the TE job it made room for."""

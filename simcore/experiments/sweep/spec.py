@@ -52,6 +52,24 @@ class Source:
         """What identifies the source in a point's resume key (:func:`point_id`)."""
         return [self.kind, self.name]
 
+    def point_params(self, workload: Mapping[str, Any]) -> dict[str, Any]:
+        """The workload parameters a point keeps: those that differ from their defaults (a bad one raises
+        UserError naming it)."""
+        if self.kind == "preset":
+            from simcore.workload.presets import resolve_params
+
+            resolved, base = resolve_params(self.name, workload), resolve_params(self.name)
+        else:
+            resolved, base = alibaba.source_params(workload)[3], alibaba.source_params({})[3]
+            for name in (alibaba.POD_FILE, alibaba.NODE_FILE):
+                try:
+                    found = (Path(self.name) / name).is_file()
+                except OSError as exc:  # a name the system refuses (too long, say) is not found either
+                    raise UserError(f"alibaba source: {quoted(self.name)}: {exc.strerror or exc}") from None
+                if not found:
+                    raise UserError(f"alibaba source: {Path(self.name) / name} not found")
+        return {k: v for k, v in workload.items() if resolved[k] != base[k]}
+
 
 @dataclass(frozen=True)
 class SweepSpec:
@@ -306,25 +324,4 @@ def _canonical_point(source: Source, params: Mapping[str, Any]) -> tuple[tuple[s
     except ValueError as e:
         raise UserError(str(e)) from None
     kept = {k: v for k, v in knobs.items() if getattr(config, k) != getattr(default, k)}
-    if source.kind == "file":
-        if workload:
-            raise UserError(
-                f"{source.describe()}: unknown knob(s) {', '.join(map(repr, sorted(workload)))}; a workload file "
-                f"has no workload parameters (knobs: {', '.join(KNOB_NAMES)})"
-            )
-        return tuple(sorted(kept.items()))
-    if source.kind == "preset":
-        from simcore.workload.presets import resolve_params
-
-        resolved, base = resolve_params(source.name, workload), resolve_params(source.name)
-    else:
-        resolved, base = alibaba.source_params(workload)[3], alibaba.source_params({})[3]
-        for name in (alibaba.POD_FILE, alibaba.NODE_FILE):
-            try:
-                found = (Path(source.name) / name).is_file()
-            except OSError as exc:  # a name the system refuses (too long, say) is not found either
-                raise UserError(f"alibaba source: {quoted(source.name)}: {exc.strerror or exc}") from None
-            if not found:
-                raise UserError(f"alibaba source: {Path(source.name) / name} not found")
-    kept.update({k: v for k, v in workload.items() if resolved[k] != base[k]})
-    return tuple(sorted(kept.items()))
+    return tuple(sorted({**kept, **source.point_params(workload)}.items()))

@@ -124,7 +124,7 @@ def _load_workload(source: Source, params: Mapping[str, Any], seed: int) -> tupl
     from simcore.experiments.sweep.filesource import FileSource
 
     if isinstance(source, FileSource):
-        return source.load()
+        return source.load(params, seed)
     if source.kind == "preset":
         from simcore.workload.presets import generate
 
