@@ -14,9 +14,9 @@ from typing import Any
 import pandas as pd
 
 from dashboard.shared import views
-from simcore.analysis import accounting, gantt, metrics, whatif
+from simcore.analysis import accounting, gantt, metrics, queue_metrics, whatif
 from simcore.analysis.bound import run_bound
-from simcore.core.model import ClusterSpec, JobTable, SimConfig
+from simcore.core.model import ClusterSpec, JobTable, QueueSpec, SimConfig
 from simcore.core.result import SimResult
 from simcore.engine import simulate
 from simcore.experiments.sweep import SweepSpec, run_sweep
@@ -53,6 +53,8 @@ class Run:
     queue: pd.DataFrame
     decisions: pd.DataFrame  # one row per preemption decision with its accounting (simcore.analysis.accounting)
     lost: pd.DataFrame  # one row per preemption: job_id, time, lost (seconds; simcore.analysis.accounting.lost_work)
+    usage: pd.DataFrame | None = None  # with queues: simcore.analysis.queue_metrics.usage_over_time
+    ledger: pd.DataFrame | None = None  # with queues: one row per decision (queue_metrics.ledger_frame)
 
 
 def full_run(table: JobTable, cluster: ClusterSpec, config: SimConfig) -> Run:
@@ -75,6 +77,8 @@ def run_of(result: SimResult) -> Run:
         queue=metrics.queue_length_over_time(result),
         decisions=accounting.decision_table(result, acc),
         lost=accounting.lost_work(result, acc),
+        usage=None if result.queues is None else queue_metrics.usage_over_time(result),
+        ledger=None if result.queues is None else queue_metrics.ledger_frame(result),
     )
 
 
@@ -87,6 +91,7 @@ class SeedWork:
     gen: tuple[tuple[str, str], ...]
     cluster: ClusterSpec | None  # None: the generated workload's own cluster
     configs: tuple[SimConfig, ...]
+    queues: QueueSpec | None = None  # the sidebar's queues table in place of the workload's own
 
 
 def comparison(
@@ -108,8 +113,11 @@ def comparison(
         progress(done / steps)
     for work in extra:
         gen = presets.generate(work.preset, work.seed, dict(work.gen))
+        cluster_of_seed = work.cluster or gen.cluster
+        if work.queues is not None:
+            cluster_of_seed = cluster_of_seed.with_queues(work.queues)
         for config in work.configs:
-            yield numbers(simulate(gen.table, work.cluster or gen.cluster, replace(config, seed=work.seed)))
+            yield numbers(simulate(gen.table, cluster_of_seed, replace(config, seed=work.seed)))
             done += 1
             progress(done / steps)
 

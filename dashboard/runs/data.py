@@ -26,15 +26,16 @@ from dashboard.runs.compute import Run
 from dashboard.runs.results import Bound, Comparison, Workload
 from dashboard.runs.runkeys import cluster_hash, config_json, run_key
 from dashboard.runs.store import BoundedStore, deep_size
-from dashboard.shared import decisions, notices, uploads, views
-from dashboard.shared.demo import limits, longest_wait
+from dashboard.shared import decisions, notices, queue_table, uploads, views
+from dashboard.shared.demo import LOCAL, limits, longest_wait
 from dashboard.shared.scenario import Scenario
 from simcore.analysis.bound import bound_config
 from simcore.core import units
 from simcore.core.errors import UserError
-from simcore.core.model import ClusterSpec, JobTable, SimConfig
+from simcore.core.model import ClusterSpec, JobTable, QueueSpec, SimConfig
 from simcore.experiments.sweep import SweepSpec
 from simcore.workload import load_cluster, presets, samples
+from simcore.workload.queues import check_job_queues
 
 # The cluster a user gets for an uploaded workload unless they choose one: the CLI's default.
 DEFAULT_CLUSTER = ClusterSpec.uniform(16, 64, 512, 8)
@@ -203,7 +204,17 @@ def resolve_cluster(scenario: Scenario, workload: Workload, upload: tuple[str, b
     else:
         cluster = workload.cluster or DEFAULT_CLUSTER
     units.capacities(cluster.capacity_matrix(), cluster.names)  # a UserError here, not in a run
-    return cluster
+    return cluster.with_queues(queues_of(scenario, workload))
+
+
+def queues_of(scenario: Scenario, workload: Workload) -> QueueSpec | None:
+    """The queues the scenario's runs use: the sidebar's table, else the workload's own (the ``teams``
+    preset's), else none; every job's queue must be one of them (a UserError naming its row)."""
+    own = workload.cluster.queues if workload.cluster is not None else None
+    spec = queue_table.parse(scenario.queues, LOCAL.max_queues) if scenario.queues else own
+    if spec is not None:
+        check_job_queues(spec, workload.table, workload.label, queue_table.LABEL if scenario.queues else "its queues")
+    return spec
 
 
 def fetch(
@@ -256,7 +267,8 @@ def compare(
     keys: list[Hashable] = [run_key(workload, cluster_id, c) for c in configs]
     # further seeds are keyed by what generates them (same preset, seed and parameters: same jobs)
     extra_cluster = None if scenario.cluster == "workload" else cluster
-    where = "own" if extra_cluster is None else cluster_id
+    where = f"own{scenario.queues}" if extra_cluster is None else cluster_id  # the table's queues, if any
+    queues = cluster.queues if scenario.queues else None  # else each seed's own
     for seed in seeds[1:]:
         keys += [("summary", scenario.preset, seed, scenario.gen, where, config_json(c)) for c in configs]
 
@@ -267,7 +279,7 @@ def compare(
         for k, seed in enumerate(seeds[1:], start=1):
             wanted = tuple(c for i, c in enumerate(configs) if k * len(configs) + i in todo)
             if wanted:
-                extra.append(compute.SeedWork(scenario.preset, seed, scenario.gen, extra_cluster, wanted))
+                extra.append(compute.SeedWork(scenario.preset, seed, scenario.gen, extra_cluster, wanted, queues))
         return compute.comparison, (workload.table, cluster, first, tuple(extra))
 
     try:

@@ -42,6 +42,7 @@ class Limits:
     max_nodes: int
     max_seeds: int
     max_policies: int
+    max_queues: int
     max_sweep_values: int
     upload_bytes: int
     upload_rows: int
@@ -63,6 +64,7 @@ MEANING: dict[str, str] = {
     "max_nodes": "nodes in one cluster (custom, generated, uploaded or a sweep value)",
     "max_seeds": "seeds of one scenario or sweep",
     "max_policies": "policies compared at once",
+    "max_queues": "rows of the queues table (teams sharing the cluster)",
     "max_sweep_values": "values of the swept knob",
     "upload_bytes": "size of one uploaded file",
     "upload_rows": "rows parsed from one uploaded file (checked while parsing)",
@@ -88,6 +90,7 @@ DEMO = Limits(
     max_nodes=256,
     max_seeds=5,
     max_policies=6,
+    max_queues=8,
     max_sweep_values=6,
     upload_bytes=10_000_000,
     upload_rows=100_000,
@@ -109,6 +112,7 @@ LOCAL = Limits(
     max_nodes=100_000,
     max_seeds=10,
     max_policies=12,
+    max_queues=100,
     max_sweep_values=12,
     upload_bytes=200_000_000,
     upload_rows=5_000_000,
