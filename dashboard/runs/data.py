@@ -27,15 +27,14 @@ from dashboard.runs.results import Bound, Comparison, Workload
 from dashboard.runs.runkeys import cluster_hash, config_json, run_key
 from dashboard.runs.store import BoundedStore, deep_size
 from dashboard.shared import decisions, notices, queue_table, uploads, views
-from dashboard.shared.demo import LOCAL, limits, longest_wait
+from dashboard.shared.demo import limits, longest_wait
 from dashboard.shared.scenario import Scenario
 from simcore.analysis.bound import bound_config
 from simcore.core import units
 from simcore.core.errors import UserError
-from simcore.core.model import ClusterSpec, JobTable, QueueSpec, SimConfig
+from simcore.core.model import ClusterSpec, JobTable, SimConfig
 from simcore.experiments.sweep import SweepSpec
 from simcore.workload import load_cluster, presets, samples
-from simcore.workload.queues import check_job_queues
 
 # The cluster a user gets for an uploaded workload unless they choose one: the CLI's default.
 DEFAULT_CLUSTER = ClusterSpec.uniform(16, 64, 512, 8)
@@ -204,17 +203,8 @@ def resolve_cluster(scenario: Scenario, workload: Workload, upload: tuple[str, b
     else:
         cluster = workload.cluster or DEFAULT_CLUSTER
     units.capacities(cluster.capacity_matrix(), cluster.names)  # a UserError here, not in a run
-    return cluster.with_queues(queues_of(scenario, workload))
-
-
-def queues_of(scenario: Scenario, workload: Workload) -> QueueSpec | None:
-    """The queues the scenario's runs use: the sidebar's table, else the workload's own (the ``teams``
-    preset's), else none; every job's queue must be one of them (a UserError naming its row)."""
     own = workload.cluster.queues if workload.cluster is not None else None
-    spec = queue_table.parse(scenario.queues, LOCAL.max_queues) if scenario.queues else own
-    if spec is not None:
-        check_job_queues(spec, workload.table, workload.label, queue_table.LABEL if scenario.queues else "its queues")
-    return spec
+    return cluster.with_queues(queue_table.queues_for(scenario.queues, own, workload.table, workload.label))
 
 
 def fetch(

@@ -17,9 +17,11 @@ import math
 
 import numpy as np
 
+from dashboard.shared.demo import LOCAL
 from simcore.core.errors import UserError
+from simcore.core.model import JobTable
 from simcore.core.queues import QUEUE_COLUMNS, QueueSpec
-from simcore.workload.queues import load_queues
+from simcore.workload.queues import check_job_queues, load_queues
 from simcore.workload.writer import format_numbers
 
 HEADER = ",".join(QUEUE_COLUMNS)
@@ -39,6 +41,15 @@ def parse(text: str, max_queues: int) -> QueueSpec | None:
     if len(lines) - 1 > max_queues:
         raise UserError(f"{LABEL}: {len(lines) - 1} queues, more than the {max_queues} allowed here")
     return load_queues("\n".join(lines).encode(), name=LABEL).spec
+
+
+def queues_for(text: str, own: QueueSpec | None, jobs: JobTable, workload: str) -> QueueSpec | None:
+    """The queues a scenario's runs use: the table's (``text``), else the workload's ``own`` (the
+    ``teams`` preset's), else none; every job's queue must be one of them (a UserError naming it)."""
+    spec = parse(text, LOCAL.max_queues) if text.strip() else own
+    if spec is not None:
+        check_job_queues(spec, jobs, workload, LABEL if text.strip() else "its queues")
+    return spec
 
 
 def text_of(spec: QueueSpec | None) -> str:
