@@ -446,7 +446,7 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
         wait_idle(page, charts=2)
         if item.key == "price":
             _lost_work_and_whole_variant_names(page, item)
-        runs = {v.label: compute.full_run(*lessons.load(item), v.config).events for v in item.variants}
+        runs = {v.label: compute.full_run(*lessons.inputs(item, v), v.config).events for v in item.variants}
         variant = preemptive(item, runs, last=item.key in STEPPED)
         times = lesson_views.instants(runs[variant.label])
         n = len(times)

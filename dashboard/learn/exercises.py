@@ -45,6 +45,11 @@ class Question:
     accepted: tuple[str, ...]  # right choices (any one of them), or the answer in minutes as text
     answer: str  # the answer in words
     explanation: str  # Markdown, shown after the visitor answers
+    noun: str = "job"  # what a choice is ("job 3"); "" when the options say it themselves (a queue's name)
+
+    def option_text(self, option: str | float) -> str:
+        """A choice as the radio and the feedback show it."""
+        return f"{self.noun} {option}".strip()
 
 
 def is_right(question: Question, given: str | float) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.learn import exercises, lesson_views, lessons, quiz_page
+from dashboard.learn import exercises, lesson_views, lessons, queue_questions, quiz_page
 from dashboard.runs import data, worker
 from dashboard.runs.compute import Run
 from dashboard.shared import gantt_charts, gantt_views, keys, notices, state, tables, views
@@ -44,15 +44,22 @@ def show() -> None:
     try:
         with notices.progress("Simulating the lesson...") as heartbeat:
             table, cluster = lessons.load(item)
-            runs = data.lesson_runs(table, cluster, {v.label: v.config for v in item.variants}, heartbeat)
+            runs: dict[str, Run] = {}
+            for queues in dict.fromkeys(v.queues for v in item.variants):  # the variants sharing a cluster at once
+                configs = {v.label: v.config for v in item.variants if v.queues == queues}
+                runs.update(data.lesson_runs(table, cluster.with_queues(queues), configs, heartbeat))
+            runs = {v.label: runs[v.label] for v in item.variants}
     except UserError as exc:
         notices.error(exc)
         return
     except worker.Cancelled:
         st.stop()
-    run = runs[label]
+    run, variant = runs[label], item.variant(label)
     st.markdown("**Predict first**: answer before you step to the end (the answers come from this very run).")
-    quiz_page.ask(exercises.questions(run.jobs, run.events, label), f"{item.key}_{label}")
+    asked = exercises.questions(run.jobs, run.events, label)
+    if variant.queues is not None and run.usage is not None and run.ledger is not None:
+        asked += queue_questions.questions(run.jobs, run.events, run.usage, run.ledger, variant.queues, label)
+    quiz_page.ask(asked, f"{item.key}_{label}")
     ticking = state.lesson_playing(st.session_state) == (item.key, label)
     st.fragment(run_every=PLAY_SECONDS if ticking else None)(_stepper)(item, label, cluster, runs, ticking)
 

@@ -8,10 +8,11 @@ five nodes of 4 GPUs, far inside every limit of :mod:`dashboard.shared.demo`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from simcore.core.model import ClusterSpec, JobTable, SimConfig
+from simcore.core.model import ClusterSpec, JobTable, Queue, QueueSpec, SimConfig
 from simcore.workload import load_cluster, load_workload
 
 LESSON_DIR = Path(__file__).resolve().parents[2] / "sample_workloads" / "lessons"
@@ -19,10 +20,12 @@ LESSON_DIR = Path(__file__).resolve().parents[2] / "sample_workloads" / "lessons
 
 @dataclass(frozen=True)
 class Variant:
-    """One way to run a lesson's jobs: a label for the selector and the full config."""
+    """One way to run a lesson's jobs: a label for the selector, the full config and the teams' queues
+    (None: none; DESIGN rule 11)."""
 
     label: str
     config: SimConfig
+    queues: QueueSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,15 @@ class Lesson:
 
     def variant(self, label: str) -> Variant:
         return next((v for v in self.variants if v.label == label), self.variants[0])
+
+
+#: the teams of lesson (f): (name, quota, borrow limit, weight); its variants change one value each
+TEAMS = (("vision", 4.0, math.inf, 1.0), ("nlp", 2.0, math.inf, 1.0), ("research", 2.0, math.inf, 1.0))
+
+
+def teams(**changed: tuple[float, float]) -> QueueSpec:
+    """Lesson (f)'s queues with ``team=(borrow_limit, weight)`` changed."""
+    return QueueSpec(tuple(Queue(n, g, *changed.get(n, (b, w))) for n, g, b, w in TEAMS))
 
 
 LESSONS: tuple[Lesson, ...] = (
@@ -140,6 +152,31 @@ LESSONS: tuple[Lesson, ...] = (
             "nothing is lost."
         ),
     ),
+    Lesson(
+        key="quota",
+        title="(f) Quota, borrowing and reclaim: teams sharing the cluster",
+        workload="quota_reclaim.csv",
+        cluster="two_nodes.yaml",
+        variants=(
+            Variant("k8s", SimConfig(policy="k8s"), teams()),
+            Variant("k8s, research weight 2", SimConfig(policy="k8s"), teams(research=(math.inf, 2.0))),
+            Variant("k8s, nlp borrow limit 1", SimConfig(policy="k8s"), teams(nlp=(1.0, 1.0))),
+            Variant("fifo", SimConfig(policy="fifo"), teams()),
+        ),
+        intro=(
+            "Three teams share two nodes of 4 GPUs, each through its queue: **vision** is guaranteed 4 GPUs "
+            "(its quota), **nlp** and **research** 2 each. A team may *borrow* what the others leave idle, and "
+            "a team within its quota gets its GPUs back by preempting the borrowers (*reclaim*). At first "
+            "vision runs one 2-GPU job (job 1, 30 min), so nlp and research each borrow 1 GPU of vision's "
+            "quota (3 GPUs each). At 10 min both add a 2-GPU job (6 and 7): no room. At 30 min job 1 ends: "
+            "who borrows its 2 GPUs? The waiting team with the lower *share* (GPUs above quota / weight) "
+            "goes first, ties by the policy's order. At 40 min vision comes back with TE job 8 (2 GPUs): it "
+            "is within its quota, so **k8s** stops a borrower's BE job to make room. Change research's "
+            "**weight** to 2 (its share halves) or give nlp a **borrow limit** of 1 (it may not go above 3 "
+            "GPUs): who borrows, and who pays, changes. **fifo** never preempts: vision waits for a borrower "
+            "to finish. The Queues tab of Explore shows the same on any workload."
+        ),
+    ),
 )
 
 
@@ -151,3 +188,9 @@ def lesson(key: str) -> Lesson:
 def load(item: Lesson) -> tuple[JobTable, ClusterSpec]:
     """The lesson's jobs and cluster, read from its bundled files."""
     return load_workload(LESSON_DIR / item.workload).table, load_cluster(LESSON_DIR / item.cluster).cluster
+
+
+def inputs(item: Lesson, variant: Variant) -> tuple[JobTable, ClusterSpec]:
+    """What a variant runs on: the lesson's jobs and its cluster shared by the variant's queues."""
+    table, cluster = load(item)
+    return table, cluster.with_queues(variant.queues)

@@ -21,9 +21,7 @@ def ask(questions: tuple[exercises.Question, ...], scope: str) -> None:
         answer, checked = state.quiz_keys(scope, q.key)
         with st.container(border=True):
             if q.kind == "choice":
-                st.radio(
-                    q.prompt, q.options, index=None, horizontal=True, key=answer.name, format_func=lambda j: f"job {j}"
-                )
+                st.radio(q.prompt, q.options, index=None, horizontal=True, key=answer.name, format_func=q.option_text)
             else:
                 st.number_input(q.prompt, min_value=0.0, value=None, step=0.5, key=answer.name, format=FLOAT_FORMAT)
             st.button(
@@ -32,7 +30,7 @@ def ask(questions: tuple[exercises.Question, ...], scope: str) -> None:
             given = checked.maybe(st.session_state)
             if given is None:
                 continue
-            shown = f"job {given}" if q.kind == "choice" else f"{fmt.number(float(given))} min"
+            shown = q.option_text(given) if q.kind == "choice" else f"{fmt.number(float(given))} min"
             if exercises.is_right(q, given):
                 st.success(f"Right: {q.answer}.", icon=":material/check_circle:")
             else:
