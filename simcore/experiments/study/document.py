@@ -155,7 +155,7 @@ def render(
     if study is not None:
         add(beyond.section(plan, study, main, trace_rows.get("A"), figs))
 
-    from simcore.experiments.study import gangs  # here: these modules also run as scripts
+    from simcore.experiments.study import gangs, teams  # here: these modules also run as scripts
     from simcore.experiments.study.accounting_doc import SECTION_NAME
 
     kept = results / SECTION_NAME  # section 9, rendered from its own rows (simcore.experiments.study.accounting_doc)
@@ -165,6 +165,8 @@ def render(
         add(controls.section(*controls.load(results)) + "\n")  # saves and budget, from their own rows
     if (results / gangs.ROWS).exists():
         add(gangs.section(read_frame(results / gangs.ROWS)) + "\n")  # gang jobs, from their own rows
+    if (results / teams.ROWS).exists():
+        add(teams.section(read_frame(results / teams.ROWS)) + "\n")  # teams, from their own rows
 
     add("## Reproduce\n")
     total = sum(timings.values())
@@ -178,7 +180,7 @@ def render(
     )
     add("```")
     where = shown_path(results)
-    gang = [gangs.NAME] if (results / gangs.ROWS).exists() else []
+    gang = [m.NAME for m in (gangs, teams) if (results / m.ROWS).exists()]
     for name in ("main", "curves", *(f"alibaba_{r}" for r in trace_rows), *(study.grids if study else ()), *gang):
         add(f"simcore sweep {where}/grid_{name}.yaml --out {where}/rows_{name}.parquet --workers 2")
     add("```\n")

@@ -1,6 +1,6 @@
 """The one writer of docs/RESULTS.md: the whole document (``simcore reproduce``,
 :mod:`simcore.experiments.study.run`) or one of its sections put in place, refreshed from that
-section's own rows (``python -m simcore.experiments.study.accounting_doc``, ``... .gangs``)."""
+section's own rows (``python -m simcore.experiments.study.accounting_doc``, ``... .gangs``, ``... .teams``)."""
 
 from __future__ import annotations
 
