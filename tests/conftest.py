@@ -23,7 +23,7 @@ _TESTS = str(Path(__file__).resolve().parent)
 if _TESTS not in sys.path:
     sys.path.insert(0, _TESTS)
 
-# Hypothesis profiles (docs/testing.md explains the numbers). deadline=None everywhere: a slow
+# Hypothesis profiles (docs/testing.md#fast-and-never-flaky explains the numbers). deadline=None everywhere: a slow
 # example on a loaded machine is never a failure. Tests that name their own max_examples keep it.
 _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 # ci: what `make test` and CI load; the same examples on every run (derandomize) so a red run
@@ -206,7 +206,7 @@ def new_page(chromium: Any) -> Iterator[Callable[..., Any]]:
     test; any further one is in a fresh browser context (``helpers.browser.new_context``), closed
     after the test. Every page without motion, and every request of its browser context recorded:
     the test fails when one leaves loopback (the dashboard loads nothing from elsewhere; this guard
-    covers every page and tab the browser tests open, docs/testing.md#round-7)."""
+    covers every page and tab the browser tests open, docs/history/test-suite.md#round-7)."""
     from helpers.browser import new_context, outside_loopback
 
     contexts: list[Any] = []

@@ -4,7 +4,7 @@ Runs with Debian's ``chromium`` through Playwright (``playwright install`` is no
 tests share the dashboard servers and one Chromium (fixtures in tests/conftest.py; each server's
 tests one xdist group, so one worker runs them). A check is reached by a click on a page a test
 already opens wherever it can be: a page load costs about three reruns' CPU
-(docs/testing.md#round-9-chromium). Screenshots go to the test artifacts directory
+(docs/history/test-suite.md#round-9-chromium). Screenshots go to the test artifacts directory
 (``$ARTIFACTS_DIR`` or ``test-artifacts/``); with ``UPDATE_SCREENSHOT=1`` the Explore one also
 replaces the README's docs/screenshot-explore.png. The first-chart timing against a bare page is
 a benchmark, not a test: ``make bench-browser`` (bench/first_chart.py).
@@ -397,7 +397,7 @@ def preemptive(item: Any, runs: dict[str, Any], last: bool) -> Any:
 LEARN_SCREENSHOT = ROOT / "docs" / "screenshot-learn.png"
 #: the lessons the Learn walk steps to instant 3 in Chromium: the first (one job preempted) and the
 #: gang (four workers signalled at once); the others' instant 3 is the AppTests' (each rerun of a
-#: step costs about 1.2 s of CPU in Chromium and the server, docs/testing.md#round-8)
+#: step costs about 1.2 s of CPU in Chromium and the server, docs/history/test-suite.md#round-8)
 STEPPED = ("hol", "gang")
 
 

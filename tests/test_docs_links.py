@@ -1,5 +1,6 @@
 """Every relative link in README.md, CHANGELOG.md, docs/*.md and docs/history/*.md resolves: the file
-exists and, with an anchor, the target has a heading of that name.
+exists and, with an anchor, the target has a heading of that name. So does every ``docs/....md``
+reference in the code's comments and docstrings (a moved section leaves no comment pointing nowhere).
 
 Anchors are GitHub's: the heading in lower case, inline markup dropped, punctuation other than
 ``-`` and ``_`` removed, each space a ``-``, and ``-1``, ``-2``, ... appended to repeats. Links
@@ -111,3 +112,17 @@ def test_every_relative_link_resolves(doc: Path) -> None:
     awaited = [f"{t} ({AWAITING_MERGE[name, t]})" for t in broken]
     if awaited:
         pytest.xfail(f"{name}: links that resolve only after the merge: {awaited}")
+
+
+#: a reference to a page of docs/ from code: ``docs/cli.md`` or ``docs/history/engine.md#a-heading``
+_CODE_REF = re.compile(r"docs/[\w/.-]+?\.md(?:#[\w-]+)?")
+CODE = sorted(
+    p for d in ("simcore", "dashboard", "tests", "bench") for p in (ROOT / d).rglob("*.py") if p != Path(__file__)
+)
+
+
+def test_code_references_to_docs_resolve() -> None:
+    refs = {(p, m) for p in CODE for m in _CODE_REF.findall(p.read_text(encoding="utf-8"))}
+    assert len(refs) > 50  # the pattern still finds the code's references
+    broken = {f"{p.relative_to(ROOT)}: {ref}": why for p, ref in refs if (why := problem(ROOT / "_", ref))}
+    assert not broken, broken

@@ -1,4 +1,4 @@
-"""The memory changes of issue 21's fourth round (docs/testing.md#the-compiled-engine-fourth-round-issue-21):
+"""The memory changes of issue 21's fourth round (docs/history/engine.md#the-compiled-engine-fourth-round-issue-21):
 each leaner form against what it replaces, and the per-job bytes of a run's state."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The speed changes of issue 21's compiled rounds (docs/testing.md#the-compiled-engine-second-round-issue-21,
+"""The speed changes of issue 21's compiled rounds (docs/history/engine.md#the-compiled-engine-second-round-issue-21,
 #the-compiled-engine-third-round-issue-21): each faster form against what it replaces."""
 
 from __future__ import annotations

@@ -225,7 +225,7 @@ def test_memory_stays_bounded_across_many_distinct_scenarios(monkeypatch: pytest
     monkeypatch.setenv(demo.ENV_VAR, "1")
     monkeypatch.setattr(demo, "DEMO", replace(demo.DEMO, cache_mb=3))
     # uncapped, one scenario stores about 3.9 MB (9 entries) and four 8.8 MB (24): the 3 MB cap is at
-    # work from the first scenario on, so four are enough (docs/testing.md#the-other-tests-cost-round-6)
+    # work from the first scenario on, so four are enough (docs/history/test-suite.md#the-other-tests-cost-round-6)
     for seed in range(4):
         at = open_page("explore", source="generate", **{"g.jobs": "300"}, seed=str(900 + seed))
         assert_no_exception(at)
@@ -328,7 +328,7 @@ DEGENERATE = {
         pytest.param(case, tab, id=f"{name}-{tab}")
         for name, case in DEGENERATE.items()
         # with no job schedulable the page says so and stops before its tabs: one tab asked for is
-        # enough, the others would run the same lines (docs/testing.md#round-7)
+        # enough, the others would run the same lines (docs/history/test-suite.md#round-7)
         for tab in (TABS[-1:] if name == "unschedulable" else TABS)
     ],
 )

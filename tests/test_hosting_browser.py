@@ -60,7 +60,7 @@ def test_crafted_links_are_refused_or_neutralised_while_the_server_keeps_serving
     opened once) steps its lesson, a rerun of its own session, meanwhile; after the last link a new
     page of the server loads too. A rerun of an open session waits on the same server (its event
     loop, a script thread) as a new page's first run, at a fraction of a page load's CPU
-    (docs/testing.md#the-chromium-tests-cost-round-6)."""
+    (docs/history/test-suite.md#the-chromium-tests-cost-round-6)."""
     crafted = new_page(1400, 1000)
     other = new_page(1400, 1000)
     for page in (crafted, other):

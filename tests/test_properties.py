@@ -51,7 +51,7 @@ from simcore.engine.cluster import ClusterState
 NON_PREEMPTIVE = {"fifo", "priority"}
 # Half the profile's examples (50 under `ci`) for the invariant properties: a mutation check found
 # that each of them catches, with half, every engine bug it catches with the full count; the
-# reference comparisons keep the full count (docs/testing.md, "Round 9, in-process").
+# reference comparisons keep the full count (docs/history/test-suite.md#round-9-in-process).
 HALF = settings(max_examples=max(1, settings().max_examples // 2))
 
 

@@ -3,10 +3,11 @@
 - the engine matches a naive reference written from DESIGN-queues alone (helpers.queue_reference:
   usage recomputed from every job's status, the order sorted afresh each pass, every job tried), for
   fifo, priority, k8s and lrtp: this checks the walk's skips and bounds are exact;
-- invariants, replayed from the events alone, for every policy (gangs included): no node over
-  capacity, TE never preempted, progress adds up; no queue ever above its quota + borrow limit; the
-  ledger's U and R are the replay's; every reclaim takes each victim while its queue still borrows
-  (point 9) and its preemptor is within quota; fifo and priority never preempt;
+- invariants, replayed from the events alone, for every policy (gangs included;
+  :func:`helpers.queue_checks.check_queues`): no node over capacity, TE never preempted, progress
+  adds up; no queue ever above its quota + borrow limit; the ledger's U and R are the replay's; every
+  reclaim takes each victim while its queue still borrows (point 9) and its preemptor is within
+  quota; fifo and priority never preempt; the ledger's victims are the preempted jobs;
 - one queue with quota inf is the run without queues, event for event and record for record.
 """
 
@@ -25,18 +26,16 @@ from helpers import (
     configs,
     contended,
     events_of,
-    expected_lost_work,
     gang_workloads,
-    progress,
-    replay,
     workloads,
 )
+from helpers.queue_checks import check_queues
 from helpers.queue_reference import reference_queues
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from simcore.analysis import queue_metrics
-from simcore.core.model import ClusterSpec, JobTable, SimConfig
+from simcore.core.model import ClusterSpec, JobTable
 from simcore.core.queues import QueueSpec, with_queues
 from simcore.engine import simulate
 
@@ -113,76 +112,12 @@ def test_the_engine_matches_the_naive_reference(policy, data):
 # --------------------------------------------------------------------------- invariants
 
 
-def usage_replay(result) -> list[tuple[float, dict[int, int], dict[int, int]]]:
-    """(time, U, R) per queue in GPU units after every event row, from the events alone."""
-    gpu = np.rint(result.jobs.request[:, 2] * 1000).astype(np.int64)
-    queue = result.queue
-    u: dict[int, int] = defaultdict(int)
-    r: dict[int, int] = defaultdict(int)
-    out = []
-    for t, j, code in zip(result.ev_time.tolist(), result.ev_job.tolist(), result.ev_code.tolist(), strict=True):
-        q, g = int(queue[j]), int(gpu[j])
-        if code == 1:  # start
-            u[q] += g
-            r[q] += g
-        elif code == 2:  # preempt
-            r[q] -= g
-        elif code == 3:  # release
-            u[q] -= g
-        elif code == 4:  # finish
-            u[q] -= g
-            r[q] -= g
-        out.append((t, dict(u), dict(r)))
-    return out
-
-
-def check(result, config: SimConfig) -> None:
-    """The invariants of the module docstring (the replay of life cycles and progress only without
-    gangs: tests/test_gang_properties.py replays gangs)."""
-    spec = result.queues
-    te = result.jobs.is_te
-    assert not te[result.ev_job[result.ev_code == 2]].any()  # TE never preempted
-    if not result.jobs.has_gangs:
-        rp = replay(result)
-        assert not rp.errors, rp.errors[:5]
-        for j, segs in rp.segments.items():  # progress adds up to duration + lost work
-            i = int(np.flatnonzero(result.jobs.job_id == j)[0])
-            lost, _ = expected_lost_work(segs, config)
-            done = sum(progress(s, config.restore) for s in segs)
-            assert math.isclose(done, float(result.jobs.duration[i]) + lost, abs_tol=1e-6)
-    limit = [q.limit_units for q in spec.queues]
-    quota = [q.quota_units for q in spec.queues]
-    steps = usage_replay(result)
-    for _, u, _ in steps:  # no queue ever above its quota + borrow limit
-        assert all(v <= limit[q] for q, v in u.items())
-    if config.policy in ("fifo", "priority"):
-        assert int(result.preemptions.sum()) == 0 and result.ledger == ()
-    gpus = np.rint(result.jobs.request[:, 2] * 1000).astype(np.int64) * np.asarray(result.jobs.workers)
-    rows = iter(range(len(steps)))
-    for t, j, victims, touched, before, after in result.ledger:
-        # the ledger's "before" is the replay's state just before the decision's first preempt row
-        k = next(k for k in rows if result.ev_time[k] == t and result.ev_code[k] == 2 and result.ev_job[k] in victims)
-        u0, r0 = steps[k - 1][1:] if k else ({}, {})
-        assert [(u0.get(q, 0), r0.get(q, 0)) for q in touched] == [(u, r) for u, r, _ in before]
-        mine = int(result.queue[j])
-        others = [v for v in victims if int(result.queue[v]) != mine]
-        if others:  # a reclaim: its preemptor within quota, each victim taken while its queue borrows
-            assert u0.get(mine, 0) + int(gpus[j]) <= quota[mine]
-            for p in {int(result.queue[v]) for v in others}:
-                taken = [int(gpus[v]) for v in others if int(result.queue[v]) == p]
-                assert r0.get(p, 0) - sum(taken) + max(taken) > quota[p]
-        freed = [sum(int(gpus[v]) for v in victims if int(result.queue[v]) == q) for q in touched]
-        assert [r for _, r, _ in after] == [r0.get(q, 0) - f for q, f in zip(touched, freed, strict=True)]
-        released = 0 if config.grace > 0 else 1  # with grace 0 "after" is after the releases
-        assert [u for u, _, _ in after] == [u0.get(q, 0) - released * f for q, f in zip(touched, freed, strict=True)]
-
-
 @pytest.mark.parametrize("policy", POLICIES)
 @SETTINGS
 @given(data=st.data())
 def test_invariants_with_queues(policy, data):
     jobs, cluster, config = data.draw(case(policy))
-    check(simulate(jobs, cluster, config), config)
+    check_queues(simulate(jobs, cluster, config), config)
 
 
 @pytest.mark.parametrize("policy", POLICIES)
@@ -191,7 +126,7 @@ def test_invariants_with_queues(policy, data):
 def test_invariants_with_queues_and_gangs(policy, data):
     jobs, cluster, config = data.draw(gang_case(policy))
     result = simulate(jobs, cluster, config, record_decisions=True)
-    check(result, config)
+    check_queues(result, config)
     # every preempted job belongs to one record with victims at that instant, carrying its ledger values
     preempts = result.ev_code == 2
     signalled = {

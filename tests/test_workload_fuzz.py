@@ -5,7 +5,7 @@ column types, the dashboard upload with any options, sweep grid files) must each
 successful load or the project's own error (WorkloadError, UserError).
 
 The first tests name their example counts; the later ones run the profile's (``ci``: 100,
-``hunt``: 2,000 fresh ones: ``HYPOTHESIS_PROFILE=hunt``, docs/testing.md)."""
+``hunt``: 2,000 fresh ones: ``HYPOTHESIS_PROFILE=hunt``, docs/testing.md#fast-and-never-flaky)."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def _containers(inner: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
 json_values = st.recursive(json_scalars, _containers, max_leaves=12)
 # A record's field is checked by its type and value alone (a container is refused whatever it
 # holds), so a few leaves reach what twelve do at a fraction of the drawing, which was most of
-# this test's time (docs/testing.md#round-8-in-process).
+# this test's time (docs/history/test-suite.md#round-8-in-process).
 field_values = st.one_of(
     st.recursive(json_scalars, _containers, max_leaves=3),
     st.sampled_from([0, 1, -1, 1.5, "TE", "be", "", "nan", 1e308, True]),

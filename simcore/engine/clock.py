@@ -3,8 +3,7 @@
 The run's instants come, in time order, from its timeline (:mod:`simcore.engine.timeline`); the
 clock puts each on SimPy's clock as one event whose callback, the run's handler
 (:mod:`simcore.engine.loop`), handles it and then asks for the next with :meth:`Clock.next`. Not a
-process and a ``Timeout`` per instant: SimPy's own work for those was twice this (docs/testing.md,
-the fifth round). It relies on one SimPy behaviour, tested in ``tests/test_engine_speed.py``: a
+process and a ``Timeout`` per instant: SimPy's own work for those was twice this (docs/history/engine.md#the-compiled-engine-fifth-round-issue-21). It relies on one SimPy behaviour, tested in ``tests/test_engine_speed.py``: a
 processed event scheduled again is processed again, in order.
 """
 

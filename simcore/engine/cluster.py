@@ -24,14 +24,15 @@ _all: Final = np.logical_and.reduce
 _max: Final = np.maximum.reduce
 SUBSET_NODES: Final = 256  # from this many nodes, choose() looks only at the open nodes (see below)
 # up to this many distinct node states (of open nodes, on a large cluster), choose() compares
-# the states in Python: ~0.4 us a state, against 7 to 13 us for the numpy pass (docs/testing.md)
+# the states in Python: ~0.4 us a state, against 7 to 13 us for the numpy pass
+# (docs/history/engine.md#engine-speed-by-algorithm-issue-21-second-round)
 GROUPS_MAX: Final = 32
 _bisect_left: Final = bisect.bisect_left  # Final: a static read when compiled, not a module-dict look-up
 _insort: Final = bisect.insort
 # A node's key: its room (three units) and its capacity's class. Of any length to the compiled
 # engine (mypyc), which keeps a tuple of a fixed length unboxed and made a new tuple object of
 # it, with a new int object per value, at every use as a dictionary key or list item: a key is
-# now made once, as a tuple object (docs/testing.md, the fifth round).
+# now made once, as a tuple object (docs/history/engine.md#the-compiled-engine-fifth-round-issue-21).
 Key = tuple[int, ...]
 
 

@@ -134,7 +134,7 @@ class GangRoom:
     indices; ``_base`` is the log position of its first entry). Exact: the same integer formula
     on the same room, node by node. Before any count, :meth:`fits` compares the workers with the
     room summed over the nodes (``ClusterState.totals``), which rejects almost every gang that
-    does not fit at the price of three multiplications (docs/testing.md, the sixth round)."""
+    does not fit at the price of three multiplications (docs/history/engine.md#gang-passes-issue-21-sixth-round)."""
 
     def __init__(self, cl: ClusterState) -> None:
         self._cl = cl

@@ -91,7 +91,9 @@ class _Run(TeamRun):
         n = len(jobs)
         req = units.requests(jobs.request)  # integer units: every sum and comparison is exact
         order_rank, queue_rank = job_orders(jobs, te_first=not self.policy.fifo_order)
-        ints = int_pool(n)  # every list of job indices or ranks holds these int objects (memory: docs/testing.md)
+        # every list of job indices or ranks holds these int objects
+        # (memory: docs/history/engine.md#the-compiled-engine-fourth-round-issue-21)
+        ints = int_pool(n)
         self.cl = ClusterState(cluster, config.placement, req.min(axis=0) if n else None)
         downtime = cluster.node_events is not None or not math.isinf(config.mtbf)
         first = float(jobs.submit_time.min()) if n else 0.0
@@ -409,7 +411,8 @@ def simulate(
     unschedulable = tuple(str(x) for x in jobs.job_id[~ok])
     sim_jobs = jobs.subset(ok) if len(unschedulable) else jobs
     # The collector off while the run builds its state and steps: the engine makes no reference
-    # cycles, yet its passes over the run's many live tuples and lists took ~20% of the CPU (docs/testing.md)
+    # cycles, yet its passes over the run's many live tuples and lists took ~20% of the CPU
+    # (docs/history/engine.md#the-compiled-engine-second-round-issue-21)
     collecting = gc.isenabled()
     gc.disable()
     try:

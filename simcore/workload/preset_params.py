@@ -37,7 +37,7 @@ class Param:
 
 
 #: Generator sizes: a workload of MAX_JOBS jobs takes about 10 GB to simulate (1 GB per million
-#: jobs, see docs/testing.md "Benchmark"); more is refused before anything is allocated.
+#: jobs, see docs/benchmark.md); more is refused before anything is allocated.
 MAX_JOBS = 10_000_000
 MAX_LOAD = 1000.0  # offered load: 1000 x the cluster is already a queue that never drains
 MAX_SIGMA = 10.0  # lognormal sigma: e^10 is a spread of 22,000x around the median

@@ -267,7 +267,7 @@ class Shared:
         """The reused page, ``width`` x ``height``, as :meth:`release_page` left it (blank, no cookie,
         storage or route of an earlier test). Reused because a page load in a page whose renderer has
         loaded the dashboard before costs about half the CPU of one in a fresh context
-        (docs/testing.md#the-chromium-tests-cost-round-6)."""
+        (docs/history/test-suite.md#the-chromium-tests-cost-round-6)."""
         if self._page is None or self._page.is_closed():  # first use, or a test closed it
             if self._page is not None:
                 self._page.context.close()
