@@ -16,7 +16,15 @@ import pytest
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
-from helpers.browser import ARTIFACTS, CHROMIUM, TIMEOUT_MS, assert_no_exception, wait_idle  # noqa: E402
+from helpers.browser import (  # noqa: E402
+    ARTIFACTS,
+    CHROMIUM,
+    PLOTLY_ARRAYS,
+    TIMEOUT_MS,
+    assert_no_exception,
+    figures_on,
+    wait_idle,
+)
 
 pytestmark = [
     pytest.mark.browser,
@@ -28,20 +36,14 @@ TABLE = "queue,gpu,borrow_limit,weight\nvision,56,72,1\nnlp,40,24,1\nresearch,32
 
 #: the traces of the usage and ledger figures, numeric arrays decoded
 _FIGURES = """() => {
-    const kinds = {f8: Float64Array, f4: Float32Array, i4: Int32Array, u4: Uint32Array, i2: Int16Array,
-                   u2: Uint16Array, i1: Int8Array, u1: Uint8Array};
-    const arr = v => {
-        if (!v || !v.bdata) return v;
-        const bytes = Uint8Array.from(atob(v.bdata), c => c.charCodeAt(0));
-        return Array.from(new kinds[v.dtype](bytes.buffer));
-    };
+    /* PLOTLY_ARRAYS */
     const plots = [...document.querySelectorAll('.js-plotly-plot')];
     const find = name => plots.find(p => (p.data || []).some(t => t.name === name));
     const usage = find('GPUs held'), ledger = find('gained (preemptor\\'s queue)');
     if (!usage || !ledger) return null;
     const traces = p => p.data.map(t => ({name: t.name, x: arr(t.x), y: arr(t.y), text: t.text}));
     return {usage: traces(usage), ledger: traces(ledger)};
-}"""
+}""".replace("/* PLOTLY_ARRAYS */", PLOTLY_ARRAYS)
 
 
 def _held(figures: dict[str, Any]) -> list[list[float]]:
@@ -50,11 +52,7 @@ def _held(figures: dict[str, Any]) -> list[list[float]]:
 
 def test_the_queues_tab_and_the_sidebar_table(dashboard_server: str, new_page: Callable[..., Any]) -> None:
     page = new_page(1400, 1800)
-    page.goto(dashboard_server + EXPLORE)
-    wait_idle(page, charts=2)
-    assert_no_exception(page)
-    page.wait_for_function(f"() => ({_FIGURES})() !== null", timeout=TIMEOUT_MS)
-    drawn = page.evaluate(_FIGURES)
+    drawn = figures_on(page, dashboard_server + EXPLORE, _FIGURES, charts=2)
     assert len(_held(drawn)) == 3  # vision, nlp, research
     quotas = [t["y"][0] for t in drawn["usage"] if t["name"] == "quota"]
     assert quotas == [56, 40, 32]

@@ -66,39 +66,27 @@ def usage_figure(usage: pd.DataFrame, limits: dict[str, float] | None = None) ->
             col=1,
         )
         quota = first[name]
-        if math.isinf(quota):
-            continue
         span = [0.0, max(end, float(hours[-1]) if len(hours) else 0.0)]
-        fig.add_trace(
-            go.Scatter(
-                x=span,
-                y=[quota, quota],
-                mode="lines",
-                line={"color": QUOTA_COLOR, "dash": "dash", "width": 1.5},
-                name="quota",
-                legendgroup="quota",
-                showlegend=row == 1,
-                hovertemplate=f"{label}: quota %{{y:.4g}} GPUs<extra></extra>",
-            ),
-            row=row,
-            col=1,
-        )
         borrow = (limits or {}).get(name, math.inf)
-        if math.isfinite(borrow):
-            fig.add_trace(
-                go.Scatter(
-                    x=span,
-                    y=[quota + borrow, quota + borrow],
-                    mode="lines",
-                    line={"color": LIMIT_COLOR, "dash": "dot", "width": 1},
-                    name="quota + borrow limit",
-                    legendgroup="limit",
-                    showlegend=row == 1,
-                    hovertemplate=f"{label}: quota + borrow limit %{{y:.4g}} GPUs<extra></extra>",
-                ),
-                row=row,
-                col=1,
-            )
+        for level, legend, color, dash, width in (
+            (quota, "quota", QUOTA_COLOR, "dash", 1.5),
+            (quota + borrow, "quota + borrow limit", LIMIT_COLOR, "dot", 1.0),
+        ):
+            if math.isfinite(level):  # an unlimited quota or borrow limit draws no line
+                fig.add_trace(
+                    go.Scatter(
+                        x=span,
+                        y=[level, level],
+                        mode="lines",
+                        line={"color": color, "dash": dash, "width": width},
+                        name=legend,
+                        legendgroup=legend,
+                        showlegend=row == 1,
+                        hovertemplate=f"{label}: {legend} %{{y:.4g}} GPUs<extra></extra>",
+                    ),
+                    row=row,
+                    col=1,
+                )
         fig.update_yaxes(title_text="GPUs", row=row, col=1)
     fig.update_xaxes(title_text="time (h)", row=len(names), col=1)
     return finish_layout(fig, 100 + PANEL_HEIGHT * len(names))
