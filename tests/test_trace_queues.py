@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from helpers.paths import ROOT
-from test_traces import HELIOS, SPOT, _file
 
 from simcore.analysis import queue_metrics
 from simcore.core.errors import UserError
@@ -17,9 +16,31 @@ from simcore.engine import simulate
 from simcore.workload import WorkloadError, load_workload
 from simcore.workload.queues import check_job_queues
 from simcore.workload.traces import TraceOptions
-from simcore.workload.traces.formats import SEREN_HEADER
+from simcore.workload.traces.formats import HELIOS_HEADER, SEREN_HEADER, SPOT_HEADER
 
 SAMPLES = ROOT / "sample_workloads" / "traces"
+
+
+def _file(header: tuple[str, ...], *rows: str) -> bytes:
+    return ("\n".join([",".join(header), *rows]) + "\n").encode()
+
+
+# organizations 13 and 57; the third job is Spot in lower case; a CPU-only HP job (left out)
+SPOT = _file(
+    SPOT_HEADER,
+    "1,13,A10,20,1,1,100,3600,HP",
+    "2,57,A10,15,1,4,200,7200,Spot",
+    "3,57,A10,12,8,1,300,600,spot",
+    "4,58,A10,4,0,1,400,50,HP",
+)
+# vc JK holds jobs 10 and 13 (13: a user's CPU-only job, left out); vc hb job 11; vc pD job 12
+HELIOS = _file(
+    HELIOS_HEADER,
+    "10,uXB,vcJK,1,1,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-09 19:41:01,3600,0",
+    "11,uVM,vchb,16,64,2,FAILED,2020-06-09 18:41:27,2020-06-09 18:41:27,2020-06-09 18:45:36,249,0",
+    "12,uzq, vcpD ,2,6,1,COMPLETED,2020-06-09 18:42:01,2020-06-09 18:42:01,2020-06-09 18:43:01,60,0",
+    "13,uzq,vcJK,0,8,1,COMPLETED,2020-06-09 18:43:01,2020-06-09 18:43:01,2020-06-09 18:44:01,60,0",
+)
 SEREN = _file(
     SEREN_HEADER,
     "1,uA,2,16,32,sft,COMPLETED,2023-06-01 00:00:00,2023-06-01 00:00:00,2023-06-01 01:00:00,3600,normal,57600",
@@ -32,16 +53,16 @@ def test_spot_jobs_are_in_the_hp_and_spot_queues() -> None:
     assert job_queue_names(loaded.table).tolist() == ["HP", "Spot", "Spot"]  # "spot" spelled as the trace does
     assert any("queue = the trace's job_type column: 2 queues (HP, Spot)" in n for n in loaded.notes)
     by_org = load_workload(SPOT, name="s.csv", trace_options=TraceOptions(queue_map="organization")).table
-    assert job_queue_names(by_org).tolist() == ["13", "57", "57"]
+    assert job_queue_names(by_org).tolist() == ["13", "57", "57"]  # the CPU-only job 4 left out
     none = load_workload(SPOT, name="s.csv", trace_options=TraceOptions(queue_map="none")).table
     assert "queue" not in none.extra and job_queue_names(none).tolist() == ["default"] * 3
 
 
 def test_helios_jobs_are_in_their_virtual_clusters() -> None:
     loaded = load_workload(HELIOS, name="c.csv")
-    assert job_queue_names(loaded.table).tolist() == ["vcJkd", "vchbv", "vcpDC"]  # the CPU-only job left out
+    assert job_queue_names(loaded.table).tolist() == ["vcJK", "vchb", "vcpD"]  # blanks stripped; job 13 left out
     by_user = load_workload(HELIOS, name="c.csv", trace_options=TraceOptions(queue_map="user")).table
-    assert job_queue_names(by_user).tolist() == ["uXBbc", "uVMrF", "uzqls"]
+    assert job_queue_names(by_user).tolist() == ["uXB", "uVM", "uzq"]
 
 
 def test_acme_has_no_team_column_but_a_user_on_request() -> None:
@@ -55,8 +76,8 @@ def test_acme_has_no_team_column_but_a_user_on_request() -> None:
 def test_a_queues_file_must_name_every_vc() -> None:
     loaded = load_workload(HELIOS, name="c.csv")
     with pytest.raises(WorkloadError, match="1 job\\(s\\) name a queue that q.csv does not define") as err:
-        check_job_queues(QueueSpec.of([("vcJkd", 8), ("vchbv", 8)]), loaded, "c.csv", "q.csv")
-    assert "column queue: queue 'vcpDC' is not in the queues file q.csv" in str(err.value)
+        check_job_queues(QueueSpec.of([("vcJK", 8), ("vchb", 8)]), loaded, "c.csv", "q.csv")
+    assert "job '12', column queue: queue 'vcpD' is not in the queues file q.csv" in str(err.value)  # by id: no row kept
 
 
 def test_the_spot_sample_runs_with_hp_reclaiming_from_spot() -> None:
