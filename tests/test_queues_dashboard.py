@@ -10,7 +10,7 @@ import pytest
 from helpers.apptest import APP, assert_clean, chart_spec
 from streamlit.testing.v1 import AppTest
 
-from dashboard.explore import queue_charts, queue_views
+from dashboard.explore import explore_queues, queue_charts, queue_views
 from dashboard.runs import budget
 from dashboard.shared import queue_table
 from dashboard.shared.demo import DEMO, Refused
@@ -301,3 +301,10 @@ def test_an_upload_naming_queues_is_offered_a_table_and_honours_it() -> None:
     said = " ".join(e.value.replace("\\", "") for e in at.error)
     assert "2 job(s) name a queue that the queues table does not define (known: blue)" in said
     assert "job '3', column queue" in said and "job '4', column queue" in said
+
+
+def test_a_run_without_queues_says_how_to_get_them() -> None:
+    at = app(tab="Queues")  # the default sample: no queues
+    assert_clean(at)
+    assert [i.value for i in at.info if "no queues" in i.value] == [explore_queues.NO_QUEUES]
+    assert not at.get("plotly_chart") or all(c.key != "queues_usage" for c in at.get("plotly_chart"))
