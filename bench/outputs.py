@@ -26,9 +26,10 @@ import time
 from pathlib import Path
 
 from simcore.analysis.compare import parse_policy_spec
-from simcore.cli import build_parser, write_outputs
+from simcore.cli import build_parser
 from simcore.cli.common import config_from_args
 from simcore.cli.inputs import load_inputs
+from simcore.cli.run import write_outputs
 from simcore.engine import compiled, simulate
 from simcore.workload import write_cluster_csv, write_workload
 from simcore.workload.presets import generate

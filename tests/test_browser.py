@@ -6,7 +6,8 @@ tests one xdist group, so one worker runs them). A check is reached by a click o
 already opens wherever it can be: a page load costs about three reruns' CPU
 (docs/history/test-suite.md#round-9-chromium). Screenshots go to the test artifacts directory
 (``$ARTIFACTS_DIR`` or ``test-artifacts/``); with ``UPDATE_SCREENSHOT=1`` the Explore one also
-replaces the README's docs/screenshot-explore.png. The first-chart timing against a bare page is
+replaces the README's docs/screenshot-explore.png and docs/screenshot-why-victim.png (the decision
+view where fitgpp and k8s differ), and the Learn walk docs/screenshot-learn.png. The first-chart timing against a bare page is
 a benchmark, not a test: ``make bench-browser`` (bench/first_chart.py).
 """
 
@@ -37,9 +38,11 @@ from helpers.browser import (  # noqa: E402  (after the skip when Playwright is 
     settle,
     wait_idle,
 )
+from helpers.decisions import assert_contrastive, default_sample_steps  # noqa: E402
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
 SCREENSHOT = ROOT / "docs" / "screenshot-explore.png"
+WHY_SCREENSHOT = ROOT / "docs" / "screenshot-why-victim.png"
 LOG_TICKS = {f"{step * 10**k:,}" for k in range(6) for step in (1, 2, 5)}  # 1, 2, 5, 10, ..., 500,000
 
 pytestmark = BROWSER_TESTS
@@ -72,59 +75,36 @@ def _no_stale(page: Any) -> None:
     page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
 
 
-def _first_steps(n: int) -> list[dict]:
-    """The decision records of fitgpp's first `n` preemptions, as the Gantt steps through them, on the
-    default scenario: computed here from the engine (fitgpp's run with k8s asked on every view,
-    ``simulate(..., same_state="k8s")``), independently of the page."""
-    from dashboard.shared import gantt_views
-    from dashboard.shared.decision_text import decision_for
-    from dashboard.shared.scenario import Scenario
-    from simcore.engine import simulate
-    from simcore.workload import load_cluster
-    from simcore.workload.presets import generate
-    from simcore.workload.samples import SAMPLES
-
-    scenario = Scenario()
-    preset, seed, overrides = next((p, s, o) for f, p, s, o in SAMPLES if f == f"{scenario.sample}.csv")
-    gen = generate(preset, seed, overrides)
-    cluster = load_cluster(ROOT / "sample_workloads" / f"{preset}_cluster.yaml").cluster  # as the dashboard loads it
-    run = simulate(gen.table, cluster, scenario.config("fitgpp"), same_state="k8s")
-    steps = gantt_views.preemption_list(run.events_frame).head(n)
-    records = [decision_for(run.decisions, chosen) for _, chosen in steps.iterrows()]
-    assert all(r is not None for r in records)
-    return records  # type: ignore[return-value]
-
-
 def _why_this_victim(page: Any, records: list[dict]) -> None:
     """On the Gantt at its first preemption: Next preemption to the first decision where fitgpp and
-    k8s take different victims on the same state, whose *Why this victim?* names the deciding key
-    value, defines it, gives its principle and shows what k8s would take (issue 19)."""
-    from simcore.policies.glossary import TERMS
-
-    step = next(i for i, r in enumerate(records) if sorted(r["victims"]) != sorted(r["same_state"]["victims"]))
+    k8s take different victims on the same state, whose *Why this victim?* says, as a visitor sees it,
+    what k8s would take there and the key value that made fitgpp take another set, with both values
+    (issue 33); the first decision, where they agree, says "the same"."""
+    assert_contrastive(_decision_text(page), records[0], "k8s")
+    step = next(i for i, r in enumerate(records) if sorted(r["victims"]) != sorted(r["same_state"]["k8s"]["victims"]))
     record = records[step]
-    deciding, alt = record["deciding"], record["same_state"]
-    label = deciding.replace("_", " ")
     for i in range(2, step + 2):
         page.get_by_role("button", name="Next preemption").click()
         _no_stale(page)
         page.get_by_text(f"Preemption {i} of").first.wait_for(timeout=TIMEOUT_MS)
-    words = page.get_by_text("chosen because").first
-    words.wait_for(timeout=TIMEOUT_MS)
     page.get_by_text(f"TE job {record['te_job']} needed").first.wait_for(timeout=TIMEOUT_MS)
-    text = words.inner_text()
-    # the deciding criterion is named, defined and its principle given
-    assert f"{label} decided:" in text
-    assert f"{label.capitalize()} is {TERMS[deciding].meaning}." in text
-    assert f"Principle: {TERMS[deciding].principle}." in text
-    # what k8s would take on this very state, beside the chosen set
-    taken = ("BE job " if len(alt["victims"]) == 1 else "BE jobs ") + ", ".join(alt["victims"])
-    assert (
-        f"On the same state (this instant's cluster), k8s would take {taken} on node {alt['node']}: a different choice"
-        in text
-    )
+    text = _decision_text(page)
+    assert_contrastive(text, record, "k8s")
+    assert_contrastive(text, record, "lrtp")
     assert "In k8s's own run on the same jobs (a second view" in text
     assert_no_exception(page)
+    page.get_by_text("Why this victim?").scroll_into_view_if_needed()
+    settle(page)
+    page.screenshot(path=str(ARTIFACTS / WHY_SCREENSHOT.name))
+    if os.environ.get("UPDATE_SCREENSHOT") == "1":  # docs/dashboard.md's picture of the decision view
+        shutil.copy(ARTIFACTS / WHY_SCREENSHOT.name, WHY_SCREENSHOT)
+
+
+def _decision_text(page: Any) -> str:
+    """The decision's words as drawn (an ``st.text`` block)."""
+    block = page.locator('[data-testid="stText"]').filter(has_text="fitted on no node").first
+    block.wait_for(timeout=TIMEOUT_MS)
+    return block.inner_text()
 
 
 def test_explore_end_to_end(dashboard_server: str, new_page: Callable[..., Any]) -> None:
@@ -133,7 +113,7 @@ def test_explore_end_to_end(dashboard_server: str, new_page: Callable[..., Any])
     zoom, Next preemption and *Why this victim?* against k8s on the same state; the jobs table's units;
     the worth panel's decision opened on the Gantt; a bad upload refused, a good one run, its cluster
     notice and the one-click cluster sized from it."""
-    records = _first_steps(5)
+    records = default_sample_steps(5)
     page = new_page(1400, 1500)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -265,9 +245,8 @@ def _gantt(page: Any, records: list[dict]) -> None:
     assert thumb == "day 1 02:00:00" and caption.inner_text().startswith(f"Window: {thumb} to "), thumb
     # the first preemption's decision opens under the Gantt, fitgpp's choice beside k8s's
     page.get_by_text("Why this victim?").wait_for(timeout=TIMEOUT_MS)
-    first = page.get_by_text("chosen because").first
-    first.wait_for(timeout=TIMEOUT_MS)
-    assert "fitgpp took node" in first.inner_text() and "k8s" in first.inner_text(), first.inner_text()
+    first = _decision_text(page)
+    assert "fitgpp took node" in first and "On the same state, k8s would take" in first, first
     # the README's picture: the Gantt centred on the first preemption, its decision below
     page.set_viewport_size({"width": 1400, "height": 2000})
     settle(page)
@@ -394,6 +373,30 @@ def preemptive(item: Any, runs: dict[str, Any], last: bool) -> Any:
     return next(v for v in order if (runs[v.label]["event"] == "preempt").any())
 
 
+def _answered_screenshot(page: Any, item: Any) -> None:
+    """docs/screenshot-learn.png: lesson (b) under fitgpp, its questions answered and checked, the
+    explanation by the key that decided and the sets fitgpp weighed, the step-through below."""
+    page.get_by_role("radiogroup", name="Run it with").get_by_text("fitgpp", exact=True).first.click()
+    wait_idle(page)
+    radio = page.locator(".st-key-quiz_answer_victim_fitgpp_victim")
+    click_one(page, radio.locator("label").filter(has=page.get_by_role("radio", name="job 1", exact=True)))
+    click_one(page, page.locator(".st-key-check_quiz_answer_victim_fitgpp_victim button"))
+    page.get_by_text("Right: job 1.", exact=True).wait_for(timeout=TIMEOUT_MS)
+    wait = page.locator(".st-key-quiz_answer_victim_fitgpp_te_wait input")
+    wait.fill("0.5")
+    wait.press("Enter")
+    wait_idle(page)
+    click_one(page, page.locator(".st-key-check_quiz_answer_victim_fitgpp_te_wait button"))
+    page.get_by_text("Right: 30 s.", exact=True).wait_for(timeout=TIMEOUT_MS)
+    wait_idle(page, charts=2)  # both checked: the step-through, k8s's (shown before) beside fitgpp's
+    page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
+    page.get_by_text("Under fitgpp, TE job 7 finds no room").first.scroll_into_view_if_needed()
+    page.mouse.wheel(0, -120)
+    settle(page)
+    page.screenshot(path=str(ARTIFACTS / LEARN_SCREENSHOT.name))
+    shutil.copy(ARTIFACTS / LEARN_SCREENSHOT.name, LEARN_SCREENSHOT)
+
+
 LEARN_SCREENSHOT = ROOT / "docs" / "screenshot-learn.png"
 #: the lessons the Learn walk steps to instant 3 in Chromium: the first (one job preempted) and the
 #: gang (four workers signalled at once); the others' instant 3 is the AppTests' (each rerun of a
@@ -419,7 +422,8 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(f"{demo_server}/learn")
-    wait_idle(page, charts=2)
+    wait_idle(page)
+    assert page.locator(".js-plotly-plot").count() == 0  # nothing drawn before the questions are checked
     update = os.environ.get("UPDATE_SCREENSHOT") == "1"
 
     def step(button: str, label: str) -> None:
@@ -428,10 +432,15 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
         wait_idle(page, charts=2)
         assert_no_exception(page)
 
-    def choose_variant(label: str, n: int) -> None:  # no rerun when it is the lesson's first variant, shown
+    def choose_variant(label: str, n: int = 0) -> None:  # no rerun when it is the lesson's first variant, shown
         page.get_by_role("radiogroup", name="Run it with").get_by_text(label, exact=True).first.click()
+        wait_idle(page)
+        show = page.get_by_role("button", name="Show what happened")
+        if show.count():  # the step-through is hidden until the questions are checked: shown unanswered
+            click_one(page, show)
         wait_idle(page, charts=2)
-        page.get_by_text(f"(instant 1 of {n})").first.wait_for(timeout=TIMEOUT_MS)  # each variant steps on its own
+        if n:
+            page.get_by_text(f"(instant 1 of {n})").first.wait_for(timeout=TIMEOUT_MS)  # each variant on its own
 
     def shot(name: str, scroll: int = 0) -> None:
         page.wait_for_function("""() => !document.querySelector('[data-stale="true"]')""", timeout=TIMEOUT_MS)
@@ -443,8 +452,10 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
 
     for item in lessons.LESSONS:
         choose(page, "Lesson", item.title)
-        wait_idle(page, charts=2)
-        if item.key == "price":
+        wait_idle(page)
+        if item.key == "price":  # every variant shown beside the others
+            for v in item.variants:
+                choose_variant(v.label)
             _lost_work_and_whole_variant_names(page, item)
         runs = {v.label: compute.full_run(*lessons.inputs(item, v), v.config).events for v in item.variants}
         variant = preemptive(item, runs, last=item.key in STEPPED)
@@ -475,12 +486,6 @@ def test_each_lesson_steps_jumps_and_plays_to_its_end(demo_server: str, new_page
             )  # stopped by itself at the end
             assert_no_exception(page)
         shot(f"learn-lesson-{item.key}-end.png")
-        if item.key == "victim" and update:  # the Learn screenshot: instant 7, the TE job arrives and fitgpp preempts
-            fitgpp = preemptive(item, runs, last=True).label
-            n = len(lesson_views.instants(runs[fitgpp]))
-            choose_variant(fitgpp, n)
-            for i in range(2, 8):
-                step("Next", f"(instant {i} of {n})")
-            shot(LEARN_SCREENSHOT.name, scroll=200)
-            shutil.copy(ARTIFACTS / LEARN_SCREENSHOT.name, LEARN_SCREENSHOT)
+        if item.key == "victim" and update:  # the Learn screenshot: fitgpp's victim answered, explained
+            _answered_screenshot(page, item)
     assert not errors, errors

@@ -123,7 +123,7 @@ def test_every_page_and_tab_reads_as_numbers_for_people(dashboard_server: str, n
         found += _read(page, tab)
         if tab == "Gantt":
             click_one(page, page.get_by_role("button", name="Next preemption"))
-            page.get_by_text("chosen because").first.wait_for(timeout=TIMEOUT_MS)
+            page.get_by_text("On the same state, ").first.wait_for(timeout=TIMEOUT_MS)
             wait_idle(page)
             found += _read(page, "Gantt, a preemption chosen")
     for tab in ("One job", "Jobs and downloads"):
@@ -139,7 +139,10 @@ def test_every_page_and_tab_reads_as_numbers_for_people(dashboard_server: str, n
     page.locator('[data-testid="stDataFrame"] [role="columnheader"]').first.wait_for(state="attached")
     found += _read(page, "Sweep")
     page.goto(f"{dashboard_server}/learn?exercise=7")
-    wait_idle(page, charts=1)
+    wait_idle(page)
+    for hidden in ("show_hol_fifo", "show_ex7"):  # what happened, in the lesson and the exercise, unanswered
+        click_one(page, page.locator(f".st-key-{hidden} button"))
+    wait_idle(page, charts=3)  # the lesson's GPU grid and Gantt, the exercise's Gantt
     found += _read(page, "Learn")
     assert found == []
 

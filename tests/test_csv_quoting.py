@@ -132,6 +132,43 @@ def test_coded_columns_write_their_labels_and_minus_one_as_empty() -> None:
     assert csv_bytes({"only": np.array(["", "a"], dtype=object)}) == b'only\n""\na\n'  # a lone empty field is quoted
 
 
+@given(
+    st.integers(0, 400),
+    st.lists(
+        st.sampled_from(["one float", "minus zero", "one int", "one bool", "coded", "floats", "text"]), max_size=7
+    ),
+)
+def test_constant_and_coded_neighbours_joined_write_each_cell_as_alone(n: int, kinds: list[str]) -> None:
+    """Columns of one value and adjacent coded columns with few pairs of labels are joined before the
+    rows are (csvsafe._joined): each row holds the cells each column writes alone."""
+    rows = np.arange(n)
+    make = {
+        "one float": lambda: np.full(n, 2.5),
+        "minus zero": lambda: np.full(n, -0.0),
+        "one int": lambda: np.full(n, 7, dtype=np.int64),
+        "one bool": lambda: np.ones(n, dtype=bool),
+        "coded": lambda: (np.array(["n0", "=b;c", "x"], dtype=object), np.where(rows % 5 == 0, -1, rows % 3)),
+        "floats": lambda: rows / 3,
+        "text": lambda: np.array([f"j{i}" for i in rows], dtype=object),
+    }
+    columns = {f"{k}{i}": make[k]() for i, k in enumerate(kinds)}
+    alone = [csvsafe._cells(csvsafe._Picks.of(*c) if isinstance(c, tuple) else c).to_pylist() for c in columns.values()]
+    lines = [",".join(name for name in columns)] + [",".join(cells) for cells in zip(*alone, strict=True)] * bool(alone)
+    if len(columns) == 1:
+        lines[1:] = [c or '""' for c in lines[1:]]
+    assert csv_bytes(columns).decode() == "".join(line + "\n" for line in lines)
+
+
+def test_a_run_of_constant_and_coded_columns_is_joined_into_one() -> None:
+    n = 640  # 4 node cells (with the empty one) x 2 x 2 x 4 pairs: within a tenth of the rows
+    node = csvsafe._Picks.of(np.array(["n0", "n1", "n2"], dtype=object), np.arange(n) % 3)
+    ready = [csvsafe._one_value(c) for c in (np.arange(n) / 3, node, np.zeros(n), np.ones(n, dtype=np.int64), node)]
+    joined = csvsafe._joined(ready, n)
+    assert len(joined) == 2 and joined[0] is ready[0] and len(joined[1].cells) == 4 * 2 * 2 * 4
+    assert csvsafe._cells(joined[1]).to_pylist()[:2] == ["n0,0.0,1,n0", "n1,0.0,1,n1"]
+    assert len(csvsafe._joined(ready, 10 * 4 * 2 * 2 * 4 - 1)) == 3  # the last node: a pair too many for the rows
+
+
 def test_columns_of_different_lengths_and_codes_without_labels_are_refused() -> None:
     with pytest.raises(ValueError, match="different lengths"):
         csv_bytes({"a": np.arange(2), "b": np.arange(3)})
@@ -139,11 +176,15 @@ def test_columns_of_different_lengths_and_codes_without_labels_are_refused() -> 
         csv_bytes({"a": (np.array(["x", "y"], dtype=object), np.array([-1, 2]))})
 
 
-def test_a_long_file_is_written_in_chunks_that_join_up(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("coded_last", [False, True])  # a coded last column holds each line's end
+def test_a_long_file_is_written_in_chunks_that_join_up(monkeypatch: pytest.MonkeyPatch, coded_last: bool) -> None:
     columns = {"id": (np.array(["a", "=b;c"], dtype=object), np.arange(10) % 2), "t": np.arange(10) / 4}
+    if coded_last:
+        columns = {"t": columns["t"], "id": columns["id"]}
     whole = csv_bytes(columns)
     monkeypatch.setattr(csvsafe, "_ROWS_PER_CHUNK", 3)
     assert csv_bytes(columns) == whole and whole.count(b"\n") == 11
+    assert whole.split(b"\n")[2] == (b'0.25,"\'=b;c"' if coded_last else b'"\'=b;c",0.25')
 
 
 def test_run_escapes_an_id_and_a_node_name_holding_a_semicolon(

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from helpers.apptest import APP, DEMO, assert_clean, chart_spec
+from helpers.decisions import assert_contrastive, default_sample_steps
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.testing.v1 import AppTest
@@ -18,7 +19,7 @@ from dashboard.explore import first_chart
 from dashboard.learn.learn_content import regime_facts
 from dashboard.learn.learn_numbers import learn_numbers
 from dashboard.runs import data
-from dashboard.shared import keys, uploads, views
+from dashboard.shared import decision_text, keys, uploads, views
 from dashboard.shared.scenario import Scenario, from_widgets
 from dashboard.sweep import sweeps
 from simcore.analysis.stats import BOOTSTRAP_NAME, bootstrap_mean
@@ -471,30 +472,37 @@ def test_an_upload_over_the_demo_byte_cap_is_refused_by_its_size(monkeypatch: py
     assert not at.metric
 
 
-def test_decision_view_explains_the_chosen_preemption() -> None:
+def test_decision_view_explains_each_preemption_by_contrast() -> None:
+    """The default sample's first 8 fitgpp preemptions (issue 33): each is told against k8s's choice on
+    the same state, "the same" only where it is, else with the key value that separated them and both
+    values; not one credits the earliest start where the past preemptions told the sets apart."""
+    records = default_sample_steps(8)
     at = app(tab="Gantt")
-    next(b for b in at.button if b.label == "Next preemption").click().run()
-    assert_clean(at)
-    chosen = at.session_state["_gantt_preemption"]
-    words = at.text[1].value.splitlines()
-    assert words[0].startswith("TE job ") and " needed " in words[0]
-    assert (
-        words[1].startswith("fitgpp took node ")
-        and f"BE job {chosen['job_id']}" in words[1]
-        and "chosen because" in words[1]
-    )
-    other = at.selectbox(key="decision_other").value
-    assert other == "k8s" and words[2].startswith("On the same state") and " k8s would take" in words[2]
-    assert words[3].startswith("In k8s's own run")
-    candidates = at.dataframe[-3].value
-    glossary = at.dataframe[-2].value  # every key value the candidate table shows, defined
-    assert glossary["value"].tolist() == [c for c in candidates.columns if c not in ("node", "would take", "chosen")]
-    assert candidates["chosen"].tolist()[0] and "slack" in candidates.columns and "would take" in candidates.columns
-    assert chosen["node"] == candidates["node"].iloc[0]
-    for policy in at.selectbox(key="decision_other").options:
-        at.selectbox(key="decision_other").set_value(policy).run()
+    differ = 0
+    for record in records:
+        next(b for b in at.button if b.label == "Next preemption").click().run()
         assert_clean(at)
-        assert f", {policy} would take" in at.text[1].value.splitlines()[2]
+        chosen = at.session_state["_gantt_preemption"]
+        assert (chosen["job_id"], chosen["node"]) == (record["victims"][0], record["node"])
+        text = at.text[1].value
+        words = text.splitlines()
+        assert re.fullmatch(
+            rf"TE job {record['te_job']} needed (1 GPU|\d+ GPUs) and fitted on no node at {fmt.clock(record['time'])}\.",
+            words[0],
+        )
+        assert words[1].startswith(f"fitgpp took node {record['node']}: 1 victim (BE job {chosen['job_id']})")
+        assert_contrastive(text, record, "k8s")
+        assert_contrastive(text, record, "lrtp")
+        differ += sorted(record["same_state"]["k8s"]["victims"]) != sorted(record["victims"])
+        # one row per set, the chosen one first, each other told apart from it
+        candidates = next(d.value for d in at.dataframe if "against the chosen set" in d.value.columns)
+        assert candidates["chosen"].tolist()[0] and candidates["node"].iloc[0] == record["node"]
+        assert (candidates["against the chosen set"].iloc[1:] != "").all()
+    assert differ >= 2  # preemptions 2 and 3: k8s takes the job fitgpp spares for its past preemption
+    other = at.selectbox(key="decision_other").value
+    assert other == "k8s" and at.text[1].value.splitlines()[-2].startswith("In k8s's own run")
+    glossary = next(d.value for d in at.dataframe if "principle" in d.value.columns)  # each key value, defined
+    assert glossary["value"].tolist() == [c for c in candidates.columns if c not in decision_text.SET_COLUMNS]
 
 
 def test_the_generator_offers_paper_gang() -> None:

@@ -69,6 +69,9 @@ def test_crafted_links_are_refused_or_neutralised_while_the_server_keeps_serving
     crafted.on("request", lambda r: fetched.append(r.url))
     other.goto(f"{demo_server}/learn")
     other.get_by_text("Two kinds of jobs").wait_for()
+    # the lesson's step-through is hidden until its questions are checked: shown unanswered
+    click_one(other, other.get_by_role("button", name="Show what happened"), HANG_MS)
+    other.get_by_text(re.compile(r"\(instant 1 of \d+\)")).first.wait_for()
     for n, (link, answer) in enumerate(_crafted(listener)):
         crafted.goto(demo_server + link, wait_until="commit")
         _step_the_lesson(other, "Next" if n % 2 == 0 else "Previous", 2 if n % 2 == 0 else 1)  # meanwhile

@@ -67,7 +67,7 @@ def test_lesson_b_k8s_stops_two_young_jobs_fitgpp_one_exact_fit() -> None:
         for v in ("k8s", "fitgpp")
     }
     assert delay == {"k8s": 2 * 690.0, "fitgpp": 690.0}  # 23 min and 11.5 min, as the lesson says
-    assert "23 min" in lessons.lesson("victim").intro and "11.5 min" in lessons.lesson("victim").intro
+    assert "23 min" in lessons.lesson("victim").text and "11.5 min" in lessons.lesson("victim").text
 
 
 def test_lesson_c_loses_nothing_one_interval_remainder_or_everything() -> None:
@@ -128,7 +128,7 @@ def test_lesson_e_k8s_stops_the_single_job_fitgpp_the_gang_fitdelay_nobody() -> 
     assert lost == {"k8s": 11920.0, "fitgpp (s = 1)": 9520.0, "fitdelay": 0.0}
     waits = {label: float(run.jobs.set_index("job_id").loc["7", "wait"]) for label, run in runs.items()}
     assert waits == {"k8s": 30.0, "fitgpp (s = 1)": 20.0, "fitdelay": 20.0}
-    intro = lessons.lesson("gang").intro
+    intro = lessons.lesson("gang").text
     # BE delay: job 5 ends at 6670 instead of 3000 (61.2 min), the gang at 10270 instead of 7800 (41.2 min)
     delay = {
         label: run.jobs.query("job_class == 'BE'").eval("finish - submit_time - duration").sum()
@@ -152,17 +152,20 @@ def test_lesson_e_k8s_stops_the_single_job_fitgpp_the_gang_fitdelay_nobody() -> 
 
 def test_gang_lesson_asks_how_many_workers_each_variant_stops() -> None:
     # BE job 5 has 1 worker, gang 6 has 4: the options are 0, 1, 4 and both (5)
+    item = lessons.lesson("gang")
+    found = exercises.evidences(*lessons.load(item), {v.label: v.config for v in item.variants})
+    asked = {}
     for label, stopped in {"k8s": "1", "fitgpp (s = 1)": "4", "fitdelay": "0"}.items():
         run = RUNS["gang", label][2]
-        asked = {q.key: q for q in exercises.questions(run.jobs, run.events, label)}
-        assert asked["workers"].options == ("0", "1", "4", "5") and asked["workers"].accepted == (stopped,)
-    run = RUNS["gang", "fitgpp (s = 1)"][2]
-    victim = next(q for q in exercises.questions(run.jobs, run.events, "fitgpp") if q.key == "victim")
+        asked[label] = {q.key: q for q in exercises.questions(run.jobs, run.events, label, found[label])}
+        assert asked[label]["workers"].options == ("0", "1", "4", "5")
+        assert asked[label]["workers"].accepted == (stopped,)
+    victim = asked["fitgpp (s = 1)"]["victim"]
     assert victim.accepted == ("6",) and victim.answer == "job 6"  # four preempt rows, one job
-    assert (
-        "on 4 nodes"
-        in next(q for q in exercises.questions(run.jobs, run.events, "f") if q.key == "workers").explanation
-    )
+    assert "on 4 nodes" in asked["fitgpp (s = 1)"]["workers"].explanation
+    # fitdelay stops nobody: job 5 frees the room within the grace period, which the explanation says
+    assert asked["fitdelay"]["victim"].accepted == (exercises.NOBODY,)
+    assert "a BE job frees the room within grace" in asked["fitdelay"]["victim"].explanation
 
 
 def test_lessons_stay_tiny() -> None:
@@ -328,8 +331,12 @@ def test_learn_page_has_no_typed_results() -> None:
 
 def learn(**chosen: str) -> AppTest:
     """The Learn page after its first run, with the widget values ``chosen`` (by key) already set,
-    as a visitor's earlier choices would be: each saves a rerun of the whole page."""
+    as a visitor's earlier choices would be: each saves a rerun of the whole page. Every variant's
+    step-through is shown (as Show what happened would), unanswered."""
     at = AppTest.from_file(APP, default_timeout=120)
+    for item in lessons.LESSONS:
+        for v in item.variants:
+            at.session_state[f"quiz_shown_{item.key}_{v.label}"] = True
     for key, value in chosen.items():
         at.session_state[key] = value
     at.switch_page("app_pages/learn.py").run()

@@ -61,7 +61,7 @@ def test_every_explore_tab_shows_numbers_for_people(tab: str) -> None:
     if tab == "Gantt":  # and the first preemption's decision in words, its candidates and its events
         next(b for b in at.button if b.label == "Next preemption").click().run()
         assert_clean(at)
-        assert any("chosen because" in t.value for kind in ("markdown", "text", "caption") for t in at.get(kind))
+        assert any("On the same state, " in t.value for kind in ("markdown", "text", "caption") for t in at.get(kind))
         found += problems(at, "Gantt, a preemption chosen")
     if tab == "One job":  # and a counterfactual's tables
         next(b for b in at.button if b.label == "Simulate").click().run()

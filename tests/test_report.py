@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers.decisions import CONTRAST
 from helpers.report import (
     DEMO_ARGS,
     HOSTILE,
@@ -31,6 +32,7 @@ from helpers.report import (
 from simcore import cli
 from simcore.cli import plugins as cli_plugins
 from simcore.core.errors import UserError
+from simcore.policies.glossary import TERMS, label
 
 
 def test_the_demo_report_has_every_section_the_checksum_and_stays_under_the_cap():
@@ -43,6 +45,21 @@ def test_the_demo_report_has_every_section_the_checksum_and_stays_under_the_cap(
     assert len(text.encode()) < REPORT_CAP_BYTES
     assert html.escape("fitgpp is our reconstruction of the paper's approach") in text
     assert text.count("<li>") == 60 + 60  # the decision log: k8s and fitgpp, each capped at 60
+
+
+def test_the_decision_log_tells_fitgpp_against_k8s_on_the_same_state():
+    """Issue 33: each fitgpp decision in the log says what k8s would take on the very same state; "the
+    same" only where it is, else the key that separated the two sets with both values."""
+    text = demo_report()
+    log = text[text.index("<h2>Decision log</h2>") : text.index("<h2>Preemption accounting</h2>")]
+    lines = [html.unescape(line) for item in re.findall(r"<li>(.*?)</li>", log, re.S) for line in item.split("<br>")]
+    said = [line for line in lines if line.startswith("On the same state, k8s would take")]
+    assert len(said) == sum(line.startswith("fitgpp took node") for line in lines) > 0
+    differ = [line for line in said if not line.startswith("On the same state, k8s would take the same")]
+    assert differ  # the demo sample has decisions where k8s takes another job
+    keys = "|".join(re.escape(label(n)) for n in TERMS)
+    for line in differ:
+        assert re.search(CONTRAST.format(keys=keys), line), line
 
 
 def test_the_command_reproduces_the_trio_and_the_file(tmp_path, monkeypatch, capsys):

@@ -77,7 +77,9 @@ def test_a_queues_file_must_name_every_vc() -> None:
     loaded = load_workload(HELIOS, name="c.csv")
     with pytest.raises(WorkloadError, match="1 job\\(s\\) name a queue that q.csv does not define") as err:
         check_job_queues(QueueSpec.of([("vcJK", 8), ("vchb", 8)]), loaded, "c.csv", "q.csv")
-    assert "job '12', column queue: queue 'vcpD' is not in the queues file q.csv" in str(err.value)  # by id: no row kept
+    assert "job '12', column queue: queue 'vcpD' is not in the queues file q.csv" in str(
+        err.value
+    )  # by id: no row kept
 
 
 def test_the_spot_sample_runs_with_hp_reclaiming_from_spot() -> None:

@@ -89,6 +89,7 @@ def test_two_passes_at_one_instant():
     assert _stretches(watch)[2] == [(5, ("no_room", None), 10), (10, ("no_room", None), 10)]
 
 
+@pytest.mark.pure_engine  # subclasses JobWatch to count the jobs each pass looks at
 def test_triggers_on_a_hand_made_run():
     # fitgpp, one 8-GPU node, grace 30, restore 60: A (6, 1000 s) runs from 0; TE T (4, 50 s, at 100)
     # signals A and waits for its grace (nominated: looked at every pass); C (2, at 110) joins and fits

@@ -4,9 +4,13 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+from helpers.decisions import default_sample_steps
+from helpers.paths import ROOT
 
+from simcore.analysis import contrast
 from simcore.cli import main
 
 # one 8-GPU node (cpu = mem_gb = gpu): BE A (8 GPUs) from 0; TE T (1 GPU) at 100. Under fitgpp
@@ -139,3 +143,25 @@ def test_bad_input_is_a_clear_error_with_exit_code_2(wl, capsys, args, words):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err
+
+
+def test_explain_tells_a_victim_why_fitgpp_spared_what_k8s_would_take(capsys):
+    """The default sample's fitgpp preemptions where k8s would take another job on the same state
+    (issue 33): the victim's story says why fitgpp chose it over k8s's choice, by the key value that
+    separated them with both values."""
+    records = default_sample_steps(3)
+    differ = [r for r in records if sorted(r["same_state"]["k8s"]["victims"]) != sorted(r["victims"])]
+    assert len(differ) >= 2  # preemptions 2 and 3
+    files = ROOT / "sample_workloads"
+    for record in differ:
+        victim, alt = record["victims"][0], record["same_state"]["k8s"]
+        argv = ["explain", str(files / "demo_seed1.csv"), victim, "--cluster", str(files / "demo_cluster.yaml")]
+        story = _json(capsys, [*argv, "--policy", "fitgpp", "--json"])["story"]
+        step = next(s for s in story if s["kind"] == "signalled" and s["time"] == record["time"])
+        why = step["text"].split(f"over k8s's choice, {contrast.jobs_text(alt['victims'])} on node {alt['node']}: ")
+        assert len(why) == 2, step["text"]
+        assert re.match(
+            r"(tied on [^;]*; )?[a-z ]+ \S.* against \S.* \(.*(fewer|less|lower|earlier|more|higher|later) is better",
+            why[1],
+        ), why[1]
+        assert "k8s would take the same" not in step["text"]

@@ -55,17 +55,20 @@ st.markdown(MECHANICS)
 st.header("Step through it: lessons")
 st.markdown(
     "Each lesson is a handful of jobs on one to five nodes (files in `sample_workloads/lessons/`), run "
-    "under a few policies or settings. Step from event to event (or press play): on the left the "
-    "cluster at that instant, one square per GPU coloured by the job holding it, the queue and what "
-    "just happened; on the right the Gantt of every variant, the dotted line at the instant."
+    "under a few policies or settings. Predict first: answer the questions and check; each answer is "
+    "explained by the rule or the value that decided it. Then step from event to event (or press play): "
+    "on the left the cluster at that instant, one square per GPU coloured by the job holding it, the "
+    "queue and what just happened; on the right the Gantt of every variant answered, the dotted line at "
+    "the instant."
 )
 lesson_page.show()
 
 st.header("Practise: a new exercise")
 st.markdown(
     "A fresh small scenario drawn from a seed (the seed goes in the link, so a class can share one): "
-    "one or two nodes full of BE jobs, TE jobs arriving. Predict which job each policy preempts and how "
-    "long a TE job waits; the answers come from simulating it."
+    "one or two nodes full of BE jobs, at least two of them running when a TE job finds no room. Predict "
+    "which job each policy preempts and how long the TE job waits; the answers come from simulating it, "
+    "and its Gantt is shown once you have checked them."
 )
 quiz_page.show_exercise()
 

@@ -1,12 +1,14 @@
 """The decision view on Explore: why the chosen preemption took its victims, drawn thinly.
 
 The words, the candidate table and the glossary are built by :mod:`dashboard.shared.decision_text` from
-the decision records (:func:`dashboard.runs.data.decision_records`). What another policy would take
-is its victim search run on this very instant's view (the chosen policy's run recorded again with
-``same_state``); its record for the same TE job in its own run is a second, labelled view (the runs
-may have diverged by then, and the sentence says so). When a gang is among the chosen set,
-the runner-up and the other policy's choice, a second table sets their costs side by side. Job ids
-and node names may come from an upload: plain text.
+the decision records (:func:`dashboard.runs.data.decision_records`). The choice is told by contrast with
+every set the policy weighed and with what k8s, lrtp, fitgpp and the scenario's other preemptive
+policies would take on this very instant's view (the chosen policy's run recorded again with
+``same_state``, :func:`simcore.policies.alternatives.same_state_for`); *Compared with* adds that policy's record for
+the same TE job in its own run, a second, labelled view (the runs may have diverged by then, and the
+sentence says so). When a gang is among the chosen set, the runner-up and the other policies'
+choices, a second table sets their costs side by side. Job ids and node names may come from an
+upload: plain text.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dashboard.shared.scenario import Scenario
 from simcore.core.errors import UserError
 from simcore.core.model import ClusterSpec
 from simcore.policies import POLICIES
+from simcore.policies.alternatives import same_state_for
 
 PREFERRED_OTHER = ("k8s", "fitgpp", "fitdelay", "lrtp", "random")
 
@@ -59,9 +62,14 @@ def show(
             "Compared with",
             others,
             key=keys.DECISION_OTHER.name,
-            help="its victim search on this very state, and its record for the same TE job in its own run",
+            help="its record for the same TE job in its own run (a second view); what it would take on this "
+            "very state is told below, with k8s's, lrtp's and fitgpp's",
         )
-    runs = ((scenario.config(policy), other), *(((scenario.config(other), None),) if other else ()))
+    preemptive = [p for p in scenario.policies if POLICIES[p].preemptive]
+    runs = (
+        (scenario.config(policy), same_state_for(policy, preemptive)),
+        *(((scenario.config(other), same_state_for(other, preemptive)),) if other else ()),
+    )
     try:
         with notices.progress("Recording the decisions...") as heartbeat:
             records = data.decision_records(workload, cluster, runs, heartbeat, beside=True)
@@ -82,19 +90,16 @@ def show(
         other or "",
         other_record,
     )
-    if other is None:
-        lines = lines[:2] + [
-            "Add another preemptive policy (k8s, for one) to the scenario to see what it would have taken."
-        ]
     cost = decision_text.accounting_words(results[policy].decisions, record)
     st.text("\n".join([*lines, *([cost] if cost else [])]))
     tables.show(decision_text.candidate_table(record))
     st.caption(
-        "The nodes the policy weighed, best first, with the values it ranks them by, in this order; "
-        "each is defined below."
+        "Every victim set the policy weighed, best first, with the values it ranks them by, in this order "
+        "(each is defined below), then the other policies' choices on this state that it did not weigh; "
+        "the last columns say who takes each set on this state and what tells it apart from the chosen one."
     )
     tables.show(decision_text.glossary(record))
-    costs = decision_text.option_costs(record, decision_text.job_gpus(workload.table), other or "")
+    costs = decision_text.option_costs(record, decision_text.job_gpus(workload.table))
     if costs:
         st.markdown("**What each choice costs** (a gang is among them)")
         st.text("\n".join(decision_text.cost_words(costs)))

@@ -3,25 +3,35 @@ exercise scenarios drawn from a seed. Pure (no Streamlit).
 
 A question's answer is read from the run it is about (the events and jobs frames of
 :func:`dashboard.runs.compute.full_run`), never typed, so a lesson that changes changes its
-answers. :func:`generate` draws a cluster of one or two 4-GPU nodes filled by BE jobs and one or
-two TE jobs arriving later; it retries with the next sub-seed until both policies of the exercise
-preempt, at most :data:`MAX_TRIES` times, so the work per seed is bounded.
+answers; its explanation, shown once answered, is read from the run's decision records and the
+TE job's waits (:class:`Evidence`): the key value that decided the victims, against each other set and
+each other policy's choice on the same state (:mod:`simcore.analysis.contrast`), or the rule that made
+the TE job wait. A choice offers every BE job running when the TE job asks, and "nobody": a question
+with fewer than two choices is not asked. :func:`generate` draws a cluster of one or two 4-GPU nodes
+filled by BE jobs and one or two TE jobs arriving later; it retries with the next sub-seed until both
+policies of the exercise preempt and each victim question offers at least two running jobs, at most
+:data:`MAX_TRIES` times, so the work per seed is bounded.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from dashboard.runs import compute
+from dashboard.shared import decision_text
+from simcore.analysis import contrast, whatif
 from simcore.analysis.bound import BOUND_LABEL, run_bound
 from simcore.core import fmt
 from simcore.core.errors import UserError
 from simcore.core.model import ClusterSpec, JobTable, Node, Resources, SimConfig
 from simcore.engine import simulate
+from simcore.policies import POLICIES as POLICY_REGISTRY
+from simcore.policies.alternatives import same_state_for
 
 SEED_PARAM = "exercise"  # the Learn page's URL parameter holding the exercise's seed
 SEED_MAX = 2**31 - 1
@@ -44,12 +54,8 @@ class Question:
     options: tuple[str, ...]  # the choices (empty for a number)
     accepted: tuple[str, ...]  # right choices (any one of them), or the answer in minutes as text
     answer: str  # the answer in words
-    explanation: str  # Markdown, shown after the visitor answers
-    noun: str = "job"  # what a choice is ("job 3"); "" when the options say it themselves (a queue's name)
-
-    def option_text(self, option: str | float) -> str:
-        """A choice as the radio and the feedback show it."""
-        return f"{self.noun} {option}".strip()
+    explanation: str  # Markdown, shown after the visitor answers: the rule or key that decided, with its values
+    record: Mapping[str, Any] | None = None  # the decision it is about, its sets shown after the answer
 
 
 def is_right(question: Question, given: str | float) -> bool:
@@ -60,55 +66,143 @@ def is_right(question: Question, given: str | float) -> bool:
     return abs(float(given) - truth) <= max(WAIT_TOLERANCE[0], WAIT_TOLERANCE[1] * truth)
 
 
-def questions(jobs: pd.DataFrame, events: pd.DataFrame, label: str) -> tuple[Question, ...]:
-    """The questions about one run (``label`` names it): which job is preempted first, when the
-    run preempts, how many BE workers it stops when it holds a gang, and how long its first TE job waits."""
-    found = []
-    preempts = events[events["event"] == "preempt"]
-    if len(preempts):
-        t = float(preempts["time"].iloc[0])
-        # a gang writes one row per worker: each job once
-        victims = tuple(dict.fromkeys(str(j) for j in preempts.loc[preempts["time"] == t, "job_id"]))
-        running = _running_be(jobs, events[events["time"] <= t], t)
-        several = " (any one of them counts)" if len(victims) > 1 else ""
-        found.append(
-            Question(
-                key="victim",
-                prompt=f"Under **{label}**, which running job is preempted first?",
-                kind="choice",
-                options=running,
-                accepted=victims,
-                answer=f"job {' and job '.join(victims)}{several}",
-                explanation=(
-                    f"At {fmt.clock(t)} {label} signals {_jobs(victims)}: of the BE jobs running then "
-                    f"({_jobs(running)}), {'these are' if len(victims) > 1 else 'this is'} what its rule "
-                    "picks to make room for the TE job that does not fit."
-                ),
-            )
-        )
-    if "workers" in jobs and (jobs["workers"] > 1).any():
-        found.append(_workers_question(jobs, preempts, label))
+#: the victim question's option for "no job is preempted: the TE job waits"
+NOBODY = "nobody"
+
+
+@dataclass(frozen=True, eq=False)
+class Evidence:
+    """What a run's answers are explained with: its policy, the TE job the questions are about (None: no
+    TE job), the run's decision records (other policies asked on the same states) and that job's waits."""
+
+    policy: str
+    te_job: str | None
+    records: tuple[dict[str, Any], ...]
+    waits: tuple[whatif.Wait, ...]
+
+
+def evidence(table: JobTable, cluster: ClusterSpec, config: SimConfig, others: Sequence[str]) -> Evidence:
+    """The run of ``config`` with its decisions recorded, ``others`` asked on every state, and the waits
+    of the TE job the questions are about: the first one a decision took victims for, else the first
+    one that waited, else the first one."""
+    result = simulate(table, cluster, config, same_state=tuple(others))
+    jobs = result.jobs_frame
     te = jobs[jobs["job_class"] == "TE"]
-    if len(te):
-        row = te.iloc[0]
-        wait = float(row["wait"])
-        submit = float(row["submit_time"])
-        found.append(
-            Question(
-                key="te_wait",
-                prompt=f"Under **{label}**, how long does TE job {row['job_id']} wait before it starts (minutes)?",
-                kind="number",
-                options=(),
-                accepted=(repr(wait / MINUTE),),
-                answer=fmt.duration(wait),
-                explanation=(
-                    f"TE job {row['job_id']} arrives at {fmt.clock(submit)} and first starts at "
-                    f"{fmt.clock(submit + wait)}: it waits {fmt.duration(wait)}. Within "
-                    f"{fmt.number(WAIT_TOLERANCE[0])} minute or {WAIT_TOLERANCE[1]:.0%} counts as right."
-                ),
-            )
+    took = [str(d["te_job"]) for d in result.decisions if d["victims"]]
+    waited = te.loc[te["wait"] > 0, "job_id"].astype(str).tolist()
+    first = [*took, *waited, *te["job_id"].astype(str).tolist()]
+    if not first:
+        return Evidence(config.policy, None, result.decisions, ())
+    waits = whatif.blocking_reasons(table, cluster, config, first[0])
+    return Evidence(config.policy, first[0], result.decisions, waits)
+
+
+def evidences(table: JobTable, cluster: ClusterSpec, configs: Mapping[str, SimConfig]) -> dict[str, Evidence]:
+    """The :func:`evidence` of each run (by label), the runs' preemptive policies (and k8s, lrtp,
+    fitgpp) asked on every state of each."""
+    names = [c.policy for c in configs.values() if POLICY_REGISTRY[c.policy].preemptive]
+    return {label: evidence(table, cluster, c, same_state_for(c.policy, names)) for label, c in configs.items()}
+
+
+def jobs_table(table: JobTable) -> pd.DataFrame:
+    """The jobs as a visitor predicts from them: class, arrival, run time and request (per worker, with
+    the workers of a gang), times in human units."""
+    frame = table.to_frame()
+    shown = pd.DataFrame(
+        {
+            "job": frame["job_id"].astype(str),
+            "class": frame["job_class"],
+            "arrives": frame["submit_time"].map(fmt.clock),
+            "run time": frame["duration"].map(fmt.duration),
+            "GPUs": frame["gpu"].map(fmt.setting),
+            "CPU": frame["cpu"].map(fmt.setting),
+            "memory (GiB)": frame["mem_gb"].map(fmt.setting),
+        }
+    )
+    return shown.assign(workers=frame["workers"]) if "workers" in frame and (frame["workers"] > 1).any() else shown
+
+
+def questions(jobs: pd.DataFrame, events: pd.DataFrame, label: str, ev: Evidence) -> tuple[Question, ...]:
+    """The questions about one run (``label`` names it; ``ev`` its :func:`evidence`): which running job it
+    preempts for the TE job the questions are about (every BE job running then, or nobody: at least
+    two choices, else not asked), how many BE workers it stops when it holds a gang, and how long
+    that TE job waits."""
+    if ev.te_job is None:
+        return ()
+    found = []
+    record = decision_text.decision_of_te_job(ev.records, ev.te_job)
+    row = jobs[jobs["job_id"].astype(str) == ev.te_job].iloc[0]
+    submit, wait = float(row["submit_time"]), float(row["wait"])
+    t = float(record["time"]) if record is not None else submit
+    running = _running_be(jobs, events[events["time"] <= t], t)
+    if running and (record is not None or wait > 0):
+        found.append(_victim_question(label, ev, t, running, record))
+    if "workers" in jobs and (jobs["workers"] > 1).any():
+        found.append(_workers_question(jobs, events[events["event"] == "preempt"], label))
+    stretches = " ".join(f"From {fmt.clock(w.start)} to {fmt.clock(w.end)}: {w.text}." for w in ev.waits)
+    found.append(
+        Question(
+            key="te_wait",
+            prompt=f"Under **{label}**, how long does TE job {ev.te_job} wait before it starts (minutes)?",
+            kind="number",
+            options=(),
+            accepted=(repr(wait / MINUTE),),
+            answer=fmt.duration(wait),
+            explanation=(
+                f"TE job {ev.te_job} arrives at {fmt.clock(submit)} and first starts at "
+                f"{fmt.clock(submit + wait)}: it waits {fmt.duration(wait)}. {stretches} Within "
+                f"{fmt.number(WAIT_TOLERANCE[0])} minute or {WAIT_TOLERANCE[1]:.0%} counts as right."
+            ),
         )
+    )
     return tuple(found)
+
+
+def _victim_question(
+    label: str, ev: Evidence, t: float, running: tuple[str, ...], record: Mapping[str, Any] | None
+) -> Question:
+    """Which running BE job the run ``label`` preempts for its TE job at ``t`` (its decision ``record``), or nobody."""
+    te_job, policy = ev.te_job, ev.policy
+    victims = tuple(record["victims"]) if record is not None and record["victims"] else ()
+    several = " (any one of them counts)" if len(victims) > 1 else ""
+    if victims:
+        assert record is not None  # it took victims
+        answer = f"job {' and job '.join(victims)}{several}"
+        lines = contrast.contrast_lines(record)
+        why = (
+            f"At {fmt.clock(t)} {policy} takes {_jobs(victims)} on node {record['node']} for TE job {te_job}. "
+            "Why this set and not another, by its own key (every set it weighed is in the table below):\n\n"
+            + "\n".join(f"- {line}" for line in lines)
+        )
+    elif record is not None:
+        answer = f"nobody: TE job {te_job} waits"
+        why = f"At {fmt.clock(t)} {policy} looks for victims for TE job {te_job} and takes none: {record['reason']}."
+    else:
+        answer = f"nobody: TE job {te_job} waits"
+        why = f"{policy} never looks for victims: it does not preempt, so TE job {te_job} waits for room."
+    return Question(
+        key="victim",
+        prompt=(
+            f"Under **{label}**, TE job {te_job} finds no room at {fmt.clock(t)}. Which running job is preempted "
+            "for it?"
+        ),
+        kind="choice",
+        options=(*running, NOBODY),
+        accepted=victims or (NOBODY,),
+        answer=answer,
+        explanation=why,
+        record=record if victims else None,
+    )
+
+
+def choice_label(option: str) -> str:
+    """A victim question's option as the page shows it."""
+    return "nobody: the TE job waits" if option == NOBODY else f"job {option}"
+
+
+def plausible(question: Question) -> tuple[str, ...]:
+    """The running jobs a victim question offers (its choices but "nobody")."""
+    return tuple(o for o in question.options if o != NOBODY)
 
 
 def _workers_question(jobs: pd.DataFrame, preempts: pd.DataFrame, label: str) -> Question:
@@ -160,6 +254,7 @@ class Exercise:
     table: JobTable
     cluster: ClusterSpec
     runs: dict[str, compute.Run]
+    evidence: dict[str, Evidence]  # per policy: what its answers are explained with
     limits: pd.DataFrame  # per TE job: its wait under each policy, the pooled bound and alone
 
 
@@ -175,16 +270,29 @@ def parse_seed(raw: str) -> int:
 
 
 def generate(seed: int) -> Exercise:
-    """The exercise of ``seed``: the first sub-seed whose scenario makes both policies preempt (the
-    page computes it through :func:`dashboard.runs.data.computed`: in a worker, shared)."""
+    """The exercise of ``seed``: the first sub-seed whose scenario makes both policies preempt, with at
+    least two running BE jobs to choose from in each victim question (:func:`worth_asking`); the page
+    computes it through :func:`dashboard.runs.data.computed`: in a worker, shared."""
     if not 0 <= seed <= SEED_MAX:
         raise UserError(f"exercise seed {seed}: must be between 0 and {SEED_MAX}")
     for attempt in range(MAX_TRIES):
         table, cluster = draw(np.random.default_rng([seed, attempt]))
         runs = {p: compute.full_run(table, cluster, SimConfig(policy=p)) for p in POLICIES}
-        if all((r.events["event"] == "preempt").any() for r in runs.values()):
-            return Exercise(seed, attempt + 1, table, cluster, runs, limits(table, cluster, runs))
-    raise UserError(f"exercise seed {seed}: no scenario with a preemption in {MAX_TRIES} draws; try another seed")
+        if not all((r.events["event"] == "preempt").any() for r in runs.values()):
+            continue
+        found = evidences(table, cluster, {p: SimConfig(policy=p) for p in POLICIES})
+        asked = {p: questions(r.jobs, r.events, p, found[p]) for p, r in runs.items()}
+        if all(worth_asking(qs) for qs in asked.values()):
+            return Exercise(seed, attempt + 1, table, cluster, runs, found, limits(table, cluster, runs))
+    raise UserError(
+        f"exercise seed {seed}: no scenario with a preemption and two jobs to choose from in {MAX_TRIES} draws; "
+        "try another seed"
+    )
+
+
+def worth_asking(asked: Sequence[Question]) -> bool:
+    """Does a run's victim question offer at least two running BE jobs (besides "nobody")?"""
+    return any(q.key == "victim" and len(plausible(q)) >= 2 for q in asked)
 
 
 def draw(rng: np.random.Generator) -> tuple[JobTable, ClusterSpec]:

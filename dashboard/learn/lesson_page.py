@@ -1,4 +1,9 @@
-"""The step-through lessons on Learn: choose a lesson and a variant, then step through its instants.
+"""The step-through lessons on Learn: choose a lesson and a variant, predict, then step through its instants.
+
+The setup and the jobs come first, then the variant's questions (:mod:`dashboard.learn.quiz_page`);
+what happened (the variant's outcome, the time control, the Gantt and the outcome table) is shown once
+they are checked, with the other variants already answered beside it: before, it would give the
+answers away.
 
 The time control (first, previous, play/pause, next, last and a slider over the instants) keeps
 its position in the session per lesson and variant (:mod:`dashboard.shared.state`); *play* advances
@@ -8,27 +13,26 @@ instant is drawn as GPU grids next to the Gantt of every variant, with a line at
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
-from dashboard.learn import exercises, lesson_views, lessons, queue_questions, quiz_page
+from dashboard.learn import exercises, lesson_views, lessons, queue_questions, quiz_page, quiz_state
 from dashboard.runs import data, worker
 from dashboard.runs.compute import Run
-from dashboard.shared import gantt_charts, gantt_views, keys, notices, state, tables, views
+from dashboard.shared import gantt_charts, keys, notices, state, tables, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from simcore.core import fmt
 from simcore.core.errors import UserError
 from simcore.core.model import ClusterSpec
 
 PLAY_SECONDS = 1.5  # one instant per tick while playing
-LESSON_LANE_PX = 30  # pixels per GPU lane in a lesson's Gantt
 
 
 def show() -> None:
-    """The lessons section of the Learn page."""
+    """The lessons section of the Learn page: the setup, the jobs, the questions, then (once answered)
+    what happened, step by step."""
     item = lessons.lesson(
         st.selectbox(
             "Lesson",
@@ -37,7 +41,7 @@ def show() -> None:
             key=keys.LESSON.name,
         )
     )
-    st.markdown(item.intro)
+    st.markdown(item.setup)
     label = st.radio(
         "Run it with", [v.label for v in item.variants], horizontal=True, key=keys.LESSON_VARIANT(item.key).name
     )
@@ -45,28 +49,53 @@ def show() -> None:
         with notices.progress("Simulating the lesson...") as heartbeat:
             table, cluster = lessons.load(item)
             runs: dict[str, Run] = {}
+            found: dict[str, exercises.Evidence] = {}
             for queues in dict.fromkeys(v.queues for v in item.variants):  # the variants sharing a cluster at once
+                shared = cluster.with_queues(queues)
                 configs = {v.label: v.config for v in item.variants if v.queues == queues}
-                runs.update(data.lesson_runs(table, cluster.with_queues(queues), configs, heartbeat))
-            runs = {v.label: runs[v.label] for v in item.variants}
+                runs.update(data.lesson_runs(table, shared, configs, heartbeat))
+                key = ("lesson_evidence", item.key, tuple(configs))
+                found.update(data.computed(key, exercises.evidences, (table, shared, configs), heartbeat))
     except UserError as exc:
         notices.error(exc)
         return
     except worker.Cancelled:
         st.stop()
-    run, variant = runs[label], item.variant(label)
-    st.markdown("**Predict first**: answer before you step to the end (the answers come from this very run).")
-    asked = exercises.questions(run.jobs, run.events, label)
+    tables.show(exercises.jobs_table(table), width="content")
+    st.markdown("**Predict first**: answer, then check; the answers come from this very run.")
+    asked = {v.label: _questions(runs[v.label], v, found[v.label]) for v in item.variants}
+    scope = f"{item.key}_{label}"
+    quiz_page.ask(asked[label], scope)
+    if not quiz_page.revealed(scope, {scope: asked[label]}):
+        return
+    session = st.session_state
+    shown = [
+        v
+        for v in item.variants
+        if quiz_state.quiz_revealed(
+            session, f"{item.key}_{v.label}", {f"{item.key}_{v.label}": [q.key for q in asked[v.label]]}
+        )
+    ]
+    st.markdown(" ".join([*(v.outcome for v in shown), *([item.summary] if len(shown) == len(item.variants) else [])]))
+    if len(shown) < len(item.variants):
+        st.caption("The other variants appear beside this one once their questions are answered.")
+    ticking = state.lesson_playing(session) == (item.key, label)
+    revealed = {v.label: runs[v.label] for v in shown}
+    st.fragment(run_every=PLAY_SECONDS if ticking else None)(_stepper)(item, label, cluster, revealed, ticking)
+
+
+def _questions(run: Run, variant: lessons.Variant, found: exercises.Evidence) -> tuple[exercises.Question, ...]:
+    """A variant's questions: the run's, and with queues who borrows and who pays (:mod:`.queue_questions`)."""
+    asked = exercises.questions(run.jobs, run.events, variant.label, found)
     if variant.queues is not None and run.usage is not None and run.ledger is not None:
-        asked += queue_questions.questions(run.jobs, run.events, run.usage, run.ledger, variant.queues, label)
-    quiz_page.ask(asked, f"{item.key}_{label}")
-    ticking = state.lesson_playing(st.session_state) == (item.key, label)
-    st.fragment(run_every=PLAY_SECONDS if ticking else None)(_stepper)(item, label, cluster, runs, ticking)
+        asked += queue_questions.questions(run.jobs, run.events, run.usage, run.ledger, variant.queues, variant.label)
+    return asked
 
 
 def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[str, Run], ticking: bool) -> None:
-    """The time control and the cluster at the chosen instant: a fragment that reruns on its own
-    every PLAY_SECONDS while ``ticking`` (playing)."""
+    """The time control and the cluster at the chosen instant of ``label``'s run, beside the Gantt and the
+    outcome of ``runs`` (the variants revealed): a fragment that reruns on its own every PLAY_SECONDS
+    while ``ticking`` (playing)."""
     run = runs[label]
     times = lesson_views.instants(run.events)
     last = len(times) - 1
@@ -122,19 +151,7 @@ def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[
         else:
             tables.show(snap.queue)
     with right:
-        span_h = max(math.ceil(max(float(r.segments["end"].max()) for r in runs.values()) / views.HOUR * 4) / 4, 0.25)
-        gantt = gantt_views.gantt_view(
-            {name: (r.segments, r.events) for name, r in runs.items()},
-            cluster,
-            [n.name for n in cluster.nodes],
-            (0.0, span_h),
-            selected={"time": t},
-            lost={name: r.lost for name, r in runs.items()},
-        )
-        lanes = sum(len(p.layout) for p in gantt.panels)
-        # a lesson has few lanes: draw them tall enough to read the job ids on the bars
-        figure = gantt_charts.gantt_figure(gantt).update_layout(height=160 + LESSON_LANE_PX * lanes)
-        st.plotly_chart(figure, config=PLOT_CONFIG, key=f"{key.name}_gantt")
+        quiz_page.runs_gantt(runs, cluster, t, f"{key.name}_gantt")
     tables.show(  # the whole width, the variant's name in full ("checkpoint on_preempt")
         lesson_views.outcome_table(runs),
         # the variant's name and the last finish ("day 1 02:56:30") whole, the numbers in what is left

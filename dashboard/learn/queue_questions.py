@@ -94,7 +94,6 @@ def _reclaim(ledger: pd.DataFrame, spec: QueueSpec, label: str) -> Question:
             options=(*names, NOBODY),
             accepted=(NOBODY,),
             answer="nobody's: no reclaim in this run",
-            noun="",
             explanation=(
                 "A quota is a guarantee only under a preemptive policy (k8s, lrtp, random, fitgpp, fitdelay): "
                 "fifo and priority never preempt, so a team that comes back waits for the borrowers to finish."
@@ -109,7 +108,6 @@ def _reclaim(ledger: pd.DataFrame, spec: QueueSpec, label: str) -> Question:
         options=(*names, NOBODY),
         accepted=paid,
         answer=f"{' and '.join(paid)}'s",
-        noun="",
         explanation=(
             f"At {fmt.clock(float(row['time']))} {row['queue']}'s {row['job_class']} job {row['job']} is within "
             f"its quota and does not fit: it may reclaim from queues running above theirs. Running GPUs before: "

@@ -24,6 +24,7 @@ from dashboard.runs.compute import Progress, Run
 from dashboard.shared import decisions
 from simcore.core.model import ClusterSpec, JobTable, SimConfig
 from simcore.policies import POLICIES
+from simcore.policies.alternatives import same_state_for
 from simcore.workload import write_workload
 
 Records = tuple[dict[str, Any], ...]
@@ -44,15 +45,17 @@ def runs_and_records(
     jobs: JobTable, cluster: ClusterSpec, configs: Mapping[str, SimConfig], progress: Progress
 ) -> tuple[dict[str, Run], dict[str, Records]]:
     """The full run of each policy (label -> :class:`~dashboard.runs.compute.Run`, as the Explore page
-    computes it) and the decision records of the preemptive ones, in the order of ``configs``."""
+    computes it) and the decision records of the preemptive ones, in the order of ``configs``, each
+    asked of the other policies on the same states (the log tells each decision by contrast)."""
     labels, recorded = list(configs), preemptive(configs)
     steps = simulations(configs)
     made = compute.comparison(jobs, cluster, list(configs.values()), (), lambda f: progress(f * len(labels) / steps))
     runs = dict(zip(labels, made, strict=True))
+    names = [configs[p].policy for p in recorded]  # each decision told against k8s, lrtp, fitgpp and these
     records = decisions.records(
         jobs,
         cluster,
-        [(configs[p], None) for p in recorded],
+        [(configs[p], same_state_for(configs[p].policy, names)) for p in recorded],
         lambda f: progress((len(labels) + f * len(recorded)) / steps),
     )
     return runs, dict(zip(recorded, records, strict=True))

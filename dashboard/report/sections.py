@@ -96,8 +96,9 @@ def decision_log(
     jobs: JobTable,
     limit: int = MAX_ROWS,
 ) -> str:
-    """The decisions that took victims, in words (:mod:`dashboard.shared.decision_text`), each
-    with the other policy's choice for the same TE job and its accounting; at most ``limit``."""
+    """The decisions that took victims, in words (:mod:`dashboard.shared.decision_text`), each told by
+    contrast with its alternatives (the records ask the other policies on the same state), with the other
+    policy's choice for the same TE job in its own run and its accounting; at most ``limit``."""
     mine = [r for r in records[policy] if r["victims"]]
     shown = mine[:limit]
     other = other_policy(policy, list(records))
@@ -109,7 +110,6 @@ def decision_log(
         lines = decision_text.decision_words(
             record, _te_gpu(jobs, record["te_job"]), float(gone), other or "", other_record
         )
-        lines = lines if other else lines[:2]
         cost = decision_text.accounting_words(run.decisions, record)
         body = "<br>".join(text(line) for line in [*lines, *([cost] if cost else [])])
         items.append(f"<li>{body}</li>")

@@ -1,10 +1,12 @@
 """One preemption's decision record in words, and the nodes the policy weighed (pure).
 
-The words name the value that decided (the record's ``deciding``), define it and give its
-principle from the one glossary (:mod:`simcore.policies.glossary`); what another policy would take
-is asked on the very same state (the record's ``same_state``), its own run being a second view.
-When a gang is among the options, what each one costs (workers stopped, nodes touched, GPU time
-lost by :func:`simcore.analysis.accounting.gpu_seconds`) is set side by side (:func:`option_costs`).
+The words explain the choice by contrast (:mod:`simcore.analysis.contrast`): against each other
+node's best set, each other set on the same node and what the policies asked on the very same state
+would take (the record's ``same_state`` and ``sets``), the key value that separates them with both
+values in human units; the glossary (:mod:`simcore.policies.glossary`) defines each value. Another
+policy's record for the same TE job in its own run is a second view. When a gang is among the
+options, what each one costs (workers stopped, nodes touched, GPU time lost by
+:func:`simcore.analysis.accounting.gpu_seconds`) is set side by side (:func:`option_costs`).
 
 Drawn by :mod:`dashboard.explore.decision_view` from the records of :func:`dashboard.runs.data.decision_records`.
 """
@@ -18,10 +20,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from simcore.analysis import accounting
+from simcore.analysis import accounting, contrast
 from simcore.core import fmt, units
 from simcore.core.model import JobTable
-from simcore.policies.glossary import TIE_BREAK, term
+from simcore.policies.glossary import TIE_BREAK, label, term, value_text
 
 
 def decision_for(records: Sequence[Mapping[str, Any]], chosen: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -40,64 +42,6 @@ def _plural(n: float, word: str) -> str:
     return f"{n:g} {word}" + ("" if n == 1 else "s")
 
 
-def _jobs(ids: Sequence[str]) -> str:
-    return ("BE job " if len(ids) == 1 else "BE jobs ") + ", ".join(ids)
-
-
-def _label(name: str) -> str:
-    return name.replace("_", " ")
-
-
-def value_text(name: str, value: float) -> str:
-    """A key value in human units (:data:`simcore.policies.glossary.TERMS`): durations and instants
-    through :mod:`simcore.core.fmt`, never raw seconds."""
-    unit = term(name).unit
-    if unit == "seconds":
-        return fmt.duration(value)
-    if unit == "clock":
-        return fmt.clock(value)
-    return f"{value:g}" if unit in ("count", "draw") else fmt.number(value)
-
-
-def _why(record: Mapping[str, Any]) -> str:
-    """Why the chosen node won, from ``deciding``: the values it tied on, the one it won on and its
-    meaning, then the principle behind it."""
-    deciding = record.get("deciding")
-    cands = record["candidates"]
-    if deciding is None or len(cands) < 2:
-        return "it was the only node where preempting made room"
-    best, other = cands[0], cands[1]
-    names = [name for name, _ in record["key"]]
-    tied = names if deciding == TIE_BREAK else names[: names.index(deciding)]
-    ties = ", ".join(f"{_label(n)} ({value_text(n, best[n])})" for n in tied)
-    head = f"it tied with node {other['node']} on {ties}; " if tied else ""
-    meaning = term(deciding)
-    if deciding == TIE_BREAK:
-        return f"{head}{_label(deciding)} decided: {meaning.meaning}"
-    better = dict(record["key"])[deciding]
-    side = {"min": "lower is better", "max": "higher is better", "drawn": "drawn at random"}[better]
-    return (
-        f"{head}{_label(deciding)} decided: {value_text(deciding, best[deciding])} against "
-        f"{value_text(deciding, other[deciding])} for node {other['node']} ({side}). {_label(deciding).capitalize()} "
-        f"is {meaning.meaning}. Principle: {meaning.principle}"
-    )
-
-
-def same_state_words(record: Mapping[str, Any], other: str) -> str:
-    """What `other` would take on this very instant's cluster (the record's ``same_state``)."""
-    alt = record.get("same_state")
-    if alt is None:
-        return f"{other} was not asked on this state."
-    if not alt["victims"]:
-        return f"On the same state, {other} would take no victim: {alt['reason']}."
-    same = sorted(alt["victims"]) == sorted(record["victims"]) and alt["node"] == record["node"]
-    verdict = "the same choice" if same else "a different choice"
-    return (
-        f"On the same state (this instant's cluster), {other} would take {_jobs(alt['victims'])} on node "
-        f"{alt['node']}: {verdict}, decided by its {_label(alt['deciding'] or 'only option')}."
-    )
-
-
 def decision_words(
     record: Mapping[str, Any],
     te_gpu: float,
@@ -105,16 +49,20 @@ def decision_words(
     other: str,
     other_record: Mapping[str, Any] | None,
 ) -> list[str]:
-    """The decision in sentences: what the TE job needed, what was taken and why, what ``other``
-    would take on the same state (the record's ``same_state``), and, a second view, what it took
-    for the same TE job in its own run (``other_record``: its record, None if it never asked)."""
+    """The decision in sentences: what the TE job needed, what was taken, why by contrast with each
+    alternative (:func:`simcore.analysis.contrast.contrast_lines`: the other nodes' and sets', and what
+    the policies asked on the same state would take), and, a second view, what ``other`` took for
+    the same TE job in its own run (``other_record``: its record, None if it never asked; no line
+    without ``other``)."""
     te, policy = record["te_job"], record["policy"]
     lines = [
         f"TE job {te} needed {_plural(te_gpu, 'GPU')} and fitted on no node at {fmt.clock(record['time'])}.",
         f"{policy} took node {record['node']}: {_plural(len(record['victims']), 'victim')} "
-        f"({_jobs(record['victims'])}), {fmt.duration(lost)} of work lost; chosen because {_why(record)}.",
-        same_state_words(record, other),
+        f"({contrast.jobs_text(record['victims'])}), {fmt.duration(lost)} of work lost.",
+        *contrast.contrast_lines(record),
     ]
+    if not other:
+        return lines
     own = f"In {other}'s own run on the same jobs (a second view, where the state may have drifted)"
     if other_record is None:
         lines.append(f"{own}, it never had to preempt for TE job {te}: it found room in time.")
@@ -125,7 +73,7 @@ def decision_words(
             else f"at {fmt.clock(other_record['time'])} (the two runs had diverged)"
         )
         lines.append(
-            f"{own}, it took {_jobs(other_record['victims'])} on node {other_record['node']}, "
+            f"{own}, it took {contrast.jobs_text(other_record['victims'])} on node {other_record['node']}, "
             f"where TE job {te} asked for room {when}."
         )
     else:
@@ -138,24 +86,42 @@ def glossary(record: Mapping[str, Any]) -> pd.DataFrame:
     names = [name for name, _ in record["key"]]
     if record.get("deciding") == TIE_BREAK:
         names.append(TIE_BREAK)
-    rows = [{"value": _label(n), "meaning": term(n).meaning, "principle": term(n).principle} for n in names]
+    rows = [{"value": label(n), "meaning": term(n).meaning, "principle": term(n).principle} for n in names]
     return pd.DataFrame(rows, columns=["value", "meaning", "principle"])
 
 
+#: the candidate table's columns besides the key values, before them then after them
+SET_COLUMNS = ("node", "would take", "chosen", "taken on this state by", "against the chosen set")
+
+
 def candidate_table(record: Mapping[str, Any]) -> pd.DataFrame:
-    """The nodes the policy weighed, best first: node, victims and the values of its ordering key in
-    human units (:func:`value_text`), headed as the glossary names them."""
+    """One row per candidate set, best first: every set the policy weighed (the record's ``sets``,
+    else each node's best), then the other policies' choices it did not weigh; the values of its
+    ordering key in human units, headed as the glossary names them, who takes the set on this state
+    and how it is told apart from the chosen set (:func:`simcore.analysis.contrast.reason_words`)."""
     names = [name for name, _ in record["key"]]
-    rows = [
-        {
-            "node": c["node"],
-            "would take": ", ".join(c["job_id"]),
-            **{_label(n): value_text(n, c[n]) for n in names},
-            "chosen": c["chosen"],
-        }
-        for c in record["candidates"]
+    sets = record.get("sets") or [
+        {**c, "weighed": True, "excluded": None, "taken_by": []} for c in record["candidates"]
     ]
-    return pd.DataFrame(rows, columns=["node", "would take", *map(_label, names), "chosen"])
+    chosen = record["candidates"][0] if record["victims"] else None
+    rows = []
+    for s in sets:
+        alt = contrast.alternative(s, names)
+        mine = chosen is not None and s["node"] == chosen["node"] and list(s["job_id"]) == list(chosen["job_id"])
+        why = (
+            "" if chosen is None or mine else contrast.reason_words(record, contrast.compare(record, alt), False, True)
+        )
+        rows.append(
+            {
+                "node": s["node"],
+                "would take": ", ".join(s["job_id"]),
+                **{label(n): fmt.MISSING if s.get(n) is None else value_text(n, s[n]) for n in names},
+                "taken on this state by": ", ".join(s["taken_by"]),
+                "against the chosen set": why,
+                "chosen": mine,
+            }
+        )
+    return pd.DataFrame(rows, columns=[*SET_COLUMNS[:3], *map(label, names), *SET_COLUMNS[3:]])
 
 
 def accounting_words(decisions: pd.DataFrame, record: Mapping[str, Any]) -> str | None:
@@ -213,25 +179,26 @@ def _option(label: str, cand: Mapping[str, Any], jobs: Mapping[str, tuple[float,
     return OptionCost(label, cand["node"], tuple(cand["job_id"]), cand["workers"], tuple(cand["holds"]), float(lost))
 
 
-def option_costs(record: Mapping[str, Any], jobs: Mapping[str, tuple[float, int]], other: str) -> list[OptionCost]:
-    """The chosen set, the runner-up and `other`'s choice on the same state, each with its cost
-    (the record's :data:`simcore.policies.decision.GANG_COSTS`); empty unless one of them stops a gang."""
+def option_costs(record: Mapping[str, Any], jobs: Mapping[str, tuple[float, int]]) -> list[OptionCost]:
+    """The chosen set, the runner-up and what each policy asked on the same state would take, each with
+    its cost (the record's :data:`simcore.policies.decision.GANG_COSTS`); empty unless one of them stops
+    a gang."""
     cands = record["candidates"]
     if not record["victims"] or "workers" not in cands[0]:
         return []
     out = [_option(f"chosen by {record['policy']}", cands[0], jobs)]
     if len(cands) > 1:
         out.append(_option("runner-up", cands[1], jobs))
-    alt = record.get("same_state")
-    if alt is not None and alt["victims"]:
-        out.append(_option(f"{other} on the same state", alt["candidates"][0], jobs))
+    for other, alt in record.get("same_state", {}).items():
+        if alt["victims"]:
+            out.append(_option(f"{other} on the same state", alt["candidates"][0], jobs))
     return out if any(jobs[j][1] > 1 for o in out for j in o.jobs) else []
 
 
 def cost_words(costs: Sequence[OptionCost]) -> list[str]:
     """One sentence per option: what it stops and what it throws away."""
     return [
-        f"{c.label.capitalize()}: {_jobs(list(c.jobs))} via node {c.node} stops {_plural(c.workers, 'worker')} on "
+        f"{c.label.capitalize()}: {contrast.jobs_text(c.jobs)} via node {c.node} stops {_plural(c.workers, 'worker')} on "
         f"{_plural(len(c.holds), 'node')} ({', '.join(c.holds)}) and throws away {fmt.duration(c.gpu_seconds)} "
         "of GPU time."
         for c in costs

@@ -4,7 +4,8 @@ A widget's value lives in ``st.session_state`` under the widget's key, and the d
 few values of its own there (names starting with ``_``). Each is a :class:`Key` here: pages and
 widgets take ``KEY.name`` as the widget key, and code reads the value through ``KEY.read`` /
 ``KEY.get``, typed, rather than by a string literal (``tests/test_dashboard_modules.py`` checks that
-no other module spells one). Only :mod:`dashboard.shared.state` writes the session; the pages read it.
+no other module spells one). Only the session's rules write it (:mod:`dashboard.shared.state`, the Sweep's
+:mod:`dashboard.sweep.sweep_state`, Learn's :mod:`dashboard.learn.quiz_state`); the pages read it.
 Keys that carry a name (a generator parameter, a loader option, a page) are a :class:`Family`.
 Elements whose key only tells them apart and whose value is never read back from the session
 (a chart, a button, the file uploaders, whose value the call returns) keep their plain ``key=``.
@@ -125,6 +126,7 @@ LESSON_STEP: Family[int] = Family("lesson_step_")  # per "<lesson>_<variant>": t
 LESSON_PLAYING: Key[tuple[str, str] | None] = Key("lesson_playing")  # the (lesson, variant) playing
 QUIZ_ANSWER: Family[str | float | None] = Family("quiz_answer_")  # per "<scope>_<question>": the answer widget
 QUIZ_CHECKED: Family[str | float] = Family("quiz_checked_")  # per "<scope>_<question>": the answer checked
+QUIZ_SHOWN: Family[bool] = Family("quiz_shown_")  # per lesson variant or exercise: shown without every answer
 EXERCISE_SEED: Key[int | None] = Key("exercise_seed")  # the seed widget of the fresh exercise
 EXERCISE_LINKED: Key[str] = Key("_exercise_linked")  # the link's seed last put into the widget
 

@@ -15,7 +15,6 @@ button" and Dask offer are :mod:`dashboard.sweep.sweep_state`'s, beside the sett
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -355,45 +354,3 @@ def lesson_tick(session: Session, key: Key[int], last: int) -> bool:
         keys.LESSON_PLAYING.set(session, None)
         return True
     return False
-
-
-# --- Learn: predict, then reveal ------------------------------------------------------------------
-
-
-def quiz_keys(scope: str, question: str) -> tuple[Key[str | float | None], Key[str | float]]:
-    """The session keys of a question's answer widget and of the answer checked."""
-    name = f"{scope}_{question}"
-    return keys.QUIZ_ANSWER(name), keys.QUIZ_CHECKED(name)
-
-
-def quiz_check(session: Session, scope: str, question: str) -> None:
-    """The Check button: keep the widget's answer as the one checked (none chosen: nothing to check)."""
-    answer, checked = quiz_keys(scope, question)
-    given = answer.maybe(session)
-    if given is None:
-        checked.drop(session)
-    else:
-        checked.set(session, given)
-
-
-def exercise_from_link(session: Session, raw: str | None, parse: Callable[[str], int]) -> None:
-    """Put the link's seed into the seed widget when the link is new (a later widget change wins);
-    ``parse`` raises UserError on a bad seed."""
-    if raw is None or raw == keys.EXERCISE_LINKED.maybe(session):
-        return
-    keys.EXERCISE_LINKED.set(session, raw)
-    keys.EXERCISE_SEED.set(session, parse(raw))
-
-
-def new_exercise(session: Session, seed_max: int) -> None:
-    """The New exercise button: a fresh seed (the link then reproduces it)."""
-    keys.EXERCISE_SEED.set(session, secrets.randbelow(seed_max + 1))
-
-
-def publish_exercise(session: Session, param: str, seed: int | None) -> None:
-    """The shown exercise's seed into the Learn page's link."""
-    if seed is None:
-        return
-    keys.EXERCISE_LINKED.set(session, str(seed))
-    if st.query_params.get(param) != str(seed):
-        st.query_params[param] = str(seed)

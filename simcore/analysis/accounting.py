@@ -99,6 +99,11 @@ def account(result: SimResult) -> Accounting:
     gpu = units.requests(jobs.request)[:, 2]  # thousandths, exact
     gpu_w = gpu * np.asarray(jobs.workers)  # per job, all its workers
     rows = np.flatnonzero(first_rows(result))
+    preempted = np.zeros(len(jobs), dtype=bool)
+    preempted[result.ev_job[rows[result.ev_code[rows] == PREEMPT]]] = True
+    # the rows of the jobs preempted, the only ones read below (a node row's job is -1: left out)
+    row_job = result.ev_job[rows]
+    rows = rows[(row_job >= 0) & preempted[row_job]]
     job, code, t = result.ev_job[rows], result.ev_code[rows], result.ev_time[rows]
     by_job = np.argsort(job, kind="stable")  # each job's events in the order they happened
     sj, sc, st = job[by_job], code[by_job], t[by_job]

@@ -141,16 +141,21 @@ def queues_block(result: SimResult, acc: accounting.Accounting | None = None) ->
     return out
 
 
+def _class(result: SimResult, mask: np.ndarray, every: dict[str, Any]) -> dict[str, Any]:
+    """:func:`class_summary` of the jobs in `mask`; for a class holding every job (a workload of one
+    class), a copy of `every`, the summary of every job: the same numbers, computed once."""
+    if mask.all():
+        return {k: dict(v) if isinstance(v, dict) else v for k, v in every.items()}
+    return class_summary(result, mask)
+
+
 def summarize(result: SimResult) -> dict[str, Any]:
     """The summary JSON of DESIGN.md section 6 (with queues: DESIGN-queues point 12's blocks too)."""
     te = result.jobs.is_te
+    every = class_summary(result, np.ones(len(te), dtype=bool))
     out: dict[str, Any] = {
         "policy": result.config.policy,
-        "classes": {
-            "TE": class_summary(result, te),
-            "BE": class_summary(result, ~te),
-            "all": class_summary(result, np.ones(len(te), dtype=bool)),
-        },
+        "classes": {"TE": _class(result, te, every), "BE": _class(result, ~te, every), "all": every},
         "preemptions": int(result.preemptions.sum()),
         "lost_work": float(result.lost_work.sum()),
         "accounting": accounting.summary(result),

@@ -26,7 +26,8 @@ from simcore.core import fmt
 from simcore.core.errors import UserError
 from simcore.core.result import SimResult
 from simcore.engine import simulate
-from simcore.io.csvsafe import write_columns, write_csv
+from simcore.io.csvsafe import write_csv
+from simcore.io.runcsv import write_run_csvs
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -69,10 +70,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 def write_outputs(result: SimResult, args: argparse.Namespace) -> dict[str, Any]:
     """Write the files ``run`` was asked for (jobs, events, summary, Gantt, decisions); return the summary."""
     summary = summarize(result)
-    if args.jobs_out:
-        write_columns(args.jobs_out, result.job_columns())
-    if args.events_out:
-        write_columns(args.events_out, result.event_columns())
+    if args.jobs_out or args.events_out:
+        write_run_csvs(result, args.jobs_out, args.events_out)
     if args.summary_json:
         write_json(args.summary_json, summary)
     if args.gantt_out:

@@ -36,6 +36,7 @@ from simcore.cli.inputs import add_cluster_options, add_workload_options, load_i
 from simcore.cli.queues import add_queues_option
 from simcore.core import fmt
 from simcore.core.errors import UserError
+from simcore.policies.alternatives import same_state_for
 
 #: ``--add`` keys -> the described job's fields (``submit`` is the time it is added at)
 ADD_KEYS = {"job_id": "job_id", "submit": "submit", "duration": "duration", "cpu": "cpu", "mem_gb": "mem_gb"}
@@ -115,7 +116,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from simcore.engine import simulate
 
     waits = blocking_reasons(jobs, cluster, config, args.job_id)
-    story = job_story(simulate(jobs, cluster, config, record_decisions=True), args.job_id, waits)
+    # its decisions told against k8s's, lrtp's and fitgpp's choices on the same states (it changes nothing)
+    story = job_story(simulate(jobs, cluster, config, same_state=same_state_for(config.policy)), args.job_id, waits)
     now = None if at is None else reason_at(waits, at)
     if args.json:
         out = {"job_id": args.job_id, "policy": args.policy, "story": [_step(s) for s in story]}

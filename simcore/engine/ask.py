@@ -19,7 +19,7 @@ from simcore.engine.nodes_down import NodesDown
 from simcore.engine.quota import QuotaState
 from simcore.engine.running import RunningTable
 from simcore.engine.timeline import Timeline
-from simcore.policies import Candidates, Policy, Preemption, PreemptionView, decision
+from simcore.policies import Candidates, Policy, Preemption, PreemptionView, alternatives, decision
 from simcore.policies.base import Explained, QuotaView
 
 
@@ -28,7 +28,7 @@ class PolicyAsk:
 
     cfg: SimConfig
     policy: Policy
-    other: Policy | None  # the same_state policy, asked on every recorded view
+    others: tuple[Policy, ...]  # the same_state policies, asked on every recorded view
     cl: ClusterState
     js: JobState
     running: RunningTable
@@ -120,8 +120,8 @@ class PolicyAsk:
         ids, nodes = self.names
         running = len(self.running) if offered is None else offered  # before min_runtime: the reason tells them apart
         record = decision.record(self.policy, view, explained, ids[te], ids, nodes, running, why)
-        if self.other is not None and why is None:  # a spent budget asks no policy
-            record["same_state"] = decision.same_state(self.other, view, ids[te], ids, nodes, running)
+        if self.others and why is None:  # a spent budget asks no policy
+            record |= alternatives.asked(self.policy, self.others, view, explained, ids[te], ids, nodes, running)
         if self.quota is not None:
             record.update(self._record_fields(te, self.searching))
         self.decisions.append(record)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import gc
 import math
 import time as wallclock
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import Any, Final
 
@@ -74,7 +74,7 @@ class _Run(TeamRun):
         cluster: ClusterSpec,
         config: SimConfig,
         record_decisions: bool = False,
-        same_state: str | None = None,
+        same_state: tuple[str, ...] = (),
         watch: Watch | None = None,
         exempt: Collection[str] = (),
     ) -> None:
@@ -83,8 +83,8 @@ class _Run(TeamRun):
         # never offered as victims (a what-if: "had it not been preempted"); None: nobody, no work
         self.exempt = np.flatnonzero(np.isin(jobs.job_id, list(exempt))) if exempt else None
         self.policy = get_policy(config.policy, config)
-        # the policy asked, on every recorded view, what it would take there (never acted on)
-        self.other = None if same_state is None else get_policy(same_state, replace(config, policy=same_state))
+        # the policies asked, on every recorded view, what they would take there (never acted on)
+        self.others = tuple(get_policy(name, replace(config, policy=name)) for name in same_state)
         self.preemptive = self.policy.preemptive
         self.min_runtime = config.min_runtime if self.preemptive else 0.0
         self.strict = config.backfill == "none"
@@ -392,14 +392,16 @@ def simulate(
     cluster: ClusterSpec,
     config: SimConfig,
     record_decisions: bool = False,
-    same_state: str | None = None,
+    same_state: str | Sequence[str] = (),
     watch: Watch | None = None,
     exempt: Collection[str] = (),
 ) -> SimResult:
     """Run one simulation. Jobs that fit on no node are left out and listed. With
     `record_decisions`, every ask for victims is kept as a decision record (``result.decisions``);
-    with `same_state` (a policy name) too, each record holds under ``same_state`` the record that
-    policy, with the run's knobs, would make on the very same view (it changes nothing in the run).
+    with `same_state` (policy names, or one name) too, each record holds under ``same_state`` the record
+    each of them, with the run's knobs, would make on the very same view, and under ``sets`` every
+    victim set the policy weighed and their choices valued by its key
+    (:mod:`simcore.policies.alternatives`); asking changes nothing in the run.
     `watch` is called after every pass with the run, to be read only (:mod:`simcore.engine.watch`
     turns it into facts); `exempt` job ids are never victim candidates (a what-if's change). With
     ``cluster.queues`` (DESIGN rule 11) each job is in the queue its ``queue`` column names (ValueError
@@ -416,8 +418,8 @@ def simulate(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        recorded = record_decisions or same_state is not None
-        run = _Run(sim_jobs, cluster, config, recorded, same_state, watch, exempt)
+        others = (same_state,) if isinstance(same_state, str) else tuple(same_state)
+        run = _Run(sim_jobs, cluster, config, record_decisions or bool(others), others, watch, exempt)
         run.clock.run()
         ev_time, ev_job, ev_code, ev_node = run.log.columns()  # the last rows' move allocates too
     finally:

@@ -43,8 +43,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
@@ -56,30 +55,68 @@ if TYPE_CHECKING:  # the run itself: only read
     from simcore.engine.eventlog import EventLog
     from simcore.engine.loop import _Run
 
-_SUBMIT, _START, _RELEASE = result.SUBMIT, result.START, result.RELEASE
-_GPU_UNITS = float(units.SCALE[2])  # units per GPU
+_SUBMIT: Final[int] = result.SUBMIT
+_START: Final[int] = result.START
+_RELEASE: Final[int] = result.RELEASE
+_GPU_UNITS: Final[float] = float(units.SCALE[2])  # units per GPU
 
 
-@dataclass(frozen=True, slots=True)
 class JobFacts:
-    """One job after one pass (job indices into the simulated table; resources in GPUs)."""
+    """One job after one pass (job indices into the simulated table; resources in GPUs). Read only.
 
-    time: float
-    nominated: bool  # a TE job waiting on its node for its victims' release
-    victims: tuple[int, ...]  # those of its victims still in their grace period
-    ahead: int | None  # backfill none: the first pending job ahead of it that waits without a nomination
-    ahead_is_te: bool  # that job is a TE job
-    is_te: bool  # the job itself is a TE job
-    workers: int  # its workers (a gang: more than 1)
-    # room for it, looked at only for a job neither nominated nor with a job ahead (else False, None):
-    fits: bool  # there is room for it now (then it starts at the next pass)
-    reserved_by: int | None  # it would fit but for this nominated TE job's reservation
-    decision: dict[str, Any] | None  # the decision record this pass made for it (TE, decisions kept)
-    free_gpu: float  # the most GPUs free (unreserved) on one node
-    strict: bool  # backfill none
-    te_first: bool  # the queue puts TE jobs first
-    #: with queues, when the job fails its queue's quota condition: (queue, quota, borrow limit, U, N), GPUs
-    queue_limit: tuple[str, float, float, float, float] | None = None
+    A plain class with slots, not a dataclass: compiled, its ``__init__`` is native, where a
+    dataclass's stays interpreted code (a frozen one setting each field through ``object.__setattr__``)."""
+
+    __slots__ = (
+        "time",
+        "nominated",
+        "victims",
+        "ahead",
+        "ahead_is_te",
+        "is_te",
+        "workers",
+        "fits",
+        "reserved_by",
+        "decision",
+        "free_gpu",
+        "strict",
+        "te_first",
+        "queue_limit",
+    )
+
+    def __init__(
+        self,
+        time: float,
+        nominated: bool,
+        victims: tuple[int, ...],
+        ahead: int | None,
+        ahead_is_te: bool,
+        is_te: bool,
+        workers: int,
+        fits: bool,
+        reserved_by: int | None,
+        decision: dict[str, Any] | None,
+        free_gpu: float,
+        strict: bool,
+        te_first: bool,
+        queue_limit: tuple[str, float, float, float, float] | None = None,
+    ) -> None:
+        self.time = time
+        self.nominated = nominated  # a TE job waiting on its node for its victims' release
+        self.victims = victims  # those of its victims still in their grace period
+        self.ahead = ahead  # backfill none: the first pending job ahead of it that waits without a nomination
+        self.ahead_is_te = ahead_is_te  # that job is a TE job
+        self.is_te = is_te  # the job itself is a TE job
+        self.workers = workers  # its workers (a gang: more than 1)
+        # room for it, looked at only for a job neither nominated nor with a job ahead (else False, None):
+        self.fits = fits  # there is room for it now (then it starts at the next pass)
+        self.reserved_by = reserved_by  # it would fit but for this nominated TE job's reservation
+        self.decision = decision  # the decision record this pass made for it (TE, decisions kept)
+        self.free_gpu = free_gpu  # the most GPUs free (unreserved) on one node
+        self.strict = strict  # backfill none
+        self.te_first = te_first  # the queue puts TE jobs first
+        #: with queues, when the job fails its queue's quota condition: (queue, quota, borrow limit, U, N), GPUs
+        self.queue_limit = queue_limit
 
     @property
     def quiet(self) -> bool:
@@ -99,13 +136,15 @@ class JobFacts:
 Key = Callable[[JobFacts], Hashable]
 
 
-@dataclass(slots=True)
 class Stretch:
     """One job's consecutive passes with the same key: the first pass's facts stand for them all."""
 
-    first: JobFacts
-    key: Hashable
-    last: float  # the instant of its last pass
+    __slots__ = ("first", "key", "last")
+
+    def __init__(self, first: JobFacts, key: Hashable, last: float) -> None:
+        self.first = first
+        self.key = key
+        self.last = last  # the instant of its last pass
 
 
 class JobWatch:
@@ -244,19 +283,24 @@ class JobWatch:
 def _moves(log: EventLog, start: int) -> tuple[set[int], set[int]]:
     """The jobs that joined the queue (submitted or released) and those that started, in the log's
     rows from `start` on (the rows not yet moved to its arrays are in its lists)."""
-    moved = len(log.job)
-    if start < moved:
-        jobs, codes = log.job[start:].tolist() + log._job, log.code[start:].tolist() + log._code
-    else:
-        jobs, codes = log._job[start - moved :], log._code[start - moved :]
     joined: set[int] = set()
     started: set[int] = set()
-    for j, c in zip(jobs, codes, strict=True):
-        if c == _START:
-            started.add(j)
-        elif c == _SUBMIT or c == _RELEASE:
-            joined.add(j)
+    moved = len(log.job)
+    if start < moved:  # rows moved to the arrays since the last pass: once per CHUNK rows
+        _note(log.job[start:].tolist(), log.code[start:].tolist(), 0, joined, started)
+        start = moved
+    _note(log._job, log._code, start - moved, joined, started)
     return joined, started
+
+
+def _note(jobs: list[int], codes: list[int], i: int, joined: set[int], started: set[int]) -> None:
+    """Rows `i` on of (`jobs`, `codes`) into `joined` and `started`, by index: no slice copied."""
+    for n in range(i, len(jobs)):
+        c = codes[n]
+        if c == _START:
+            started.add(jobs[n])
+        elif c == _SUBMIT or c == _RELEASE:
+            joined.add(jobs[n])
 
 
 def _first_waiting(run: _Run) -> int:

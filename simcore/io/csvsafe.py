@@ -77,10 +77,23 @@ def text_cell(text: str) -> str:
     return quote_cell(escape_text(text))
 
 
+@dataclass(frozen=True)
+class Labels:
+    """A coded column's labels as CSV cells (text by the rule, numbers as printed), the empty cell
+    last for code -1: made once, for every column and file that picks from the same labels."""
+
+    cells: pa.Array
+
+    @classmethod
+    def of(cls, labels: np.ndarray) -> Labels:
+        return cls(pa.concat_arrays([_cells(np.asarray(labels)), pa.array([""], pa.string())]))
+
+
 #: a column of a CSV: numbers or text (None and NaN empty) as an array or a pandas Series, or a
-#: coded text column ``(labels, codes)``: one code per row into the labels, -1 an empty cell (the
-#: events name jobs and nodes so: each label goes through the rule once, however many rows repeat it)
-Column = np.ndarray | pd.Series | tuple[np.ndarray, np.ndarray]
+#: coded column ``(labels, codes)``: one code per row into the labels (an array of text or numbers,
+#: or their :class:`Labels`), -1 an empty cell (the events name jobs and nodes so: each label goes
+#: through the rule once, however many rows repeat it)
+Column = np.ndarray | pd.Series | tuple[np.ndarray | Labels, np.ndarray]
 
 
 def write_columns(path: str | Path, columns: Mapping[str, Column]) -> None:
@@ -118,31 +131,77 @@ def _write(fh: IO[bytes], columns: Mapping[str, Column]) -> None:
     if len(rows) > 1:
         raise ValueError(f"CSV columns of different lengths: {sorted(rows)}")
     n = rows.pop() if rows else 0
-    ready = [_Picks.of(*c) if isinstance(c, tuple) else c for c in columns.values()]  # labels: once
+    ready = _joined([_one_value(_Picks.of(*c) if isinstance(c, tuple) else c) for c in columns.values()], n)
+    last = ready[-1] if ready else None
+    ends = len(columns) > 1 and isinstance(last, _Picks)
+    if isinstance(last, _Picks) and ends:  # each line's end in the last labels: the joined cells are the text, no copy
+        ready[-1] = _Picks(pc.binary_join_element_wise(last.cells, "\n", ""), last.codes)
     for lo in range(0, n, _ROWS_PER_CHUNK):
         cells = [_cells(_slice(c, lo, lo + _ROWS_PER_CHUNK)) for c in ready]
-        if len(cells) == 1:  # a lone empty field would read as a blank line (as the csv module writes it)
+        if len(columns) == 1:  # a lone empty field would read as a blank line (as the csv module writes it)
             cells[0] = pc.if_else(pc.equal(cells[0], ""), '""', cells[0])
-        lines = pc.binary_join_element_wise(*cells, ",")
-        text = pc.binary_join(pa.ListArray.from_arrays(pa.array([0, len(lines)], pa.int32()), lines), "\n")
-        fh.write(text[0].as_buffer())
-        fh.write(b"\n")
+        lines = pc.binary_join_element_wise(*cells, ",") if len(cells) > 1 else cells[0]
+        if ends:
+            fh.write(_characters(lines))
+        else:
+            text = pc.binary_join(pa.ListArray.from_arrays(pa.array([0, len(lines)], pa.int32()), lines), "\n")
+            fh.write(text[0].as_buffer())
+            fh.write(b"\n")
+
+
+def _characters(cells: pa.Array) -> memoryview:
+    """A string array's cells back to back: its data buffer, no copy."""
+    offsets = np.frombuffer(cells.buffers()[1], dtype=np.int32, count=len(cells) + 1, offset=4 * cells.offset)
+    return memoryview(cells.buffers()[2])[offsets[0] : offsets[-1]]
 
 
 @dataclass(frozen=True)
 class _Picks:
-    """A coded text column whose labels are cells already, the empty cell last (code -1)."""
+    """A coded column whose labels are cells already, the empty cell last (code -1)."""
 
     cells: pa.Array
     codes: np.ndarray
 
     @classmethod
-    def of(cls, labels: np.ndarray, codes: np.ndarray) -> _Picks:
-        cells = _text_cells(np.append(np.asarray(labels, dtype=object), ""))
+    def of(cls, labels: np.ndarray | Labels, codes: np.ndarray) -> _Picks:
+        cells = (labels if isinstance(labels, Labels) else Labels.of(labels)).cells
         codes = np.asarray(codes, dtype=np.int64)
-        if len(codes) and not -1 <= codes.min() <= codes.max() < len(cells) - 1:
-            raise ValueError(f"codes from {codes.min()} to {codes.max()} for {len(cells) - 1} labels")
-        return cls(cells, codes % len(cells))
+        lo, hi = (int(codes.min()), int(codes.max())) if len(codes) else (-1, -1)
+        if not -1 <= lo <= hi < len(cells) - 1:
+            raise ValueError(f"codes from {lo} to {hi} for {len(cells) - 1} labels")
+        return cls(cells, np.where(codes < 0, len(cells) - 1, codes) if lo < 0 else codes)  # -1: the empty cell
+
+
+def _one_value(column: _Picks | np.ndarray | pd.Series) -> _Picks | np.ndarray | pd.Series:
+    """A column of numbers that are all one value (bit for bit) as a coded column of that one cell,
+    which :func:`_joined` may join to its neighbours; any other column as it is."""
+    if (
+        not isinstance(column, np.ndarray)
+        or not len(column)
+        or column.dtype.kind not in "iub"
+        and column.dtype != float
+    ):
+        return column
+    bits = column.view(np.int64) if column.dtype == float else column
+    if not (bits == bits[0]).all():
+        return column
+    return _Picks(pa.concat_arrays([_cells(column[:1]), pa.array([""], pa.string())]), np.zeros(len(column), np.int64))
+
+
+def _joined(columns: list[_Picks | np.ndarray | pd.Series], n: int) -> list[_Picks | np.ndarray | pd.Series]:
+    """`columns` with each run of adjacent coded columns whose pairs of labels are few (a tenth of the
+    rows at most) made one coded column, its labels the pairs' joined cells: the rows take and join
+    fewer cells (the events' kind and node; a run's constant columns and its nodes)."""
+    out = columns[:1]
+    for c in columns[1:]:
+        a = out[-1]
+        if isinstance(a, _Picks) and isinstance(c, _Picks) and len(a.cells) * len(c.cells) <= n // 10:
+            pairs = np.arange(len(a.cells) * len(c.cells))
+            left, right = a.cells.take(pa.array(pairs // len(c.cells))), c.cells.take(pa.array(pairs % len(c.cells)))
+            out[-1] = _Picks(pc.binary_join_element_wise(left, right, ","), a.codes * len(c.cells) + c.codes)
+        else:
+            out.append(c)
+    return out
 
 
 def _slice(column: _Picks | np.ndarray | pd.Series, lo: int, hi: int) -> _Picks | np.ndarray | pd.Series:
@@ -183,6 +242,8 @@ def _text_cells(values: np.ndarray | pa.Array) -> pa.Array:
         except (pa.ArrowInvalid, pa.ArrowTypeError):  # not all text: each cell by its own type
             return pa.array([_mixed_cell(v) for v in values.tolist()], pa.string())
     values = pc.fill_null(values, "")
+    if pc.all(pc.ascii_is_alnum(values)).as_py():  # letters and digits alone (ids, mostly): a tenth of the regex's time
+        return values
     care = pc.match_substring_regex(values, _NEEDS_CARE)
     if not pc.any(care).as_py():
         return values

@@ -15,8 +15,6 @@ so a reader can weigh the gang against the alternatives; records without gangs a
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -144,13 +142,5 @@ def _costs(view: PreemptionView, victims: Sequence[int], node_names: Sequence[st
 def held_nodes(view: PreemptionView, victims: Sequence[int]) -> list[int]:
     """Every node (ascending) the jobs of candidate entries `victims` hold."""
     c = view.candidates
-    return sorted(set(c.node[np.isin(c.job, c.job[list(victims)])].tolist()))
-
-
-def same_state(
-    other: Policy, view: PreemptionView, te_job: str, job_ids: Sequence[str], node_names: Sequence[str], running_be: int
-) -> dict[str, Any]:
-    """The record `other` would make on this very view (policies are pure functions of it). It gets a
-    copy of the run's generator, so asking it changes nothing in the run."""
-    mine = dataclasses.replace(view, rng=copy.deepcopy(view.rng))
-    return record(other, mine, other.explain(mine), te_job, job_ids, node_names, running_be)
+    jobs = set(c.job[list(victims)].tolist())  # a few dozen entries: sets beat np.isin's ~30 us tenfold
+    return sorted({k for j, k in zip(c.job.tolist(), c.node.tolist(), strict=True) if j in jobs})

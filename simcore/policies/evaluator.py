@@ -139,6 +139,26 @@ def explain(policy: PreemptivePolicy, view: PreemptionView) -> Explained:
     return Explained(chosen, options())
 
 
+def weighed(policy: PreemptivePolicy, view: PreemptionView) -> tuple[NodeOption, ...]:
+    """Every victim set the search weighed, not only each node's best, best first by the key (the
+    choice first): what a reader compares the choice with (:mod:`simcore.policies.alternatives`).
+    Not for a drawn key, which ranks nodes, not sets (its options are :func:`explain`'s)."""
+    if _drawn(policy):
+        raise ValueError(f"policy {policy.name!r}: a drawn key weighs nodes, not sets")
+    pos = allowed(policy, view)
+    if len(pos) == 0:
+        return ()
+    batch = policy.all_nodes(view, pos)
+    if batch is not None:
+        values = batch.values
+        return tuple(
+            _option(view, int(batch.node[i]), batch.victims[i], [c[i].item() for c in values])
+            for i in _order(policy, batch)
+        )
+    found = sorted(_per_node(policy, view, pos, every=True), key=itemgetter(0))
+    return tuple(_option(view, k, s.victims, s.values) for _, k, s in found)
+
+
 #: the options of a choice, built only when asked (the engine asks only to explain)
 Options = Callable[[], tuple[NodeOption, ...]]
 
@@ -199,8 +219,10 @@ def _signs(policy: PreemptivePolicy) -> tuple[int, ...]:
     return tuple(-1 if better == "max" else 1 for _, better in policy.key)
 
 
-def _per_node(policy: PreemptivePolicy, view: PreemptionView, pos: np.ndarray) -> list[tuple[tuple, int, VictimSet]]:
-    """(full key, node, set) of each feasible node's best set."""
+def _per_node(
+    policy: PreemptivePolicy, view: PreemptionView, pos: np.ndarray, every: bool = False
+) -> list[tuple[tuple, int, VictimSet]]:
+    """(full key, node, set) of each feasible node's best set; with `every`, of every set weighed."""
     out = []
     signs, rule, qv = _signs(policy), policy.on_node, view.quota
     for k, here in _feasible_nodes(view, pos):
@@ -211,7 +233,9 @@ def _per_node(policy: PreemptivePolicy, view: PreemptionView, pos: np.ndarray) -
             if qv is not None and not (qv.enough(s.victims) and qv.eligible(s.victims)):
                 continue  # with queues eligibility and the quota condition are part of feasibility
             key = (*map(mul, s.values, signs), *s.ties, k)
-            if best is None or key < best[0]:
+            if every:
+                out.append((key, k, s))
+            elif best is None or key < best[0]:
                 best = (key, s)
         if best is not None:
             out.append((best[0], k, best[1]))

@@ -4,12 +4,15 @@ Decision records name their key values (``Policy.key``) and the one that decided
 :func:`simcore.policies.decision.deciding`); the dashboard's *Why this victim?* and the table in
 docs/policies.md (:func:`markdown_table`, checked by tests/test_explain.py) read the words here.
 ``unit`` says how a value reads to a person: ``count``, ``seconds`` (a duration), ``clock`` (an
-instant of the run), ``norm`` (a sum of fractions of a node's capacity) or ``draw`` (a position).
+instant of the run), ``norm`` (a sum of fractions of a node's capacity) or ``draw`` (a position);
+:func:`value_text` writes a value so and :func:`better_words` says which way is better.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from simcore.core import fmt
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,39 @@ def term(name: str) -> Term:
     return TERMS.get(
         name, Term("a value of the policy's key, not in simcore/policies/glossary.py", "not described", "count")
     )
+
+
+def label(name: str) -> str:
+    """A key value's name as prose writes it: ``earliest_start`` -> ``earliest start``."""
+    return name.replace("_", " ")
+
+
+def value_text(name: str, value: float) -> str:
+    """A key value in human units: durations and instants through :mod:`simcore.core.fmt`, never raw
+    seconds; a count as it is; a normalised sum (slack) in three significant digits."""
+    unit = term(name).unit
+    if unit == "seconds":
+        return fmt.duration(value)
+    if unit == "clock":
+        return fmt.clock(value)
+    return f"{value:g}" if unit in ("count", "draw") else fmt.number(value)
+
+
+#: per unit, the words for a smaller and a larger value being better
+_BETTER = {
+    "count": ("fewer is better", "more is better"),
+    "seconds": ("less is better", "more is better"),
+    "clock": ("earlier is better", "later is better"),
+    "norm": ("lower is better", "higher is better"),
+}
+
+
+def better_words(name: str, better: str) -> str:
+    """Which way a key value is better, in the words of its unit: "later is better" for a "max" instant."""
+    if better == "drawn":
+        return "drawn at random"
+    low, high = _BETTER.get(term(name).unit, ("lower is better", "higher is better"))
+    return low if better == "min" else high
 
 
 def markdown_table() -> str:

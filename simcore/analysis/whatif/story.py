@@ -2,8 +2,8 @@
 
 The steps come from the events of the run (one step per instant and kind; a gang's workers are
 one step naming every node), who preempted it from the run's nominations (the TE job whose
-decision signalled it) and, when the run kept its decision records, the criterion that decided
-the choice (:mod:`simcore.policies.glossary`). With the job's waits
+decision signalled it) and, when the run kept its decision records, why its set was chosen over the
+runner-up and over the choices of the policies asked on the same state (:func:`simcore.analysis.contrast.in_brief`). With the job's waits
 (:func:`simcore.analysis.whatif.reasons.blocking_reasons`) each waiting stretch says why.
 """
 
@@ -14,11 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simcore.analysis import queue_metrics
+from simcore.analysis import contrast, queue_metrics
 from simcore.analysis.whatif.reasons import Wait, job_index
 from simcore.core import fmt
 from simcore.core.result import DRAIN, FAIL, FINISH, PREEMPT, RELEASE, START, SUBMIT, SimResult
-from simcore.policies.glossary import term
 
 #: the kinds of a step, in the order a life goes through them
 STEP_KINDS = ("submitted", "waited", "started", "signalled", "preempted", "resumed", "finished", "drained", "failed")
@@ -169,10 +168,5 @@ def _signalled_text(result: SimResult, j: int, row: int, t: float, where: str) -
         (d for d in result.decisions if d["time"] == t and d["te_job"] == te and str(ids[j]) in d["victims"]), None
     )
     if record is not None:
-        deciding = record.get("deciding")
-        chose = f"{record['policy']} chose it"
-        if deciding is None:
-            text += f" ({chose}: the only victim set it weighed)"
-        else:
-            text += f" ({chose}, decided by {deciding}: {term(deciding).meaning})"
+        text += f" ({contrast.in_brief(record)})"
     return te, text
