@@ -18,7 +18,7 @@ import pytest
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
-from helpers.browser import ARTIFACTS, CHROMIUM, TIMEOUT_MS, assert_no_exception, wait_idle  # noqa: E402
+from helpers.browser import ARTIFACTS, CHROMIUM, PLOTLY_ARRAYS, figures_on  # noqa: E402
 
 pytestmark = [
     pytest.mark.browser,
@@ -34,14 +34,7 @@ _GANTT = """() => {
         .find(p => (p.data || []).some(t => t.name === 'preemption signal'));
     if (!plot) return null;
     const ms = v => typeof v === 'number' ? v : Date.parse(v);
-    // numeric arrays may travel as base64 typed arrays ({dtype, bdata})
-    const kinds = {f8: Float64Array, f4: Float32Array, i4: Int32Array, u4: Uint32Array, i2: Int16Array,
-                   u2: Uint16Array, i1: Int8Array, u1: Uint8Array};
-    const arr = v => {
-        if (!v || !v.bdata) return v;
-        const bytes = Uint8Array.from(atob(v.bdata), c => c.charCodeAt(0));
-        return Array.from(new kinds[v.dtype](bytes.buffer));
-    };
+    /* PLOTLY_ARRAYS */
     const bars = [], signals = [];
     for (const t of plot.data) {
         if (t.type === 'bar') {
@@ -59,16 +52,12 @@ _GANTT = """() => {
         }
     }
     return {bars, signals};
-}"""
+}""".replace("/* PLOTLY_ARRAYS */", PLOTLY_ARRAYS)
 
 
 def test_a_gang_on_the_explore_gantt(dashboard_server: str, new_page: Callable[..., Any]) -> None:
     page = new_page(1400, 1500)
-    page.goto(dashboard_server + EXPLORE)
-    wait_idle(page, charts=1)
-    assert_no_exception(page)
-    page.wait_for_function(f"() => ({_GANTT})() !== null", timeout=TIMEOUT_MS)
-    drawn = page.evaluate(_GANTT)
+    drawn = figures_on(page, dashboard_server + EXPLORE, _GANTT, charts=1)
     bars, signals = drawn["bars"], drawn["signals"]
     gangs = {b["job"]: int(b["note"].split("gang of ")[1].split(" ")[0]) for b in bars if b["note"]}
     assert gangs, "the paper-gang workload shows no gang"

@@ -148,3 +148,26 @@ def test_report_runs_with_the_queues_and_its_command_names_them(files, tmp_path)
     out = tmp_path / "r.html"
     assert main(["report", str(wl), "--policies", "fifo,k8s", *NODE, "--queues", str(q), "--out", str(out)]) == 0
     assert f"--queues {q}" in out.read_text()
+
+
+def test_the_report_has_a_queues_section(files, tmp_path):
+    """The per-queue table of each policy, the usage figure and the ledger (fifo: none; k8s: b1
+    reclaims a2 at 10 s, t1 takes its own team's b1 at 40 s); without queues no such section."""
+    wl, q = files
+    out, plain = tmp_path / "r.html", tmp_path / "plain.html"
+    assert main(["report", str(wl), "--policies", "fifo,k8s", *NODE, "--queues", str(q), "--out", str(out)]) == 0
+    html = out.read_text()
+    section = html.split("<h2>Queues</h2>")[1]
+    assert "<td>k8s</td><td>B</td><td>4</td><td>inf</td><td>1</td><td>2</td>" in section  # quota, limit, weight, jobs
+    assert 'id="chart-queues-usage"' in section
+    ledger = section.split("<h4>k8s</h4>")[1]
+    assert (
+        "<td>day 1 00:00:10</td><td>reclaim</td><td>B</td><td>b1</td><td>BE</td><td>job a2 of A (4 GPUs)</td>" in ledger
+    )
+    assert (
+        "<td>day 1 00:00:40</td><td>te_first</td><td>B</td><td>t1</td><td>TE</td><td>job b1 of B (4 GPUs)</td>"
+        in ledger
+    )
+    assert "<p>fifo: no preemption.</p>" in section
+    assert main(["report", str(wl), "--policies", "fifo,k8s", *NODE, "--out", str(plain)]) == 0
+    assert "<h2>Queues</h2>" not in plain.read_text()

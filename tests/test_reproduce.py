@@ -164,6 +164,22 @@ def test_gang_part_from_its_rows(quick):
     assert "results/grid_gangs.yaml --out " in doc.split("## Reproduce")[1]  # its command, with the others
 
 
+def test_teams_part_from_its_rows(quick):
+    """Section 12 runs teams for every policy at research's three borrow limits; its cells are the rows'."""
+    from simcore.experiments.study import teams
+    from simcore.policies import POLICIES
+
+    doc = (quick / "RESULTS.md").read_text()
+    section = doc.split(teams.HEADING)[1].split("## Reproduce")[0]
+    rows = pd.read_parquet(quick / "results" / "rows_teams.parquet")
+    assert set(rows["policy"]) == set(POLICIES) and rows["seed"].nunique() == 3
+    assert set(rows["borrow_limit"]) == set(teams.LIMITS)
+    k8s = rows[(rows["policy"] == "k8s") & (rows["borrow_limit"] == teams.LIMITS[0])]
+    cell = fmt_val(Stat.of(k8s["queue_research_BE_slowdown_p95"].to_numpy()))
+    assert section.split("| k8s |")[1].splitlines()[0].endswith(f"| {cell} |")
+    assert "results/grid_teams.yaml --out " in doc.split("## Reproduce")[1]
+
+
 def test_trace_part(quick):
     doc = (quick / "RESULTS.md").read_text()
     section = doc.split("## 6.")[1].split("## 7.")[0]

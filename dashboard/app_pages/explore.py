@@ -9,6 +9,7 @@ from dashboard.explore import (
     charts,
     explore_gantt,
     explore_job,
+    explore_queues,
     explore_results,
     explore_sidebar,
     explore_worth,
@@ -31,6 +32,7 @@ TABS = (
     "Gantt",
     "Utilisation and queue",
     "Preemptions",
+    "Queues",
     "Was it worth it?",
     JOB_TAB,
     "Jobs and downloads",
@@ -91,7 +93,10 @@ def results() -> bool:
         workload_file = upload[0] if upload else budget.WORKLOAD_FILE
         workers = int(workload.table.workers.sum())  # type: ignore[union-attr]
         windows = budget.down_windows(scenario, workload.table, len(cluster.nodes))
-        budget.check_run(scenario, len(workload.table), len(cluster.nodes), lim, workload_file, workers, windows)
+        queued = cluster.queues is not None
+        budget.check_run(
+            scenario, len(workload.table), len(cluster.nodes), lim, workload_file, workers, windows, queued
+        )
         with notices.progress("Simulating...") as heartbeat:
             command = budget.explore_command(scenario, workload_file)
             comparison = data.compare(scenario, workload, cluster, sidebar.then(heartbeat), command)
@@ -116,6 +121,7 @@ def results() -> bool:
     )
     for note in workload.notes:
         st.caption(md(note))
+    explore_queues.notice(scenario, workload, cluster)
     if scenario.source == "upload" and scenario.cluster == "workload":  # nobody chose this cluster: say so
         proposal = sizing.propose(table, cluster)
         with st.container(key="upload_cluster"):
@@ -174,7 +180,7 @@ def results() -> bool:
     report_button.show(scenario, comparison, upload, command, cluster_upload[0] if cluster_upload else None)
     state.keep_choice(st.session_state, keys.TAB, TABS, TABS[0])
     # only the open tab is computed and drawn ("rerun" on switch): five charts at once are slow to draw
-    tab_sd, tab_gantt, tab_time, tab_pre, tab_worth, tab_job, tab_jobs = st.tabs(
+    tab_sd, tab_gantt, tab_time, tab_pre, tab_queues, tab_worth, tab_job, tab_jobs = st.tabs(
         TABS, key=keys.TAB.name, on_change="rerun"
     )
     # drawn in one of the server's max_drawing places (dashboard/runs/drawing.py)
@@ -191,6 +197,9 @@ def results() -> bool:
         if tab_pre.open:
             with tab_pre:
                 explore_results.preemptions(comparison)
+        if tab_queues.open:
+            with tab_queues:
+                explore_queues.show(scenario, comparison, JOB_TAB)
         if tab_worth.open:
             with tab_worth:
                 explore_worth.show(scenario, comparison, TABS[1])

@@ -20,10 +20,10 @@ import streamlit as st
 
 from dashboard.explore import down_sidebar
 from dashboard.runs import data
-from dashboard.shared import keys, knob_widgets, state, upload_widgets, uploads
+from dashboard.shared import keys, knob_widgets, queue_table, state, upload_widgets, uploads
 from dashboard.shared.demo import Limits
 from dashboard.shared.keys import Key, Session
-from dashboard.shared.scenario import CLUSTER_MODES, MAIN_GEN_PARAMS, MAX_SEEDS, SOURCES, gen_defaults
+from dashboard.shared.scenario import CLUSTER_MODES, MAX_SEEDS, SOURCES, gen_defaults, gen_fields
 from simcore.analysis.stats import BOOTSTRAP_NAME
 from simcore.policies import POLICIES, POLICY_HELP
 from simcore.workload.presets import PRESETS
@@ -61,13 +61,9 @@ def settle(session: Session) -> None:
         state.fill_defaults(session, upload_widgets.option_defaults(keys.UPLOAD_OPTION))
     if keys.CLUSTER.read(session) == "custom":
         state.fill_defaults(session, {key.name: low for key, _, low, _ in NODE_INPUTS})
+    state.fill_defaults(session, {keys.QUEUES.name: ""})
     chosen = keys.POLICIES.read(session) or ["fifo"]
     state.keep_choice(session, keys.BASELINE, chosen, chosen[0])
-
-
-def gen_fields(preset: str) -> list[str]:
-    """The generator parameters of ``preset`` that get their own input."""
-    return [name for name in MAIN_GEN_PARAMS if name in PRESETS[preset].params]
 
 
 def files(session: Session) -> tuple[uploads.UploadedFile | None, uploads.UploadedFile | None]:
@@ -126,6 +122,8 @@ def _draw(lim: Limits) -> None:
                     st.number_input(label, min_value=low, step=step, format=shown, key=key.name, help=most)
             elif keys.CLUSTER.read(st.session_state) == "upload":
                 st.file_uploader("Cluster file", type=list(uploads.CLUSTER_TYPES), key=CLUSTER_FILE)
+        with st.expander("Queues", expanded=bool(keys.QUEUES.read(st.session_state))):
+            _queues(lim)
         with st.expander("Policies", expanded=True):
             st.multiselect(
                 "Compare",
@@ -176,6 +174,22 @@ def _generator() -> None:
         max_value=MAX_SEEDS,
         key=keys.SEEDS.name,
         help=f"Run the scenario on this many generated workloads (seeds seed .. seed+n-1) and show the trio as the mean with its {BOOTSTRAP_NAME}.",
+    )
+
+
+def _queues(lim: Limits) -> None:
+    st.text_area(
+        "Queues table (CSV)",
+        key=keys.QUEUES.name,
+        height=130,
+        placeholder=f"{queue_table.HEADER}\nvision,56,72,1\nnlp,40,24,1\nresearch,32,96,2",
+        help=(
+            "Teams sharing the cluster (DESIGN rule 11): a header line, then one line per queue: its name, "
+            "its quota (GPUs guaranteed), its borrow limit (GPUs it may hold above the quota; inf = no limit, "
+            "0 = never borrows) and its fair-sharing weight. Add a line to add a queue, delete one to remove it. "
+            "Jobs name their queue in the workload's `queue` column. Empty: the workload's own queues "
+            f"(the teams preset brings three), or none. At most {lim.max_queues} queues here."
+        ),
     )
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.learn import exercises, lesson_charts, lesson_views, lessons, quiz_page, quiz_state
+from dashboard.learn import exercises, lesson_charts, lesson_views, lessons, queue_questions, quiz_page, quiz_state
 from dashboard.runs import data, worker
 from dashboard.runs.compute import Run
 from dashboard.shared import keys, notices, state, tables, views
@@ -58,13 +58,7 @@ def show() -> None:
         st.stop()
     tables.show(exercises.jobs_table(table), width="content")
     st.markdown("**Predict first**: answer, then check; the answers come from this very run.")
-    asked = {
-        v.label: (
-            *exercises.questions(runs[v.label].jobs, runs[v.label].events, v.label, found[v.label]),
-            *(item.ask(runs, v.label) if item.ask is not None else ()),
-        )
-        for v in item.variants
-    }
+    asked = {v.label: _questions(item, runs, v, found[v.label]) for v in item.variants}
     scope = f"{item.key}_{label}"
     quiz_page.ask(asked[label], scope)
     if not quiz_page.revealed(scope, {scope: asked[label]}):
@@ -83,6 +77,20 @@ def show() -> None:
     ticking = state.lesson_playing(session) == (item.key, label)
     revealed = {v.label: runs[v.label] for v in shown}
     st.fragment(run_every=PLAY_SECONDS if ticking else None)(_stepper)(item, label, cluster, revealed, ticking)
+
+
+def _questions(
+    item: lessons.Lesson, runs: dict[str, Run], variant: lessons.Variant, found: exercises.Evidence
+) -> tuple[exercises.Question, ...]:
+    """A variant's questions: the run's, the lesson's own (``item.ask``), and with queues who borrows and
+    who pays (:mod:`.queue_questions`)."""
+    run = runs[variant.label]
+    asked = exercises.questions(run.jobs, run.events, variant.label, found)
+    if item.ask is not None:
+        asked += item.ask(runs, variant.label)
+    if variant.queues is not None and run.usage is not None and run.ledger is not None:
+        asked += queue_questions.questions(run.jobs, run.events, run.usage, run.ledger, variant.queues, variant.label)
+    return asked
 
 
 def _stepper(item: lessons.Lesson, label: str, cluster: ClusterSpec, runs: dict[str, Run], ticking: bool) -> None:

@@ -9,6 +9,7 @@ five nodes of 4 GPUs, far inside every limit of :mod:`dashboard.shared.demo`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 from dashboard.learn import interruption_lessons as il
 from dashboard.learn.exercises import Question
 from simcore.core.downtime import NodeEvents
-from simcore.core.model import ClusterSpec, JobTable, SimConfig
+from simcore.core.model import ClusterSpec, JobTable, Queue, QueueSpec, SimConfig
 from simcore.workload import load_cluster, load_workload
 
 LESSON_DIR = Path(__file__).resolve().parents[2] / "sample_workloads" / "lessons"
@@ -26,13 +27,15 @@ LESSON_DIR = Path(__file__).resolve().parents[2] / "sample_workloads" / "lessons
 @dataclass(frozen=True)
 class Variant:
     """One way to run a lesson's jobs: a label for the selector, the full config, what happens under it
-    (Markdown, shown once its questions are answered: it gives the answers) and the down windows of the
-    lesson's nodes in this variant (node, start, end, kind; none by default)."""
+    (Markdown, shown once its questions are answered: it gives the answers), the down windows of the
+    lesson's nodes in this variant (node, start, end, kind; none by default) and the teams' queues it runs
+    with (None: none; DESIGN rule 11)."""
 
     label: str
     config: SimConfig
     outcome: str
     down: tuple[tuple[str, float, float, str], ...] = ()
+    queues: QueueSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,15 @@ class Lesson:
     def text(self) -> str:
         """All its words: the setup, each variant's outcome and the summary."""
         return "\n\n".join([self.setup, *(v.outcome for v in self.variants), self.summary])
+
+
+#: the teams of lesson (h): (name, quota, borrow limit, weight); its variants change one value each
+TEAMS = (("vision", 4.0, math.inf, 1.0), ("nlp", 2.0, math.inf, 1.0), ("research", 2.0, math.inf, 1.0))
+
+
+def teams(**changed: tuple[float, float]) -> QueueSpec:
+    """Lesson (h)'s queues with ``team=(borrow_limit, weight)`` changed."""
+    return QueueSpec(tuple(Queue(n, g, *changed.get(n, (b, w))) for n, g, b, w in TEAMS))
 
 
 LESSONS: tuple[Lesson, ...] = (
@@ -240,6 +252,60 @@ LESSONS: tuple[Lesson, ...] = (
         summary=il.INTERVAL_SUMMARY,
         ask=il.interval_questions,
     ),
+    Lesson(
+        key="quota",
+        title="(h) Quota, borrowing and reclaim: teams sharing the cluster",
+        workload="quota_reclaim.csv",
+        cluster="two_nodes.yaml",
+        variants=(
+            Variant(
+                "k8s",
+                SimConfig(policy="k8s"),
+                "Under **k8s**, with equal weights, nlp and research both borrow 1 GPU (share 1 each): a tie, "
+                "so the policy's order decides and nlp's job 6 takes vision's freed GPUs at 30 min. At 40 min "
+                "vision's TE job 8 is within its quota and reclaims: it stops job 6, nlp's job that started "
+                "last on the node with room to make (nlp runs 5 GPUs, 3 above its quota).",
+                queues=teams(),
+            ),
+            Variant(
+                "k8s, research weight 2",
+                SimConfig(policy="k8s"),
+                "With research's **weight 2** its share halves (1 GPU above quota / 2 = 0.5, against nlp's 1): "
+                "research's job 7 borrows the freed GPUs first, and it is job 7 that vision's TE job reclaims "
+                "at 40 min.",
+                queues=teams(research=(math.inf, 2.0)),
+            ),
+            Variant(
+                "k8s, nlp borrow limit 1",
+                SimConfig(policy="k8s"),
+                "With nlp's **borrow limit 1** nlp may hold 3 GPUs at most and already does: its job 6 waits "
+                "whatever its share, research's job 7 borrows the freed GPUs and is reclaimed at 40 min; job 6 "
+                "starts only at 2 h, when nlp's own jobs end.",
+                queues=teams(nlp=(1.0, 1.0)),
+            ),
+            Variant(
+                "fifo",
+                SimConfig(policy="fifo"),
+                "**fifo** never preempts: vision's TE job waits 50 min, until nlp's borrowed job 6 ends. A "
+                "quota is a guarantee only under a preemptive policy.",
+                queues=teams(),
+            ),
+        ),
+        setup=(
+            "Three teams share two nodes of 4 GPUs, each through its queue: **vision** is guaranteed 4 GPUs "
+            "(its quota), **nlp** and **research** 2 each. A team may *borrow* what the others leave idle, and "
+            "a team within its quota gets its GPUs back by preempting the borrowers (*reclaim*). At first "
+            "vision runs one 2-GPU job (job 1, 30 min), so nlp and research each borrow 1 GPU of vision's "
+            "quota (3 GPUs each). At 10 min both add a 2-GPU job (6 and 7): no room. At 30 min job 1 ends: "
+            "who borrows its 2 GPUs? The waiting team with the lower *share* (GPUs above quota / weight) "
+            "goes first, ties by the policy's order; a team at its quota + borrow limit waits. At 40 min "
+            "vision comes back with TE job 8 (2 GPUs). Whose job pays, under each variant?"
+        ),
+        summary=(
+            "Weights and borrow limits decide who borrows, and so who pays when the owner comes back; the "
+            "Queues tab of Explore shows the same on any workload (the ledger: who paid, who gained)."
+        ),
+    ),
 )
 
 
@@ -254,8 +320,10 @@ def load(item: Lesson) -> tuple[JobTable, ClusterSpec]:
 
 
 def cluster_of(cluster: ClusterSpec, variant: Variant) -> ClusterSpec:
-    """The lesson's cluster as ``variant`` runs on it: with its down windows, if it has any."""
-    return cluster.with_node_events(NodeEvents.of(variant.down)) if variant.down else cluster
+    """The lesson's cluster as ``variant`` runs on it: with its down windows, if it has any, shared by its
+    queues, if it has some."""
+    downed = cluster.with_node_events(NodeEvents.of(variant.down)) if variant.down else cluster
+    return downed.with_queues(variant.queues)
 
 
 def variant_configs(item: Lesson, cluster: ClusterSpec) -> dict[str, tuple[ClusterSpec, SimConfig]]:

@@ -1,6 +1,7 @@
 """The report as one self-contained HTML file (pure): the scenario and its command, the trio
 and percentiles, the slowdown CDFs, the GPU-lane Gantt with its preemption steps, the decision
-log in words, the accounting and the workload's checksum.
+log in words, the accounting, with queues their per-queue numbers, usage and ledger, and the
+workload's checksum.
 
 Plotly's JavaScript is embedded from the installed package, so the file opens with no network.
 The figures are the Explore page's own (:mod:`dashboard.explore.charts`,
@@ -19,19 +20,25 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.offline
 
-from dashboard.explore import charts, worth_views
+from dashboard.explore import charts, queue_charts, queue_views, worth_views
 from dashboard.report import sections
 from dashboard.report.plain_html import text
 from dashboard.runs.compute import Run
 from dashboard.shared import gantt_charts, gantt_views, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from simcore.analysis.accounting import ACCOUNTING_COLUMNS
+from simcore.core import fmt
 from simcore.core.model import ClusterSpec, JobTable, SimConfig
 
 #: the Gantt's initial zoom: hours from an hour before the first preemption (the whole run is in the file)
 GANTT_FOCUS_HOURS = 24.0
 #: bars drawn in the report's Gantt, shared by its panels (the size cap)
 GANTT_MAX_BARS = 3000
+QUEUES_NOTE = (
+    "Per queue and policy: waits and slowdowns of its jobs, the GPUs they held on average, preemptions counted "
+    "per job stopped (reclaimed from it by another queue, stopped by its own TE jobs, reclaims it made) and the "
+    "GPU-hours its jobs paid to reclaims."
+)
 FITGPP_NOTE = "fitgpp is our reconstruction of the paper's approach (arXiv 1902.01613), not its exact algorithm."
 STYLE = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1em;font-size:.9em}th,td{border:1px solid #ccc;padding:2px 8px;
@@ -141,6 +148,36 @@ def _accounting(inp: ReportInput) -> str:
     return sections.table(pd.DataFrame(rows)) + _figure(charts.worth_figure(worth), "worth")
 
 
+def _queues(inp: ReportInput) -> str:
+    """With queues: the per-queue table of every policy, one run's usage against each quota (the first
+    that reclaimed, else the first), and each policy's ledger in time order (at most MAX_ROWS rows)."""
+    ledgers = {p: queue_views.ledger_rows(led) for p in inp.configs if (led := inp.runs[p].ledger) is not None}
+    with_queues = list(ledgers)
+    if not with_queues:
+        return ""
+    shown = next((p for p in with_queues if ledgers[p]), with_queues[0])
+    spec = inp.cluster.queues
+    limits = {q.name: q.borrow_limit for q in spec.queues} if spec is not None else {}
+    usage = inp.runs[shown].usage
+    assert usage is not None
+    parts = [
+        "<h2>Queues</h2>",
+        sections.table(queue_views.queue_frame({p: inp.runs[p].summary for p in with_queues}), QUEUES_NOTE),
+        f"<p class='note'>{text(f'GPUs held against each quota (dashed) and quota + borrow limit (dotted): {shown}.')}</p>",
+        _figure(queue_charts.usage_figure(usage, limits), "queues-usage"),
+        "<h3>The preemption ledger: who paid, who gained</h3>",
+    ]
+    for p, rows in ledgers.items():
+        if not rows:
+            parts.append(f"<p>{text(f'{p}: no preemption.')}</p>")
+            continue
+        frame = queue_views.ledger_table(rows[: sections.MAX_ROWS])
+        frame[frame.columns[0]] = [fmt.clock(r["time"]) for r in rows[: sections.MAX_ROWS]]
+        parts.append(f"<h4>{text(p)}</h4>" + sections.table(frame.rename(columns={frame.columns[0]: "time"})))
+        parts.append(sections.more_note(min(len(rows), sections.MAX_ROWS), len(rows), "decisions"))
+    return "".join(parts)
+
+
 def build_report(inp: ReportInput) -> str:
     """The whole report as HTML text."""
     escaped = inp.runs  # the shared charts escape visitor text themselves (plain.chart_text)
@@ -173,6 +210,7 @@ def build_report(inp: ReportInput) -> str:
         log,
         "<h2>Preemption accounting</h2>",
         _accounting(inp),
+        _queues(inp),
         f"<p class='note'>{text(FITGPP_NOTE)}</p>" if any(c.policy == "fitgpp" for c in inp.configs.values()) else "",
     ]
     data = {

@@ -30,6 +30,10 @@ from simcore.workload.presets import mean_workers, resolve_params
 DOWN_WINDOW_JOB_RUNS = 40
 WORKLOAD_FILE = "workload.csv"
 CLUSTER_FILE = "cluster.csv"
+QUEUES_FILE = "queues.csv"
+#: a run with queues counts each job this many times: it takes 1.9 to 3.0 times the CPU of the same
+#: run without (the teams10k scenarios of bench/run.py, docs/testing.md)
+QUEUES_COST = 3
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_workloads"
 
 
@@ -113,12 +117,17 @@ def explore_command(scenario: Scenario, workload_file: str = WORKLOAD_FILE, what
     its arguments before the knobs: ``("explain", "17", "--policy", "fitgpp")``), that command on the
     first seed's workload instead of the comparison."""
     policies = ["--policies", ",".join(scenario.policies), "--baseline", scenario.baseline]
+    steps = []
+    queues: list[str] = []
+    if scenario.queues:  # the table as a file first (each line quoted: the text is the visitor's)
+        steps.append(shlex.join(["printf", "%s\\n", *scenario.queues.splitlines()]) + f" > {QUEUES_FILE}")
+        queues = ["--queues", QUEUES_FILE]
     if scenario.source == "generate" and scenario.seeds > 1 and not what:
         cluster = [] if scenario.cluster == "workload" else _sets(_cluster_params(scenario))
         args = ["simcore", "sweep", "--preset", scenario.preset, *_sets(scenario.gen), *cluster, *_knob_sets(scenario)]
         seeds = f"{scenario.knobs.seed}-{scenario.knobs.seed + scenario.seeds - 1}"
-        return shlex.join([*args, "--seeds", seeds, *policies, "--out", "scenario.parquet"])
-    steps = []
+        steps.append(shlex.join([*args, *queues, "--seeds", seeds, *policies, "--out", "scenario.parquet"]))
+        return "\n".join(steps)
     cluster = _cluster_args(scenario)
     if scenario.source == "generate":
         gen = ["simcore", "generate", "--preset", scenario.preset, "--seed", str(scenario.knobs.seed)]
@@ -126,6 +135,8 @@ def explore_command(scenario: Scenario, workload_file: str = WORKLOAD_FILE, what
         if not cluster:
             gen += ["--cluster-out", CLUSTER_FILE]
             cluster = ["--cluster", CLUSTER_FILE]
+        if not queues and "quota_gpu" in presets.PRESETS[scenario.preset].params:  # the preset's own queues
+            queues = ["--queues", f"{Path(WORKLOAD_FILE).stem}.queues.csv"]  # generate writes it beside --out
         steps.append(shlex.join(gen))
     elif scenario.source == "sample":
         workload_file = f"sample_workloads/{scenario.sample}.csv"
@@ -134,7 +145,7 @@ def explore_command(scenario: Scenario, workload_file: str = WORKLOAD_FILE, what
     command = (
         ["simcore", what[0], workload_file, *what[1:]] if what else ["simcore", "compare", workload_file, *policies]
     )
-    steps.append(shlex.join([*command, *cluster, *_knob_sets(scenario)]))
+    steps.append(shlex.join([*command, *cluster, *queues, *_knob_sets(scenario)]))
     return "\n".join(steps)
 
 
@@ -147,12 +158,18 @@ def _cluster_params(scenario: Scenario) -> list[tuple[str, object]]:
     ]
 
 
+def queue_rows(scenario: Scenario) -> int:
+    """The rows of the scenario's queues table (0: none)."""
+    return max(0, len([line for line in scenario.queues.splitlines() if line.strip()]) - 1)
+
+
 def check_scenario(scenario: Scenario, lim: Limits) -> None:
     """Refuse an Explore scenario over a limit that is known before any workload is built."""
     command = explore_command(scenario)
     checks = [("policies", len(scenario.policies), "max_policies", lim.max_policies)]
     if scenario.source != "generate":  # checked with the loaded workload's counts, all at once
         checks = []
+    checks.append(("queues", queue_rows(scenario), "max_queues", lim.max_queues))
     if scenario.cluster == "custom":
         checks.append(("nodes", scenario.nodes, "max_nodes", lim.max_nodes))
     checks.append(("rows of the node-events table", len(scenario.node_events), "max_node_events", lim.max_node_events))
@@ -164,8 +181,9 @@ def check_scenario(scenario: Scenario, lim: Limits) -> None:
         ]
         if scenario.cluster == "workload":
             checks.append(("nodes", int(params["nodes"]), "max_nodes", lim.max_nodes))
-        runs = _expected_workers(params) * len(scenario.policies) * scenario.seeds
-        checks.append(("job-runs (jobs x policies x seeds)", runs, "budget", lim.budget))
+        queued = bool(scenario.queues) or "quota_gpu" in params  # the table's queues or the preset's own
+        runs = _expected_workers(params) * len(scenario.policies) * scenario.seeds * (QUEUES_COST if queued else 1)
+        checks.append((_runs_label(queued), runs, "budget", lim.budget))
     _check_counts(checks, lim, command)
 
 
@@ -182,26 +200,29 @@ def check_run(
     workload_file: str = WORKLOAD_FILE,
     workers: int | None = None,
     windows: int = 0,
+    queued: bool = False,
 ) -> None:
     """Refuse a loaded workload and cluster (sample or upload) that are over a limit; ``workers``
     (default: one per job) is what the job cap and the budget count, ``windows`` the down windows each
-    run is expected to have (:func:`down_windows`), each :data:`DOWN_WINDOW_JOB_RUNS` job-runs more."""
+    run is expected to have (:func:`down_windows`), each :data:`DOWN_WINDOW_JOB_RUNS` job-runs more;
+    ``queued``: the runs have queues (each job-run counts :data:`QUEUES_COST` times)."""
     seeds = scenario.seeds if scenario.source == "generate" else 1
     size = jobs if workers is None else workers
-    runs = (size + windows * DOWN_WINDOW_JOB_RUNS) * len(scenario.policies) * seeds
-    what = (
-        "job-runs ((jobs + down windows x their cost) x policies x seeds)"
-        if windows
-        else "job-runs (jobs x policies x seeds)"
-    )
+    runs = (size + windows * DOWN_WINDOW_JOB_RUNS) * len(scenario.policies) * seeds * (QUEUES_COST if queued else 1)
     checks = [
         ("policies", len(scenario.policies), "max_policies", lim.max_policies),
         ("jobs" if size == jobs else "workers of the jobs", size, "max_jobs", lim.max_jobs),
         ("nodes", nodes, "max_nodes", lim.max_nodes),
         ("rows of the node-events table", len(scenario.node_events), "max_node_events", lim.max_node_events),
-        (what, runs, "budget", lim.budget),
+        (_runs_label(queued, bool(windows)), runs, "budget", lim.budget),
     ]
     _check_counts(checks, lim, explore_command(scenario, workload_file))
+
+
+def _runs_label(queued: bool, windows: bool = False) -> str:
+    jobs = "(jobs + down windows x their cost)" if windows else "jobs"
+    extra = f" x {QUEUES_COST} with queues" if queued else ""
+    return f"job-runs ({jobs} x policies x seeds{extra})"
 
 
 def check_bound(scenario: Scenario, jobs: int, lim: Limits, workload_file: str = WORKLOAD_FILE) -> None:

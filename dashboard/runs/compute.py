@@ -14,10 +14,10 @@ from typing import Any
 import pandas as pd
 
 from dashboard.shared import views
-from simcore.analysis import accounting, gantt, interruptions, metrics, whatif
+from simcore.analysis import accounting, gantt, interruptions, metrics, queue_metrics, whatif
 from simcore.analysis.bound import run_bound
 from simcore.core.downtime import NodeEvents
-from simcore.core.model import ClusterSpec, JobTable, SimConfig
+from simcore.core.model import ClusterSpec, JobTable, QueueSpec, SimConfig
 from simcore.core.result import SimResult
 from simcore.engine import simulate
 from simcore.experiments import advisor
@@ -60,6 +60,8 @@ class Run:
     down: (
         pd.DataFrame
     )  # when each node was down: node, start, end, kind (simcore.analysis.interruptions.down_stretches)
+    usage: pd.DataFrame | None = None  # with queues: simcore.analysis.queue_metrics.usage_over_time
+    ledger: pd.DataFrame | None = None  # with queues: one row per decision (queue_metrics.ledger_frame)
 
 
 def full_run(table: JobTable, cluster: ClusterSpec, config: SimConfig) -> Run:
@@ -83,6 +85,8 @@ def run_of(result: SimResult) -> Run:
         decisions=accounting.decision_table(result, acc),
         lost=interruptions.lost_work(result, acc),
         down=interruptions.down_stretches(result),
+        usage=None if result.queues is None else queue_metrics.usage_over_time(result),
+        ledger=None if result.queues is None else queue_metrics.ledger_frame(result),
     )
 
 
@@ -96,6 +100,7 @@ class SeedWork:
     cluster: ClusterSpec | None  # None: the generated workload's own cluster
     configs: tuple[SimConfig, ...]
     node_events: NodeEvents | None = None  # the down windows on its own cluster (a given cluster has them)
+    queues: QueueSpec | None = None  # the sidebar's queues table in place of the workload's own
 
 
 def comparison(
@@ -118,6 +123,8 @@ def comparison(
     for work in extra:
         gen = presets.generate(work.preset, work.seed, dict(work.gen))
         cluster = work.cluster or gen.cluster.with_node_events(work.node_events)
+        if work.queues is not None:
+            cluster = cluster.with_queues(work.queues)
         for config in work.configs:
             yield numbers(simulate(gen.table, cluster, replace(config, seed=work.seed)))
             done += 1

@@ -26,7 +26,7 @@ from dashboard.runs.compute import Run
 from dashboard.runs.results import Bound, Comparison, Workload
 from dashboard.runs.runkeys import cluster_hash, config_json, run_key
 from dashboard.runs.store import BoundedStore, deep_size
-from dashboard.shared import decisions, node_events_table, notices, uploads, views
+from dashboard.shared import decisions, node_events_table, notices, queue_table, uploads, views
 from dashboard.shared.demo import limits, longest_wait
 from dashboard.shared.scenario import Scenario
 from simcore.analysis.bound import bound_config
@@ -204,7 +204,9 @@ def resolve_cluster(scenario: Scenario, workload: Workload, upload: tuple[str, b
         cluster = workload.cluster or DEFAULT_CLUSTER
     units.capacities(cluster.capacity_matrix(), cluster.names)  # a UserError here, not in a run
     # the sidebar's node-events table, checked as a node-events file is (a UserError naming row and column)
-    return cluster.with_node_events(node_events_table.check(scenario.node_events, cluster))
+    cluster = cluster.with_node_events(node_events_table.check(scenario.node_events, cluster))
+    own = workload.cluster.queues if workload.cluster is not None else None
+    return cluster.with_queues(queue_table.queues_for(scenario.queues, own, workload.table, workload.label))
 
 
 def fetch(
@@ -257,8 +259,10 @@ def compare(
     keys: list[Hashable] = [run_key(workload, cluster_id, c) for c in configs]
     # further seeds are keyed by what generates them (same preset, seed and parameters: same jobs)
     extra_cluster = None if scenario.cluster == "workload" else cluster
-    # a further seed on its own cluster: that cluster with the table's down windows (in the key by their rows)
-    where = ("own", scenario.node_events) if extra_cluster is None else cluster_id
+    # a further seed on its own cluster: that cluster with the table's down windows and queues, if any (in the
+    # key by their rows)
+    where = ("own", scenario.node_events, scenario.queues) if extra_cluster is None else cluster_id
+    queues = cluster.queues if scenario.queues else None  # else each seed's own
     for seed in seeds[1:]:
         keys += [("summary", scenario.preset, seed, scenario.gen, where, config_json(c)) for c in configs]
 
@@ -270,7 +274,7 @@ def compare(
             wanted = tuple(c for i, c in enumerate(configs) if k * len(configs) + i in todo)
             if wanted:
                 seed_work = compute.SeedWork(scenario.preset, seed, scenario.gen, extra_cluster, wanted)
-                extra.append(replace(seed_work, node_events=cluster.node_events))
+                extra.append(replace(seed_work, node_events=cluster.node_events, queues=queues))
         return compute.comparison, (workload.table, cluster, first, tuple(extra))
 
     try:

@@ -43,6 +43,7 @@ class Limits:
     max_nodes: int
     max_seeds: int
     max_policies: int
+    max_queues: int
     max_sweep_values: int
     max_node_events: int
     upload_bytes: int
@@ -65,6 +66,7 @@ MEANING: dict[str, str] = {
     "max_nodes": "nodes in one cluster (custom, generated, uploaded or a sweep value)",
     "max_seeds": "seeds of one scenario or sweep",
     "max_policies": "policies compared at once",
+    "max_queues": "rows of the queues table (teams sharing the cluster)",
     "max_sweep_values": "values of the swept knob",
     "max_node_events": "rows of Explore's node-events table (down windows of nodes); each down window, typed or drawn from `mtbf`, also counts in the budget at what it costs a run",
     "upload_bytes": "size of one uploaded file",
@@ -91,6 +93,7 @@ DEMO = Limits(
     max_nodes=256,
     max_seeds=5,
     max_policies=6,
+    max_queues=8,
     max_sweep_values=6,
     max_node_events=100,  # a class's maintenance plan or failure drill, not a trace of failures
     upload_bytes=10_000_000,
@@ -113,6 +116,7 @@ LOCAL = Limits(
     max_nodes=100_000,
     max_seeds=10,
     max_policies=12,
+    max_queues=100,
     max_sweep_values=12,
     max_node_events=MAX_NODE_EVENTS,  # a node-events file's own limit
     upload_bytes=200_000_000,

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from dashboard.shared import keys, knob_widgets, node_events_table
+from dashboard.shared import keys, knob_widgets, node_events_table, queue_table
 from dashboard.shared.demo import LOCAL
 from simcore.core.knobs import KNOBS, Knob, KnobRange, split_assignment, to_text
 from simcore.core.model import MAX_RESOURCE, SimConfig
@@ -64,7 +64,7 @@ SETTINGS: dict[str, Knob] = {
 #: settings written to the URL only (and then always) with a uniform cluster
 CLUSTER_SHAPE = ("nodes", "node_cpu", "node_mem_gb", "node_gpu")
 #: free-text settings, written as they are
-TEXT_FIELDS = ("sample", "baseline", "gantt_policy", "tab")
+TEXT_FIELDS = ("sample", "baseline", "gantt_policy", "tab", "queues")
 
 # URL prefixes for open-ended option groups (generator parameters, upload adapter options).
 GEN_PREFIX = "g."
@@ -89,6 +89,7 @@ class Scenario:
     policies: tuple[str, ...] = DEFAULT_POLICIES
     baseline: str = "fifo"
     knobs: SimConfig = field(default_factory=SimConfig)
+    queues: str = ""  # the queues table's canonical text (dashboard.shared.queue_table); "": the workload's own
     gantt_policy: str = ""  # "" = the first preemptive policy chosen
     gantt_window: tuple[float, float] | None = None  # hours; None = the first hours of the run
     gantt_nodes: tuple[str, ...] = ()  # () = the first nodes
@@ -188,6 +189,8 @@ def _parse_field(key: str, text: str) -> Any:
     """A list-valued or free-text URL parameter (the others are read from :data:`SETTINGS`)."""
     if key == "policies":
         return parse_policy_names(text)
+    if key == "queues":  # a table as the sidebar's: read and checked as a queues file, never evaluated
+        return queue_table.canonical(text, LOCAL.max_queues)
     if key in TEXT_FIELDS:
         if key != "gantt_policy" and not text:
             raise ValueError("must not be empty")
@@ -234,6 +237,15 @@ def gen_defaults(preset: str) -> dict[str, Any]:
     return {name: p.default for name, p in spec.params.items()} if spec else {}
 
 
+def gen_fields(preset: str) -> list[str]:
+    """The generator parameters of ``preset`` that get their own input: the main ones it has as a
+    single number (the ``teams`` preset's ``te_share`` is a list, one per team: a KEY=VALUE line)."""
+    from simcore.workload.presets import PRESETS
+
+    params = PRESETS[preset].params if preset in PRESETS else {}
+    return [name for name in MAIN_GEN_PARAMS if name in params and params[name].kind != "list"]
+
+
 def widget_values(s: Scenario) -> dict[str, Any]:
     """The initial state of every Explore widget for a scenario."""
     gen = dict(s.gen)
@@ -243,7 +255,7 @@ def widget_values(s: Scenario) -> dict[str, Any]:
         keys.SAMPLE.name: s.sample,
         keys.PRESET.name: s.preset,
         keys.SEEDS.name: s.seeds,
-        keys.GEN_MORE.name: "\n".join(f"{k}={v}" for k, v in s.gen if k not in MAIN_GEN_PARAMS),
+        keys.GEN_MORE.name: "\n".join(f"{k}={v}" for k, v in s.gen if k not in gen_fields(s.preset)),
         keys.CLUSTER.name: s.cluster,
         keys.NODES.name: s.nodes,
         keys.NODE_CPU.name: s.node_cpu,
@@ -253,10 +265,10 @@ def widget_values(s: Scenario) -> dict[str, Any]:
         keys.BASELINE.name: s.baseline,
         keys.TAB.name: s.tab,
         keys.NODE_EVENTS.name: s.node_events,
+        keys.QUEUES.name: s.queues,
     }
-    for name in MAIN_GEN_PARAMS:
-        if name in defaults:
-            values[keys.GEN_PARAM(name).name] = _as_number(gen.get(name, defaults[name]))
+    for name in gen_fields(s.preset):
+        values[keys.GEN_PARAM(name).name] = _as_number(gen.get(name, defaults[name]))
     values.update(knob_widgets.widget_values(s.knobs.knobs()))
     for name, value in s.upload_opts:
         values[keys.UPLOAD_OPTION(name).name] = value
@@ -273,9 +285,9 @@ def from_widgets(
     preset = str(keys.PRESET.get(values, base.preset))
     defaults = gen_defaults(preset)
     gen: dict[str, str] = {}
-    for name in MAIN_GEN_PARAMS:
+    for name in gen_fields(preset):
         key = keys.GEN_PARAM(name)
-        if key.name in values and name in defaults and _as_number(key.read(values)) != _as_number(defaults[name]):
+        if key.name in values and _as_number(key.read(values)) != _as_number(defaults[name]):
             gen[name] = _num(_as_number(key.read(values)))
     for line in str(keys.GEN_MORE.get(values, "")).splitlines():
         if not line.strip():
@@ -295,6 +307,12 @@ def from_widgets(
     baseline = str(keys.BASELINE.get(values, base.baseline))
     if baseline not in policies:
         baseline = policies[0]
+    queues = str(keys.QUEUES.get(values, base.queues))
+    try:
+        queues = queue_table.canonical(queues, LOCAL.max_queues)
+    except ValueError as exc:
+        problems.append(f"{exc}\n\nThe queues in use are the last ones without a problem.")
+        queues = base.queues
     given = ((name, str(keys.UPLOAD_OPTION(name).read(values))) for name in keys.UPLOAD_OPTION.names(values))
     upload = tuple(sorted((name, text) for name, text in given if text != upload_defaults.get(name)))
     scenario = replace(
@@ -315,6 +333,7 @@ def from_widgets(
         knobs=config,
         tab=str(keys.TAB.get(values, base.tab)),
         node_events=tuple(keys.NODE_EVENTS.get(values, base.node_events)),
+        queues=queues,
     )
     return scenario, problems
 

@@ -68,11 +68,16 @@ def workload_key(table: JobTable) -> str:
 
 
 def cluster_key(cluster: ClusterSpec) -> str:
-    """The nodes and their capacities as text, and the cluster's down windows when it has some (rule 12)."""
+    """The nodes and their capacities as text, and the cluster's down windows (rule 12) and queues (rule 11)
+    when it has some."""
     key = ";".join(f"{n.name}:{n.capacity.cpu:g},{n.capacity.mem_gb:g},{n.capacity.gpu:g}" for n in cluster.nodes)
-    if cluster.node_events is None:
-        return key
-    return key + "|down:" + ";".join(f"{n},{s!r},{e!r},{k}" for n, s, e, k in cluster.node_events.rows())
+    if cluster.node_events is not None:
+        key += "|down:" + ";".join(f"{n},{s!r},{e!r},{k}" for n, s, e, k in cluster.node_events.rows())
+    if cluster.queues is not None:
+        key += "|queues:" + ";".join(
+            f"{q.name!r},{q.gpu!r},{q.borrow_limit!r},{q.weight!r}" for q in cluster.queues.queues
+        )
+    return key
 
 
 def workload_overview(table: JobTable) -> pd.DataFrame:

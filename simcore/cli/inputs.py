@@ -206,6 +206,13 @@ def add_trace_options(parser: argparse.ArgumentParser) -> None:
         choices=("job_type", "size"),
         help="job_type (spot2026's default): HP -> TE, Spot -> BE; size (the others' only map): as --class-map size",
     )
+    gang.add_argument(
+        "--trace-queue-map",
+        metavar="COLUMN",
+        help="the trace column that names each job's queue (DESIGN rule 11): by default helios' vc and spot2026's "
+        "job_type (HP and Spot as two queues); also helios' and acme's user, spot2026's organization; none: no "
+        "queues. The traces state no quotas: give them with --queues",
+    )
 
 
 def trace_options_from_args(args: argparse.Namespace) -> traces.TraceOptions:
@@ -215,6 +222,7 @@ def trace_options_from_args(args: argparse.Namespace) -> traces.TraceOptions:
         te_max_hours=args.te_max_hours,
         keep_cpu_only=args.keep_cpu_only,
         compress=args.compress,
+        queue_map=args.trace_queue_map,
     )
 
 

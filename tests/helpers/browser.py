@@ -232,6 +232,27 @@ def outside_loopback(urls: Iterable[str]) -> list[str]:
     return [u for u in urls if not u.startswith(LOCAL_URL) and urlparse(u).hostname != "127.0.0.1"]
 
 
+#: JavaScript defining ``arr(v)``: a Plotly figure's numeric array as a plain array (Plotly sends them as
+#: base64 typed arrays, ``{dtype, bdata}``), for the scripts that read a figure from the page
+PLOTLY_ARRAYS = """const kinds = {f8: Float64Array, f4: Float32Array, i4: Int32Array, u4: Uint32Array, i2: Int16Array,
+                   u2: Uint16Array, i1: Int8Array, u1: Uint8Array};
+    const arr = v => {
+        if (!v || !v.bdata) return v;
+        const bytes = Uint8Array.from(atob(v.bdata), c => c.charCodeAt(0));
+        return Array.from(new kinds[v.dtype](bytes.buffer));
+    };"""
+
+
+def figures_on(page: Any, url: str, script: str, charts: int) -> Any:
+    """Open ``url``, wait for its run and ``charts`` charts, and return what ``script`` (a JavaScript
+    function returning null until the figures it reads are drawn) reads from the page."""
+    page.goto(url)
+    wait_idle(page, charts=charts)
+    assert_no_exception(page)
+    page.wait_for_function(f"() => ({script})() !== null", timeout=TIMEOUT_MS)
+    return page.evaluate(script)
+
+
 def assert_no_exception(page: Any) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0
 

@@ -155,7 +155,7 @@ def render(
     if study is not None:
         add(beyond.section(plan, study, main, trace_rows.get("A"), figs))
 
-    from simcore.experiments.study import gangs  # here: these modules also run as scripts
+    from simcore.experiments.study import failures, gangs, teams  # here: these modules also run as scripts
     from simcore.experiments.study.accounting_doc import SECTION_NAME
 
     kept = results / SECTION_NAME  # section 9, rendered from its own rows (simcore.experiments.study.accounting_doc)
@@ -165,10 +165,10 @@ def render(
         add(controls.section(*controls.load(results)) + "\n")  # saves and budget, from their own rows
     if (results / gangs.ROWS).exists():
         add(gangs.section(read_frame(results / gangs.ROWS)) + "\n")  # gang jobs, from their own rows
-    from simcore.experiments.study import failures
-
     if (found := failures.load(results)) is not None:
         add(failures.section(*found) + "\n")  # failures and the checkpoint interval, from their own rows
+    if (results / teams.ROWS).exists():
+        add(teams.section(read_frame(results / teams.ROWS)) + "\n")  # teams, from their own rows
 
     add("## Reproduce\n")
     total = sum(timings.values())
@@ -184,6 +184,7 @@ def render(
     where = shown_path(results)
     gang = [gangs.NAME] if (results / gangs.ROWS).exists() else []
     down = [failures.NAME, failures.ADVICE] if failures.load(results) is not None else []
+    team = [teams.NAME] if (results / teams.ROWS).exists() else []
     for name in (
         "main",
         "curves",
@@ -191,6 +192,7 @@ def render(
         *(study.grids if study else ()),
         *gang,
         *down,
+        *team,
     ):
         add(f"simcore sweep {where}/grid_{name}.yaml --out {where}/rows_{name}.parquet --workers 2")
     add("```\n")

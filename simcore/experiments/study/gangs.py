@@ -11,11 +11,9 @@ section into docs/RESULTS.md from the stored rows.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -28,7 +26,6 @@ from simcore.experiments.study import results_doc
 from simcore.experiments.study import tables as tb
 from simcore.experiments.study.plan import Plan
 from simcore.experiments.study.tables import Stat
-from simcore.io.parquet_read import read_frame
 
 NAME = "gangs"  # docs/results/{grid,rows}_gangs.*
 PRESET = "paper-gang"
@@ -231,19 +228,7 @@ def section(rows: pd.DataFrame) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--results", default="docs/results", help="where the rows are")
-    parser.add_argument("--doc", default="docs/RESULTS.md", help="the document the section is put into")
-    args = parser.parse_args(argv)
-    rows_path = Path(args.results) / ROWS
-    if not rows_path.exists():
-        grid_path = Path(args.results) / f"grid_{NAME}.yaml"
-        print(f"error: {rows_path} not found: run simcore sweep {grid_path} --out {rows_path}", file=sys.stderr)
-        return 2
-    doc = Path(args.doc)
-    results_doc.put_section(doc, section(read_frame(rows_path)))
-    print(f"wrote the gang section of {doc}")
-    return 0
+    return results_doc.section_main(argv, NAME, "gang", section, __doc__)
 
 
 if __name__ == "__main__":

@@ -3,8 +3,10 @@ to its rows, fresh unless resumed; then the document is written and the headline
 
 The parts: *main* (the ``paper`` preset over many seeds, every policy and fitgpp's ``P`` / ``s``
 variants), *curves* (one setting at a time), *alibaba_A/B* (the trace, if present), the two
-sweeps of section 8 (:mod:`simcore.experiments.study.beyond`) and the gang sweep of section 10
-(:mod:`simcore.experiments.study.gangs`). They run together (:func:`run_grids`): a run two parts share is
+sweeps of section 8 (:mod:`simcore.experiments.study.beyond`), the gang sweep of section 10
+(:mod:`simcore.experiments.study.gangs`), the failure sweeps of section 11
+(:mod:`simcore.experiments.study.failures`) and the teams sweep of section 12
+(:mod:`simcore.experiments.study.teams`). They run together (:func:`run_grids`): a run two parts share is
 simulated once, and one pool serves them all.
 """
 
@@ -140,14 +142,20 @@ def _log_beyond(plan: Plan, log: Callable[[str], None]) -> None:
 
 def study_grids(plan: Plan, trace_dir: Path) -> list[tuple[dict[str, Any], str]]:
     """Every grid the study runs, named as its rows file (the trace's only when the trace is there)."""
-    from simcore.experiments.study import gangs  # here: that module also runs as a script
+    from simcore.experiments.study import gangs, teams  # here: these modules also run as scripts
 
     grids = [(main_grid(plan), "main"), (curve_grid(plan), "curves")]
     if trace_present(trace_dir):
         grids += [(g, f"alibaba_{r}") for r, g in trace_grids(plan, trace_dir).items()]
     from simcore.experiments.study import failures
 
-    return [*grids, *beyond_grids(plan), (gangs.grid(plan), gangs.NAME), *failures.grids(plan)]
+    return [
+        *grids,
+        *beyond_grids(plan),
+        (gangs.grid(plan), gangs.NAME),
+        *failures.grids(plan),
+        (teams.grid(plan), teams.NAME),
+    ]
 
 
 def reproduce(
@@ -182,9 +190,10 @@ def reproduce(
         trace_note = f"The Alibaba trace was not found at `{trace_dir}`; that part was skipped."
         log(trace_note)
     _log_beyond(plan, log)
-    from simcore.experiments.study import gangs  # here: that module also runs as a script
+    from simcore.experiments.study import gangs, teams  # here: these modules also run as scripts
 
     log(f"gang jobs: {gangs.PRESET} preset, {plan.main_seeds} seeds")
+    log(f"teams: {teams.PRESET} preset, {plan.main_seeds} seeds, research's borrow limit {len(teams.LIMITS)} ways")
     rows, wall = run_grids(grids, results, **kw)
     timings = {f"all {len(grids)} sweeps together": wall}
     trace_rows = {name.removeprefix("alibaba_"): r for name, r in rows.items() if name.startswith("alibaba_")}

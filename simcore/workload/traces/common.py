@@ -28,6 +28,7 @@ from simcore.workload.readers import read_csv_raw
 
 HOUR = 3600.0
 SIZE_MAP = "size"
+NO_QUEUES = "none"  # --trace-queue-map none: the jobs name no queue
 #: the years a trace's date-time may fall in (:func:`outside_years`)
 FIRST_YEAR, LAST_YEAR = 1678, 2261
 # a year as pandas reads it: 4 digits, or any digits after a minus (9 are enough to tell)
@@ -44,6 +45,7 @@ class TraceOptions:
     te_max_hours: float = 1.0  # ... and the run takes at most this many hours
     keep_cpu_only: bool = False
     compress: float = 1.0  # divide arrival times (so inter-arrival gaps) by this
+    queue_map: str | None = None  # the column giving each job's queue; None: the format's own, "none": no queues
 
     def __post_init__(self) -> None:
         for name, value, ok in (
@@ -69,6 +71,7 @@ class Extracted:
     native_te: np.ndarray | None = None  # the trace's own class, where it has one
     user: np.ndarray | None = None
     notes: list[str] = field(default_factory=list)
+    teams: Mapping[str, np.ndarray] = field(default_factory=dict)  # columns that can name a job's queue
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,8 @@ class TraceFormat:
     extract: Callable[[Mapping[str, np.ndarray]], Extracted]
     native_map: str | None = None  # the name of the trace's own class map, if it has one
     headerless: bool = False  # the published file has no header row (it may be given one)
+    team_map: str | None = None  # the column that names a job's team, by default its queue (None: none)
+    team_columns: tuple[str, ...] = ()  # every column that may name the queues (--trace-queue-map)
 
     @property
     def required(self) -> tuple[str, ...]:
@@ -93,6 +98,16 @@ class TraceFormat:
 
     def class_maps(self) -> tuple[str, ...]:
         return (self.native_map, SIZE_MAP) if self.native_map else (SIZE_MAP,)
+
+    def queue_column(self, options: TraceOptions) -> str | None:
+        """The column that gives each job's queue under ``options`` (None: no queues)."""
+        chosen = self.team_map if options.queue_map is None else options.queue_map
+        if chosen in (None, NO_QUEUES):
+            return None
+        if chosen not in self.team_columns:
+            known = ", ".join((*self.team_columns, NO_QUEUES))
+            raise UserError(f"--trace-queue-map {chosen}: the {self.name} format has {known}")
+        return chosen
 
 
 def read_raw(fmt: TraceFormat, data: bytes, source: str, max_rows: int) -> RawTable:
@@ -151,6 +166,7 @@ def convert(fmt: TraceFormat, columns: Mapping[str, np.ndarray], options: TraceO
     class_map = options.class_map or fmt.native_map or SIZE_MAP
     if class_map not in fmt.class_maps():
         raise UserError(f"--trace-class-map {class_map}: the {fmt.name} format has {' or '.join(fmt.class_maps())}")
+    queue_column = fmt.queue_column(options)
     ex = fmt.extract(columns)
     notes = list(ex.notes)
     counts: dict[str, int] = {}
@@ -174,13 +190,17 @@ def convert(fmt: TraceFormat, columns: Mapping[str, np.ndarray], options: TraceO
         assert ex.native_te is not None
         is_te = ex.native_te
     submit = ex.submit[keep]
+    extra = {"user": ex.user[keep]} if ex.user is not None else {}
+    if queue_column is not None:
+        extra["queue"] = _queue_names(ex.teams[queue_column][keep])
+        notes.append(_queues_note(fmt, queue_column, extra["queue"]))
     table = JobTable(
         job_id=ex.job_id[keep],
         submit_time=(submit - submit.min()) / options.compress,
         duration=ex.duration[keep],
         request=ex.request[keep],
         is_te=is_te[keep],
-        extra={"user": ex.user[keep]} if ex.user is not None else {},
+        extra=extra,
         workers=ex.workers[keep],
     )
     beyond, unseen = clock_problems(table.submit_time, table.duration)
@@ -195,3 +215,25 @@ def convert(fmt: TraceFormat, columns: Mapping[str, np.ndarray], options: TraceO
         + (f", arrival times divided by {options.compress:g}" if options.compress != 1 else "")
     )
     return Conversion(table, notes, counts)
+
+
+def _queue_names(values: np.ndarray) -> np.ndarray:
+    """A team column as queue names: text without surrounding blanks; an empty cell stays empty (the
+    job is then in queue ``default``, DESIGN-queues point 1)."""
+    return np.array(["" if v is None else str(v).strip() for v in values.tolist()], dtype=object)
+
+
+#: queue names a note lists before "and N more"
+SHOWN_QUEUES = 8
+
+
+def _queues_note(fmt: TraceFormat, column: str, names: np.ndarray) -> str:
+    """What the queue column holds, and that the quotas must come from a queues file."""
+    found = sorted({n or "default" for n in names.tolist()})
+    listed = ", ".join(found[:SHOWN_QUEUES]) + (
+        f" and {len(found) - SHOWN_QUEUES} more" if len(found) > SHOWN_QUEUES else ""
+    )
+    return (
+        f"queue = the trace's {column} column: {len(found)} queues ({listed}); the trace states no quotas: "
+        "give them in a queues file (--queues) to run with queues"
+    )

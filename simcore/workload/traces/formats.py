@@ -53,6 +53,9 @@ def _num(columns: Mapping[str, np.ndarray], name: str) -> np.ndarray:
 
 # --- Alibaba spot-GPU trace 2026 ---------------------------------------------------------------
 
+#: the HP/Spot split as two queues (the validated job_type is upper case)
+SPOT_QUEUES = {"HP": "HP", "SPOT": "Spot"}
+
 SPOT_HEADER = (
     "job_name",
     "organization",
@@ -88,6 +91,10 @@ def _spot_jobs(c: Mapping[str, np.ndarray]) -> Extracted:
         native_te=np.asarray(c["job_type"], dtype=object) == "HP",
         user=np.asarray(c["organization"], dtype=object),
         notes=["the spot-GPU trace has no memory request: mem_gb = 0; gpu_model is not simulated (GPUs are alike)"],
+        teams={
+            "job_type": np.array([SPOT_QUEUES[t] for t in c["job_type"]], dtype=object),
+            "organization": np.asarray(c["organization"], dtype=object),
+        },
     )
 
 
@@ -100,6 +107,8 @@ SPOT2026 = TraceFormat(
     row_problems=lambda parsed: [],
     extract=_spot_jobs,
     native_map="job_type",
+    team_map="job_type",
+    team_columns=("job_type", "organization"),
 )
 
 
@@ -191,6 +200,7 @@ def _slurm_jobs(c: Mapping[str, np.ndarray]) -> Extracted:
         workers=workers,
         user=np.asarray(c["user"], dtype=object),
         notes=notes,
+        teams={name: np.asarray(c[name], dtype=object) for name in ("vc", "user") if name in c},
     )
 
 
@@ -198,10 +208,12 @@ HELIOS = TraceFormat(
     name="helios",
     title="Helios trace",
     headers=(HELIOS_HEADER,),
-    schema={k: v for k, v in SLURM_SCHEMA.items() if k != "mem_per_pod_gb"},
+    schema={**{k: v for k, v in SLURM_SCHEMA.items() if k != "mem_per_pod_gb"}, "vc": OptionalText},
     unique="job_id",
     row_problems=_slurm_problems,
     extract=_slurm_jobs,
+    team_map="vc",  # the virtual cluster: a team's share of the cluster
+    team_columns=("vc", "user"),
 )
 ACME = TraceFormat(
     name="acme",
@@ -211,6 +223,7 @@ ACME = TraceFormat(
     unique="job_id",
     row_problems=_slurm_problems,
     extract=_slurm_jobs,
+    team_columns=("user",),  # no team column (no vc): a user's jobs as a queue only on request
 )
 
 
