@@ -91,8 +91,7 @@ class _Run(TeamRun):
         n = len(jobs)
         req = units.requests(jobs.request)  # integer units: every sum and comparison is exact
         order_rank, queue_rank = job_orders(jobs, te_first=not self.policy.fifo_order)
-        # every list of job indices or ranks holds these int objects
-        # (memory: docs/history/engine.md#the-compiled-engine-fourth-round-issue-21)
+        # one int object per index, shared (docs/history/engine.md#the-compiled-engine-fourth-round-issue-21)
         ints = int_pool(n)
         self.cl = ClusterState(cluster, config.placement, req.min(axis=0) if n else None)
         downtime = cluster.node_events is not None or not math.isinf(config.mtbf)
@@ -412,9 +411,8 @@ def simulate(
     queues = cluster.queues
     unschedulable = tuple(str(x) for x in jobs.job_id[~ok])
     sim_jobs = jobs.subset(ok) if len(unschedulable) else jobs
-    # The collector off while the run builds its state and steps: the engine makes no reference
-    # cycles, yet its passes over the run's many live tuples and lists took ~20% of the CPU
-    # (docs/history/engine.md#the-compiled-engine-second-round-issue-21)
+    # The collector off while the run builds its state and steps: the engine makes no reference cycles,
+    # yet its passes over the run's live tuples and lists took ~20% of the CPU (docs/history/engine.md)
     collecting = gc.isenabled()
     gc.disable()
     try:
