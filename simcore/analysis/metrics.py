@@ -251,8 +251,13 @@ QUEUE_FLAT: dict[str, tuple[str, ...]] = {
 }
 
 
+def queue_column(queue: str, field: str) -> str:
+    """A row's column of one queue's :data:`QUEUE_FLAT` field: ``queue_<queue>_<field>``."""
+    return f"queue_{queue}_{field}"
+
+
 def queue_flat(queues: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """The ``queues`` block's numbers a sweep row keeps, per queue in file order: ``queue_<name>_<field>``
+    """The ``queues`` block's numbers a sweep row keeps, per queue in file order: :func:`queue_column`
     for each field of :data:`QUEUE_FLAT` (NaN for null)."""
     out: dict[str, Any] = {}
     for name, entry in queues.items():
@@ -260,7 +265,7 @@ def queue_flat(queues: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
             value: Any = entry
             for key in path:
                 value = value[key]
-            out[f"queue_{name}_{field}"] = _num(value)
+            out[queue_column(name, field)] = _num(value)
     return out
 
 

@@ -13,15 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from simcore.analysis.bound import BOUND_LABEL
-from simcore.analysis.metrics import TRIO, versus
-from simcore.analysis.stats import SPREAD_NAME
 from simcore.cli import inputs, queues
 from simcore.cli.common import parse_assignments, warn_unschedulable
-from simcore.core import fmt
+from simcore.cli.sweep_tables import format_queue_summary, format_summary
 from simcore.core.errors import UserError
 from simcore.experiments.sweep.executors import default_workers
-from simcore.experiments.sweep.spec import KNOB_NAMES
+from simcore.experiments.sweep.spec import DEFAULT_PRESET, KNOB_NAMES
 from simcore.io.csvsafe import write_csv
+from simcore.workload.presets import PRESETS
 from simcore.workload.resample import RESAMPLINGS
 
 SWEEP_EPILOG = """\
@@ -59,7 +58,7 @@ def add_sweep(subparsers: argparse._SubParsersAction, help: str) -> argparse.Arg
     )
     p.add_argument("grid_file", nargs="?", help="YAML or JSON grid file (format below)")
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--preset", help="synthetic workload preset (paper, demo, mmc; default paper)")
+    src.add_argument("--preset", help=f"synthetic workload preset ({', '.join(PRESETS)}; default {DEFAULT_PRESET})")
     src.add_argument("--alibaba", metavar="DIR", help="the Alibaba GPU trace directory as the workload source")
     src.add_argument(
         "--workload",
@@ -233,48 +232,10 @@ def run_sweep_command(args: argparse.Namespace) -> int:
     if args.paired_csv:
         write_csv(sweep.paired_differences(rows, spec.baselines[0]), args.paired_csv)
     print(format_summary(agg, spec.baselines[0], resampled))
+    per_queue = format_queue_summary(agg, resampled)
+    if per_queue:
+        print(f"\n{per_queue}")
     return 0
-
-
-#: over resamples of one file the interval of interest is where the metric falls on such a workload: the
-#: bootstrap's normal 95% interval, mean ± 1.96 sd, not the interval of the mean over the resamples
-BOOTSTRAP_Z = 1.96
-
-
-def format_summary(agg: Any, baseline: str, resampled: bool = False) -> str:
-    """A text table: per setting and policy, seeds, TE p95 / BE p50 / BE p95 slowdown and the trio; with
-    ``resampled`` seeds (a file's bootstrap), ± 1.96 sd over them instead of the CI of their mean."""
-    cols = [c for c in agg.columns if c not in ("policy", "metric", "n", "mean", "sd", "ci_low", "ci_high")]
-    shown = [
-        *((f"{cls}_slowdown_{stat}", f"{cls} {stat} sd") for cls, stat in TRIO.values()),
-        *((versus(key, baseline), f"{cls} {stat} % vs {baseline}") for key, (cls, stat) in TRIO.items()),
-    ]
-    header = [*cols, "policy", "seeds", *(label for _, label in shown)]
-    lines = []
-    for key, g in agg.groupby([*cols, "policy"], sort=False, dropna=False):
-        key = key if isinstance(key, tuple) else (key,)
-        by = g.set_index("metric")
-        cells = [fmt.setting(v) for v in key]
-        cells.append(str(int(by["n"].max())))
-        for metric, _ in shown:
-            rec = by.loc[metric] if metric in by.index else None
-            if rec is None:
-                cells.append(fmt.MISSING)
-                continue
-            lo, hi = rec["ci_low"], rec["ci_high"]
-            if resampled:
-                lo, hi = rec["mean"] - BOOTSTRAP_Z * rec["sd"], rec["mean"] + BOOTSTRAP_Z * rec["sd"]
-            cells.append(fmt.half_width(rec["mean"], lo, hi))
-        lines.append(cells)
-    widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(header)]
-    out = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
-    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in lines]
-    spread = (
-        f"mean ± {BOOTSTRAP_Z} sd over the resampled workloads (a bootstrap 95% interval of the metric on this file)"
-        if resampled
-        else f"mean ± {SPREAD_NAME} half-width over seeds"
-    )
-    return f"{spread} (sd = slowdown)\n" + "\n".join(out)
 
 
 def add_reproduce(subparsers: argparse._SubParsersAction, help: str) -> argparse.ArgumentParser:

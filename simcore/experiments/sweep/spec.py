@@ -27,6 +27,8 @@ from simcore.workload import alibaba
 
 MAX_SEEDS = 100_000  # seeds in one sweep
 MAX_TASKS = 100_000  # (point, seed) tasks in one sweep: 100,000 workloads is already days of computing
+#: the workload source of a sweep that names none
+DEFAULT_PRESET = "paper"
 
 #: SimConfig knobs a grid may vary (``seed`` comes from the seed list, ``policy`` from the policy list).
 KNOB_NAMES: tuple[str, ...] = tuple(f.name for f in fields(SimConfig) if f.name not in ("policy", "seed"))
@@ -220,7 +222,7 @@ def build_spec(
     if sum(x is not None and x != "" for x in (preset, alibaba, source)) > 1:
         raise UserError("choose one workload source: a preset, the alibaba trace or a workload file")
     if source is None:
-        source = Source("alibaba", str(alibaba)) if alibaba else Source("preset", preset or "paper")
+        source = Source("alibaba", str(alibaba)) if alibaba else Source("preset", preset or DEFAULT_PRESET)
     fixed = {str(k): parse_value(v) for k, v in (fixed or {}).items()}
     grid_list = [grids] if isinstance(grids, Mapping) or grids is None else list(grids)
     seed_list = parse_seeds(seeds)

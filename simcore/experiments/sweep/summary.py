@@ -10,15 +10,28 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from simcore.analysis.metrics import is_versus
+from simcore.analysis.metrics import QUEUE_FLAT, is_versus, queue_column
 from simcore.analysis.stats import LEVEL, mean_ci, paired_diff
 from simcore.core.errors import UserError
 from simcore.experiments.sweep.store import ID_COLUMNS
-from simcore.experiments.sweep.tasks import METRIC_COLUMNS
+from simcore.experiments.sweep.tasks import METRIC_COLUMNS, OPTIONAL_METRIC_COLUMNS
+
+
+def queue_names(columns: Sequence[str]) -> list[str]:
+    """The queues whose every :data:`~simcore.analysis.metrics.QUEUE_FLAT` column is among ``columns``
+    (a run with queues: :func:`~simcore.analysis.metrics.queue_flat`), in the columns' order."""
+    have = set(columns)
+    head, tail = queue_column("\0", next(iter(QUEUE_FLAT))).split("\0")  # around the name in the first field's column
+    names = [c[len(head) : -len(tail)] for c in columns if c.startswith(head) and c.endswith(tail)]
+    return [q for q in names if all(queue_column(q, f) in have for f in QUEUE_FLAT)]
 
 
 def metric_columns(df: pd.DataFrame) -> list[str]:
-    return [c for c in df.columns if c in METRIC_COLUMNS or is_versus(c)]
+    """The columns of ``df`` that a run measures (never an axis): the row's metrics, those only gangs,
+    down time or queues bring, and the trio's."""
+    queued = {queue_column(q, f) for q in queue_names(list(df.columns)) for f in QUEUE_FLAT}
+    known = {*METRIC_COLUMNS, *OPTIONAL_METRIC_COLUMNS, *queued}
+    return [c for c in df.columns if c in known or is_versus(c)]
 
 
 def varying_columns(df: pd.DataFrame) -> list[str]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from simcore.analysis import accounting, interruptions
 from simcore.analysis.metrics import FLAT_FIELDS, TRIO_KEYS, flat_summary, versus
 from simcore.core import fmt
 from simcore.core.model import SimConfig
@@ -28,6 +29,13 @@ if TYPE_CHECKING:
 #: Metric columns of a row, in order: the run's flat summary and the workload's offered load
 #: (the trio columns follow them).
 METRIC_COLUMNS: tuple[str, ...] = (*FLAT_FIELDS, "offered_load")
+#: Metric columns only some workloads' rows have: with gangs, and with down time (with queues, each
+#: queue's too: :func:`simcore.experiments.sweep.summary.queue_names`).
+OPTIONAL_METRIC_COLUMNS: tuple[str, ...] = (
+    *accounting.GANG_FIELDS,
+    *interruptions.FIELDS,
+    *interruptions.EXPOSURE_FIELDS,
+)
 
 
 def run_task(task: Task) -> list[dict[str, Any]]:
