@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from simcore.analysis.metrics import queue_column as col
 from simcore.analysis.stats import SPREAD_NAME, paired_diff
 from simcore.core import fmt
 from simcore.experiments.study import results_doc
@@ -60,10 +61,6 @@ def grid(plan: Plan) -> dict[str, Any]:
         "baseline": [BASE],
         "grid": {"borrow_limit": list(LIMITS)},
     }
-
-
-def col(queue: str, field: str) -> str:
-    return f"queue_{queue}_{field}"
 
 
 #: the per-queue slowdown columns (fitgpp and fitdelay compared on them: :func:`unmoved_text`)
