@@ -17,7 +17,6 @@ from dashboard.explore import queue_sidebar
 from dashboard.shared import keys, queue_table, table_edits
 from dashboard.shared.demo import DEMO, LOCAL
 from dashboard.shared.scenario import Scenario
-from simcore.core.errors import UserError
 from simcore.core.model import QueueSpec
 from simcore.core.queues import QUEUE_COLUMNS
 from simcore.workload import presets
