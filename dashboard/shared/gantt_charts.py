@@ -122,7 +122,9 @@ def gantt_figure(view: GanttView) -> go.Figure:
     colour and drawn last (on top); restore and grace have their own colour and pattern; the
     preemption signal is a fixed-size marker, so all three stay distinct at any zoom. A bar
     carries its job id when it is wide enough to hold it. Ids, node and policy names are visitor
-    text: every one goes through :func:`~dashboard.shared.plain.chart_text`.
+    text: every one goes through :func:`~dashboard.shared.plain.chart_text`. A view by queue
+    (``view.by_queue``) colours the bars by queue and/or bands the grouped lanes
+    (:mod:`dashboard.shared.gantt_queue_charts`).
     """
     heights = [max(float(p.layout["y"].max()) + 1, 1.0) if len(p.layout) else 1.0 for p in view.panels]
     height = int(min(max(GANTT_LANE_PX * sum(heights), 200) + 120, 1400))
@@ -140,8 +142,8 @@ def gantt_figure(view: GanttView) -> go.Figure:
     down_legend: set[str] = set()  # each kind of down time named once in the legend
     by = view.by_queue
     tints = gantt_queues.colors(by.names) if by is not None and by.colour else {}
-    for queue, tint in tints.items():  # the legend names the queues, each in its colour, once
-        fig.add_trace(gantt_queue_charts.legend_trace(queue, tint), row=1, col=1)
+    for name, tint in tints.items():  # the legend names the queues, each in its colour, once
+        fig.add_trace(gantt_queue_charts.legend_trace(name, tint), row=1, col=1)
     for row, panel in enumerate(view.panels, start=1):
         labels = focus_labels(panel.bars, view.focus, view.window)
         labelled = set(labels["bar"])
