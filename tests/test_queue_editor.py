@@ -197,3 +197,8 @@ def test_a_pending_bad_cell_is_said_under_the_editor_and_the_runs_keep_the_table
     assert "row 2, column gpu: not a number: 'lots'" in warning and "last table without a problem" in warning
     assert "queues" not in at.query_params
     assert queue_sidebar.COLUMN_HELP.keys() == set(QUEUE_COLUMNS)
+    # every row of the preset's own deleted: the editor says the preset's stay in use
+    at.session_state[editor.name] = {"edited_rows": {}, "added_rows": [], "deleted_rows": [0, 1, 2]}
+    at.run()
+    assert not at.sidebar.warning
+    assert any("the preset's three stay in use" in c.value for c in at.sidebar.caption)

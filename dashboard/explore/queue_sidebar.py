@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.shared import queue_table
+from dashboard.shared import queue_table, table_edits
 from dashboard.shared.demo import LOCAL, Limits
 from dashboard.shared.plain import md
 from dashboard.shared.scenario import Scenario
 from simcore.core.model import MAX_RESOURCE
-from simcore.core.queues import QueueSpec
+from simcore.core.queues import QUEUE_COLUMNS, QueueSpec
 
 #: the editor's columns: the queues file's names, so a problem's column is the one the table shows
 COLUMN_HELP = {
@@ -85,6 +85,8 @@ def draw(lim: Limits, scenario: Scenario) -> None:
     problem = queue_table.pending_problem(st.session_state, editor, rows, lim.max_queues)
     if problem:
         st.warning(f"{md(problem)}\n\nThe runs use the last table without a problem.", icon=":material/table_edit:")
+    elif own is not None and not table_edits.apply_edits(rows, editor.get(st.session_state, {}), QUEUE_COLUMNS):
+        st.caption("An empty table means the workload's own queues: the preset's three stay in use.")
     elif not scenario.queues and own is None:
         st.caption("No queues: every job runs in one queue without a quota.")
 
