@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
 
 from helpers.browser import (  # noqa: E402
     ARTIFACTS,
@@ -26,13 +27,17 @@ from helpers.browser import (  # noqa: E402
     wait_idle,
 )
 
+from dashboard.explore import queue_sidebar  # noqa: E402
+
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}"),
 ]
 
 EXPLORE = "/?source=generate&preset=teams&g.jobs=300&policies=k8s&baseline=k8s&tab=Queues"
-TABLE = "queue,gpu,borrow_limit,weight\nvision,56,72,1\nnlp,40,24,1\nresearch,32,0,2"
+TABLE = "queue,gpu,borrow_limit,weight\nvision,56,72,1\nnlp,40,24,1\nresearch,32,0,2\nspeech,0,inf,1"
+EDITOR = '[data-testid="stSidebar"] [class*="st-key-queues_editor_"]'  # one key per table (queue_table.editor_key)
+ROW_PX, MARKER_PX = 35, 33  # the editor's rows (header included) and its row-marker column, in pixels
 
 #: the traces of the usage and ledger figures, numeric arrays decoded
 _FIGURES = """() => {
@@ -62,16 +67,54 @@ def test_the_queues_tab_and_the_sidebar_table(dashboard_server: str, new_page: C
     assert all(" reclaimed its quota" in w or "TE first" in w for w in gained["text"])
     page.screenshot(path=str(ARTIFACTS / "explore-queues.png"), full_page=True)
 
-    page.locator('[data-testid="stSidebar"] summary', has_text="Queues").click()  # the expander, closed when empty
-    box = page.locator('textarea[aria-label="Queues table (CSV)"]')
-    box.fill(TABLE)
-    box.press("Control+Enter")
-    page.wait_for_function("() => location.search.includes('queues=')", timeout=TIMEOUT_MS)
+    # the editor shows the preset's own queues; a new row gets the defaults 0, inf, 1 and no name yet
+    editor = page.locator(EDITOR)
+    editor.scroll_into_view_if_needed()
+    editor.hover()  # shows the editor's toolbar
+    editor.get_by_role("button", name="Add row").click()
+    wait_idle(page, charts=2)
+    said = page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]')
+    expect(said).to_contain_text("row 4, column queue: empty (a queue name is required)")
+    assert "queues=" not in page.url  # the runs keep the last table without a problem
+    _type_in_cell(page, 3, "queue", "speech")
+    page.wait_for_function("() => location.search.includes('speech')", timeout=TIMEOUT_MS)
+    wait_idle(page, charts=2)
+    expect(said).to_have_count(0)
+    _type_in_cell(page, 2, "borrow_limit", "0")  # research may no longer borrow
+    page.wait_for_function(
+        "() => new URLSearchParams(location.search).get('queues').includes('research,32,0,2')", timeout=TIMEOUT_MS
+    )
     wait_idle(page, charts=2)
     assert_no_exception(page)
     assert parse_qs(urlparse(page.url).query)["queues"] == [TABLE]
     page.wait_for_function(
         f"""() => {{ const f = ({_FIGURES})();
-            return f && Math.max(...f.usage.filter(t => t.name === 'GPUs held')[2].y) <= 32; }}""",
+            return f && f.usage.filter(t => t.name === 'GPUs held').length === 4
+                && Math.max(...f.usage.filter(t => t.name === 'GPUs held')[2].y) <= 32; }}""",
         timeout=TIMEOUT_MS,
     )
+    drawn = page.evaluate(_FIGURES)
+    assert [t["y"][0] for t in drawn["usage"] if t["name"] == "quota"] == [56, 40, 32, 0]  # speech: quota 0 GPUs
+
+
+def _type_in_cell(page: Any, row: int, column: str, text: str) -> None:
+    """Type ``text`` into the editor's cell (``row`` from 0) as a visitor does: click it (the grid is a canvas:
+    the cell's place from the columns' widths), Enter opens its text box, which is filled, Enter commits. A
+    click while the sidebar still moves (a rerun ending) may miss the cell: then it is measured and tried again."""
+    columns = list(queue_sidebar.WIDTHS)
+    left = MARKER_PX + sum(queue_sidebar.WIDTHS[c] for c in columns[: columns.index(column)])
+    cell = page.locator("textarea.gdg-input")  # the grid's editor of the chosen cell
+    for _ in range(5):
+        wait_idle(page)
+        grid = page.locator(EDITOR).locator("canvas").first
+        grid.scroll_into_view_if_needed()
+        box = grid.bounding_box()
+        page.mouse.click(box["x"] + left + queue_sidebar.WIDTHS[column] / 2, box["y"] + ROW_PX * (row + 1) + ROW_PX / 2)
+        page.keyboard.press("Enter")
+        try:
+            cell.wait_for(state="visible", timeout=5_000)
+            break
+        except sync_api.TimeoutError:
+            page.keyboard.press("Escape")
+    cell.fill(text)
+    cell.press("Enter")

@@ -185,7 +185,8 @@ def test_a_link_fills_the_table_and_the_knobs_and_the_run_has_the_windows() -> N
     at.query_params.update(LINK)
     at.run()
     assert_clean(at)
-    table = at.sidebar.dataframe[0].value  # the node-events editor: the link's rows
+    # the node-events editor (the sidebar's other editor is the queues table's): the link's rows
+    table = next(d.value for d in at.sidebar.dataframe if "kind" in d.value.columns)
     assert table["node"].tolist() == ["demo-0", "demo-1"] and table["start"].tolist() == [3600.0, 20000.0]
     assert at.text_input(key=keys.KNOB("mtbf").name).value == "864000"
     assert at.number_input(key=keys.KNOB("repair").name).value == 1800.0

@@ -269,7 +269,8 @@ def test_a_ledger_row_opens_its_decision_and_its_jobs() -> None:
 def test_the_sidebar_table_changes_the_runs_and_the_link() -> None:
     at = app(**TEAMS, tab="Queues")
     before = chart_spec(at, "queues_usage")
-    at.text_area(key="x_queues").set_value(TABLE).run()  # research may no longer borrow
+    at.session_state["x_queues"] = TABLE  # research may no longer borrow (the editor's text: test_queue_editor.py)
+    at.run()
     assert_clean(at)
     assert at.query_params["queues"] in (TABLE, [TABLE])
     assert any("Queues (the sidebar's table)" in c.value.replace("\\", "") for c in at.caption)
@@ -281,7 +282,8 @@ def test_the_sidebar_table_changes_the_runs_and_the_link() -> None:
 
 def test_a_bad_table_is_said_and_the_last_good_one_kept() -> None:
     at = app(**TEAMS, tab="Queues")
-    at.text_area(key="x_queues").set_value("queue,gpu\nvision,lots").run()
+    at.session_state["x_queues"] = "queue,gpu\nvision,lots"  # never from the editor, which checks it first
+    at.run()
     assert not at.exception
     assert any("row 2, column gpu" in w.value.replace("\\", "") for w in at.warning)
     assert "queues" not in at.query_params
@@ -301,13 +303,14 @@ def test_an_upload_naming_queues_is_offered_a_table_and_honours_it() -> None:
     assert "blue, red" in offer.value.replace("\\", "")
     next(b for b in at.button if b.key == "queues_fill").click().run()
     assert_clean(at)
-    assert at.text_area(key="x_queues").value == "queue,gpu,borrow_limit,weight\nblue,8,inf,1\nred,8,inf,1"
+    assert at.session_state["x_queues"] == "queue,gpu,borrow_limit,weight\nblue,8,inf,1\nred,8,inf,1"
     at.session_state["x_tab"] = "Queues"
     at.run()
     frame = at.dataframe[0].value
     assert frame["queue"].tolist() == ["blue", "red"] * 2
     assert frame.loc[frame["policy"] == "k8s", "reclaims it made"].tolist() == [0, 1]  # red's TE takes blue's GPUs
-    at.text_area(key="x_queues").set_value("queue,gpu\nblue,8").run()
+    at.session_state["x_queues"] = "queue,gpu\nblue,8"
+    at.run()
     said = " ".join(e.value.replace("\\", "") for e in at.error)
     assert "2 job(s) name a queue that the queues table does not define (known: blue)" in said
     assert "job '3', column queue" in said and "job '4', column queue" in said

@@ -214,8 +214,9 @@ def test_the_gantt_hover_gives_the_real_end_not_the_windows_edge() -> None:
     fig = gantt_charts.gantt_figure(view)
     te_run = next(t for t in fig.data if t.name == "TE run")
     (custom,) = te_run.customdata
-    # T runs 40..60, drawn to 50; then a gang's workers (empty for one worker) and why it waited (no reasons given)
-    assert list(custom[3:]) == ["day 1 00:00:40", "day 1 00:01:00", "20 s", "", ""]
+    # T runs 40..60, drawn to 50; then a gang's workers (empty for one worker), why it waited (no reasons given)
+    # and its queue (none: the Gantt is not drawn by queue)
+    assert list(custom[3:]) == ["day 1 00:00:40", "day 1 00:01:00", "20 s", "", "", ""]
     assert te_run.x[0] == pytest.approx(10_000.0)  # the drawn bar stops at the window's edge (ms)
 
 

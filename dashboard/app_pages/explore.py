@@ -49,9 +49,9 @@ link_warnings = first_chart.warnings(
 # the first chart reaches the browser ahead of them
 explore_sidebar.settle(st.session_state)
 upload_file, cluster_file = explore_sidebar.files(st.session_state)
-sidebar = explore_sidebar.Sidebar(lim)
 previous = state.last_settings("explore") or Scenario()
 scenario, problems = from_widgets(state.widget_state(), previous, uploads.UPLOAD_DEFAULTS)
+sidebar = explore_sidebar.Sidebar(lim, scenario)
 state.publish("explore", scenario, scenario.to_query())
 if not first:  # only a session's first run sends its first chart ahead of the sidebar
     sidebar.draw()

@@ -14,7 +14,7 @@ import streamlit as st
 
 from dashboard.explore import decision_view, explore_job
 from dashboard.runs import data
-from dashboard.shared import gantt_charts, gantt_views, keys, state, tables, views
+from dashboard.shared import gantt_charts, gantt_queues, gantt_views, keys, state, tables, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.scenario import Scenario
 from simcore.core import fmt
@@ -50,6 +50,7 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
         help="a second policy drawn below, on the same time axis",
     )
     c3.multiselect("Nodes", cluster.names, key=keys.GANTT_NODES.name)
+    by_queue = _by_queue(comparison)
     w0, w1 = st.columns([1, 4], vertical_alignment="bottom")  # a wide start slider: its steps can be told apart
     lo, hi = keys.GANTT_WINDOW.read(session)  # the window the control shows, set by gantt_setup or a step
     keys.GANTT_LENGTH.set(session, hi - lo)
@@ -109,6 +110,7 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
         choice.chosen,
         why=why,
         down={p: runs[p].down for p in choice.policies},
+        by_queue=by_queue,
     )
     st.plotly_chart(gantt_charts.gantt_figure(gantt), config=PLOT_CONFIG, key="gantt")
     note = ""
@@ -118,7 +120,7 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
         note = f" Showing the earliest {shown_bars:,} of {total_bars:,} bars in this window: narrow the window or the nodes."
     st.caption(
         "Each node is drawn as its GPU lanes; a job covers the lanes it holds (CPU-only jobs share a `cpu` lane). "
-        "Red = TE, blue = BE; yellow dotted = restoring after a preemption, grey crossed = grace period, "
+        f"{_colours_note(by_queue)}; yellow dotted = restoring after a preemption, grey crossed = grace period, "
         "× = preemption signal; a bar's hover says why its job waited longest. "
         f"{down_note()}Drag on the chart to zoom (down to seconds); "
         f"double-click to reset. {views.seed_note(comparison.seeds)}{note}"
@@ -133,6 +135,37 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
             f"{len(setup.preempts):,} preemptions in this run. Use Previous / Next preemption to step through them."
         )
     state.publish_gantt_view(scenario, setup, choice)
+
+
+def _by_queue(comparison: data.Comparison) -> gantt_queues.ByQueue | None:
+    """The queue controls (a run with queues): bars coloured by queue, lanes grouped by queue; else a note."""
+    spec = comparison.cluster.queues
+    if spec is None:
+        st.caption(
+            "These runs have no queues, so the Gantt cannot be coloured or grouped by queue: give the teams' "
+            "quotas in the sidebar's Queues table, or generate the teams preset."
+        )
+        return None
+    q1, q2, _ = st.columns([1, 1, 3])
+    colour = q1.toggle("Colour by queue", key="gantt_queue_colour", help="each bar in its job's queue's colour")
+    group = q2.toggle(
+        "Group lanes by queue",
+        key="gantt_queue_group",
+        help="one band per queue, holding the GPU lanes its jobs used in the run (a lane shared over time is in each band)",
+    )
+    jobs = next(iter(comparison.runs.values())).jobs  # every run has the same jobs, each in its queue
+    return gantt_queues.by_queue(spec, jobs, colour, group)
+
+
+def _colours_note(by: gantt_queues.ByQueue | None) -> str:
+    """The caption's words on the bars' colours and, grouped by queue, on the bands."""
+    if by is None or not by.colour:
+        words = "Red = TE, blue = BE"
+    else:
+        words = "Each bar in its job's queue's colour (the legend names the queues), a TE bar outlined in black"
+    if by is not None and by.group:
+        words += "; the lanes are grouped by queue, one band each, labelled with its quota in GPUs"
+    return words
 
 
 def down_note() -> str:

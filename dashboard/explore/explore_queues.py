@@ -77,19 +77,11 @@ def show(scenario: Scenario, comparison: data.Comparison, job_tab: str) -> None:
 
 
 def notice(scenario: Scenario, workload: data.Workload, cluster: ClusterSpec) -> None:
-    """Under the workload's caption: the queues the runs use (the preset's own can be edited from here),
-    or, for a workload whose ``queue`` column names teams but has no queues yet, a table to start from."""
+    """Under the workload's caption: the queues the runs use (the sidebar's Queues table shows them, the
+    preset's own included, to edit), or, for a workload whose ``queue`` column names teams but has no queues yet, a table to start from."""
     spec = cluster.queues
     if spec is not None:
-        st.caption(md(queue_views.queues_caption(spec, own=not scenario.queues)))
-        if not scenario.queues:
-            st.button(
-                "Edit these queues",
-                on_click=state.set_widgets,
-                args=({keys.QUEUES.name: queue_table.text_of(spec)},),
-                key="queues_edit_own",
-                help="put them in the sidebar's Queues table, to change a quota, a borrow limit or a weight",
-            )
+        st.caption(md(queue_views.queues_caption(spec, own=not scenario.queues)))  # the sidebar's table edits them
         return
     names = sorted(set(job_queue_names(workload.table).tolist()))
     if names == [DEFAULT_QUEUE]:

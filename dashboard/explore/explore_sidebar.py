@@ -18,12 +18,12 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.explore import down_sidebar
+from dashboard.explore import down_sidebar, queue_sidebar
 from dashboard.runs import data
-from dashboard.shared import keys, knob_widgets, queue_table, state, upload_widgets, uploads
+from dashboard.shared import keys, knob_widgets, state, upload_widgets, uploads
 from dashboard.shared.demo import Limits
 from dashboard.shared.keys import Key, Session
-from dashboard.shared.scenario import CLUSTER_MODES, MAX_SEEDS, SOURCES, gen_defaults, gen_fields
+from dashboard.shared.scenario import CLUSTER_MODES, MAX_SEEDS, SOURCES, Scenario, gen_defaults, gen_fields
 from simcore.analysis.stats import BOOTSTRAP_NAME
 from simcore.policies import POLICIES, POLICY_HELP
 from simcore.workload.presets import PRESETS
@@ -77,14 +77,15 @@ def files(session: Session) -> tuple[uploads.UploadedFile | None, uploads.Upload
 class Sidebar:
     """The sidebar's widgets, drawn by the first call of :meth:`draw`."""
 
-    def __init__(self, lim: Limits) -> None:
+    def __init__(self, lim: Limits, scenario: Scenario) -> None:
         self.lim = lim
+        self.scenario = scenario  # the scenario read from these widgets' values (the queues editor's table)
         self.drawn = False
 
     def draw(self) -> None:
         if not self.drawn:
             self.drawn = True
-            _draw(self.lim)
+            _draw(self.lim, self.scenario)
 
     def then(self, heartbeat: Callable[[float | None], None]) -> Callable[[float | None], None]:
         """``heartbeat`` that first draws the sidebar: a run that waits for a computation shows it."""
@@ -96,7 +97,7 @@ class Sidebar:
         return beat
 
 
-def _draw(lim: Limits) -> None:
+def _draw(lim: Limits, scenario: Scenario) -> None:
     with st.sidebar:
         st.header("Scenario")
         with st.expander("Workload", expanded=True):
@@ -122,8 +123,8 @@ def _draw(lim: Limits) -> None:
                     st.number_input(label, min_value=low, step=step, format=shown, key=key.name, help=most)
             elif keys.CLUSTER.read(st.session_state) == "upload":
                 st.file_uploader("Cluster file", type=list(uploads.CLUSTER_TYPES), key=CLUSTER_FILE)
-        with st.expander("Queues", expanded=bool(keys.QUEUES.read(st.session_state))):
-            _queues(lim)
+        with st.expander("Queues", expanded=queue_sidebar.expanded(scenario)):
+            queue_sidebar.draw(lim, scenario)
         with st.expander("Policies", expanded=True):
             st.multiselect(
                 "Compare",
@@ -174,22 +175,6 @@ def _generator() -> None:
         max_value=MAX_SEEDS,
         key=keys.SEEDS.name,
         help=f"Run the scenario on this many generated workloads (seeds seed .. seed+n-1) and show the trio as the mean with its {BOOTSTRAP_NAME}.",
-    )
-
-
-def _queues(lim: Limits) -> None:
-    st.text_area(
-        "Queues table (CSV)",
-        key=keys.QUEUES.name,
-        height=130,
-        placeholder=f"{queue_table.HEADER}\nvision,56,72,1\nnlp,40,24,1\nresearch,32,96,2",
-        help=(
-            "Teams sharing the cluster (DESIGN rule 11): a header line, then one line per queue: its name, "
-            "its quota (GPUs guaranteed), its borrow limit (GPUs it may hold above the quota; inf = no limit, "
-            "0 = never borrows) and its fair-sharing weight. Add a line to add a queue, delete one to remove it. "
-            "Jobs name their queue in the workload's `queue` column. Empty: the workload's own queues "
-            f"(the teams preset brings three), or none. At most {lim.max_queues} queues here."
-        ),
     )
 
 

@@ -14,6 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from dashboard.shared import gantt_queue_charts, gantt_queues
 from dashboard.shared.chart_style import finish_layout
 from dashboard.shared.gantt_views import GANTT_EPOCH, GANTT_GAP, GanttView, gang_note
 from dashboard.shared.plain import chart_text, chart_texts
@@ -121,7 +122,9 @@ def gantt_figure(view: GanttView) -> go.Figure:
     colour and drawn last (on top); restore and grace have their own colour and pattern; the
     preemption signal is a fixed-size marker, so all three stay distinct at any zoom. A bar
     carries its job id when it is wide enough to hold it. Ids, node and policy names are visitor
-    text: every one goes through :func:`~dashboard.shared.plain.chart_text`.
+    text: every one goes through :func:`~dashboard.shared.plain.chart_text`. A view by queue
+    (``view.by_queue``) colours the bars by queue and/or bands the grouped lanes
+    (:mod:`dashboard.shared.gantt_queue_charts`).
     """
     heights = [max(float(p.layout["y"].max()) + 1, 1.0) if len(p.layout) else 1.0 for p in view.panels]
     height = int(min(max(GANTT_LANE_PX * sum(heights), 200) + 120, 1400))
@@ -137,6 +140,10 @@ def gantt_figure(view: GanttView) -> go.Figure:
     # the legend names the lost work once, on the first panel that has any
     lost_legend = next((row for row, p in enumerate(view.panels, start=1) if not p.lost.empty), 0)
     down_legend: set[str] = set()  # each kind of down time named once in the legend
+    by = view.by_queue
+    tints = gantt_queues.colors(by.names) if by is not None and by.colour else {}
+    for name, tint in tints.items():  # the legend names the queues, each in its colour, once
+        fig.add_trace(gantt_queue_charts.legend_trace(name, tint), row=1, col=1)
     for row, panel in enumerate(view.panels, start=1):
         labels = focus_labels(panel.bars, view.focus, view.window)
         labelled = set(labels["bar"])
@@ -144,54 +151,54 @@ def gantt_figure(view: GanttView) -> go.Figure:
             fig.add_trace(_down_trace(part, str(kind), str(kind) not in down_legend), row=row, col=1)
             down_legend.add(str(kind))
         for cls in ("BE", "TE"):  # TE last: on top
-            for kind, (color, pattern) in GANTT_KINDS.items():
-                part = panel.bars[(panel.bars["job_class"] == cls) & (panel.bars["kind"] == kind)]
-                if part.empty:
-                    continue
-                fill = GANTT_CLASS_COLORS[cls] if kind == "run" else color
-                ids = chart_texts(part["job_id"])
-                fig.add_trace(
-                    segment_bars(
-                        part,
-                        name=f"{cls} {kind}",
-                        legendgroup=f"{cls} {kind}",
-                        showlegend=row == 1,
-                        # a bar's own text, unless its id is written in its visible part (focus_labels)
-                        text=[("" if i in labelled else j) for i, j in zip(part.index, ids, strict=True)]
-                        if kind == "run"
-                        else None,
-                        textposition="inside",
-                        insidetextanchor="middle",
-                        textangle=0,
-                        textfont={"color": "white" if cls == "TE" else "#0B3C5D"},
-                        marker={
-                            "color": fill,
-                            "pattern": {"shape": pattern, "fgcolor": GANTT_CLASS_COLORS[cls], "size": 5}
-                            if pattern
-                            else {},
-                            "line": {"width": 0.6, "color": "white"},
-                        },
-                        customdata=np.stack(
-                            [
-                                ids,
-                                chart_texts(part["node"]),
-                                part["lanes"],
-                                [fmt.clock(t) for t in part["seg_start"]],
-                                [fmt.clock(t) for t in part["seg_end"]],
-                                [fmt.duration(t) for t in part["seg_end"] - part["seg_start"]],
-                                [gang_note(int(w)) for w in part["workers"]],
-                                [why_line(w) for w in part["why"]],
-                            ],
-                            axis=-1,
+            for queue, mine in gantt_queue_charts.queue_parts(
+                panel.bars[panel.bars["job_class"] == cls], view.by_queue
+            ):
+                for kind, (color, pattern) in GANTT_KINDS.items():
+                    part = mine[mine["kind"] == kind]
+                    if part.empty:
+                        continue
+                    tint = GANTT_CLASS_COLORS[cls] if queue is None else tints[queue]
+                    ids = chart_texts(part["job_id"])
+                    fig.add_trace(
+                        segment_bars(
+                            part,
+                            **gantt_queue_charts.bar_names(cls, kind, queue, row),
+                            # a bar's own text, unless its id is written in its visible part (focus_labels)
+                            text=[("" if i in labelled else j) for i, j in zip(part.index, ids, strict=True)]
+                            if kind == "run"
+                            else None,
+                            textposition="inside",
+                            insidetextanchor="middle",
+                            textangle=0,
+                            textfont={"color": gantt_queue_charts.id_color(cls, tint, queue)},
+                            marker={
+                                "color": tint if kind == "run" else color,
+                                "pattern": {"shape": pattern, "fgcolor": tint, "size": 5} if pattern else {},
+                                "line": gantt_queue_charts.outline(cls, queue),
+                            },
+                            customdata=np.stack(
+                                [
+                                    ids,
+                                    chart_texts(part["node"]),
+                                    part["lanes"],
+                                    [fmt.clock(t) for t in part["seg_start"]],
+                                    [fmt.clock(t) for t in part["seg_end"]],
+                                    [fmt.duration(t) for t in part["seg_end"] - part["seg_start"]],
+                                    [gang_note(int(w)) for w in part["workers"]],
+                                    [why_line(w) for w in part["why"]],
+                                    gantt_queue_charts.queue_lines(part),
+                                ],
+                                axis=-1,
+                            ),
+                            hovertemplate=(
+                                f"{cls} job %{{customdata[0]}}%{{customdata[6]}}: {kind}%{{customdata[8]}}<br>node %{{customdata[1]}}, GPU lane %{{customdata[2]}}"
+                                "<br>%{customdata[3]} to %{customdata[4]} (%{customdata[5]})%{customdata[7]}<extra></extra>"
+                            ),
                         ),
-                        hovertemplate=(
-                            f"{cls} job %{{customdata[0]}}%{{customdata[6]}}: {kind}<br>node %{{customdata[1]}}, GPU lane %{{customdata[2]}}"
-                            "<br>%{customdata[3]} to %{customdata[4]} (%{customdata[5]})%{customdata[7]}<extra></extra>"
-                        ),
-                    ),
-                    row=row,
-                    col=1,
-                )
+                        row=row,
+                        col=1,
+                    )
         if not panel.lost.empty:
             fig.add_trace(_lost_trace(panel.lost, row == lost_legend), row=row, col=1)
         if not labels.empty:  # zoomed in: a job's id in the visible part of its bar
@@ -237,12 +244,13 @@ def gantt_figure(view: GanttView) -> go.Figure:
                 fig.add_trace(_mark_trace(marks, event, symbol, color, event not in down_legend), row=row, col=1)
                 down_legend.add(event)
         layout = panel.layout
-        centres = layout.groupby("node", sort=False)["y"].mean()
+        group = [c for c in ("queue", "node") if c in layout.columns]  # a grouped layout's nodes are per queue
+        centres = layout.groupby(group, sort=False)["y"].mean()
         fig.update_yaxes(
             autorange=False,
             range=[heights[row - 1] - 0.4, -0.6],  # reversed: the first node on top
             tickvals=list(centres.to_numpy()),
-            ticktext=chart_texts(centres.index),
+            ticktext=chart_texts(centres.index.get_level_values("node")),
             showgrid=False,
             zeroline=False,
             row=row,
@@ -260,8 +268,12 @@ def gantt_figure(view: GanttView) -> go.Figure:
                 "y1": y,
                 "line": {"width": 0.5, "color": "#bbb"},
             }
-            for y in (layout.groupby("node", sort=False)["y"].max() + 0.5 + GANTT_GAP / 2)
+            for y in (layout.groupby(group, sort=False)["y"].max() + 0.5 + GANTT_GAP / 2)
         ]
+        if "queue" in layout.columns:  # each queue's band: a line above it and its name with its quota
+            separators += gantt_queue_charts.band_lines(gantt_queues.bands(layout), axis)
+            for note in gantt_queue_charts.band_labels(gantt_queues.bands(layout), by.labels if by else {}, axis):
+                fig.add_annotation(note)
     if view.selected is not None:
         at = gantt_time(float(view.selected["time"]))
         separators.append(

@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from dashboard.shared import views
-from dashboard.shared.down_views import DOWN_BAR_COLUMNS, down_bars
+from dashboard.shared import gantt_queues, views
+from dashboard.shared.down_views import DOWN_BAR_COLUMNS
+from dashboard.shared.gantt_queues import ByQueue
 from dashboard.shared.views import HOUR
 from simcore.analysis import gantt
 from simcore.core.model import ClusterSpec
@@ -103,6 +104,7 @@ class GanttView:
     focus: tuple[float, float]  # seconds: the initial zoom (the window, or around a preemption)
     selected: dict[str, Any] | None  # the chosen preemption: policy, time, job_id, node
     truncated: bool
+    by_queue: ByQueue | None = None  # bars coloured and/or lanes grouped by queue (a run with queues)
 
 
 def gantt_bars(segments: pd.DataFrame, layout: pd.DataFrame, window: tuple[float, float]) -> pd.DataFrame:
@@ -113,9 +115,10 @@ def gantt_bars(segments: pd.DataFrame, layout: pd.DataFrame, window: tuple[float
     jobs share their node's ``cpu`` lane (drawn over each other).
     """
     t0, t1 = window
-    ys = layout.set_index(["node", "lane"])["y"]
+    place = [c for c in ("queue", "node", "lane") if c in layout.columns]  # a grouped layout's rows are per queue
+    ys = layout.set_index(place)["y"]
     seg = segments[(segments["end"] > t0) & (segments["start"] < t1) & segments["node"].isin(set(layout["node"]))]
-    seg = seg.assign(y=ys.reindex(pd.MultiIndex.from_frame(seg[["node", "lane"]])).to_numpy(float))
+    seg = seg.assign(y=ys.reindex(pd.MultiIndex.from_frame(seg[place])).to_numpy(float))
     seg = seg[np.isfinite(seg["y"])]
     whole = seg[seg["gpu"] == 1.0].sort_values(["node", "job_id", "start", "kind", "y"], kind="stable")
     key = ["node", "job_id", "start", "end", "kind"]
@@ -230,11 +233,14 @@ def gantt_view(
     why: Mapping[str, Mapping[str, str]] | None = None,
     lost: Mapping[str, pd.DataFrame] | None = None,
     down: Mapping[str, pd.DataFrame] | None = None,
+    by_queue: ByQueue | None = None,
 ) -> GanttView:
     """The Gantt of ``runs`` (policy -> (segments, events)) on ``nodes`` in a window (hours);
     with ``lost`` (policy -> its run's lost work per interruption), the lost part of each interrupted
     bar too (:func:`lost_bars`); with ``down`` (policy -> its run's down stretches), each node's down
-    time across its lanes (:func:`down_bars`). Drain signals and failures are marked where their bar ends.
+    time across its lanes (:func:`~dashboard.shared.down_views.down_bars`). Drain signals and failures are marked where their bar ends.
+    With ``by_queue``, each bar carries its job's ``queue``, and with its ``group`` the lanes are grouped by
+    queue (:func:`dashboard.shared.gantt_queues.grouped_layout`).
 
     ``why`` (policy -> job id -> its longest wait's reason, :func:`dashboard.shared.views.why_by_job`)
     fills each bar's ``why`` (empty for a job that never waited, or a policy not given).
@@ -248,8 +254,15 @@ def gantt_view(
     panels = []
     truncated = False
     for policy, (segments, events) in runs.items():
-        layout = lane_layout(segments, cluster, nodes)
+        if by_queue is not None:
+            segments = gantt_queues.with_queues(segments, by_queue)
+        if by_queue is not None and by_queue.group:
+            layout = gantt_queues.grouped_layout(segments, nodes, by_queue.names, GANTT_GAP)
+        else:
+            layout = lane_layout(segments, cluster, nodes)
         bars = gantt_bars(segments, layout, window)
+        if by_queue is not None:
+            bars = gantt_queues.with_queues(bars, by_queue)
         reasons = (why or {}).get(policy, {})
         bars["why"] = [reasons.get(str(j), "") for j in bars["job_id"]]
         total = len(bars)
@@ -264,13 +277,13 @@ def gantt_view(
         shown = bars.head(per_panel)
         losses = lost_bars(shown, lost[policy]) if lost is not None else pd.DataFrame(columns=list(LOST_BAR_COLUMNS))
         downs = (
-            down_bars(down[policy], layout, window)
+            gantt_queues.down_in_layout(down[policy], layout, window)
             if down is not None
             else pd.DataFrame(columns=list(DOWN_BAR_COLUMNS))
         )
         marked = pd.concat(marks, ignore_index=True)
         panels.append(GanttPanel(policy, shown, preempts, layout, total, losses, downs, marked))
-    return GanttView(tuple(panels), window, focus or window, selected, truncated)
+    return GanttView(tuple(panels), window, focus or window, selected, truncated, by_queue)
 
 
 def step_preemption(

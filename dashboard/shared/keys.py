@@ -86,6 +86,7 @@ POLICIES: Key[list[str]] = Key("x_policies")
 BASELINE: Key[str] = Key("x_baseline")
 TAB: Key[str] = Key("x_tab")
 QUEUES: Key[str] = Key("x_queues")  # the queues table's text (dashboard.shared.queue_table)
+QUEUES_EDITOR: Family[dict[str, Any]] = Family("queues_editor_")  # the queues table's editor, one per content
 BOUND: Key[bool] = Key("x_bound")  # the pooled bound drawn on the slowdown charts
 WORTH_DECISION: Key[int] = Key("worth_decision")  # the row picked in Was it worth it?
 UPLOAD_OPTION: Family[str] = Family("x_u_")  # the loader's options (dashboard.shared.uploads)

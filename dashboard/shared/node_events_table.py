@@ -13,20 +13,17 @@ new editor (:func:`editor_key`), so the rows in the session are the one truth.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-from dashboard.shared import keys
+from dashboard.shared import keys, table_edits
 from dashboard.shared.demo import LOCAL
 from dashboard.shared.keys import Key, Session
 from simcore.core.downtime import KINDS, NODE_EVENT_COLUMNS, NodeEvents
 from simcore.core.errors import UserError
-from simcore.core.knobs import to_text
 from simcore.core.model import ClusterSpec
 from simcore.workload.node_events import node_events_from_cells
 from simcore.workload.problems import WorkloadError
@@ -37,15 +34,6 @@ FILE_NAME = "node_events.csv"  # the table as a file: its download, and the CLI'
 MAX_CELL = 200  # characters of one cell a link may carry
 MAX_LINK_ROWS = LOCAL.max_node_events  # rows a link may carry (demo mode refuses more: its own max_node_events)
 NAMES_SHOWN = 12  # node names a refusal lists
-
-
-def cell(value: Any) -> str:
-    """A cell as text: empty for a missing value, a number as :func:`simcore.core.knobs.to_text` writes it."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if isinstance(value, float | int) and not isinstance(value, bool):
-        return to_text(float(value))
-    return str(value).strip()
 
 
 def to_link(rows: Sequence[Row]) -> str:
@@ -93,22 +81,13 @@ def frame(rows: Sequence[Row]) -> pd.DataFrame:
 
 
 def apply_edits(rows: Sequence[Row], edits: Mapping[str, Any]) -> tuple[Row, ...]:
-    """``rows`` with a ``st.data_editor``'s edits (``edited_rows`` by position, then ``deleted_rows``
-    by position, then ``added_rows`` at the end)."""
-    out = [list(r) for r in rows]
-    for i, changes in (edits.get("edited_rows") or {}).items():
-        for column, value in changes.items():
-            if 0 <= int(i) < len(out) and column in NODE_EVENT_COLUMNS:
-                out[int(i)][NODE_EVENT_COLUMNS.index(column)] = cell(value)
-    gone = {int(i) for i in edits.get("deleted_rows") or ()}
-    out = [r for i, r in enumerate(out) if i not in gone]
-    out += [[cell(added.get(c)) for c in NODE_EVENT_COLUMNS] for added in edits.get("added_rows") or ()]
-    return tuple((a, b, c, d) for a, b, c, d in out)
+    """``rows`` with a ``st.data_editor``'s edits (:func:`dashboard.shared.table_edits.apply_edits`)."""
+    return tuple((a, b, c, d) for a, b, c, d in table_edits.apply_edits(rows, edits, NODE_EVENT_COLUMNS))
 
 
 def editor_key(rows: Sequence[Row]) -> Key[dict[str, Any]]:
     """The editor's key for these rows: a new table is a new editor, holding no edits of the old one."""
-    return keys.NODE_EVENTS_EDITOR(hashlib.sha256(to_link(rows).encode()).hexdigest()[:12])
+    return table_edits.editor_key(keys.NODE_EVENTS_EDITOR, to_link(rows))
 
 
 def edited(session: Session, editor: Key[dict[str, Any]]) -> None:

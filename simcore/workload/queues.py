@@ -57,6 +57,13 @@ def load_queues(
     return _validate(rows, label)
 
 
+def queues_from_cells(rows: list[dict[str, str]], label: str) -> QueueSpec:
+    """Queues given as a table's cells (column -> text, as a program holds them: the dashboard's editor),
+    checked as a queues file's rows are, the i-th row (from 1, as the table shows it) named ``row i``.
+    Raises :class:`~simcore.workload.WorkloadError` naming each problem's row and column."""
+    return _validate([(f"row {i}", row) for i, row in enumerate(rows, start=1)], label).spec
+
+
 def _csv_rows(data: bytes, label: str) -> list[tuple[str, dict[str, Any]]]:
     try:
         raw = read_csv_raw(data, label, max_rows=MAX_QUEUES)
