@@ -126,6 +126,8 @@ def waits_cost(wl, policy: str, rounds: int = 3) -> dict:
 
 
 def one(name: str) -> dict:
+    import numpy as np
+
     from simcore.core.model import SimConfig
     from simcore.engine import compiled, simulate
     from simcore.workload.presets import generate
@@ -139,6 +141,8 @@ def one(name: str) -> dict:
     result = simulate(wl.table, cluster, SimConfig(policy=policy))
     sim, cpu = time.perf_counter() - t1, time.process_time() - c1
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    waits = result.first_start - wl.table.submit_time  # every job starts in these scenarios
+    span = float(result.finish.max() - wl.table.submit_time.min())
     floor = {}
     if name in WAITS:
         floor = waits_cost(wl, policy)
@@ -157,6 +161,9 @@ def one(name: str) -> dict:
         "jobs_per_s": round(len(wl.table) / sim),
         "events": len(result.ev_time),
         "preemptions": int(result.preemptions.sum()),
+        "wait_mean_s": round(float(np.nanmean(waits)), 1),
+        # the mean number of jobs waiting (Little's law: the waits summed over the run's span)
+        "pending_mean": round(float(np.nansum(waits)) / span, 1),
         "peak_rss_mb": round(peak_mb),
         "compiled": compiled(),
         **floor,

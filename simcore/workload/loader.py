@@ -4,7 +4,8 @@ and build the :class:`~simcore.core.model.JobTable` of the rows kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from simcore.workload.problems import (
     RawTable,
     WorkloadError,
 )
-from simcore.workload.readers import READERS, detect_format, read_parquet, read_source
+from simcore.workload.readers import READERS, detect_format, read_csv_slices, read_parquet, read_source
 from simcore.workload.schema import JOB_SCHEMA, duplicates, refuse_or_drop, validate_columns
 
 #: A workload of more rows than this is validated a slice of this many rows at a time
@@ -60,8 +61,16 @@ def load_workload(
     if kind == "parquet":  # the only format whose size once read can differ from its size on disk
         parquet = read_parquet(data, label, max_rows, max_bytes)
         if parquet.rows > SLICE_ROWS:  # never a pod list or a trace: those are detected from CSV only
-            return _load_by_slices(kind, np.arange(2, parquet.rows + 2), parquet.raw, drop_invalid)
+            return _load_by_slices(kind, _slices(parquet.rows, parquet.raw), drop_invalid)
         raw = parquet.raw(0, parquet.rows)
+    elif kind == "csv":
+        slices = read_csv_slices(data, label, max_rows, SLICE_ROWS)
+        raw = next(slices)
+        second = next(slices, None)
+        if second is not None:  # more than a slice of rows: a pod list or a trace is adapted whole
+            if fmt != "auto" or not (alibaba.is_pod_header(raw.columns) or traces.detect(raw.columns)):
+                return _load_by_slices(kind, itertools.chain([raw, second], slices), drop_invalid)
+            raw = RawTable.joined([raw, second, *slices])
     else:
         raw = READERS[kind](data, label, max_rows)
     if kind == "alibaba" or (fmt == "auto" and kind == "csv" and alibaba.is_pod_header(raw.columns)):
@@ -72,7 +81,7 @@ def load_workload(
     if not len(raw):
         raise WorkloadError(f"{label}: the file has a header but no job rows")
     if len(raw) > SLICE_ROWS:
-        return _load_by_slices(kind, raw.numbers, raw.rows, drop_invalid)
+        return _load_by_slices(kind, _slices(len(raw), raw.rows), drop_invalid)
     notes = _extra_columns(raw)
     parsed, problems = validate_columns(raw, JOB_SCHEMA, REQUIRED_COLUMNS, unique="job_id")
     keep, dropped = refuse_or_drop(raw, problems, drop_invalid, notes)
@@ -86,38 +95,51 @@ def _extra_columns(raw: RawTable) -> list[str]:
     return [f"{raw.source}: extra columns ignored: {', '.join(repr(c) for c in extra)}"] if extra else []
 
 
-def _load_by_slices(
-    kind: str, numbers: np.ndarray, part: Callable[[int, int], RawTable], drop_invalid: bool
-) -> LoadedWorkload:
-    """A large workload validated a slice of :data:`SLICE_ROWS` rows at a time (``part(start,
-    stop)``: those rows, of the file's rows ``numbers``), each slice's valid rows kept as typed
-    arrays: the same table, notes and problems as validating the whole file at once (duplicate
-    ids are found over the whole file, after the slices)."""
-    n = len(numbers)
-    ids = np.full(n, None, dtype=object)  # the job ids of the rows valid so far (None elsewhere)
+def _slices(n: int, part: Callable[[int, int], RawTable]) -> Iterator[RawTable]:
+    """The ``n`` rows of a table in slices of :data:`SLICE_ROWS` (``part(start, stop)``: those rows)."""
+    return (part(start, min(n, start + SLICE_ROWS)) for start in range(0, n, SLICE_ROWS))
+
+
+def _load_by_slices(kind: str, parts: Iterable[RawTable], drop_invalid: bool) -> LoadedWorkload:
+    """A large workload validated a slice of rows at a time (``parts``, in file order, each
+    labelled with its rows' numbers in the file; a reader may parse each slice only when it is
+    asked for), each slice's valid rows kept as typed arrays: the same table, notes, row numbers
+    and problems as validating the whole file at once (duplicate ids are found over the whole
+    file, after the slices)."""
+    parts = iter(parts)
+    ids: list[np.ndarray] = []  # per slice, the job ids of its valid rows (None elsewhere) ...
+    numbers: list[np.ndarray] = []  # ... the file's row numbers of all its rows ...
+    rows: list[np.ndarray] = []  # ... the row indices of its valid rows ...
+    columns: list[dict[str, np.ndarray]] = []  # ... and their columns
     problems: list[tuple[int, Problem]] = []
-    rows: list[np.ndarray] = []  # per slice: the file's row indices of its valid rows ...
-    parts: list[dict[str, np.ndarray]] = []  # ... and their columns
     notes: list[str] = []
-    for start in range(0, n, SLICE_ROWS):
-        raw = part(start, min(n, start + SLICE_ROWS))
+    start = 0
+    for raw in parts:
         if start == 0:
-            notes = _extra_columns(raw)
-            whole = replace(raw, columns={}, numbers=numbers, problems=[])  # the file's row labels
-        parsed, found = validate_columns(raw, JOB_SCHEMA, REQUIRED_COLUMNS)
+            notes, first = _extra_columns(raw), raw
+        try:
+            parsed, found = validate_columns(raw, JOB_SCHEMA, REQUIRED_COLUMNS)
+        except WorkloadError:  # a missing column: a read error further on comes first, as when read whole
+            for _ in parts:
+                pass
+            raise
         problems.extend((start + i, p) for i, p in found)
         valid = np.ones(len(raw), dtype=bool)
         valid[[i for i, _ in found]] = False
-        columns = _kept(parsed, valid)
-        ids[start : start + len(raw)][valid] = columns["job_id"]
+        kept = _kept(parsed, valid)
+        ids.append(np.full(len(raw), None, dtype=object))
+        ids[-1][valid] = kept["job_id"]
+        numbers.append(raw.numbers)
         rows.append(np.flatnonzero(valid) + start)
-        parts.append({c: v.astype(_TYPED.get(c, object)) for c, v in columns.items()})
-    problems.extend(duplicates(ids.tolist(), whole, "job_id", {i for i, _ in problems}))
+        columns.append({c: v.astype(_TYPED.get(c, object)) for c, v in kept.items()})
+        start += len(raw)
+    whole = replace(first, columns={}, numbers=np.concatenate(numbers), problems=[])  # the file's row labels
+    problems.extend(duplicates(np.concatenate(ids).tolist(), whole, "job_id", {i for i, _ in problems}))
     problems.sort(key=lambda p: p[0])
     keep, dropped = refuse_or_drop(whole, problems, drop_invalid, notes)
     chosen = keep[np.concatenate(rows)]
-    table = _table_from_parsed({c: np.concatenate([part[c] for part in parts])[chosen] for c in parts[0]})
-    return LoadedWorkload(table, kind, notes, dropped)
+    table = _table_from_parsed({c: np.concatenate([part[c] for part in columns])[chosen] for c in columns[0]})
+    return LoadedWorkload(table, kind, notes, dropped, rows=whole.numbers[keep], row_unit=whole.unit)
 
 
 #: the columns held as numbers between the slices (their values are validated numbers)
