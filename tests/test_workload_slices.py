@@ -137,14 +137,25 @@ def _alike(whole, sliced) -> None:
 
 CRAFTED = {
     # a bad duration in the second slice, j3 again in the third, a short row at the end of the first slice
-    "errors": [HEADER, *_rows(4), "j4,4,10,1,2", *_rows(3, 5), "j8,8,-1,1,2,0,BE,x", *_rows(3, 9), "j3,12,1,1,2,0,BE,y"],
+    "errors": [
+        HEADER,
+        *_rows(4),
+        "j4,4,10,1,2",
+        *_rows(3, 5),
+        "j8,8,-1,1,2,0,BE,x",
+        *_rows(3, 9),
+        "j3,12,1,1,2,0,BE,y",
+    ],
     # a row of the wrong width first in the second slice, blank lines on both sides of the cut
     "boundary": [HEADER, *_rows(5), "", "j5,5,10,1,2,0,BE,n5,extra", "", *_rows(6, 6)],
     # a name holding a line break and a comma, quoted: one record over two lines, in every slice
     "quoted": [HEADER, *[f'j{i},{i},5,1,2,0,BE,"first line\nsecond, {i}"' for i in range(13)]],
     "BOM": ["\ufeff" + HEADER, *_rows(12)],
     "duplicates only": [HEADER, *_rows(7), *_rows(7)],
-    "a column missing": ["job_id,submit_time,duration,cpu,mem_gb,gpu", *[",".join(r.split(",")[:6]) for r in _rows(12)]],
+    "a column missing": [
+        "job_id,submit_time,duration,cpu,mem_gb,gpu",
+        *[",".join(r.split(",")[:6]) for r in _rows(12)],
+    ],
 }
 
 
@@ -160,7 +171,10 @@ def test_csv_streamed_finds_what_crosses_the_slices(monkeypatch: pytest.MonkeyPa
     whole, sliced = _streamed(monkeypatch, _text(CRAFTED["errors"]))
     assert whole == sliced
     assert "3 of 13 rows are invalid" in sliced and "row 6: has 5 values but the header has 8 columns" in sliced
-    assert "row 10, column duration: must be > 0" in sliced and "row 14, column job_id: duplicate job_id 'j3' (first at row 5)" in sliced
+    assert (
+        "row 10, column duration: must be > 0" in sliced
+        and "row 14, column job_id: duplicate job_id 'j3' (first at row 5)" in sliced
+    )
     whole, sliced = _streamed(monkeypatch, _text(CRAFTED["boundary"]), drop_invalid=True)
     assert [p.row for p in sliced.dropped] == ["row 8"] and sliced.rows.tolist()[4:6] == [6, 10]
     whole, sliced = _streamed(monkeypatch, _text(CRAFTED["quoted"]))

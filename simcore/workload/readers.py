@@ -106,7 +106,9 @@ def read_csv_slices(
             take, filled = filled[: room - len(numbers)], filled[room - len(numbers) :]
             _add_rows(batch, take, seen, columns, numbers, problems)
             if len(numbers) == room:
-                yield RawTable(source, dict(zip(header or [], columns, strict=True)), np.asarray(numbers, np.int64), problems)
+                yield RawTable(
+                    source, dict(zip(header or [], columns, strict=True)), np.asarray(numbers, np.int64), problems
+                )
                 done += len(numbers)
                 columns, numbers, problems = [[] for _ in columns], [], []
         if not batch:
