@@ -200,12 +200,15 @@ def test_a_read_error_after_the_first_slice_is_the_whole_file_s(
 
 
 def test_csv_slices_are_parsed_when_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The reader yields a slice before it has read what follows: a bad byte in the second slice
-    is met only when that slice is asked for (the text decoded a piece at a time, here of 8 bytes)."""
+    """The reader yields a slice before it has read what follows (but the row after it): a bad byte
+    in the second slice is met only when that slice is asked for (the text decoded a piece at a
+    time, here of 8 bytes); a file of two full slices is two slices, the last one saying so."""
     monkeypatch.setattr(readers, "_PIECE", 8)
     monkeypatch.setattr(readers, "_BATCH", 3)
-    slices = readers.read_csv_slices(_text([HEADER, *_rows(5)]) + b"j5,\xff\n", "w.csv", slice_rows=5)
-    first = next(slices)
-    assert first.numbers.tolist() == [2, 3, 4, 5, 6] and first.columns["job_id"] == [f"j{i}" for i in range(5)]
-    with pytest.raises(WorkloadError, match="row 7: byte 0xff"):
+    slices = readers.read_csv_slices(_text([HEADER, *_rows(8)]) + b"j8,\xff\n", "w.csv", slice_rows=5)
+    first, more = next(slices)
+    assert more and first.numbers.tolist() == [2, 3, 4, 5, 6] and first.columns["job_id"] == [f"j{i}" for i in range(5)]
+    with pytest.raises(WorkloadError, match="row 10: byte 0xff"):
         next(slices)
+    whole = list(readers.read_csv_slices(_text([HEADER, *_rows(10)]), "w.csv", slice_rows=5))
+    assert [(t.numbers.tolist(), more) for t, more in whole] == [([2, 3, 4, 5, 6], True), ([7, 8, 9, 10, 11], False)]

@@ -4,7 +4,6 @@ and build the :class:`~simcore.core.model.JobTable` of the rows kept.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -65,12 +64,14 @@ def load_workload(
         raw = parquet.raw(0, parquet.rows)
     elif kind == "csv":
         slices = read_csv_slices(data, label, max_rows, SLICE_ROWS)
-        raw = next(slices)
-        second = next(slices, None)
-        if second is not None:  # more than a slice of rows: a pod list or a trace is adapted whole
-            if fmt != "auto" or not (alibaba.is_pod_header(raw.columns) or traces.detect(raw.columns)):
-                return _load_by_slices(kind, itertools.chain([raw, second], slices), drop_invalid)
-            raw = RawTable.joined([raw, second, *slices])
+        raw, more = next(slices)
+        if more:  # more than a slice of rows: a pod list or a trace is adapted whole
+            if fmt == "auto" and (alibaba.is_pod_header(raw.columns) or traces.detect(raw.columns)):
+                raw = RawTable.joined([raw, *(part for part, _ in slices)])
+            else:
+                parts = _handed_on([raw], slices)
+                del raw  # held by `parts` alone: let go once validated
+                return _load_by_slices(kind, parts, drop_invalid)
     else:
         raw = READERS[kind](data, label, max_rows)
     if kind == "alibaba" or (fmt == "auto" and kind == "csv" and alibaba.is_pod_header(raw.columns)):
@@ -100,6 +101,13 @@ def _slices(n: int, part: Callable[[int, int], RawTable]) -> Iterator[RawTable]:
     return (part(start, min(n, start + SLICE_ROWS)) for start in range(0, n, SLICE_ROWS))
 
 
+def _handed_on(first: list[RawTable], rest: Iterator[tuple[RawTable, bool]]) -> Iterator[RawTable]:
+    """The slice in ``first`` (taken out of the list as it is yielded), then the tables of ``rest``."""
+    yield first.pop()
+    for part, _ in rest:
+        yield part
+
+
 def _load_by_slices(kind: str, parts: Iterable[RawTable], drop_invalid: bool) -> LoadedWorkload:
     """A large workload validated a slice of rows at a time (``parts``, in file order, each
     labelled with its rows' numbers in the file; a reader may parse each slice only when it is
@@ -115,8 +123,8 @@ def _load_by_slices(kind: str, parts: Iterable[RawTable], drop_invalid: bool) ->
     notes: list[str] = []
     start = 0
     for raw in parts:
-        if start == 0:
-            notes, first = _extra_columns(raw), raw
+        if start == 0:  # the file's notes and row labels (not its values: the slice is let go)
+            notes, first = _extra_columns(raw), replace(raw, columns={}, problems=[])
         try:
             parsed, found = validate_columns(raw, JOB_SCHEMA, REQUIRED_COLUMNS)
         except WorkloadError:  # a missing column: a read error further on comes first, as when read whole
@@ -133,12 +141,20 @@ def _load_by_slices(kind: str, parts: Iterable[RawTable], drop_invalid: bool) ->
         rows.append(np.flatnonzero(valid) + start)
         columns.append({c: v.astype(_TYPED.get(c, object)) for c, v in kept.items()})
         start += len(raw)
-    whole = replace(first, columns={}, numbers=np.concatenate(numbers), problems=[])  # the file's row labels
+        del raw, parsed, kept  # before the next slice is read: one slice's values at a time
+    whole = replace(first, numbers=np.concatenate(numbers))
     problems.extend(duplicates(np.concatenate(ids).tolist(), whole, "job_id", {i for i, _ in problems}))
     problems.sort(key=lambda p: p[0])
     keep, dropped = refuse_or_drop(whole, problems, drop_invalid, notes)
     chosen = keep[np.concatenate(rows)]
-    table = _table_from_parsed({c: np.concatenate([part[c] for part in columns])[chosen] for c in columns[0]})
+    every = chosen.all()  # no copy of the columns to leave none out
+    table = _table_from_parsed(
+        {
+            c: (v if every else v[chosen])
+            for c in list(columns[0])
+            for v in [np.concatenate([p.pop(c) for p in columns])]
+        }
+    )
     return LoadedWorkload(table, kind, notes, dropped, rows=whole.numbers[keep], row_unit=whole.unit)
 
 

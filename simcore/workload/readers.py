@@ -70,17 +70,17 @@ def read_csv_raw(data: bytes, source: str, max_rows: int = DEFAULT_MAX_ROWS) -> 
     """Split a CSV file into columns of strings; rows with the wrong number of values are refused.
     Blank lines are skipped but keep their row number, as a spreadsheet shows them. Parsing stops
     with :class:`LimitExceeded` as soon as the file has more than ``max_rows`` data rows."""
-    return next(read_csv_slices(data, source, max_rows))
+    return next(read_csv_slices(data, source, max_rows))[0]
 
 
 def read_csv_slices(
     data: bytes, source: str, max_rows: int = DEFAULT_MAX_ROWS, slice_rows: int | None = None
-) -> Iterator[RawTable]:
+) -> Iterator[tuple[RawTable, bool]]:
     """:func:`read_csv_raw`'s table a slice of ``slice_rows`` data rows at a time (None: one slice
-    of every row), each slice parsed only when the one before it has been taken: a large file is
-    never held as text of every row at once. Each slice keeps its rows' numbers in the file and
-    its own read problems; the first slice is yielded even when it has no row (a header alone).
-    The errors are :func:`read_csv_raw`'s, raised when the parse reaches them."""
+    of every row), each with whether another slice follows; a slice is parsed only when the one
+    before it has been taken, so a large file is never held as text of every row at once. Each
+    slice keeps its rows' numbers in the file and its own read problems; a file without data rows
+    is one empty slice. The errors are :func:`read_csv_raw`'s, raised when the parse reaches them."""
     reader = csv.reader(_text_lines(data, source))
     header: list[str] | None = None
     columns: list[list[str]] = []
@@ -103,21 +103,24 @@ def read_csv_slices(
         if done + len(numbers) + len(filled) > max_rows:
             raise LimitExceeded(source, f"{max_rows + 1:,} rows or more", "row", max_rows, "--max-rows")
         while filled:  # the batch's rows, cut where a slice is full
-            take, filled = filled[: room - len(numbers)], filled[room - len(numbers) :]
-            _add_rows(batch, take, seen, columns, numbers, problems)
-            if len(numbers) == room:
-                yield RawTable(
-                    source, dict(zip(header or [], columns, strict=True)), np.asarray(numbers, np.int64), problems
-                )
+            if len(numbers) == room:  # a full slice, and a row after it
+                yield _slice(source, header or [], columns, numbers, problems), True
                 done += len(numbers)
                 columns, numbers, problems = [[] for _ in columns], [], []
+            take, filled = filled[: room - len(numbers)], filled[room - len(numbers) :]
+            _add_rows(batch, take, seen, columns, numbers, problems)
         if not batch:
             break
         seen += len(batch)
     if header is None:
         raise WorkloadError(f"{source}: the file is empty")
-    if numbers or not done:
-        yield RawTable(source, dict(zip(header, columns, strict=True)), np.asarray(numbers, dtype=np.int64), problems)
+    yield _slice(source, header, columns, numbers, problems), False
+
+
+def _slice(
+    source: str, header: list[str], columns: list[list[str]], numbers: list[int], problems: list[tuple[int, Problem]]
+) -> RawTable:
+    return RawTable(source, dict(zip(header, columns, strict=True)), np.asarray(numbers, dtype=np.int64), problems)
 
 
 def _add_rows(
