@@ -5,12 +5,16 @@ dropped rows and refusals as validating the whole file at once. The slices are m
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from simcore.workload import WorkloadError, load_workload, loader, readers
+from simcore.workload.problems import RawTable
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_workloads" / "traces"
 
 
 def _parquet(rows: list[tuple], extra: bool = True) -> bytes:
@@ -212,3 +216,19 @@ def test_csv_slices_are_parsed_when_asked_for(monkeypatch: pytest.MonkeyPatch) -
         next(slices)
     whole = list(readers.read_csv_slices(_text([HEADER, *_rows(10)]), "w.csv", slice_rows=5))
     assert [(t.numbers.tolist(), more) for t, more in whole] == [([2, 3, 4, 5, 6], True), ([7, 8, 9, 10, 11], False)]
+
+
+@pytest.mark.parametrize("name", ["spot2026_job_info_df.csv", "helios_cluster_log.csv", "acme_trace_seren.csv"])
+def test_a_gang_trace_past_a_slice_is_adapted_whole(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """A trace detected from its header is read by slices, joined, and adapted as one table."""
+    whole, sliced = _streamed(monkeypatch, (SAMPLES / name).read_bytes())
+    _same_table(whole, sliced)
+    assert whole.fmt == sliced.fmt != "csv" and whole.counts == sliced.counts
+
+
+def test_joined_slices_are_the_table() -> None:
+    raw = readers.read_csv_raw(_text(CRAFTED["errors"]), "w.csv")
+    parts = [raw.rows(0, 4), raw.rows(4, 5), raw.rows(5, 13)]
+    joined = RawTable.joined(parts)
+    assert joined.columns == raw.columns and joined.numbers.tolist() == raw.numbers.tolist()
+    assert joined.problems == raw.problems == [(4, joined.problems[0][1])]
