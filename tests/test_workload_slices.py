@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from simcore.workload import WorkloadError, load_workload, loader, readers
 from simcore.workload.problems import RawTable
@@ -232,3 +234,28 @@ def test_joined_slices_are_the_table() -> None:
     joined = RawTable.joined(parts)
     assert joined.columns == raw.columns and joined.numbers.tolist() == raw.numbers.tolist()
     assert joined.problems == raw.problems == [(4, joined.problems[0][1])]
+
+
+PIECES = [b",", b"\n", b"\r\n", b'"', b"\xff", b"\xef\xbb\xbf", b"", b"-1", b"TE", b"j3", b"x" * 40]
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> bytes:
+    """A 14-row workload CSV with a few pieces inserted, deleted or overwritten anywhere."""
+    data = bytearray(_text([HEADER, *_rows(14)]))
+    for _ in range(draw(st.integers(1, 5))):
+        pos = draw(st.integers(0, len(data)))
+        piece = draw(st.sampled_from(PIECES) | st.binary(max_size=3))
+        if draw(st.booleans()):
+            data[pos:pos] = piece
+        else:
+            data[pos : pos + max(1, len(piece))] = piece
+    return bytes(data)
+
+
+@settings(max_examples=150, deadline=None)
+@given(mutated(), st.booleans())
+def test_any_mutated_csv_streamed_is_the_whole_file(data: bytes, drop: bool) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        whole, sliced = _streamed(monkeypatch, data, drop_invalid=drop, max_rows=20)
+    _alike(whole, sliced)
