@@ -5,6 +5,8 @@ Each scenario runs in a fresh subprocess so its peak RSS is its own. Usage:
     python bench/run.py mmc paper-fitgpp
 Generation time is reported apart from simulation time; jobs/s counts simulation only
 (wall clock). CPU seconds are printed too: on a busy machine they are the steadier number.
+``python bench/run.py --one NAME DIR`` also writes the run's jobs and events into DIR, as CSV then
+as Parquet, and reports each one's CPU seconds and the peak memory after it (issue 36).
 Beside each ``demo20k-waits-*`` scenario, every job's waits (:func:`simcore.analysis.whatif.all_waits`) are
 timed against the plain run, minimum of three alternating rounds each (issue 31: within 3x).
 Beside ``mmc-fifo`` a plain ``heapq`` event loop does the same arrivals and departures (the same
@@ -125,7 +127,28 @@ def waits_cost(wl, policy: str, rounds: int = 3) -> dict:
     return {"plain_cpu_s": round(min(plain), 3), "waits_cpu_s": round(min(waits), 3)}
 
 
-def one(name: str) -> dict:
+def write_outputs(result, folder: str) -> dict:
+    """Write the run's jobs and events as CSV, then as Parquet, into `folder`: each one's CPU
+    seconds, and the process's peak memory after it (a peak that only grows: the peak of the run
+    and of every file written so far)."""
+    from pathlib import Path
+
+    from simcore.io.runcsv import write_run_csvs
+    from simcore.io.runparquet import write_run_parquet
+
+    out = {}
+    for kind, write in (("csv", write_run_csvs), ("parquet", write_run_parquet)):
+        c = time.process_time()
+        write(result, Path(folder) / f"jobs.{kind}", Path(folder) / f"events.{kind}")
+        out[f"{kind}_write_cpu_s"] = round(time.process_time() - c, 2)
+        out[f"peak_rss_mb_after_{kind}"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        out[f"{kind}_mb"] = round(sum((Path(folder) / f"{n}.{kind}").stat().st_size for n in ("jobs", "events")) / 1e6)
+    return out
+
+
+def one(name: str, outputs: str | None = None) -> dict:
+    import numpy as np
+
     from simcore.core.model import SimConfig
     from simcore.engine import compiled, simulate
     from simcore.workload.presets import generate
@@ -139,6 +162,8 @@ def one(name: str) -> dict:
     result = simulate(wl.table, cluster, SimConfig(policy=policy))
     sim, cpu = time.perf_counter() - t1, time.process_time() - c1
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    waits = result.first_start - wl.table.submit_time  # every job starts in these scenarios
+    span = float(result.finish.max() - wl.table.submit_time.min())
     floor = {}
     if name in WAITS:
         floor = waits_cost(wl, policy)
@@ -157,15 +182,19 @@ def one(name: str) -> dict:
         "jobs_per_s": round(len(wl.table) / sim),
         "events": len(result.ev_time),
         "preemptions": int(result.preemptions.sum()),
+        "wait_mean_s": round(float(np.nanmean(waits)), 1),
+        # the mean number of jobs waiting (Little's law: the waits summed over the run's span)
+        "pending_mean": round(float(np.nansum(waits)) / span, 1),
         "peak_rss_mb": round(peak_mb),
         "compiled": compiled(),
         **floor,
+        **(write_outputs(result, outputs) if outputs else {}),
     }
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) == 2 and argv[0] == "--one":
-        print(json.dumps(one(argv[1])))
+    if len(argv) in (2, 3) and argv[0] == "--one":  # a third argument: a folder to write the run's files in
+        print(json.dumps(one(*argv[1:])))
         return 0
     names = argv or [n for n in SCENARIOS if n not in ON_REQUEST]
     unknown = [n for n in names if n not in SCENARIOS]

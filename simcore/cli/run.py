@@ -28,6 +28,7 @@ from simcore.core.result import SimResult
 from simcore.engine import simulate
 from simcore.io.csvsafe import write_csv
 from simcore.io.runcsv import write_run_csvs
+from simcore.io.runparquet import is_parquet, write_run_parquet
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -70,8 +71,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 def write_outputs(result: SimResult, args: argparse.Namespace) -> dict[str, Any]:
     """Write the files ``run`` was asked for (jobs, events, summary, Gantt, decisions); return the summary."""
     summary = summarize(result)
-    if args.jobs_out or args.events_out:
-        write_run_csvs(result, args.jobs_out, args.events_out)
+    jobs_csv, events_csv = (None if p is None or is_parquet(p) else p for p in (args.jobs_out, args.events_out))
+    if jobs_csv or events_csv:
+        write_run_csvs(result, jobs_csv, events_csv)
+    jobs_pq, events_pq = (p if p is not None and is_parquet(p) else None for p in (args.jobs_out, args.events_out))
+    if jobs_pq or events_pq:  # by extension (.parquet, .pq): the same columns, typed, a row group at a time
+        write_run_parquet(result, jobs_pq, events_pq)
     if args.summary_json:
         write_json(args.summary_json, summary)
     if args.gantt_out:
@@ -152,8 +157,8 @@ def add_run(sub: argparse._SubParsersAction, help: str) -> None:
     run.add_argument("--policy", default="fifo", help="policy name, optionally with knobs: fitgpp:P=1 (default fifo)")
     add_cluster_options(run)
     add_set_option(run)
-    run.add_argument("--jobs-out", metavar="FILE", help="write the per-job CSV")
-    run.add_argument("--events-out", metavar="FILE", help="write the events CSV")
+    run.add_argument("--jobs-out", metavar="FILE", help="write the per-job CSV (Parquet when FILE ends in .parquet)")
+    run.add_argument("--events-out", metavar="FILE", help="write the events CSV (Parquet when FILE ends in .parquet)")
     run.add_argument("--summary-json", metavar="FILE", help="write the summary JSON")
     run.add_argument(
         "--gantt-out", metavar="FILE", help="write the Gantt segments CSV (one row per job segment per GPU lane)"

@@ -4,7 +4,7 @@ and build the :class:`~simcore.core.model.JobTable` of the rows kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ from simcore.workload.problems import (
     RawTable,
     WorkloadError,
 )
-from simcore.workload.readers import READERS, detect_format, read_parquet, read_source
+from simcore.workload.readers import READERS, detect_format, read_csv_slices, read_parquet, read_source
 from simcore.workload.schema import JOB_SCHEMA, duplicates, refuse_or_drop, validate_columns
 
 #: A workload of more rows than this is validated a slice of this many rows at a time
@@ -60,8 +60,18 @@ def load_workload(
     if kind == "parquet":  # the only format whose size once read can differ from its size on disk
         parquet = read_parquet(data, label, max_rows, max_bytes)
         if parquet.rows > SLICE_ROWS:  # never a pod list or a trace: those are detected from CSV only
-            return _load_by_slices(kind, np.arange(2, parquet.rows + 2), parquet.raw, drop_invalid)
+            return _load_by_slices(kind, _slices(parquet.rows, parquet.raw), drop_invalid)
         raw = parquet.raw(0, parquet.rows)
+    elif kind == "csv":
+        slices = read_csv_slices(data, label, max_rows, SLICE_ROWS)
+        raw, more = next(slices)
+        if more:  # more than a slice of rows: a pod list or a trace is adapted whole
+            if fmt == "auto" and (alibaba.is_pod_header(raw.columns) or traces.detect(raw.columns)):
+                raw = RawTable.joined([raw, *(part for part, _ in slices)])
+            else:
+                parts = _handed_on([raw], slices)
+                del raw  # held by `parts` alone: let go once validated
+                return _load_by_slices(kind, parts, drop_invalid)
     else:
         raw = READERS[kind](data, label, max_rows)
     if kind == "alibaba" or (fmt == "auto" and kind == "csv" and alibaba.is_pod_header(raw.columns)):
@@ -72,7 +82,7 @@ def load_workload(
     if not len(raw):
         raise WorkloadError(f"{label}: the file has a header but no job rows")
     if len(raw) > SLICE_ROWS:
-        return _load_by_slices(kind, raw.numbers, raw.rows, drop_invalid)
+        return _load_by_slices(kind, _slices(len(raw), raw.rows), drop_invalid)
     notes = _extra_columns(raw)
     parsed, problems = validate_columns(raw, JOB_SCHEMA, REQUIRED_COLUMNS, unique="job_id")
     keep, dropped = refuse_or_drop(raw, problems, drop_invalid, notes)
@@ -86,38 +96,66 @@ def _extra_columns(raw: RawTable) -> list[str]:
     return [f"{raw.source}: extra columns ignored: {', '.join(repr(c) for c in extra)}"] if extra else []
 
 
-def _load_by_slices(
-    kind: str, numbers: np.ndarray, part: Callable[[int, int], RawTable], drop_invalid: bool
-) -> LoadedWorkload:
-    """A large workload validated a slice of :data:`SLICE_ROWS` rows at a time (``part(start,
-    stop)``: those rows, of the file's rows ``numbers``), each slice's valid rows kept as typed
-    arrays: the same table, notes and problems as validating the whole file at once (duplicate
-    ids are found over the whole file, after the slices)."""
-    n = len(numbers)
-    ids = np.full(n, None, dtype=object)  # the job ids of the rows valid so far (None elsewhere)
+def _slices(n: int, part: Callable[[int, int], RawTable]) -> Iterator[RawTable]:
+    """The ``n`` rows of a table in slices of :data:`SLICE_ROWS` (``part(start, stop)``: those rows)."""
+    return (part(start, min(n, start + SLICE_ROWS)) for start in range(0, n, SLICE_ROWS))
+
+
+def _handed_on(first: list[RawTable], rest: Iterator[tuple[RawTable, bool]]) -> Iterator[RawTable]:
+    """The slice in ``first`` (taken out of the list as it is yielded), then the tables of ``rest``."""
+    yield first.pop()
+    for part, _ in rest:
+        yield part
+
+
+def _load_by_slices(kind: str, parts: Iterable[RawTable], drop_invalid: bool) -> LoadedWorkload:
+    """A large workload validated a slice of rows at a time (``parts``, in file order, each
+    labelled with its rows' numbers in the file; a reader may parse each slice only when it is
+    asked for), each slice's valid rows kept as typed arrays: the same table, notes, row numbers
+    and problems as validating the whole file at once (duplicate ids are found over the whole
+    file, after the slices)."""
+    parts = iter(parts)
+    ids: list[np.ndarray] = []  # per slice, the job ids of its valid rows (None elsewhere) ...
+    numbers: list[np.ndarray] = []  # ... the file's row numbers of all its rows ...
+    rows: list[np.ndarray] = []  # ... the row indices of its valid rows ...
+    columns: list[dict[str, np.ndarray]] = []  # ... and their columns
     problems: list[tuple[int, Problem]] = []
-    rows: list[np.ndarray] = []  # per slice: the file's row indices of its valid rows ...
-    parts: list[dict[str, np.ndarray]] = []  # ... and their columns
     notes: list[str] = []
-    for start in range(0, n, SLICE_ROWS):
-        raw = part(start, min(n, start + SLICE_ROWS))
-        if start == 0:
-            notes = _extra_columns(raw)
-            whole = replace(raw, columns={}, numbers=numbers, problems=[])  # the file's row labels
-        parsed, found = validate_columns(raw, JOB_SCHEMA, REQUIRED_COLUMNS)
+    start = 0
+    for raw in parts:
+        if start == 0:  # the file's notes and row labels (not its values: the slice is let go)
+            notes, first = _extra_columns(raw), replace(raw, columns={}, problems=[])
+        try:
+            parsed, found = validate_columns(raw, JOB_SCHEMA, REQUIRED_COLUMNS)
+        except WorkloadError:  # a missing column: a read error further on comes first, as when read whole
+            for _ in parts:
+                pass
+            raise
         problems.extend((start + i, p) for i, p in found)
         valid = np.ones(len(raw), dtype=bool)
         valid[[i for i, _ in found]] = False
-        columns = _kept(parsed, valid)
-        ids[start : start + len(raw)][valid] = columns["job_id"]
+        kept = _kept(parsed, valid)
+        ids.append(np.full(len(raw), None, dtype=object))
+        ids[-1][valid] = kept["job_id"]
+        numbers.append(raw.numbers)
         rows.append(np.flatnonzero(valid) + start)
-        parts.append({c: v.astype(_TYPED.get(c, object)) for c, v in columns.items()})
-    problems.extend(duplicates(ids.tolist(), whole, "job_id", {i for i, _ in problems}))
+        columns.append({c: v.astype(_TYPED.get(c, object)) for c, v in kept.items()})
+        start += len(raw)
+        del raw, parsed, kept  # before the next slice is read: one slice's values at a time
+    whole = replace(first, numbers=np.concatenate(numbers))
+    problems.extend(duplicates(np.concatenate(ids).tolist(), whole, "job_id", {i for i, _ in problems}))
     problems.sort(key=lambda p: p[0])
     keep, dropped = refuse_or_drop(whole, problems, drop_invalid, notes)
     chosen = keep[np.concatenate(rows)]
-    table = _table_from_parsed({c: np.concatenate([part[c] for part in parts])[chosen] for c in parts[0]})
-    return LoadedWorkload(table, kind, notes, dropped)
+    every = chosen.all()  # no copy of the columns to leave none out
+    table = _table_from_parsed(
+        {
+            c: (v if every else v[chosen])
+            for c in list(columns[0])
+            for v in [np.concatenate([p.pop(c) for p in columns])]
+        }
+    )
+    return LoadedWorkload(table, kind, notes, dropped, rows=whole.numbers[keep], row_unit=whole.unit)
 
 
 #: the columns held as numbers between the slices (their values are validated numbers)

@@ -127,6 +127,17 @@ class RawTable:
             problems=[(i - start, p) for i, p in self.problems if start <= i < stop],
         )
 
+    @classmethod
+    def joined(cls, parts: Sequence[RawTable]) -> RawTable:
+        """Consecutive slices of one file (:meth:`rows`' inverse) as one table."""
+        offsets = np.cumsum([0, *(len(p) for p in parts)])
+        return replace(
+            parts[0],
+            columns={c: [v for p in parts for v in p.columns[c]] for c in parts[0].columns},
+            numbers=np.concatenate([p.numbers for p in parts]),
+            problems=[(i + int(o), p) for part, o in zip(parts, offsets, strict=False) for i, p in part.problems],
+        )
+
     def label(self, i: int) -> str:
         """How data row ``i`` (0-based) is named in messages: "row 5", "record 3"."""
         return f"{self.unit} {self.numbers[i]}"

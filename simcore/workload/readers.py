@@ -70,41 +70,82 @@ def read_csv_raw(data: bytes, source: str, max_rows: int = DEFAULT_MAX_ROWS) -> 
     """Split a CSV file into columns of strings; rows with the wrong number of values are refused.
     Blank lines are skipped but keep their row number, as a spreadsheet shows them. Parsing stops
     with :class:`LimitExceeded` as soon as the file has more than ``max_rows`` data rows."""
+    return next(read_csv_slices(data, source, max_rows))[0]
+
+
+def read_csv_slices(
+    data: bytes, source: str, max_rows: int = DEFAULT_MAX_ROWS, slice_rows: int | None = None
+) -> Iterator[tuple[RawTable, bool]]:
+    """:func:`read_csv_raw`'s table a slice of ``slice_rows`` data rows at a time (None: one slice
+    of every row), each with whether another slice follows; a slice is parsed only when the one
+    before it has been taken, so a large file is never held as text of every row at once. Each
+    slice keeps its rows' numbers in the file and its own read problems; a file without data rows
+    is one empty slice. The errors are :func:`read_csv_raw`'s, raised when the parse reaches them."""
     reader = csv.reader(_text_lines(data, source))
     header: list[str] | None = None
     columns: list[list[str]] = []
-    numbers: list[int] = []  # the spreadsheet row of every data row
+    numbers: list[int] = []  # the spreadsheet row of every data row of this slice
     problems: list[tuple[int, Problem]] = []
     seen = 0  # records read before the current batch (record k is row k + 1)
-    try:
-        with _gc_paused():
-            while batch := list(itertools.islice(reader, _BATCH)):
-                filled = [k for k, r in enumerate(batch) if len(r) > 1 or (r and r[0].strip())]
-                if header is None and filled:
-                    header = _header(batch[filled[0]], seen + filled[0] + 1, source)
-                    columns = [[] for _ in header]
-                    filled = filled[1:]
-                if len(numbers) + len(filled) > max_rows:
-                    raise LimitExceeded(source, f"{max_rows + 1:,} rows or more", "row", max_rows, "--max-rows")
-                width = len(columns)
-                rows: list[list[str]] = []
-                for k in filled:
-                    row = batch[k]
-                    if len(row) != width:
-                        why = f"has {len(row)} values but the header has {width} columns"
-                        problems.append((len(numbers) + len(rows), Problem(f"row {seen + k + 1}", "", why)))
-                        row = [""] * width  # placeholder; the row is refused whatever it holds
-                    rows.append(row)
-                numbers.extend(seen + k + 1 for k in filled)
-                if rows:
-                    for column, values in zip(columns, zip(*rows, strict=True), strict=True):
-                        column.extend(values)
-                seen += len(batch)
-    except csv.Error as exc:
-        raise WorkloadError(f"{source}: line {reader.line_num}: not readable as CSV ({exc})") from None
+    done = 0  # data rows of the slices already yielded
+    room = max_rows + 1 if slice_rows is None else slice_rows  # a slice of every row: never full
+    while True:
+        try:
+            with _gc_paused():
+                batch = list(itertools.islice(reader, _BATCH))
+        except csv.Error as exc:
+            raise WorkloadError(f"{source}: line {reader.line_num}: not readable as CSV ({exc})") from None
+        filled = [k for k, r in enumerate(batch) if len(r) > 1 or (r and r[0].strip())]
+        if header is None and filled:
+            header = _header(batch[filled[0]], seen + filled[0] + 1, source)
+            columns = [[] for _ in header]
+            filled = filled[1:]
+        if done + len(numbers) + len(filled) > max_rows:
+            raise LimitExceeded(source, f"{max_rows + 1:,} rows or more", "row", max_rows, "--max-rows")
+        while filled:  # the batch's rows, cut where a slice is full
+            if len(numbers) == room:  # a full slice, and a row after it
+                yield _slice(source, header or [], columns, numbers, problems), True
+                done += len(numbers)
+                columns, numbers, problems = [[] for _ in columns], [], []
+            take, filled = filled[: room - len(numbers)], filled[room - len(numbers) :]
+            _add_rows(batch, take, seen, columns, numbers, problems)
+        if not batch:
+            break
+        seen += len(batch)
     if header is None:
         raise WorkloadError(f"{source}: the file is empty")
+    yield _slice(source, header, columns, numbers, problems), False
+
+
+def _slice(
+    source: str, header: list[str], columns: list[list[str]], numbers: list[int], problems: list[tuple[int, Problem]]
+) -> RawTable:
     return RawTable(source, dict(zip(header, columns, strict=True)), np.asarray(numbers, dtype=np.int64), problems)
+
+
+def _add_rows(
+    batch: list[list[str]],
+    take: list[int],
+    seen: int,
+    columns: list[list[str]],
+    numbers: list[int],
+    problems: list[tuple[int, Problem]],
+) -> None:
+    """Records ``take`` of ``batch`` (whose first record is record ``seen``) appended to a slice's
+    columns, row numbers and problems (a row of the wrong width refused, placeholders kept)."""
+    width = len(columns)
+    rows: list[list[str]] = []
+    for k in take:
+        row = batch[k]
+        if len(row) != width:
+            why = f"has {len(row)} values but the header has {width} columns"
+            problems.append((len(numbers) + len(rows), Problem(f"row {seen + k + 1}", "", why)))
+            row = [""] * width  # placeholder; the row is refused whatever it holds
+        rows.append(row)
+    numbers.extend(seen + k + 1 for k in take)
+    with _gc_paused():
+        for column, values in zip(columns, zip(*rows, strict=True), strict=True):
+            column.extend(values)
 
 
 @contextlib.contextmanager
