@@ -331,7 +331,7 @@ def test_learn_page_has_no_typed_results() -> None:
 # --- the page: every control of the time control -------------------------------------------------
 
 
-def learn(**chosen: str) -> AppTest:
+def learn(**chosen: object) -> AppTest:
     """The Learn page after its first run, with the widget values ``chosen`` (by key) already set,
     as a visitor's earlier choices would be: each saves a rerun of the whole page. Every variant's
     step-through is shown (as Show what happened would), unanswered."""
@@ -395,16 +395,19 @@ def test_play_advances_and_stops_at_the_end() -> None:
 
 @pytest.mark.parametrize("key", [x.key for x in lessons.LESSONS])
 def test_each_lesson_and_variant_draws(key: str) -> None:
-    at = learn(lesson=key)
-    assert at.selectbox(key="lesson").value == key
+    """Each variant drawn at its last instant (set beforehand, as Last would: one rerun a variant;
+    the buttons themselves are walked by the tests above)."""
     item = lessons.lesson(key)
+    last = {v.label: len(lesson_views.instants(RUNS[key, v.label][2].events)) - 1 for v in item.variants}
+    at = learn(lesson=key, **{f"lesson_step_{key}_{label}": i for label, i in last.items()})
+    assert at.selectbox(key="lesson").value == key
     for v in item.variants:
         radio = at.radio(key=f"lesson_variant_{key}")
         if radio.value != v.label:  # the first variant is the one the lesson's own run drew
             radio.set_value(v.label).run()
         assert not at.exception, [e.value for e in at.exception]
         assert len(at.get("plotly_chart")) >= 2  # the GPU grid and the Gantt
-        button(at, "Last").click().run()
+        assert at.select_slider(key=f"lesson_step_{key}_{v.label}").value == last[v.label]
         assert "finishes" in story(at)
 
 

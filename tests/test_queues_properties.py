@@ -113,7 +113,10 @@ def test_the_engine_matches_the_naive_reference(policy, data):
 
 
 @pytest.mark.parametrize("policy", POLICIES)
-@SETTINGS
+# half the profile's examples, as test_properties.py's invariants (docs/testing.md#fast-and-never-flaky:
+# a quota condition loosened by one GPU fails 4 to 6 of the 7 policies at 25 and at 50); the
+# reference test above keeps the full count
+@settings(max_examples=max(1, settings().max_examples // 2), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_invariants_with_queues(policy, data):
     jobs, cluster, config = data.draw(case(policy))

@@ -56,7 +56,9 @@ NASTY = [
     b"\xef\xbb\xbf",
 ]
 NAMES = ["w.csv", "w.json", "w.jsonl", "w.parquet", "upload", "w.txt"]
-FUZZ = settings(max_examples=1200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: five times the profile's examples (ci 500, dev 100, hunt 10,000): the readers are cheap per example,
+#: and the ``hunt`` profile searches far deeper than CI (docs/testing.md#fast-and-never-flaky)
+FUZZ = settings(max_examples=5 * settings().max_examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def outcome(data: bytes, name: str, drop_invalid: bool) -> None:
@@ -127,7 +129,7 @@ def test_arbitrary_json(doc: object, drop_invalid: bool) -> None:
     outcome(json.dumps(doc, allow_nan=True).encode(), "w.json", drop_invalid)
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=4 * settings().max_examples, deadline=None)
 @given(
     st.one_of(st.binary(max_size=300), json_values.map(lambda d: json.dumps({"nodes": d}).encode())),
     st.sampled_from(["c.yaml", "c.json", "c.csv"]),

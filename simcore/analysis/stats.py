@@ -15,6 +15,7 @@ Paired differences (:func:`paired_diff`) subtract two policies' values on the sa
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 
@@ -34,8 +35,10 @@ def _finite(values: Iterable[float | None]) -> np.ndarray:
     return np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
 
 
+@functools.lru_cache(maxsize=1024)
 def t_quantile(p: float, df: int) -> float:
-    """The ``p`` quantile of Student's t with ``df`` >= 1 degrees of freedom."""
+    """The ``p`` quantile of Student's t with ``df`` >= 1 degrees of freedom (remembered: scipy's
+    ``ppf`` costs milliseconds a call, and a study asks for the same few thousands of times)."""
     from scipy import stats as sps  # a second to import: only once an interval is computed
 
     if df < 1 or not 0 < p < 1:

@@ -39,14 +39,17 @@ class Stat:
 MISSING_STAT = Stat(0, math.nan, math.nan, math.nan)
 
 
+#: the columns that name a replicate: the same workload under every policy
+REPLICATE = ["point_id", "seed"]
+
+
 def stat(rows: pd.DataFrame, policy: str, metric: str) -> Stat:
     return Stat.of(rows.loc[rows["policy"] == policy, metric])
 
 
 def paired(rows: pd.DataFrame, policy: str, other: str, metric: str) -> Stat:
     """policy minus other on the same (point, seed)."""
-    a = rows[rows["policy"] == policy].set_index(["point_id", "seed"])[metric]
-    b = rows[rows["policy"] == other].set_index(["point_id", "seed"])[metric]
+    a, b = (rows.loc[rows["policy"] == p, REPLICATE + [metric]].set_index(REPLICATE)[metric] for p in (policy, other))
     return Stat.of(paired_diff(a, b))
 
 
