@@ -18,7 +18,12 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-from record_outputs import POLICIES, SAMPLES, _cli, _strip_wall
+from record_outputs import (  # bench/record_outputs.py (a script's own folder is on sys.path)
+    POLICIES,
+    SAMPLES,
+    _cli,
+    _strip_wall,
+)
 
 CLUSTER = ["--nodes", "16", "--node-cpu", "64", "--node-mem-gb", "512", "--node-gpu", "8"]
 # queues files: name -> rows (vision, nlp, research: the preset's teams)
