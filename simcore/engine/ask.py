@@ -65,17 +65,9 @@ class PolicyAsk:
         offered = running if among is None else among
         if self.exempt is not None:
             offered = offered[~np.isin(offered, self.exempt)]
-        if len(offered) == len(running) and self.min_runtime <= 0:
-            cands = self.js.candidates(offered, self.now, 0.0)
-            everyone = None  # the candidates are every running BE job
-        else:  # every running BE job's entries, the candidates among them (each value computed per job: the same)
-            full = self.js.candidates(running, self.now, 0.0)
-            keep = np.isin(full.job, offered) if len(offered) < len(running) else np.ones(len(full), dtype=bool)
-            if self.min_runtime > 0:  # the same sum as JobState.candidates
-                keep &= full.seg_start + self.min_runtime <= self.now
-            cands = full.take(np.flatnonzero(keep))
-            shown = len(cands) if not self.js.gang_nodes else len(set(cands.job.tolist()))  # a gang: an entry per node
-            everyone = full if shown < len(running) else None
+        cands = self.js.candidates(offered, self.now, self.min_runtime)
+        shown = len(cands) if not self.js.gang_nodes else len(set(cands.job.tolist()))  # a gang: an entry per node
+        everyone = self.js.candidates(running, self.now, 0.0) if shown < len(running) else None
         skip = self._skipped()
         self.all_skipped = False
         if skip is not None:  # no victim (nor a job whose finish frees room: fitdelay) on a node a search skips
