@@ -87,6 +87,10 @@ class _Stream:
         self.nxt = _STALE
 
 
+def _stream_key(s: _Stream) -> tuple[int, int]:
+    return (s.group, s.share)
+
+
 def _resume(streams: list[_Stream], key: tuple[int, ...], r: int) -> None:
     """Every stream looks again (its bound may have grown) after the job of rank `r` and key (group,
     share) `key`: the streams of lower keys are done, those of this key go on after `r`."""
@@ -115,6 +119,7 @@ class QueueWalk(GangRun):
     joiners: list[list[int]] | None
     h0: list[int]  # per queue at the start of the pass: quota - U - N
     wn0: list[bool]  # per queue at the start of the pass: is a nominated job within quota
+    accepts: list[Callable[[int], bool]] | None  # per group, the pass's acceptor (:meth:`_acceptor`), made on first use
 
     def _try_queued(self, j: int) -> tuple[int, ...] | None:
         raise NotImplementedError  # simcore.engine.teams.TeamRun
@@ -134,23 +139,24 @@ class QueueWalk(GangRun):
         for q in live:
             reclaims = reclaims or (self.preemptive and self._reclaims(q))
             looked = looked or len(qw.always[q]) > 0
-        if not self.strict and not reclaims and not looked and not self._may_fit(live):
-            self.version_seen = v0  # no pending job fits anywhere, none may preempt: nothing to do
-            return ()
         self.h0 = [qs.headroom(q) for q in range(n)]
         self.wn0 = [qs.quota[q] >= INF or qs.U[q] + qs.N[q] <= qs.quota[q] for q in range(n)]
-        if not self.strict and v0 == self.version_seen:  # no room given back since the last pass: see _stream_next
-            rank = self.waiting.rank
-            joiners: list[list[int]] = [[] for _ in range(n)]
-            for j in joining:
-                joiners[qs.queue[j]].append(rank[j])
-            self.joiners = [sorted(x) for x in joiners]
+        self.accepts = None
+        only = not self.strict and v0 == self.version_seen  # no room given back since the last pass
         shares = [qs.share(q) for q in range(n)]
         streams = [_Stream(q, 0, 0) for q in live if self.h0[q] >= 0 or qw.always[q]]
         streams += [_Stream(q, 1, shares[q]) for q in live if self.h0[q] < INF]
-        if self.joiners is not None and not reclaims:
+        if only and not reclaims:  # (no joiner may act when _may_fit says nothing fits: not asked)
             freed = self._walk_few(joining, shares, streams)
+        elif not self.strict and not reclaims and not looked and not self._may_fit(live):
+            freed = ()  # no pending job fits anywhere, none may preempt: nothing to do
         else:
+            if only:  # see _stream_next
+                rank = self.waiting.rank
+                joiners: list[list[int]] = [[] for _ in range(n)]
+                for j in joining:
+                    joiners[qs.queue[j]].append(rank[j])
+                self.joiners = [sorted(x) for x in joiners]
             freed = self._walk_streams(streams, (), ())
         # a pass during which room was given back looked at some jobs before it: look again next time
         self.version_seen = cl.version if cl.version == v0 else -1
@@ -195,12 +201,17 @@ class QueueWalk(GangRun):
         job_of_rank = self.waiting.job_of_rank
         freed: tuple[int, ...] = ()
         version, opened = cl.version, qs.opened
+        # by (group, share): a stream is read only when no stream of a lower one has a job to try (its
+        # jobs come after theirs), so a stream of borrowers does not read its queue while group 0 is tried
+        streams = sorted(streams, key=_stream_key)
         while True:
             best: _Stream | None = None
             for s in streams:
+                if best is not None and (s.group != best.group or s.share != best.share):
+                    break  # this stream's jobs, and every later stream's, come after best's
                 if s.nxt == _STALE:
                     s.nxt = self._stream_next(s, s.pos)
-                if s.nxt >= 0 and (best is None or (s.group, s.share, s.nxt) < (best.group, best.share, best.nxt)):
+                if s.nxt >= 0 and (best is None or s.nxt < best.nxt):
                     best = s
             if best is None:
                 return freed
@@ -249,11 +260,13 @@ class QueueWalk(GangRun):
                 if self._group(j) == group and self._may_look(j):
                     return r
             return found
-        r = qw.pend[q].next_within(pos, self._box(q, group), found if found >= 0 else None, self._acceptor(group))
+        if self.accepts is None:
+            self.accepts = [self._acceptor(0), self._acceptor(1)]
+        r = qw.pend[q].next_within(pos, self._box(q, group), found if found >= 0 else None, self.accepts[group])
         return r if r >= 0 else found
 
     def _acceptor(self, group: int) -> Callable[[int], bool]:
-        """Is the job of a rank one of `group` that the walk may look at now?"""
+        """Is the job of a rank one of `group` that the walk may look at now? (Made once per pass.)"""
         job_of_rank, tried, pass_no = self.waiting.job_of_rank, self.tried, self.pass_no
 
         def accept(r: int) -> bool:
@@ -303,7 +316,8 @@ class QueueWalk(GangRun):
         b0, b1, b2 = top[0], top[1], top[2] if top[2] < room else room
         if self.preemptive and qs.reclaim_possible(q):  # a job within quota may reclaim wherever it fits
             h = qs.headroom(q)
-            if h >= 0:
+            # a job of group 1 has more GPUs than the headroom at the start of the pass: within quota only above it
+            if h >= 0 and (group == 0 or h > self.h0[q]):
                 b0, b1 = UNBOUNDED, UNBOUNDED
                 if h > b2:
                     b2 = h

@@ -55,6 +55,7 @@ class TeamRun(QueueWalk):
         self.gang_plan = []
         self.h0 = []
         self.wn0 = []
+        self.accepts = None
         self.q_blocked = False
         self.q_stopped = False
         self.joiners = None
