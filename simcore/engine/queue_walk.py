@@ -12,7 +12,9 @@ TE job of a preemptive policy, may meet the quota condition and fit somewhere (i
 the most any node has), or is within quota while another queue over quota runs a BE job (it may
 reclaim). Each queue's pending jobs are a :class:`~simcore.engine.pending.PendingQueue` of ranks; a
 *stream* walks one queue's jobs of one group in rank order under a bound on their requests, and the
-walk merges the streams by key. Bounds only shrink while no room is given back and no queue becomes
+walk merges the streams by key, reading a stream only when no stream of a lower (group, share) has a
+job left to try (its jobs all come after theirs: a borrowers' stream does not read its queue's
+within-quota jobs while group 0 is tried). Bounds only shrink while no room is given back and no queue becomes
 a lender; when either happens, every stream looks again from the job just tried on. A job is tried
 at most once per pass. Under ``backfill = none`` every job is looked at until the first one that
 waits for room (not for its queue's quota, nor nominated); after it only the nominated jobs are still
