@@ -76,14 +76,11 @@ def test_the_queues_tab_and_the_sidebar_table(dashboard_server: str, new_page: C
     said = page.locator('[data-testid="stSidebar"] [data-testid="stAlert"]')
     expect(said).to_contain_text("row 4, column queue: empty (a queue name is required)")
     assert "queues=" not in page.url  # the runs keep the last table without a problem
-    _type_in_cell(page, 3, "queue", "speech")
-    page.wait_for_function("() => location.search.includes('speech')", timeout=TIMEOUT_MS)
+    _edit(page, 3, "queue", "speech", "() => location.search.includes('speech')")
     wait_idle(page, charts=2)
     expect(said).to_have_count(0)
-    _type_in_cell(page, 2, "borrow_limit", "0")  # research may no longer borrow
-    page.wait_for_function(
-        "() => new URLSearchParams(location.search).get('queues').includes('research,32,0,2')", timeout=TIMEOUT_MS
-    )
+    research_lends = "() => (new URLSearchParams(location.search).get('queues') || '').includes('research,32,0,2')"
+    _edit(page, 2, "borrow_limit", "0", research_lends)  # research may no longer borrow
     wait_idle(page, charts=2)
     assert_no_exception(page)
     assert parse_qs(urlparse(page.url).query)["queues"] == [TABLE]
@@ -95,6 +92,20 @@ def test_the_queues_tab_and_the_sidebar_table(dashboard_server: str, new_page: C
     )
     drawn = page.evaluate(_FIGURES)
     assert [t["y"][0] for t in drawn["usage"] if t["name"] == "quota"] == [56, 40, 32, 0]  # speech: quota 0 GPUs
+
+
+def _edit(page: Any, row: int, column: str, text: str, done: str, tries: int = 3) -> None:
+    """Type ``text`` into a cell until the page shows the edit took (``done``, a JavaScript condition):
+    an edit typed while a rerun redraws the grid can be lost (it then shows nothing, no error), so it
+    is typed again; each miss leaves a screenshot in the artifacts."""
+    for attempt in range(tries):
+        _type_in_cell(page, row, column, text)
+        try:
+            page.wait_for_function(done, timeout=TIMEOUT_MS // 4)
+            return
+        except sync_api.TimeoutError:
+            page.screenshot(path=str(ARTIFACTS / f"queues-edit-missed-{column}-{attempt}.png"), full_page=True)
+    page.wait_for_function(done, timeout=TIMEOUT_MS)
 
 
 def _type_in_cell(page: Any, row: int, column: str, text: str) -> None:
