@@ -5,7 +5,6 @@ point, every computation on the real worker path; the computations started are c
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -37,7 +36,7 @@ def _asked(started: list[tuple[Any, tuple[Any, ...]]]) -> list[list[str]]:
 def _page(offset: int) -> AppTest:
     """Explore on a generated workload no other test stores, fifo and fitgpp, its comparison computed."""
     at = AppTest.from_file(APP, default_timeout=HANG_SECONDS)
-    seed = 600_000 + 1000 * offset + os.getpid() % 1000
+    seed = 600_000 + 1000 * offset  # fixed: a seed whose runs have waits to explain (not every workload does)
     at.query_params.update({"source": "generate", "g.jobs": str(JOBS), "seed": str(seed), "policies": "fifo,fitgpp"})
     at.run()
     assert_clean(at)
