@@ -11,7 +11,8 @@ from helpers.apptest import APP, assert_clean, chart_spec
 from streamlit.testing.v1 import AppTest
 
 from dashboard.runs.compute import Run, run_of
-from dashboard.shared import gantt_charts, gantt_queues, gantt_views
+from dashboard.shared import gantt_charts, gantt_queues, gantt_views, state
+from dashboard.shared.scenario import Scenario
 from simcore.core.model import SimConfig
 from simcore.engine import simulate
 from simcore.workload import presets
@@ -126,35 +127,127 @@ def test_ids_are_written_readably_on_each_queue_colour() -> None:
     assert not set(gantt_queues.QUEUE_COLORS) & {c for c, _ in gantt_charts.GANTT_KINDS.values()}
 
 
+# --- the link ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "views"),
+    [("colour", ("colour",)), ("group", ("group",)), ("group, colour", ("colour", "group")), ("", ())],
+)
+def test_a_links_gantt_queue_reads_the_switches_in_their_order(text: str, views: tuple[str, ...]) -> None:
+    scenario, warnings = Scenario.from_query({"gantt_queue": text})
+    assert warnings == [] and scenario.gantt_queue == views
+    assert scenario.to_query() == ({"gantt_queue": ",".join(views)} if views else {})  # written back the same
+    values = state.explore_widget_values(scenario)
+    assert (values["gantt_queue_colour"], values["gantt_queue_group"]) == ("colour" in views, "group" in views)
+
+
+@pytest.mark.parametrize("text", ["sideways", "colour,colour", "colour,group,size", "1", "colour;group"])
+def test_a_bad_gantt_queue_is_ignored_with_a_notice_and_the_rest_of_the_link_kept(text: str) -> None:
+    scenario, warnings = Scenario.from_query({"gantt_queue": text, "tab": "Gantt"})
+    assert scenario.gantt_queue == () and scenario.tab == "Gantt"
+    assert len(warnings) == 1 and warnings[0].startswith("link parameter gantt_queue=")
+    assert warnings[0].endswith("ignored: must be colour, group or colour,group")
+
+
+def test_an_older_link_opens_with_the_switches_off() -> None:
+    scenario, _ = Scenario.from_query({"tab": "Gantt", "gantt_nodes": "n0"})
+    assert scenario.gantt_queue == () and "gantt_queue" not in scenario.to_query()
+    values = state.explore_widget_values(scenario)
+    assert values["gantt_queue_colour"] is False and values["gantt_queue_group"] is False
+
+
+def test_the_switches_follow_the_visitor_then_the_link_and_a_run_without_queues_drops_them() -> None:
+    linked = Scenario(gantt_queue=("group",))
+    session: dict = {}
+    state.gantt_queue_setup(session, linked, queues=True)  # first drawn: the link's
+    assert session == {"gantt_queue_colour": False, "gantt_queue_group": True}
+    session["gantt_queue_colour"] = True  # the visitor's switch stays
+    state.gantt_queue_setup(session, linked, queues=True)
+    assert session == {"gantt_queue_colour": True, "gantt_queue_group": True}
+    session.update(x_gantt_policy="k8s", gantt_with="(none)", x_gantt_nodes=["n0"], x_gantt_window=(0.0, 1.0))
+    choice = state.gantt_choice(session)
+    assert choice.by_queue == ("colour", "group")
+    setup = state.GanttSetup("k8s", ["n0"], 1.0, (0.0, 1.0), pd.DataFrame())
+    assert state.gantt_in_link(Scenario(), setup, choice).to_query() == {"gantt_queue": "colour,group"}
+    state.gantt_queue_setup(session, linked, queues=False)  # no queues: no switches, none in the link
+    assert "gantt_queue_colour" not in session and "gantt_queue_group" not in session
+    assert state.gantt_in_link(Scenario(), setup, state.gantt_choice(session)).to_query() == {}
+
+
 # --- the page ---------------------------------------------------------------------------------------------
 
+TEAMS = {"source": "generate", "preset": "teams", "g.jobs": "200", "policies": "k8s", "baseline": "k8s", "tab": "Gantt"}
+QUEUE_NAMES = ["vision", "nlp", "research"]
+BAND_LABELS = ["<b>vision: quota 56 GPUs</b>", "<b>nlp: quota 40 GPUs</b>", "<b>research: quota 32 GPUs</b>"]
 
-def test_the_gantt_tab_colours_and_groups_a_run_with_queues() -> None:
+
+def _page(query: dict[str, str]) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=180)
-    at.query_params.update(
-        {"source": "generate", "preset": "teams", "g.jobs": "200", "policies": "k8s", "tab": "Gantt"}
-    )
+    at.query_params.update(query)
     at.run()
     assert_clean(at)
-    at.toggle(key="gantt_queue_colour").set_value(True).run()
-    at.toggle(key="gantt_queue_group").set_value(True).run()
-    assert_clean(at)
+    return at
+
+
+def _link(at: AppTest) -> dict[str, str]:
+    """The page's link (its query parameters, each one value)."""
+    return {k: v[-1] if isinstance(v, list) else v for k, v in at.query_params.items()}
+
+
+def _by_queue(at: AppTest) -> tuple[list[str], list[str]]:
+    """The drawn Gantt's legend entries by queue and its bands' labels."""
     spec = chart_spec(at, "gantt")
     legend = [
         t["name"]
         for t in spec["data"]
         if t.get("legendgroup", "").startswith("queue") and t.get("showlegend") is not False
     ]
-    assert legend == ["vision", "nlp", "research"]
-    notes = [a["text"] for a in spec["layout"]["annotations"] if a["text"].startswith("<b>")]
-    assert notes[0] == "<b>vision: quota 56 GPUs</b>"
+    return legend, [a["text"] for a in spec["layout"].get("annotations", []) if a["text"].startswith("<b>")]
+
+
+def _switches(at: AppTest) -> tuple[bool, bool]:
+    return at.toggle(key="gantt_queue_colour").value, at.toggle(key="gantt_queue_group").value
+
+
+def test_the_gantt_tab_colours_and_groups_a_run_with_queues_and_its_link_keeps_the_switches() -> None:
+    at = _page(TEAMS)
+    assert _switches(at) == (False, False) and "gantt_queue" not in _link(at)
+    assert _by_queue(at) == ([], [])
+    at.toggle(key="gantt_queue_group").set_value(True).run()
+    assert _link(at)["gantt_queue"] == "group"
+    at.toggle(key="gantt_queue_colour").set_value(True).run()
+    assert_clean(at)
+    link = _link(at)
+    assert link["gantt_queue"] == "colour,group"
+    assert _by_queue(at) == (QUEUE_NAMES, BAND_LABELS)
     assert any("the lanes are grouped by queue" in c.value for c in at.caption)
+    # the link opened in a new session: both switches on, the Gantt drawn by queue as it was
+    shared = _page(link)
+    assert _switches(shared) == (True, True) and _link(shared) == link
+    assert _by_queue(shared) == (QUEUE_NAMES, BAND_LABELS)
+    shared.toggle(key="gantt_queue_group").set_value(False).run()  # a switch turned off leaves the link
+    assert _link(shared)["gantt_queue"] == "colour" and _by_queue(shared) == (QUEUE_NAMES, [])
+    shared.session_state["x_tab"] = "Queues"  # another tab, then back: the switch is still on
+    shared.run()
+    assert _link(shared)["gantt_queue"] == "colour"
+    shared.session_state["x_tab"] = "Gantt"
+    shared.run()
+    assert_clean(shared)
+    assert _switches(shared) == (True, False) and _by_queue(shared) == (QUEUE_NAMES, [])
+
+
+def test_a_bad_gantt_queue_in_the_link_is_ignored_with_a_notice() -> None:
+    at = _page({**TEAMS, "gantt_queue": "colour,sideways"})
+    notice = next(c.value for c in at.code if "ignored" in c.value)
+    assert notice == "link parameter gantt_queue='colour,sideways' ignored: must be colour, group or colour,group"
+    assert _switches(at) == (False, False) and "gantt_queue" not in _link(at)  # the default: neither
+    assert _by_queue(at) == ([], [])
 
 
 def test_the_gantt_tab_of_a_run_without_queues_says_why_it_has_no_queue_controls() -> None:
-    at = AppTest.from_file(APP, default_timeout=180)
-    at.query_params.update({"tab": "Gantt"})
-    at.run()
-    assert_clean(at)
+    at = _page({"tab": "Gantt", "gantt_queue": "colour,group"})  # a link's switches: ignored without queues
     assert not [t for t in at.toggle if t.key in ("gantt_queue_colour", "gantt_queue_group")]
     assert any("These runs have no queues, so the Gantt cannot be coloured" in c.value for c in at.caption)
+    assert not [c for c in at.code if "ignored" in c.value]  # a valid parameter, not a mistake
+    assert "gantt_queue" not in _link(at) and _by_queue(at) == ([], [])

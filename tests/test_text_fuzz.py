@@ -60,6 +60,8 @@ VALUES = [
     "upload",
     "custom",
     "paper-gang",
+    "colour",
+    "group,colour",
     "mmc",
     "[x](http://127.0.0.1:1/)",
     "x" * 300,
@@ -72,6 +74,7 @@ EXPLORE_KEYS = [
     "policies",
     "gantt_window",
     "gantt_nodes",
+    "gantt_queue",
     *(GEN_PREFIX + p for p in PRESET_PARAMS),
     *(UPLOAD_PREFIX + o for o in uploads.UPLOAD_DEFAULTS),
 ]

@@ -50,7 +50,7 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
         help="a second policy drawn below, on the same time axis",
     )
     c3.multiselect("Nodes", cluster.names, key=keys.GANTT_NODES.name)
-    by_queue = _by_queue(comparison)
+    by_queue = _by_queue(scenario, comparison)
     w0, w1 = st.columns([1, 4], vertical_alignment="bottom")  # a wide start slider: its steps can be told apart
     lo, hi = keys.GANTT_WINDOW.read(session)  # the window the control shows, set by gantt_setup or a step
     keys.GANTT_LENGTH.set(session, hi - lo)
@@ -137,9 +137,10 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
     state.publish_gantt_view(scenario, setup, choice)
 
 
-def _by_queue(comparison: data.Comparison) -> gantt_queues.ByQueue | None:
+def _by_queue(scenario: Scenario, comparison: data.Comparison) -> gantt_queues.ByQueue | None:
     """The queue controls (a run with queues): bars coloured by queue, lanes grouped by queue; else a note."""
     spec = comparison.cluster.queues
+    state.gantt_queue_setup(st.session_state, scenario, spec is not None)
     if spec is None:
         st.caption(
             "These runs have no queues, so the Gantt cannot be coloured or grouped by queue: give the teams' "
@@ -147,10 +148,10 @@ def _by_queue(comparison: data.Comparison) -> gantt_queues.ByQueue | None:
         )
         return None
     q1, q2, _ = st.columns([1, 1, 3])
-    colour = q1.toggle("Colour by queue", key="gantt_queue_colour", help="each bar in its job's queue's colour")
+    colour = q1.toggle("Colour by queue", key=keys.GANTT_QUEUE_COLOUR.name, help="each bar in its job's queue's colour")
     group = q2.toggle(
         "Group lanes by queue",
-        key="gantt_queue_group",
+        key=keys.GANTT_QUEUE_GROUP.name,
         help="one band per queue, holding the GPU lanes its jobs used in the run (a lane shared over time is in each band)",
     )
     jobs = next(iter(comparison.runs.values())).jobs  # every run has the same jobs, each in its queue

@@ -65,6 +65,8 @@ SETTINGS: dict[str, Knob] = {
 CLUSTER_SHAPE = ("nodes", "node_cpu", "node_mem_gb", "node_gpu")
 #: free-text settings, written as they are
 TEXT_FIELDS = ("sample", "baseline", "gantt_policy", "tab", "queues")
+#: the Gantt's views by queue a link may ask for (``gantt_queue=colour,group``), in the order it writes them
+GANTT_QUEUE_VIEWS = ("colour", "group")
 
 # URL prefixes for open-ended option groups (generator parameters, upload adapter options).
 GEN_PREFIX = "g."
@@ -93,6 +95,7 @@ class Scenario:
     gantt_policy: str = ""  # "" = the first preemptive policy chosen
     gantt_window: tuple[float, float] | None = None  # hours; None = the first hours of the run
     gantt_nodes: tuple[str, ...] = ()  # () = the first nodes
+    gantt_queue: tuple[str, ...] = ()  # of GANTT_QUEUE_VIEWS, in its order: the Gantt by queue (a run with queues)
     tab: str = "Slowdown"  # the result tab shown
     node_events: tuple[node_events_table.Row, ...] = ()  # the node-events table's rows, as typed
 
@@ -123,6 +126,8 @@ class Scenario:
             q["gantt_window"] = f"{_num(self.gantt_window[0])},{_num(self.gantt_window[1])}"
         if self.gantt_nodes:
             q["gantt_nodes"] = ",".join(self.gantt_nodes)
+        if self.gantt_queue:
+            q["gantt_queue"] = ",".join(self.gantt_queue)
         if self.node_events:
             q["node_events"] = node_events_table.to_link(self.node_events)
         return q
@@ -202,9 +207,20 @@ def _parse_field(key: str, text: str) -> Any:
         return (hours[0], hours[1])
     if key == "gantt_nodes":
         return tuple(n for n in text.split(",") if n)
+    if key == "gantt_queue":
+        return gantt_queue_views(text)
     if key == "node_events":
         return node_events_table.from_link(text)
     raise ValueError("unknown parameter")
+
+
+def gantt_queue_views(text: str) -> tuple[str, ...]:
+    """A link's Gantt by queue: ``colour``, ``group`` or both, comma-separated in any order (empty: neither),
+    in the order of :data:`GANTT_QUEUE_VIEWS`."""
+    words = [w.strip() for w in text.split(",") if w.strip()]
+    if any(w not in GANTT_QUEUE_VIEWS for w in words) or len(set(words)) != len(words):
+        raise ValueError("must be colour, group or colour,group")
+    return tuple(v for v in GANTT_QUEUE_VIEWS if v in words)
 
 
 def parse_policy_names(text: str) -> tuple[str, ...]:

@@ -6,8 +6,8 @@ widgets are new (first load, or back from another page) or when the URL changed 
 URL, so the last settings are also kept in the session and used when the URL is empty.
 
 Every rule about what the session holds lives here, so the pages only lay out widgets: a
-choice that must stay one of its options, the Gantt's policy, nodes and window (their defaults
-come from :mod:`dashboard.shared.gantt_views`, and the view the visitor settles on goes into the link),
+choice that must stay one of its options, the Gantt's policy, nodes, window and switches by queue (their
+defaults come from :mod:`dashboard.shared.gantt_views`, and the view the visitor settles on goes into the link),
 stepping through preemptions and a lesson's time control on Learn (the Sweep's "run only after the
 button" and Dask offer are :mod:`dashboard.sweep.sweep_state`'s, beside the settings they keep). The functions take the session as a mapping (the page passes
 ``st.session_state``), so they are tested on a plain dict.
@@ -121,6 +121,7 @@ def explore_widget_values(s: Scenario) -> dict[str, Any]:
             keys.GANTT_POLICY.name: s.gantt_policy,
             keys.GANTT_WINDOW.name: s.gantt_window,
             keys.GANTT_NODES.name: list(s.gantt_nodes),
+            **gantt_queue_switches(s.gantt_queue),
         }
     )
     return values
@@ -195,6 +196,26 @@ def gantt_setup(
     inside = gantt_views.clamp_window(window, span)  # a link's window may be any length: the control's nearest
     keys.GANTT_WINDOW.set(session, default_window if inside is None else gantt_views.fit_window(inside, span))
     return GanttSetup(default_policy, default_nodes, span, default_window, preempts)
+
+
+#: the Gantt's switches by queue, each with its word in the link (:data:`~dashboard.shared.scenario.GANTT_QUEUE_VIEWS`)
+GANTT_QUEUE_KEYS = {"colour": keys.GANTT_QUEUE_COLOUR, "group": keys.GANTT_QUEUE_GROUP}
+
+
+def gantt_queue_switches(views: Sequence[str]) -> dict[str, bool]:
+    """The switches' widget state for the link's ``gantt_queue`` words (those not named are off)."""
+    return {key.name: word in views for word, key in GANTT_QUEUE_KEYS.items()}
+
+
+def gantt_queue_setup(session: Session, scenario: Scenario, queues: bool) -> None:
+    """Make the Gantt's switches by queue valid for this run before they are drawn: a run with ``queues``
+    keeps the visitor's switches, else takes the link's (``scenario``: a switch's state is gone once its tab
+    was left); a run without queues has no switches, and forgets them (its link does not carry them)."""
+    for word, key in GANTT_QUEUE_KEYS.items():
+        if queues:
+            session.setdefault(key.name, word in scenario.gantt_queue)
+        else:
+            key.drop(session)
 
 
 NO_SECOND = "(none)"
@@ -287,6 +308,7 @@ class GanttChoice:
     window: tuple[float, float]  # hours
     chosen: dict[str, Any] | None  # the chosen preemption
     focus: tuple[float, float] | None  # seconds around the chosen preemption
+    by_queue: tuple[str, ...] = ()  # the switches by queue that are on (words of the link's gantt_queue)
 
 
 def gantt_choice(session: Session) -> GanttChoice:
@@ -304,6 +326,7 @@ def gantt_choice(session: Session) -> GanttChoice:
         (window[0], window[1]),
         chosen,
         focus,
+        tuple(word for word, key in GANTT_QUEUE_KEYS.items() if key.get(session, False)),
     )
 
 
@@ -315,6 +338,7 @@ def gantt_in_link(scenario: Scenario, setup: GanttSetup, choice: GanttChoice) ->
         gantt_policy="" if policy == setup.policy else policy,
         gantt_window=None if choice.window == setup.window else choice.window,
         gantt_nodes=() if choice.nodes == setup.nodes else tuple(choice.nodes),
+        gantt_queue=choice.by_queue,
     )
 
 
