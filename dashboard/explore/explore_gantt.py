@@ -14,7 +14,7 @@ import streamlit as st
 
 from dashboard.explore import decision_view, explore_job
 from dashboard.runs import data
-from dashboard.shared import gantt_charts, gantt_queues, gantt_views, keys, state, tables, views
+from dashboard.shared import gantt_charts, gantt_queue_charts, gantt_queues, gantt_views, keys, state, tables, views
 from dashboard.shared.chart_style import PLOT_CONFIG
 from dashboard.shared.scenario import Scenario
 from simcore.core import fmt
@@ -120,7 +120,7 @@ def show(scenario: Scenario, comparison: data.Comparison, workload_file: str) ->
         note = f" Showing the earliest {shown_bars:,} of {total_bars:,} bars in this window: narrow the window or the nodes."
     st.caption(
         "Each node is drawn as its GPU lanes; a job covers the lanes it holds (CPU-only jobs share a `cpu` lane). "
-        f"{_colours_note(by_queue)}; yellow dotted = restoring after a preemption, grey crossed = grace period, "
+        f"{gantt_queue_charts.colours_note(by_queue)}; yellow dotted = restoring after a preemption, grey crossed = grace period, "
         "× = preemption signal; a bar's hover says why its job waited longest. "
         f"{down_note()}Drag on the chart to zoom (down to seconds); "
         f"double-click to reset. {views.seed_note(comparison.seeds)}{note}"
@@ -156,17 +156,6 @@ def _by_queue(scenario: Scenario, comparison: data.Comparison) -> gantt_queues.B
     )
     jobs = next(iter(comparison.runs.values())).jobs  # every run has the same jobs, each in its queue
     return gantt_queues.by_queue(spec, jobs, colour, group)
-
-
-def _colours_note(by: gantt_queues.ByQueue | None) -> str:
-    """The caption's words on the bars' colours and, grouped by queue, on the bands."""
-    if by is None or not by.colour:
-        words = "Red = TE, blue = BE"
-    else:
-        words = "Each bar in its job's queue's colour (the legend names the queues), a TE bar outlined in black"
-    if by is not None and by.group:
-        words += "; the lanes are grouped by queue, one band each, labelled with its quota in GPUs"
-    return words
 
 
 def down_note() -> str:

@@ -1,7 +1,7 @@
 """The report as one self-contained HTML file (pure): the scenario and its command, the trio
-and percentiles, the slowdown CDFs, the GPU-lane Gantt with its preemption steps, the decision
-log in words, the accounting, with queues their per-queue numbers, usage and ledger, and the
-workload's checksum.
+and percentiles, the slowdown CDFs, the GPU-lane Gantt (with queues, also by queue) with its
+preemption steps, the decision log in words, the accounting, with queues their per-queue numbers,
+usage and ledger, and the workload's checksum.
 
 Plotly's JavaScript is embedded from the installed package, so the file opens with no network.
 The figures are the Explore page's own (:mod:`dashboard.explore.charts`,
@@ -24,8 +24,9 @@ from dashboard.explore import charts, queue_charts, queue_views, worth_views
 from dashboard.report import sections
 from dashboard.report.plain_html import text
 from dashboard.runs.compute import Run
-from dashboard.shared import gantt_charts, gantt_views, views
+from dashboard.shared import gantt_charts, gantt_queue_charts, gantt_queues, gantt_views, views
 from dashboard.shared.chart_style import PLOT_CONFIG
+from dashboard.shared.gantt_queues import ByQueue
 from simcore.analysis.accounting import ACCOUNTING_COLUMNS
 from simcore.core import fmt
 from simcore.core.model import ClusterSpec, JobTable, SimConfig
@@ -38,6 +39,10 @@ QUEUES_NOTE = (
     "Per queue and policy: waits and slowdowns of its jobs, the GPUs they held on average, preemptions counted "
     "per job stopped (reclaimed from it by another queue, stopped by its own TE jobs, reclaims it made) and the "
     "GPU-hours its jobs paid to reclaims."
+)
+BY_QUEUE_NOTE = (
+    "A band holds the GPU lanes its queue's jobs used in the whole run, so a lane two queues used at different "
+    "times is in both bands; the window, the bars and the policies are the Gantt's above."
 )
 FITGPP_NOTE = "fitgpp is our reconstruction of the paper's approach (arXiv 1902.01613), not its exact algorithm."
 STYLE = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222}
@@ -113,26 +118,44 @@ def _trio(inp: ReportInput) -> str:
 
 
 def _gantt(inp: ReportInput, escaped: Mapping[str, Run]) -> tuple[str, list[str]]:
-    """The Gantt of the policies that preempted (else the baseline), all nodes, the whole run."""
+    """The Gantt of the policies that preempted (else the baseline), all nodes, the whole run; with queues,
+    the same Gantt by queue under it (:func:`_by_queue`)."""
     shown = [p for p in inp.configs if len(gantt_views.preemption_list(inp.runs[p].events))] or [inp.baseline]
     cluster = inp.cluster
     first = escaped[shown[0]]
     span, focus = gantt_views.gantt_default_window(first.segments, first.events, GANTT_FOCUS_HOURS)
-    view = gantt_views.gantt_view(
-        {p: (escaped[p].segments, escaped[p].events) for p in shown},
-        cluster,
-        cluster.names,
-        (0.0, span),
-        (focus[0] * views.HOUR, focus[1] * views.HOUR),
-        max_bars=GANTT_MAX_BARS,
-    )
+
+    def figure(by: ByQueue | None, name: str) -> tuple[str, bool]:
+        view = gantt_views.gantt_view(
+            {p: (escaped[p].segments, escaped[p].events) for p in shown},
+            cluster,
+            cluster.names,
+            (0.0, span),
+            (focus[0] * views.HOUR, focus[1] * views.HOUR),
+            max_bars=GANTT_MAX_BARS,
+            by_queue=by,
+        )
+        return _figure(gantt_charts.gantt_figure(view), name), view.truncated
+
+    chart, truncated = figure(None, "gantt")
     note = (
         f"Zoomed on the {GANTT_FOCUS_HOURS:g} hours from an hour before {shown[0]}'s first preemption; "
         "double-click the chart to see the whole run, drag to zoom."
     )
-    if view.truncated:
+    if truncated:
         note += f" At most {GANTT_MAX_BARS} bars are drawn: the end of the run is left empty."
-    return f"<p class='note'>{text(note)}</p>" + _figure(gantt_charts.gantt_figure(view), "gantt"), shown
+    html = f"<p class='note'>{text(note)}</p>" + chart
+    if cluster.queues is not None:
+        by = gantt_queues.by_queue(cluster.queues, first.jobs, colour=True, group=True)
+        html += _by_queue(figure(by, "gantt-queues")[0], by)
+    return html, shown
+
+
+def _by_queue(chart: str, by: ByQueue | None) -> str:
+    """The Gantt by queue, coloured and grouped at once: a static page has no switches, and the reader of a
+    report with queues asks both which team's jobs held a lane and whose quota each band of lanes served."""
+    note = f"{gantt_queue_charts.colours_note(by)}. {BY_QUEUE_NOTE}"
+    return f"<h3>By queue</h3><p class='note'>{text(note)}</p>" + chart
 
 
 def _accounting(inp: ReportInput) -> str:

@@ -18,6 +18,17 @@ from dashboard.shared.plain import chart_text
 CLASS_TEXT = {"TE": "white", "BE": "#0B3C5D"}  # a job id on a bar in its class colour
 
 
+def colours_note(by: ByQueue | None) -> str:
+    """The words under a Gantt on its bars' colours and, grouped by queue, on its bands."""
+    if by is None or not by.colour:
+        words = "Red = TE, blue = BE"
+    else:
+        words = "Each bar in its job's queue's colour (the legend names the queues), a TE bar outlined in black"
+    if by is not None and by.group:
+        words += "; the lanes are grouped by queue, one band each, labelled with its quota in GPUs"
+    return words
+
+
 def group_of(queue: str) -> str:
     """The legend group of a queue's bars (its legend entry hides or shows them all)."""
     return f"queue {chart_text(queue)}"

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from .paths import APP, ROOT
 
-__all__ = ["APP", "DEMO", "ROOT", "assert_clean", "chart_spec"]
+__all__ = ["APP", "DEMO", "ROOT", "assert_clean", "chart_spec", "decode_arrays"]
 
 DEMO = (ROOT / "sample_workloads" / "demo.csv").read_bytes()
 
@@ -19,7 +19,7 @@ def assert_clean(at: AppTest) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
-def _decode(value: object) -> object:
+def decode_arrays(value: object) -> object:
     """Plotly's JSON writes numeric arrays as {"dtype", "bdata" (base64)}: back to lists."""
     import base64
 
@@ -28,12 +28,12 @@ def _decode(value: object) -> object:
     if isinstance(value, dict) and set(value) >= {"dtype", "bdata"}:
         return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
     if isinstance(value, dict):
-        return {k: _decode(v) for k, v in value.items()}
+        return {k: decode_arrays(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_decode(v) for v in value]
+        return [decode_arrays(v) for v in value]
     return value
 
 
 def chart_spec(at: AppTest, key: str) -> dict:
     """The figure drawn under ``key``, with its arrays decoded."""
-    return _decode(json.loads(next(c for c in at.get("plotly_chart") if c.key == key).proto.spec))
+    return decode_arrays(json.loads(next(c for c in at.get("plotly_chart") if c.key == key).proto.spec))

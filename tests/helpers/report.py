@@ -15,6 +15,7 @@ from pathlib import Path
 
 from simcore.cli import plugins as cli_plugins
 
+from .apptest import decode_arrays
 from .paths import ROOT
 
 DEMO_ARGS = ["sample_workloads/demo.csv", "--cluster", "sample_workloads/demo_cluster.yaml"]
@@ -64,3 +65,16 @@ def demo_report() -> str:
         finally:
             os.chdir(cwd)
         return out.read_text(encoding="utf-8")
+
+
+def report_figure(text: str, name: str) -> tuple[list[dict], dict]:
+    """The traces and layout of the report's figure ``chart-<name>`` as Plotly's call in the file holds
+    them, numeric arrays decoded."""
+    found = re.search(r'Plotly\.newPlot\(\s*"chart-' + re.escape(name) + r'",\s*', text)
+    assert found, f"no figure chart-{name}"
+    reader = json.JSONDecoder()
+    data, end = reader.raw_decode(text, found.end())
+    comma = re.compile(r",\s*").match(text, end)
+    assert comma
+    layout, _ = reader.raw_decode(text, comma.end())
+    return decode_arrays(data), decode_arrays(layout)
