@@ -1,8 +1,11 @@
-"""In headless Chromium: Explore's Queues tab on the ``teams`` preset and the sidebar's queues table (issue 34).
+"""In headless Chromium: Explore's Queues tab on the ``teams`` preset and the sidebar's queues table, and its
+Gantt by queue (issue 34).
 
 The figures are read from the page (the Plotly divs' ``data``): each queue's GPUs held against its
 quota, the ledger's who-gained and who-paid markers; then the visitor types a table where research
-may not borrow, and the page's link and its research panel follow it.
+may not borrow, and the page's link and its research panel follow it. On the Gantt tab, both switches
+by queue: the legend names the queues, each bar in its job's queue's colour, each band labelled with
+its quota, and the link carries the switches.
 """
 
 from __future__ import annotations
@@ -23,11 +26,15 @@ from helpers.browser import (  # noqa: E402
     PLOTLY_ARRAYS,
     TIMEOUT_MS,
     assert_no_exception,
+    click_one,
     figures_on,
     wait_idle,
 )
 
 from dashboard.explore import queue_sidebar  # noqa: E402
+from dashboard.shared import gantt_queues  # noqa: E402
+from simcore.core import queues as core_queues  # noqa: E402
+from simcore.workload import presets  # noqa: E402
 
 pytestmark = [
     pytest.mark.browser,
@@ -49,6 +56,21 @@ _FIGURES = """() => {
     const traces = p => p.data.map(t => ({name: t.name, x: arr(t.x), y: arr(t.y), text: t.text}));
     return {usage: traces(usage), ledger: traces(ledger)};
 }""".replace("/* PLOTLY_ARRAYS */", PLOTLY_ARRAYS)
+
+
+#: the Gantt by queue: its legend entries by queue, its bars' queue, colour and job ids, its bands' labels
+_GANTT = """() => {
+    const byQueue = t => (t.legendgroup || '').startsWith('queue ');
+    const gantt = [...document.querySelectorAll('.js-plotly-plot')].find(p => (p.data || []).some(byQueue));
+    if (!gantt) return null;
+    const queued = gantt.data.filter(byQueue);
+    return {
+        legend: queued.filter(t => t.showlegend !== false).map(t => [t.name, t.marker.color]),
+        bars: queued.filter(t => t.type === 'bar').map(t => ({name: t.name, color: t.marker.color,
+            run: t.hovertemplate.includes(': run%'), ids: (t.customdata || []).map(row => row[0])})),
+        bands: (gantt.layout.annotations || []).map(a => a.text).filter(x => x.startsWith('<b>')),
+    };
+}"""
 
 
 def _held(figures: dict[str, Any]) -> list[list[float]]:
@@ -92,6 +114,39 @@ def test_the_queues_tab_and_the_sidebar_table(dashboard_server: str, new_page: C
     )
     drawn = page.evaluate(_FIGURES)
     assert [t["y"][0] for t in drawn["usage"] if t["name"] == "quota"] == [56, 40, 32, 0]  # speech: quota 0 GPUs
+
+
+def test_the_gantt_by_queue(dashboard_server: str, new_page: Callable[..., Any]) -> None:
+    """One page load on the Gantt tab (the runs are the test above's first ones, in the server's store) and a
+    click on each switch; the expected queues, colours, quotas and each job's queue come from simcore."""
+    gen = presets.generate("teams", 0, {"jobs": 300})
+    spec = gen.cluster.queues
+    assert spec is not None
+    names = list(spec.names)
+    colours = gantt_queues.colors(names)
+    queue_of = dict(zip(gen.table.job_id, core_queues.job_queue_names(gen.table), strict=True))
+    page = new_page(1400, 1800)
+    page.goto(dashboard_server + EXPLORE.replace("tab=Queues", "tab=Gantt"))
+    wait_idle(page, charts=2)
+    for key in ("gantt_queue_colour", "gantt_queue_group"):
+        click_one(page, page.locator(f".st-key-{key} label"))
+        wait_idle(page, charts=2)
+    page.wait_for_function(
+        f"() => new URLSearchParams(location.search).get('gantt_queue') === 'colour,group'"
+        f" && ({_GANTT})() !== null && ({_GANTT})().bands.length > 0",
+        timeout=TIMEOUT_MS,
+    )
+    assert_no_exception(page)
+    drawn = page.evaluate(_GANTT)
+    assert drawn["legend"] == [[n, colours[n]] for n in names], "the legend names the queues, each in its colour"
+    labels = {q.name: f"<b>{q.name}: quota {q.gpu:g} GPUs</b>" for q in spec.queues}
+    assert drawn["bands"] == [labels[n] for n in names], "one band per queue, in order, labelled with its quota"
+    assert drawn["bars"] and {b["name"] for b in drawn["bars"]} == set(names)
+    for bar in drawn["bars"]:
+        assert {queue_of[j] for j in bar["ids"]} == {bar["name"]}, "a queue's trace holds its jobs' bars only"
+        assert not bar["run"] or bar["color"] == colours[bar["name"]], "a running bar in its queue's colour"
+    assert parse_qs(urlparse(page.url).query)["gantt_queue"] == ["colour,group"], "the share link keeps the switches"
+    page.screenshot(path=str(ARTIFACTS / "explore-gantt-by-queue.png"), full_page=True)
 
 
 def _edit(page: Any, row: int, column: str, text: str, done: str, tries: int = 3) -> None:

@@ -147,7 +147,7 @@ def _by_queue(scenario: Scenario, comparison: data.Comparison) -> gantt_queues.B
             "quotas in the sidebar's Queues table, or generate the teams preset."
         )
         return None
-    q1, q2, _ = st.columns([1, 1, 3])
+    q1, q2, _ = st.columns([1, 1, 2])  # wide enough for "Group lanes by queue" on a laptop
     colour = q1.toggle("Colour by queue", key=keys.GANTT_QUEUE_COLOUR.name, help="each bar in its job's queue's colour")
     group = q2.toggle(
         "Group lanes by queue",
