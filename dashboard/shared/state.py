@@ -25,7 +25,7 @@ import streamlit as st
 
 from dashboard.shared import gantt_views, keys, notices
 from dashboard.shared.keys import Key, Session
-from dashboard.shared.scenario import MAIN_GEN_PARAMS, Scenario
+from dashboard.shared.scenario import GANTT_QUEUE_VIEWS, MAIN_GEN_PARAMS, Scenario
 from dashboard.shared.scenario import widget_values as scenario_widgets
 from simcore.core.model import ClusterSpec
 
@@ -198,8 +198,8 @@ def gantt_setup(
     return GanttSetup(default_policy, default_nodes, span, default_window, preempts)
 
 
-#: the Gantt's switches by queue, each with its word in the link (:data:`~dashboard.shared.scenario.GANTT_QUEUE_VIEWS`)
-GANTT_QUEUE_KEYS = {"colour": keys.GANTT_QUEUE_COLOUR, "group": keys.GANTT_QUEUE_GROUP}
+#: the Gantt's switches by queue, each by its word in the link
+GANTT_QUEUE_KEYS = dict(zip(GANTT_QUEUE_VIEWS, (keys.GANTT_QUEUE_COLOUR, keys.GANTT_QUEUE_GROUP), strict=True))
 
 
 def gantt_queue_switches(views: Sequence[str]) -> dict[str, bool]:
