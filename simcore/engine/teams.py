@@ -69,6 +69,8 @@ class TeamRun(QueueWalk):
         queue, te = self.queue_arr.tolist(), self.js.is_te_list
         self.quota = QuotaState(queues, queue, self.gpus_arr.tolist(), te)
         self.qwait = QueueWaiting(self.waiting, queue, len(queues.queues), [t and self.preemptive for t in te])
+        self.h0 = [0] * len(queues.queues)
+        self.wn0 = [False] * len(queues.queues)
         self.tried = [-1] * len(jobs)
 
     def _nominated(self, j: int) -> None:
