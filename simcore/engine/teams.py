@@ -16,6 +16,7 @@ carry the same values (point 11).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 import numpy as np
@@ -199,12 +200,13 @@ class TeamRun(QueueWalk):
         if self.decisions is not None and len(self.decisions) > recorded + 1:
             del self.decisions[recorded:-1]
 
-    def _queue_candidates(self, j: int, which: int) -> tuple[Candidates, Candidates | None, int]:
+    def _queue_candidates(self, j: int, which: int) -> tuple[Candidates, Callable[[], Candidates] | None, int]:
         """The candidates of search `which` for single job `j`, every running BE job (for what finishes
-        free: fitdelay) when they differ, and how many running BE jobs it offered before ``min_runtime``."""
+        free: fitdelay; made on first use) when they differ, and how many running BE jobs it offered
+        before ``min_runtime``."""
         running = self.running.jobs()
         offered = running[self._offer(running, j, which, ())]
-        cands, everyone = self._candidates(offered)
+        cands, everyone = self._candidates_lazily(offered)
         return cands, everyone, len(offered)
 
     def _offer(self, jobs: np.ndarray, j: int, which: int, chosen: tuple[int, ...] | list[int]) -> np.ndarray:

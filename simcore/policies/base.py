@@ -13,7 +13,7 @@ quantities multiply an integer difference by ``inv_cap``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, Protocol
@@ -198,15 +198,19 @@ class PreemptionView:
     candidates: Candidates
     config: SimConfig
     rng: np.random.Generator  # the run's generator (seeded from config.seed)
-    #: every running BE job, victim candidate or not (``min_runtime`` exempts some); None: the candidates
-    running: Candidates | None = None
+    #: every running BE job, victim candidate or not (``min_runtime`` exempts some, queues leave some out);
+    #: None: the candidates; or a function that makes them (few policies read them: made on first use)
+    running: Candidates | Callable[[], Candidates] | None = None
     #: a run with queues: the candidates' queues, eligibility and the quota condition; None: no queues
     quota: QuotaView | None = None
 
-    @property
+    @cached_property
     def running_be(self) -> Candidates:
         """Every running BE job (not preempting), in job order: the candidates and those ``min_runtime`` exempts."""
-        return self.candidates if self.running is None else self.running
+        r = self.running
+        if r is None:
+            return self.candidates
+        return r if isinstance(r, Candidates) else r()
 
     def fits(self, total: np.ndarray | list[int]) -> bool:
         """Does the TE job fit in `total` resources (rule 4)? Compared as Python integers: exact, and
