@@ -93,8 +93,8 @@ class _Stream:
         self.nxt = _STALE
 
 
-def _stream_key(s: _Stream) -> tuple[int, int]:
-    return (s.group, s.share)
+def _stream_share(s: _Stream) -> int:
+    return s.share
 
 
 def _resume(streams: list[_Stream], key: tuple[int, ...], r: int) -> None:
@@ -192,9 +192,11 @@ class QueueWalk(GangRun):
         qw = self.qwait
         assert qw is not None
         h0 = self.h0
-        streams = [_Stream(q, 0, 0) for q in live if h0[q] >= 0 or qw.always[q]]
-        streams += [_Stream(q, 1, shares[q]) for q in live if h0[q] < INF]
-        return streams
+        # by (group, share): the walk reads a stream only when no stream of a lower one has a job to try
+        # (its jobs come after theirs), so a stream of borrowers does not read its queue while group 0 is tried
+        borrowers = [_Stream(q, 1, shares[q]) for q in live if h0[q] < INF]
+        borrowers.sort(key=_stream_share)
+        return [_Stream(q, 0, 0) for q in live if h0[q] >= 0 or qw.always[q]] + borrowers
 
     def _walk_few(self, joining: list[int], live: list[int]) -> tuple[int, ...]:
         """The pass when only the joiners and the jobs always looked at may act (no room given back since
@@ -208,13 +210,17 @@ class QueueWalk(GangRun):
         shares = [qs.share(q) for q in range(len(qs.quota))]  # at the start of the pass: the keys
         keyed = []  # (group, share, rank, 1 for a joiner)
         for j in joining:
-            g = self._group(j)
-            keyed.append((g, shares[qs.queue[j]] if g else 0, rank[j], 1))
+            if self._group(j):
+                keyed.append((1, shares[qs.queue[j]], rank[j], 1))
+            else:
+                keyed.append((0, 0, rank[j], 1))
         for a in qw.always:
             for r in a:
                 j = job_of_rank[r]
-                g = self._group(j)
-                keyed.append((g, shares[qs.queue[j]] if g else 0, r, 0))
+                if self._group(j):
+                    keyed.append((1, shares[qs.queue[j]], r, 0))
+                else:
+                    keyed.append((0, 0, r, 0))
         if len(keyed) > 1:
             keyed.sort()
         freed: tuple[int, ...] = ()
@@ -254,9 +260,6 @@ class QueueWalk(GangRun):
         job_of_rank = self.waiting.job_of_rank
         freed: tuple[int, ...] = ()
         version, opened = cl.version, qs.opened
-        # by (group, share): a stream is read only when no stream of a lower one has a job to try (its
-        # jobs come after theirs), so a stream of borrowers does not read its queue while group 0 is tried
-        streams = sorted(streams, key=_stream_key)
         while True:
             best: _Stream | None = None
             for s in streams:
@@ -313,9 +316,12 @@ class QueueWalk(GangRun):
                 if self._group(j) == group and self._may_look(j):
                     return r
             return found
+        box = self._box(q, group)
+        if box[0] < 0 or box[1] < 0 or box[2] < 0:  # no request is within it (no node open, no room left)
+            return found
         if self.accepts is None:
             self.accepts = [self._acceptor(0), self._acceptor(1)]
-        r = qw.pend[q].next_within(pos, self._box(q, group), found if found >= 0 else None, self.accepts[group])
+        r = qw.pend[q].next_within(pos, box, found if found >= 0 else None, self.accepts[group])
         return r if r >= 0 else found
 
     def _acceptor(self, group: int) -> Callable[[int], bool]:
