@@ -170,8 +170,9 @@ class QueueWalk(GangRun):
         self.accepts = None
         if only and not reclaims:  # (no joiner may act when _may_fit says nothing fits: not asked)
             freed = self._walk_few(joining, live)
-        elif not self.strict and not reclaims and not looked and not self._may_fit(live):
-            freed = ()  # no pending job fits anywhere, none may preempt: nothing to do
+        elif not self.strict and not reclaims and not self._may_fit(live):
+            # no pending job fits anywhere and none may reclaim: only those always looked at may act
+            freed = self._walk_few([], live) if looked else ()
         else:
             if only:  # see _stream_next
                 if joining:
@@ -200,8 +201,9 @@ class QueueWalk(GangRun):
 
     def _walk_few(self, joining: list[int], live: list[int]) -> tuple[int, ...]:
         """The pass when only the joiners and the jobs always looked at may act (no room given back since
-        the last pass, no reclaim possible): those, sorted by key, tried in turn; once room is given back
-        or a queue becomes a lender, the streams take over after the job just tried. The joiners are not
+        the last pass, or no pending job fits anywhere; no reclaim possible): those, sorted by key, tried in
+        turn; once room is given back or a queue becomes a lender, the streams take over after the job just
+        tried. The joiners are not
         pending yet: each joins once tried and not placed, or not looked at (nothing in a try reads the
         pending jobs), and every later one when the streams take over."""
         qs, qw, cl = self.quota, self.qwait, self.cl
