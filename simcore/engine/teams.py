@@ -266,9 +266,9 @@ class TeamRun(QueueWalk):
         queue = self.queue_arr[cands.job]
         prior, freed = self._prior(chosen, mine)
         return QuotaView(
-            queue=queue.tolist(),
-            own=(queue == mine).tolist(),
-            gpus=self.gpus_arr[cands.job].tolist(),
+            queues=queue,
+            owns=queue == mine,
+            gpus_units=self.gpus_arr[cands.job],
             running=list(qs.R),
             quota=list(qs.quota),
             missing=qs.missing(j) if which == OWN else 0,

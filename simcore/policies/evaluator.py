@@ -113,7 +113,7 @@ def effective_caps(policy: PreemptivePolicy | Policy, view: PreemptionView) -> t
     qv = view.quota
     if qv is None or not caps:
         return caps
-    others = ~np.asarray(qv.own, dtype=bool)
+    others = ~qv.owns
     return tuple((why, mask | others) for why, mask in caps)
 
 
