@@ -264,18 +264,20 @@ class QueueWalk(GangRun):
         version, opened = cl.version, qs.opened
         while True:
             best: _Stream | None = None
+            fresh = False  # best's job was found just now (else before the last try, maybe under a larger bound)
             for s in streams:
                 if best is not None and (s.group != best.group or s.share != best.share):
                     break  # this stream's jobs, and every later stream's, come after best's
-                if s.nxt == _STALE:
+                found = s.nxt == _STALE
+                if found:
                     s.nxt = self._stream_next(s, s.pos)
                 if s.nxt >= 0 and (best is None or s.nxt < best.nxt):
-                    best = s
+                    best, fresh = s, found
             if best is None:
                 return freed
             r = best.nxt
             j = job_of_rank[r]
-            if not self._may_look(j):  # found under a bound that has shrunk since
+            if not fresh and not self._may_look(j):  # found under a bound that has shrunk since
                 best.nxt = self._stream_next(best, r + 1)
                 continue
             released = self._try_once(j)
