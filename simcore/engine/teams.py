@@ -217,11 +217,12 @@ class TeamRun(QueueWalk):
         assert qs is not None
         mine = qs.queue[j]
         queue = self.queue_arr[jobs]
-        if which == OWN:
-            keep = queue == mine
+        over_list = [qs.over(p) and p != mine for p in range(len(qs.quota))]
+        if which == OWN or not any(over_list):  # (no other queue over quota: no reclaim candidate)
+            keep = queue == mine if which != RECLAIM else np.zeros(len(jobs), dtype=bool)
         else:
-            over = np.array([qs.over(p) for p in range(len(qs.quota))], dtype=bool)
-            keep = (queue != mine) & over[queue]
+            over = np.array(over_list, dtype=bool)
+            keep = over[queue]
             if chosen:
                 keep &= self._eligible_with(jobs, chosen, mine)
             if which == BOTH:

@@ -149,6 +149,11 @@ class QuotaView:
     def gpus(self) -> list[int]:
         return self.gpus_units.tolist()
 
+    @cached_property
+    def all_own(self) -> bool:
+        """Is every candidate of the preemptor's own queue (no eligibility to check)?"""
+        return bool(self.owns.all())
+
     def eligible(self, victims: Iterable[int]) -> bool:
         """Is the set of candidate entries `victims` eligible (with the earlier workers' victims)?"""
         sums: dict[int, list[int]] = {}
@@ -191,6 +196,8 @@ class QuotaView:
         """Per entry of `pos`, is it alone an eligible set that satisfies the quota condition? (Vectorised
         for fitgpp's 1-victim sets: a single victim of another queue is eligible when its queue is over
         quota once the earlier workers' victims are out.)"""
+        if self.all_own and self.short() <= 0:
+            return np.ones(len(pos), dtype=bool)
         queue, gpus, own = self.queues[pos], self.gpus_units[pos], self.owns[pos]
         left = np.asarray(self.running, dtype=np.int64)[queue]
         if self.prior:  # (without: R - gpus + max(gpus, 0) is R)
