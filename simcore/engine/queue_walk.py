@@ -10,7 +10,11 @@ The walk tries the jobs in that order, but skips those whose try would provably 
 as the pass without queues skips jobs that cannot fit): a job is looked at when it is nominated, a
 TE job of a preemptive policy, may meet the quota condition and fit somewhere (its request within
 the most any node has), or is within quota while another queue over quota runs a BE job (it may
-reclaim). Each queue's pending jobs are a :class:`~simcore.engine.pending.PendingQueue` of ranks; a
+reclaim; a queue none of whose pending jobs asks per worker for at most its headroom has no job
+within quota, so none of its jobs may reclaim). When no room was given back since the last pass and
+no job may reclaim, only the jobs that joined at this instant and those always looked at may act;
+the same when no pending job fits anywhere: the pass then tries only those, and the joiners join
+the pending jobs only when tried and not placed (as without queues, most are placed at once). Each queue's pending jobs are a :class:`~simcore.engine.pending.PendingQueue` of ranks; a
 *stream* walks one queue's jobs of one group in rank order under a bound on their requests, and the
 walk merges the streams by key, reading a stream only when no stream of a lower (group, share) has a
 job left to try (its jobs all come after theirs: a borrowers' stream does not read its queue's
