@@ -10,9 +10,13 @@ ratio to the run without queues, the preemptions, the victim searches and their 
 ``victims`` wrapped with a timer: the search alone, the same code with or without queues), the
 scheduling passes (counted once on the pure path, ``SIMCORE_PURE=1`` in a subprocess: a compiled
 class cannot be wrapped; the count is the same on both paths) and the CPU per pass of everything but
-the searches. Usage:
+the searches. ``--end-to-end`` times what a user waits for instead: ``simcore run`` in a process of its
+own on the same workload as a CSV file, with ``--queues`` and without, writing the jobs, events and
+summary files (the CPU of the process: start-up, imports, reading, the run, the metrics and the files).
+Usage:
 
-    python bench/queue_cost.py [--rounds N] [POLICY ...]     # default: fifo k8s fitgpp
+    python bench/queue_cost.py [--rounds N] [POLICY ...]                  # default: fifo k8s fitgpp
+    python bench/queue_cost.py --end-to-end [--rounds N] [POLICY ...]
 """
 
 from __future__ import annotations
@@ -20,10 +24,13 @@ from __future__ import annotations
 import json
 import math
 import os
+import resource
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import replace
+from pathlib import Path
 
 WAYS = ("queues", "inf quotas", "one queue", "none")
 JOBS = 10_000
@@ -110,10 +117,82 @@ def timed(policy: str, rounds: int) -> dict[str, dict]:
     return out
 
 
+def _child_cpu() -> float:
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
+
+
+def end_to_end(policies: list[str], rounds: int) -> None:
+    """CPU seconds of ``simcore run`` processes with the preset's queues and without (best of `rounds`, alternating)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        simcore = [sys.executable, "-m", "simcore"]
+        made = subprocess.run(
+            [
+                *simcore,
+                "generate",
+                "--preset",
+                "teams",
+                "--seed",
+                "0",
+                "--set",
+                f"jobs={JOBS}",
+                "--out",
+                str(d / "w.csv"),
+            ]
+            + ["--queues-out", str(d / "q.csv")],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        cluster = made.stdout.strip().splitlines()[-1].split(":", 1)[1].split()  # "cluster: --nodes ... --queues q.csv"
+        cluster = cluster[: cluster.index("--queues")]
+        outputs = [
+            "--jobs-out",
+            str(d / "j.csv"),
+            "--events-out",
+            str(d / "e.csv"),
+            "--summary-json",
+            str(d / "s.json"),
+        ]
+        engine = subprocess.run(
+            [sys.executable, "-c", "from simcore.engine import compiled; print(compiled())"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        print(
+            f"simcore run end to end (a process each; engine {'compiled (mypyc)' if engine == 'True' else 'pure Python'}),"
+            f" teams preset, {JOBS:,} jobs; CPU best of {rounds}"
+        )
+        print(f"{'policy':<9} {'queues s':>9} {'none s':>7} {'ratio':>6}")
+        for policy in policies:
+            best = {"queues": math.inf, "none": math.inf}
+            for _ in range(rounds):
+                for way in best:
+                    extra = ["--queues", str(d / "q.csv")] if way == "queues" else []
+                    c0 = _child_cpu()
+                    subprocess.run(
+                        [*simcore, "run", str(d / "w.csv"), "--policy", policy, *cluster, *extra, *outputs],
+                        capture_output=True,
+                        check=True,
+                    )
+                    best[way] = min(best[way], _child_cpu() - c0)
+            print(
+                f"{policy:<9} {best['queues']:>9.3f} {best['none']:>7.3f} {best['queues'] / best['none']:>5.2f}x",
+                flush=True,
+            )
+
+
 def main(argv: list[str]) -> int:
     rounds = 3
+    e2e = argv[:1] == ["--end-to-end"]
+    if e2e:
+        argv = argv[1:]
     if argv[:1] == ["--rounds"]:
         rounds, argv = int(argv[1]), argv[2:]
+    if e2e:
+        end_to_end(argv or ["fifo", "k8s", "fitgpp"], rounds)
+        return 0
     if argv[:1] == ["--passes"]:
         print(json.dumps(passes(argv[1])))
         return 0

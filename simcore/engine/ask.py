@@ -7,6 +7,8 @@ engine owns the mechanics, the policy only chooses, from a read-only view.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -47,7 +49,7 @@ class PolicyAsk:
 
     def _ask_policy(self, te: int) -> tuple[int, list[int]] | None:
         """The policy's victims for TE job `te` as (node, victim jobs in signal order), or None."""
-        cands, everyone = self._candidates()
+        cands, everyone = self._candidates_lazily(None)
         view = self._view(te, read_only(self.cl.avail), cands, everyone)
         if self._budget_spent(te, view):
             return None
@@ -61,29 +63,39 @@ class PolicyAsk:
     def _candidates(self, among: np.ndarray | None = None) -> tuple[Candidates, Candidates | None]:
         """The victim candidates now (of the running BE jobs `among`, None: all), and every running BE
         job when the candidates leave some out (for what their finishes free: fitdelay), else None."""
+        cands, everyone = self._candidates_lazily(among)
+        return cands, everyone() if everyone is not None else None
+
+    def _candidates_lazily(self, among: np.ndarray | None) -> tuple[Candidates, Callable[[], Candidates] | None]:
+        """:meth:`_candidates`, every running BE job as a function that makes them (a policy's view
+        reads them on first use: most never do, and they cost as much as the candidates)."""
         running = self.running.jobs()
         offered = running if among is None else among
         if self.exempt is not None:
             offered = offered[~np.isin(offered, self.exempt)]
         cands = self.js.candidates(offered, self.now, self.min_runtime)
         shown = len(cands) if not self.js.gang_nodes else len(set(cands.job.tolist()))  # a gang: an entry per node
-        everyone = self.js.candidates(running, self.now, 0.0) if shown < len(running) else None
         skip = self._skipped()
         self.all_skipped = False
         if skip is not None:  # no victim (nor a job whose finish frees room: fitdelay) on a node a search skips
             offered_any = len(cands) > 0
             cands = cands.take(np.flatnonzero(~skip[cands.node]))
             self.all_skipped = offered_any and not len(cands)
-            if everyone is not None:
-                everyone = everyone.take(np.flatnonzero(~skip[everyone.node]))
-        return cands, everyone
+        if shown == len(running):
+            return cands, None
+        return cands, partial(_every_running, self.js, running, self.now, skip)
 
     def _skipped(self) -> np.ndarray | None:
         """Mask of the nodes a victim search skips now (DESIGN-failures point 5), None when none is."""
         return None if self.down is None else self.down.skipped(self.now, self.cl.closed)
 
     def _view(
-        self, te: int, avail: np.ndarray, cands: Candidates, everyone: Candidates | None, quota: QuotaView | None = None
+        self,
+        te: int,
+        avail: np.ndarray,
+        cands: Candidates,
+        everyone: Candidates | Callable[[], Candidates] | None,
+        quota: QuotaView | None = None,
     ) -> PreemptionView:
         """What the policy sees for (a worker of) job `te` on the read-only room `avail` (`quota`: with queues)."""
         cl = self.cl
@@ -128,6 +140,12 @@ class PolicyAsk:
 
     def _record_fields(self, j: int, which: int) -> dict[str, Any]:
         raise NotImplementedError  # simcore.engine.teams.TeamRun: what a run with queues adds to a record
+
+
+def _every_running(js: JobState, running: np.ndarray, now: float, skip: np.ndarray | None) -> Candidates:
+    """Every running BE job at `now` as candidates, but those on nodes a search skips (mask `skip`)."""
+    everyone = js.candidates(running, now, 0.0)
+    return everyone if skip is None else everyone.take(np.flatnonzero(~skip[everyone.node]))
 
 
 def read_only(a: np.ndarray) -> np.ndarray:

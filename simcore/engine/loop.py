@@ -255,10 +255,8 @@ class _Run(TeamRun):
         been given back since (finishes, releases and returned reservations bump
         ``cluster.version``), and a job that cannot fit has no effect on the pass.
         """
-        if self.quota is not None:  # a run with queues: its own order and walk (simcore.engine.teams)
-            if joining:
-                self._join_queued(joining)
-            return self._walk_queues(joining) if len(self.waiting) else ()
+        if self.quota is not None:  # a run with queues: its own order and walk (simcore.engine.queue_walk)
+            return self._walk_queues(joining) if joining or len(self.waiting) else ()
         w, v0 = self.waiting, self.cl.version
         only = not self.strict and v0 == self.version_seen  # only the joiners (and TE jobs) are looked at
         deferred: set[int] = set()

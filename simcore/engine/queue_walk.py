@@ -10,7 +10,11 @@ The walk tries the jobs in that order, but skips those whose try would provably 
 as the pass without queues skips jobs that cannot fit): a job is looked at when it is nominated, a
 TE job of a preemptive policy, may meet the quota condition and fit somewhere (its request within
 the most any node has), or is within quota while another queue over quota runs a BE job (it may
-reclaim). Each queue's pending jobs are a :class:`~simcore.engine.pending.PendingQueue` of ranks; a
+reclaim; a queue none of whose pending jobs asks per worker for at most its headroom has no job
+within quota, so none of its jobs may reclaim). When no room was given back since the last pass and
+no job may reclaim, only the jobs that joined at this instant and those always looked at may act;
+the same when no pending job fits anywhere: the pass then tries only those, and the joiners join
+the pending jobs only when tried and not placed (as without queues, most are placed at once). Each queue's pending jobs are a :class:`~simcore.engine.pending.PendingQueue` of ranks; a
 *stream* walks one queue's jobs of one group in rank order under a bound on their requests, and the
 walk merges the streams by key, reading a stream only when no stream of a lower (group, share) has a
 job left to try (its jobs all come after theirs: a borrowers' stream does not read its queue's
@@ -24,7 +28,7 @@ its own reservation keeps out: stopping before it would leave both waiting for e
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from bisect import bisect_left
 from collections.abc import Callable
 from typing import Final
 
@@ -49,18 +53,21 @@ class QueueWaiting:
         self._te_always = te_always
 
     def add(self, j: int) -> None:
-        r, q = self._rank[j], self._queue[j]
-        self.pend[q].add(r)
+        """`j` joins (it may have been nominated when tried before it joined: listed already)."""
+        self.pend[self._queue[j]].add(self._rank[j])
         if self._te_always[j]:
-            insort(self.always[q], r)
+            self._list(j)
 
     def remove(self, j: int) -> None:
         """`j` leaves (placed)."""
         self.pend[self._queue[j]].remove(self._rank[j])
-        self._unlist(j)
+        self.unlist(j)
 
     def nominated(self, j: int) -> None:
         """A nominated job is looked at in every pass."""
+        self._list(j)
+
+    def _list(self, j: int) -> None:
         a, r = self.always[self._queue[j]], self._rank[j]
         i = bisect_left(a, r)
         if i == len(a) or a[i] != r:
@@ -69,9 +76,10 @@ class QueueWaiting:
     def unnominated(self, j: int) -> None:
         """`j`'s nomination was returned (it stays pending: a TE job of a preemptive run stays listed)."""
         if not self._te_always[j]:
-            self._unlist(j)
+            self.unlist(j)
 
-    def _unlist(self, j: int) -> None:
+    def unlist(self, j: int) -> None:
+        """`j` is no longer looked at in every pass."""
         a, r = self.always[self._queue[j]], self._rank[j]
         i = bisect_left(a, r)
         if i < len(a) and a[i] == r:
@@ -89,8 +97,8 @@ class _Stream:
         self.nxt = _STALE
 
 
-def _stream_key(s: _Stream) -> tuple[int, int]:
-    return (s.group, s.share)
+def _stream_share(s: _Stream) -> int:
+    return s.share
 
 
 def _resume(streams: list[_Stream], key: tuple[int, ...], r: int) -> None:
@@ -135,62 +143,117 @@ class QueueWalk(GangRun):
         self.pass_no += 1
         self.q_stopped = False
         self.joiners = None
-        live = [q for q in range(n) if len(qw.pend[q])]
+        # with no room given back since the last pass, the joiners are tried before they join the pending
+        # jobs (most are placed at once: never added, never removed), unless some job may reclaim
+        only = not self.strict and v0 == self.version_seen
+        if joining and not only:
+            self._join_queued(joining)
+        has = [False] * n  # per queue: a pending job, or a joiner
         reclaims = False
         looked = False  # some job is always looked at
-        for q in live:
-            reclaims = reclaims or (self.preemptive and self._reclaims(q))
-            looked = looked or len(qw.always[q]) > 0
-        self.h0 = [qs.headroom(q) for q in range(n)]
-        self.wn0 = [qs.quota[q] >= INF or qs.U[q] + qs.N[q] <= qs.quota[q] for q in range(n)]
+        h0, wn0, quota, U, N = self.h0, self.wn0, qs.quota, qs.U, qs.N
+        for q in range(n):
+            if quota[q] >= INF:
+                h0[q], wn0[q] = INF, True
+            else:
+                h0[q] = quota[q] - U[q] - N[q]
+                wn0[q] = h0[q] >= 0
+            if qw.pend[q].count:
+                has[q] = True
+                reclaims = reclaims or (self.preemptive and self._reclaims(q))
+                looked = looked or len(qw.always[q]) > 0
+        if only:
+            req = self.js.req_list
+            for j in joining:
+                q = qs.queue[j]
+                has[q] = True
+                if self.preemptive and not reclaims and qs.reclaim_possible(q):
+                    h = h0[q]
+                    reclaims = h >= INF or (h >= 0 and req[j][2] <= h)  # may be within quota (see _reclaims)
+        live = [q for q in range(n) if has[q]]
         self.accepts = None
-        only = not self.strict and v0 == self.version_seen  # no room given back since the last pass
-        shares = [qs.share(q) for q in range(n)]
-        streams = [_Stream(q, 0, 0) for q in live if self.h0[q] >= 0 or qw.always[q]]
-        streams += [_Stream(q, 1, shares[q]) for q in live if self.h0[q] < INF]
         if only and not reclaims:  # (no joiner may act when _may_fit says nothing fits: not asked)
-            freed = self._walk_few(joining, shares, streams)
-        elif not self.strict and not reclaims and not looked and not self._may_fit(live):
-            freed = ()  # no pending job fits anywhere, none may preempt: nothing to do
+            freed = self._walk_few(joining, live)
+        elif not self.strict and not reclaims and not self._may_fit(live):
+            # no pending job fits anywhere and none may reclaim: only those always looked at may act
+            freed = self._walk_few([], live) if looked else ()
         else:
             if only:  # see _stream_next
+                if joining:
+                    self._join_queued(joining)
                 rank = self.waiting.rank
                 joiners: list[list[int]] = [[] for _ in range(n)]
                 for j in joining:
                     joiners[qs.queue[j]].append(rank[j])
                 self.joiners = [sorted(x) for x in joiners]
-            freed = self._walk_streams(streams, (), ())
+            freed = self._walk_streams(self._streams(live, [qs.share(q) for q in range(n)]), (), ())
         # a pass during which room was given back looked at some jobs before it: look again next time
         self.version_seen = cl.version if cl.version == v0 else -1
         return freed
 
-    def _walk_few(self, joining: list[int], shares: list[int], streams: list[_Stream]) -> tuple[int, ...]:
+    def _streams(self, live: list[int], shares: list[int]) -> list[_Stream]:
+        """The streams of a pass: per queue with pending jobs at its start, group 0 (when a job may be
+        within quota) and group 1 (when its quota is finite), keyed by the shares at the start."""
+        qw = self.qwait
+        assert qw is not None
+        h0 = self.h0
+        # by (group, share): the walk reads a stream only when no stream of a lower one has a job to try
+        # (its jobs come after theirs), so a stream of borrowers does not read its queue while group 0 is tried
+        borrowers = [_Stream(q, 1, shares[q]) for q in live if h0[q] < INF]
+        borrowers.sort(key=_stream_share)
+        return [_Stream(q, 0, 0) for q in live if h0[q] >= 0 or qw.always[q]] + borrowers
+
+    def _walk_few(self, joining: list[int], live: list[int]) -> tuple[int, ...]:
         """The pass when only the joiners and the jobs always looked at may act (no room given back since
-        the last pass, no reclaim possible): those, sorted by key, tried in turn; once room is given back
-        or a queue becomes a lender, the streams take over after the job just tried."""
+        the last pass, or no pending job fits anywhere; no reclaim possible): those, sorted by key, tried in
+        turn; once room is given back or a queue becomes a lender, the streams take over after the job just
+        tried. The joiners are not
+        pending yet: each joins once tried and not placed, or not looked at (nothing in a try reads the
+        pending jobs), and every later one when the streams take over."""
         qs, qw, cl = self.quota, self.qwait, self.cl
         assert qs is not None and qw is not None
         rank, job_of_rank = self.waiting.rank, self.waiting.job_of_rank
-        ranks = [rank[j] for j in joining]
+        shares = [qs.share(q) for q in range(len(qs.quota))]  # at the start of the pass: the keys
+        keyed = []  # (group, share, rank, 1 for a joiner)
+        for j in joining:
+            if self._group(j):
+                keyed.append((1, shares[qs.queue[j]], rank[j], 1))
+            else:
+                keyed.append((0, 0, rank[j], 1))
         for a in qw.always:
-            ranks += a
-        keyed = []
-        for r in ranks:
-            g = self._group(job_of_rank[r])
-            keyed.append((g, shares[qs.queue[job_of_rank[r]]] if g else 0, r))
-        keyed.sort()
+            for r in a:
+                j = job_of_rank[r]
+                if self._group(j):
+                    keyed.append((1, shares[qs.queue[j]], r, 0))
+                else:
+                    keyed.append((0, 0, r, 0))
+        if len(keyed) > 1:
+            keyed.sort()
         freed: tuple[int, ...] = ()
         version, opened = cl.version, qs.opened
-        for key in keyed:
+        for i, key in enumerate(keyed):
             j = job_of_rank[key[2]]
+            joiner = key[3] == 1
             if not self._may_look(j):
+                if joiner:
+                    self._join_queued((j,))
                 continue
-            released = self._try_once(j)
+            self.tried[j] = self.pass_no
+            released = self._try_queued(j)
             if released is not None:
                 freed += released
+                if joiner:  # it was never pending, but its try may have listed it (nominated, then started)
+                    qw.unlist(j)
+                else:
+                    self._leave(j)
+            elif joiner:
+                self._join_queued((j,))
             if cl.version != version or qs.opened != opened:
                 self.joiners = None
-                return freed + self._walk_streams(streams, key[:2], (key[2],))
+                later = [job_of_rank[k[2]] for k in keyed[i + 1 :] if k[3] == 1]
+                if later:
+                    self._join_queued(later)
+                return freed + self._walk_streams(self._streams(live, shares), (key[0], key[1]), (key[2],))
         return freed
 
     def _walk_streams(self, streams: list[_Stream], after: tuple[int, ...], rank: tuple[int, ...]) -> tuple[int, ...]:
@@ -203,23 +266,22 @@ class QueueWalk(GangRun):
         job_of_rank = self.waiting.job_of_rank
         freed: tuple[int, ...] = ()
         version, opened = cl.version, qs.opened
-        # by (group, share): a stream is read only when no stream of a lower one has a job to try (its
-        # jobs come after theirs), so a stream of borrowers does not read its queue while group 0 is tried
-        streams = sorted(streams, key=_stream_key)
         while True:
             best: _Stream | None = None
+            fresh = False  # best's job was found just now (else before the last try, maybe under a larger bound)
             for s in streams:
                 if best is not None and (s.group != best.group or s.share != best.share):
                     break  # this stream's jobs, and every later stream's, come after best's
-                if s.nxt == _STALE:
+                found = s.nxt == _STALE
+                if found:
                     s.nxt = self._stream_next(s, s.pos)
                 if s.nxt >= 0 and (best is None or s.nxt < best.nxt):
-                    best = s
+                    best, fresh = s, found
             if best is None:
                 return freed
             r = best.nxt
             j = job_of_rank[r]
-            if not self._may_look(j):  # found under a bound that has shrunk since
+            if not fresh and not self._may_look(j):  # found under a bound that has shrunk since
                 best.nxt = self._stream_next(best, r + 1)
                 continue
             released = self._try_once(j)
@@ -262,9 +324,12 @@ class QueueWalk(GangRun):
                 if self._group(j) == group and self._may_look(j):
                     return r
             return found
+        box = self._box(q, group)
+        if box[0] < 0 or box[1] < 0 or box[2] < 0:  # no request is within it (no node open, no room left)
+            return found
         if self.accepts is None:
             self.accepts = [self._acceptor(0), self._acceptor(1)]
-        r = qw.pend[q].next_within(pos, self._box(q, group), found if found >= 0 else None, self.accepts[group])
+        r = qw.pend[q].next_within(pos, box, found if found >= 0 else None, self.accepts[group])
         return r if r >= 0 else found
 
     def _acceptor(self, group: int) -> Callable[[int], bool]:
@@ -291,10 +356,15 @@ class QueueWalk(GangRun):
         return self.waiting.queue.next_within(0, (top[0], top[1], top[2] if top[2] < room else room)) >= 0
 
     def _reclaims(self, q: int) -> bool:
-        """May a job of q within quota reclaim now (another queue over quota runs a BE job, and q is below quota)?"""
-        qs = self.quota
-        assert qs is not None
-        return qs.reclaim_possible(q) and qs.headroom(q) >= 0
+        """May a pending job of q reclaim now: another queue over quota runs a BE job, and some pending
+        job of q may be within quota (q is below quota, and some job asks per worker for at most the
+        headroom: a bound, as a gang's GPUs are at least one worker's)?"""
+        qs, qw = self.quota, self.qwait
+        assert qs is not None and qw is not None
+        if not qs.reclaim_possible(q):
+            return False
+        h = qs.headroom(q)
+        return h >= INF or (h >= 0 and qw.pend[q].next_within(0, (UNBOUNDED, UNBOUNDED, h)) >= 0)
 
     def _group(self, j: int) -> int:
         """0 when `j` was within quota at the start of the pass, else 1 (a job not yet tried in this

@@ -16,6 +16,7 @@ carry the same values (point 11).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 import numpy as np
@@ -69,6 +70,8 @@ class TeamRun(QueueWalk):
         queue, te = self.queue_arr.tolist(), self.js.is_te_list
         self.quota = QuotaState(queues, queue, self.gpus_arr.tolist(), te)
         self.qwait = QueueWaiting(self.waiting, queue, len(queues.queues), [t and self.preemptive for t in te])
+        self.h0 = [0] * len(queues.queues)
+        self.wn0 = [False] * len(queues.queues)
         self.tried = [-1] * len(jobs)
 
     def _nominated(self, j: int) -> None:
@@ -197,12 +200,13 @@ class TeamRun(QueueWalk):
         if self.decisions is not None and len(self.decisions) > recorded + 1:
             del self.decisions[recorded:-1]
 
-    def _queue_candidates(self, j: int, which: int) -> tuple[Candidates, Candidates | None, int]:
+    def _queue_candidates(self, j: int, which: int) -> tuple[Candidates, Callable[[], Candidates] | None, int]:
         """The candidates of search `which` for single job `j`, every running BE job (for what finishes
-        free: fitdelay) when they differ, and how many running BE jobs it offered before ``min_runtime``."""
+        free: fitdelay; made on first use) when they differ, and how many running BE jobs it offered
+        before ``min_runtime``."""
         running = self.running.jobs()
         offered = running[self._offer(running, j, which, ())]
-        cands, everyone = self._candidates(offered)
+        cands, everyone = self._candidates_lazily(offered)
         return cands, everyone, len(offered)
 
     def _offer(self, jobs: np.ndarray, j: int, which: int, chosen: tuple[int, ...] | list[int]) -> np.ndarray:
@@ -213,11 +217,12 @@ class TeamRun(QueueWalk):
         assert qs is not None
         mine = qs.queue[j]
         queue = self.queue_arr[jobs]
-        if which == OWN:
-            keep = queue == mine
+        over_list = [qs.over(p) and p != mine for p in range(len(qs.quota))]
+        if which == OWN or not any(over_list):  # (no other queue over quota: no reclaim candidate)
+            keep = queue == mine if which != RECLAIM else np.zeros(len(jobs), dtype=bool)
         else:
-            over = np.array([qs.over(p) for p in range(len(qs.quota))], dtype=bool)
-            keep = (queue != mine) & over[queue]
+            over = np.array(over_list, dtype=bool)
+            keep = over[queue]
             if chosen:
                 keep &= self._eligible_with(jobs, chosen, mine)
             if which == BOTH:
@@ -262,9 +267,9 @@ class TeamRun(QueueWalk):
         queue = self.queue_arr[cands.job]
         prior, freed = self._prior(chosen, mine)
         return QuotaView(
-            queue=queue.tolist(),
-            own=(queue == mine).tolist(),
-            gpus=self.gpus_arr[cands.job].tolist(),
+            queues=queue,
+            owns=queue == mine,
+            gpus_units=self.gpus_arr[cands.job],
             running=list(qs.R),
             quota=list(qs.quota),
             missing=qs.missing(j) if which == OWN else 0,

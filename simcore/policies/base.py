@@ -13,7 +13,7 @@ quantities multiply an integer difference by ``inv_cap``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any, Protocol
@@ -125,15 +125,34 @@ class QuotaView:
     eligibility. A subset of an eligible set is eligible (removing a victim never lowers the left
     side), so a reprieve never makes a set ineligible."""
 
-    queue: list[int]  # per candidate entry: its job's queue
-    own: list[bool]  # per entry: of the preemptor's queue (a TE-first candidate)
-    gpus: list[int]  # per entry: its job's GPUs (units; a gang's every worker)
+    queues: np.ndarray  # per candidate entry: its job's queue (as a list: :attr:`queue`)
+    owns: np.ndarray  # per entry: of the preemptor's queue, a TE-first candidate (:attr:`own`)
+    gpus_units: np.ndarray  # per entry: its job's GPUs (units; a gang's every worker) (:attr:`gpus`)
     running: list[int]  # per queue: R, the GPUs of its running (not preempting) jobs (units)
     quota: list[int]  # per queue: its quota (units; inf as a number above every sum)
     missing: int = 0  # quota GPUs the preemptor lacks (units): its own victims must free as many
     #: per queue p: (GPUs, largest) of the victims chosen for a gang's earlier workers in other queues
     prior: dict[int, tuple[int, int]] = field(default_factory=dict)
     prior_freed: int = 0  # GPUs the earlier workers' victims of its own queue free
+
+    # the columns as Python lists for the searches' loops (an item of a list costs less than of an array),
+    # made on first use: a search that only asks singles_ok never needs them
+    @cached_property
+    def queue(self) -> list[int]:
+        return self.queues.tolist()
+
+    @cached_property
+    def own(self) -> list[bool]:
+        return self.owns.tolist()
+
+    @cached_property
+    def gpus(self) -> list[int]:
+        return self.gpus_units.tolist()
+
+    @cached_property
+    def all_own(self) -> bool:
+        """Is every candidate of the preemptor's own queue (no eligibility to check)?"""
+        return bool(self.owns.all())
 
     def eligible(self, victims: Iterable[int]) -> bool:
         """Is the set of candidate entries `victims` eligible (with the earlier workers' victims)?"""
@@ -177,11 +196,13 @@ class QuotaView:
         """Per entry of `pos`, is it alone an eligible set that satisfies the quota condition? (Vectorised
         for fitgpp's 1-victim sets: a single victim of another queue is eligible when its queue is over
         quota once the earlier workers' victims are out.)"""
-        queue = np.asarray(self.queue, dtype=np.int64)[pos]
-        gpus = np.asarray(self.gpus, dtype=np.int64)[pos]
-        own = np.asarray(self.own, dtype=bool)[pos]
-        prior = np.array([self.prior.get(q, (0, 0)) for q in queue.tolist()], dtype=np.int64).reshape(-1, 2)
-        left = np.asarray(self.running, dtype=np.int64)[queue] - prior[:, 0] - gpus + np.maximum(gpus, prior[:, 1])
+        if self.all_own and self.short() <= 0:
+            return np.ones(len(pos), dtype=bool)
+        queue, gpus, own = self.queues[pos], self.gpus_units[pos], self.owns[pos]
+        left = np.asarray(self.running, dtype=np.int64)[queue]
+        if self.prior:  # (without: R - gpus + max(gpus, 0) is R)
+            prior = np.array([self.prior.get(q, (0, 0)) for q in queue.tolist()], dtype=np.int64).reshape(-1, 2)
+            left = left - prior[:, 0] - gpus + np.maximum(gpus, prior[:, 1])
         ok = own | (left > np.asarray(self.quota, dtype=np.int64)[queue])
         if self.short() > 0:
             ok &= own & (gpus >= self.short())
@@ -198,15 +219,19 @@ class PreemptionView:
     candidates: Candidates
     config: SimConfig
     rng: np.random.Generator  # the run's generator (seeded from config.seed)
-    #: every running BE job, victim candidate or not (``min_runtime`` exempts some); None: the candidates
-    running: Candidates | None = None
+    #: every running BE job, victim candidate or not (``min_runtime`` exempts some, queues leave some out);
+    #: None: the candidates; or a function that makes them (few policies read them: made on first use)
+    running: Candidates | Callable[[], Candidates] | None = None
     #: a run with queues: the candidates' queues, eligibility and the quota condition; None: no queues
     quota: QuotaView | None = None
 
-    @property
+    @cached_property
     def running_be(self) -> Candidates:
         """Every running BE job (not preempting), in job order: the candidates and those ``min_runtime`` exempts."""
-        return self.candidates if self.running is None else self.running
+        r = self.running
+        if r is None:
+            return self.candidates
+        return r if isinstance(r, Candidates) else r()
 
     def fits(self, total: np.ndarray | list[int]) -> bool:
         """Does the TE job fit in `total` resources (rule 4)? Compared as Python integers: exact, and

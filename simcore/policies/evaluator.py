@@ -111,9 +111,9 @@ def effective_caps(policy: PreemptivePolicy | Policy, view: PreemptionView) -> t
     point 9)."""
     caps = policy.caps(view)
     qv = view.quota
-    if qv is None or not caps:
+    if qv is None or not caps or qv.all_own:
         return caps
-    others = ~np.asarray(qv.own, dtype=bool)
+    others = ~qv.owns
     return tuple((why, mask | others) for why, mask in caps)
 
 
