@@ -14,7 +14,9 @@ reclaim; a queue none of whose pending jobs asks per worker for at most its head
 within quota, so none of its jobs may reclaim). When no room was given back since the last pass and
 no job may reclaim, only the jobs that joined at this instant and those always looked at may act;
 the same when no pending job fits anywhere: the pass then tries only those, and the joiners join
-the pending jobs only when tried and not placed (as without queues, most are placed at once). Each queue's pending jobs are a :class:`~simcore.engine.pending.PendingQueue` of ranks; a
+the pending jobs only when tried and not placed (as without queues, most are placed at once).
+
+Each queue's pending jobs are a :class:`~simcore.engine.pending.PendingQueue` of ranks; a
 *stream* walks one queue's jobs of one group in rank order under a bound on their requests, and the
 walk merges the streams by key, reading a stream only when no stream of a lower (group, share) has a
 job left to try (its jobs all come after theirs: a borrowers' stream does not read its queue's
@@ -207,9 +209,8 @@ class QueueWalk(GangRun):
         """The pass when only the joiners and the jobs always looked at may act (no room given back since
         the last pass, or no pending job fits anywhere; no reclaim possible): those, sorted by key, tried in
         turn; once room is given back or a queue becomes a lender, the streams take over after the job just
-        tried. The joiners are not
-        pending yet: each joins once tried and not placed, or not looked at (nothing in a try reads the
-        pending jobs), and every later one when the streams take over."""
+        tried. The joiners are not pending yet: each joins once tried and not placed, or not looked at
+        (nothing in a try reads the pending jobs), and every later one when the streams take over."""
         qs, qw, cl = self.quota, self.qwait, self.cl
         assert qs is not None and qw is not None
         rank, job_of_rank = self.waiting.rank, self.waiting.job_of_rank
